@@ -1,0 +1,60 @@
+// Package postgres holds the PostgreSQL collectors, one file per source view.
+package postgres
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/writeamp/writeamp/collectors"
+	"github.com/writeamp/writeamp/dialects"
+	pg "github.com/writeamp/writeamp/dialects/postgres"
+	"github.com/writeamp/writeamp/queries"
+)
+
+func init() { collectors.Register(pg.Name, NewSet()) }
+
+// NewSet returns the PostgreSQL collectors in the order a snapshot reads them.
+func NewSet() *collectors.Set {
+	return &collectors.Set{
+		Collectors: []collectors.Collector{
+			WalLSN{}, PgClass{}, PgStatUserTables{}, PgStatUserIndexes{}, PgStatWAL{}, PgStatDatabase{},
+		},
+		Interval:   []collectors.IntervalCollector{PgWalinspect{}},
+		Derive:     []collectors.Deriver{DeriveTables, DeriveLeafInserts},
+		SnapshotTx: snapshotTx,
+		Savepoint:  "SAVEPOINT writeamp_collector",
+		RollbackTo: "ROLLBACK TO SAVEPOINT writeamp_collector",
+	}
+}
+
+// snapshotTx opens READ ONLY and, on 15+, asks for one consistent statistics
+// snapshot across all views for the whole transaction.
+func snapshotTx(ctx context.Context, db *sql.DB, s dialects.Server) (*sql.Tx, error) {
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	if s.Has(pg.CapFetchConsistency) {
+		if _, err := tx.ExecContext(ctx, queries.MustGet(pg.Name, "snapshot_consistency", s.VersionNum)); err != nil {
+			tx.Rollback()
+			return nil, err
+		}
+	}
+	return tx, nil
+}
+
+func q(name string, s dialects.Server) string { return queries.MustGet(pg.Name, name, s.VersionNum) }
+
+// schemaArg passes the scope's schemas; nil means every user schema.
+func schemaArg(sc collectors.Scope) any {
+	if len(sc.Schemas) == 0 {
+		return nil
+	}
+	return sc.Schemas
+}
+
+func fqn(schema, name string) string { return schema + "." + name }
+
+func exact(level collectors.Level, obj, metric string, v float64, source, id string) collectors.Counter {
+	return collectors.Counter{Key: collectors.Key{Level: level, Object: obj, Metric: metric}, Value: v, Exactness: "exact", Source: source, Identity: id}
+}

@@ -1,0 +1,218 @@
+// Package dialects holds what every database dialect provides: how to open a
+// connection, how to probe the server, and the registry that maps a DSN to a
+// dialect. Version differences are named capabilities on Server, never
+// scattered version literals.
+package dialects
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Querier is what collectors and probes need: satisfied by *sql.DB, *sql.Conn
+// and *sql.Tx, so a snapshot can run inside one read-only transaction.
+type Querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// Server is what a probe learned about the database writeamp talks to.
+type Server struct {
+	Dialect    string `json:"dialect"`
+	Version    string `json:"version"`
+	VersionNum int    `json:"version_num"` // dialect-specific ordering number, e.g. 150020 for PG 15.20
+	Flavor     string `json:"flavor"`      // "mariadb", "azure", "" ...
+	Database   string `json:"database,omitempty"`
+	User       string `json:"user,omitempty"`
+	// Identity and StartedAt let a diff refuse snapshots from another server
+	// or from before a restart (the counters would have been reset).
+	Identity  string    `json:"identity,omitempty"`
+	StartedAt time.Time `json:"started_at,omitempty"`
+	// Caps are named capabilities (e.g. "pg_walinspect", "checkpoint"); a
+	// missing key means "no". Reasons says why a capability is missing and,
+	// where a privilege is the cause, the statement that grants it.
+	Caps    map[string]bool   `json:"capabilities,omitempty"`
+	Reasons map[string]string `json:"missing_reasons,omitempty"`
+	// Props are facts collectors need (e.g. the database oid, the schema an
+	// extension lives in).
+	Props map[string]string `json:"properties,omitempty"`
+}
+
+// Prop returns a property ("" when unset).
+func (s Server) Prop(k string) string { return s.Props[k] }
+
+// SetProp records a property.
+func (s *Server) SetProp(k, v string) {
+	if s.Props == nil {
+		s.Props = map[string]string{}
+	}
+	s.Props[k] = v
+}
+
+// Has reports whether the server has the named capability.
+func (s Server) Has(c string) bool { return s.Caps[c] }
+
+// Set records a capability and, when missing, the reason.
+func (s *Server) Set(c string, ok bool, reason string) {
+	if s.Caps == nil {
+		s.Caps = map[string]bool{}
+	}
+	s.Caps[c] = ok
+	if !ok && reason != "" {
+		if s.Reasons == nil {
+			s.Reasons = map[string]string{}
+		}
+		s.Reasons[c] = reason
+	}
+}
+
+// Why returns the reason a capability is missing.
+func (s Server) Why(c string) string {
+	if r := s.Reasons[c]; r != "" {
+		return r
+	}
+	return c + " is not available on this server"
+}
+
+// String is the human form used in report headers.
+func (s Server) String() string {
+	name := map[string]string{"postgres": "PostgreSQL", "mysql": "MySQL", "sqlserver": "SQL Server", "oracle": "Oracle"}[s.Dialect]
+	if s.Flavor == "mariadb" {
+		name = "MariaDB"
+	}
+	if name == "" {
+		name = s.Dialect
+	}
+	return strings.TrimSpace(name + " " + s.Version)
+}
+
+// Dialect is one database family.
+type Dialect interface {
+	Name() string
+	// Schemes are the DSN URL schemes that select this dialect.
+	Schemes() []string
+	Open(ctx context.Context, dsn string) (*sql.DB, error)
+	Probe(ctx context.Context, q Querier) (Server, error)
+	// Redact returns the DSN with any password replaced, for messages.
+	Redact(dsn string) string
+}
+
+// Settler is implemented by dialects that must prepare the server before a
+// measured phase (e.g. CHECKPOINT) or let background work settle after it
+// (e.g. stats flush, purge). Both return warnings, not errors: a measurement
+// that could not settle is still a measurement, with a note.
+type Settler interface {
+	BeforeMeasure(ctx context.Context, db *sql.DB, s Server) []string
+	// Settle runs after the workload and before the "after" snapshot;
+	// schemas are the ones in scope.
+	Settle(ctx context.Context, db *sql.DB, s Server, schemas []string) []string
+}
+
+// Instrumenter is implemented by dialects that can turn on a better source
+// for the measured window (create pg_walinspect, enable InnoDB monitors).
+// It updates s to say what is now available, and returns the undo that
+// restores the server exactly as it was; undo runs on success, error and
+// interrupt alike.
+type Instrumenter interface {
+	Instrument(ctx context.Context, db *sql.DB, s *Server) (undo func(context.Context) error, warnings []string)
+}
+
+// SessionEnder is implemented by dialects whose statistics are published only
+// when a session says so (PostgreSQL 15+: pg_stat_force_next_flush()). A
+// workload calls it as the last statement of every connection it used.
+type SessionEnder interface {
+	EndSession(ctx context.Context, conn *sql.Conn, s Server) error
+}
+
+// ErrUnsupported marks a capability the server cannot provide.
+var ErrUnsupported = errors.New("unsupported")
+
+// PrivilegeError says which privilege is missing and the statement that fixes it.
+type PrivilegeError struct {
+	Privilege string
+	Grant     string
+	Err       error
+}
+
+func (e *PrivilegeError) Error() string {
+	msg := "missing privilege " + e.Privilege
+	if e.Grant != "" {
+		msg += " (fix: " + e.Grant + ")"
+	}
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+func (e *PrivilegeError) Unwrap() error { return e.Err }
+
+var (
+	mu       sync.RWMutex
+	registry = map[string]Dialect{}
+)
+
+// Register adds a dialect; dialect packages call it from init.
+func Register(d Dialect) {
+	mu.Lock()
+	defer mu.Unlock()
+	registry[d.Name()] = d
+}
+
+// Get returns a registered dialect by name.
+func Get(name string) (Dialect, bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	d, ok := registry[name]
+	return d, ok
+}
+
+// Names lists the registered dialects.
+func Names() []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	var out []string
+	for n := range registry {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ForDSN picks the dialect from the DSN's URL scheme.
+func ForDSN(dsn string) (Dialect, error) {
+	scheme, _, ok := strings.Cut(dsn, "://")
+	if !ok {
+		// libpq key=value strings ("host=... dbname=...") are PostgreSQL's.
+		if strings.Contains(dsn, "=") && !strings.Contains(dsn, "@tcp(") {
+			scheme = "postgres"
+		} else if strings.Contains(dsn, "@tcp(") || strings.Contains(dsn, "@unix(") {
+			scheme = "mysql"
+		} else {
+			return nil, fmt.Errorf("--dsn: cannot tell the database from %q: use a URL such as postgres://user@host:5432/db, mysql://user@host:3306/db, sqlserver://user@host:1433?database=db or oracle://user@host:1521/service", scheme)
+		}
+	}
+	scheme = strings.ToLower(scheme)
+	mu.RLock()
+	defer mu.RUnlock()
+	for _, d := range registry {
+		for _, s := range d.Schemes() {
+			if s == scheme {
+				return d, nil
+			}
+		}
+	}
+	var known []string
+	for _, d := range registry {
+		known = append(known, d.Schemes()...)
+	}
+	sort.Strings(known)
+	return nil, fmt.Errorf("--dsn: unknown scheme %q (known: %s)", scheme, strings.Join(known, ", "))
+}

@@ -1,0 +1,232 @@
+// Package postgres is the PostgreSQL dialect (13 through 18): connection,
+// probe and capability flags, and the settle steps around a measured window.
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/writeamp/writeamp/dialects"
+	"github.com/writeamp/writeamp/queries"
+)
+
+// Capability names. Version differences live here as predicates, nowhere else.
+const (
+	CapStatWAL          = "pg_stat_wal"              // 14+
+	CapNewpage          = "n_tup_newpage_upd"        // 16+
+	CapForceFlush       = "pg_stat_force_next_flush" // 15+ shared-memory stats
+	CapFetchConsistency = "stats_fetch_consistency"  // 15+
+	CapWalinspect       = "pg_walinspect"            // 15+, installed or creatable, and executable
+	CapWalBlockInfo     = "pg_get_wal_block_info"    // 16+
+	CapCheckpoint       = "checkpoint"               // superuser, or pg_checkpoint on 15+
+	CapPrimary          = "primary"                  // not a standby: WAL positions are readable
+	CapCreateWalinspect = "create_pg_walinspect"     // not installed, but this login may create it
+
+	PropDatabaseOID      = "database_oid"
+	PropWalinspectSchema = "walinspect_schema"
+)
+
+func supportsStatWAL(v int) bool        { return v >= 140000 }
+func supportsNewpage(v int) bool        { return v >= 160000 }
+func supportsSharedMemStats(v int) bool { return v >= 150000 }
+func supportsWalinspect(v int) bool     { return v >= 150000 }
+func supportsWalBlockInfo(v int) bool   { return v >= 160000 }
+func supportsCheckpointRole(v int) bool { return v >= 150000 }
+
+// Name is the dialect's registry name.
+const Name = "postgres"
+
+// Dialect implements dialects.Dialect for PostgreSQL.
+type Dialect struct{}
+
+func init() { dialects.Register(Dialect{}) }
+
+func (Dialect) Name() string      { return Name }
+func (Dialect) Schemes() []string { return []string{"postgres", "postgresql", "pg"} }
+
+// ConnectTimeout bounds how long an unreachable host can hold a command.
+var ConnectTimeout = 10 * time.Second
+
+// Config parses a DSN (URL or key=value; empty means the PG* environment).
+func Config(dsn string) (*pgx.ConnConfig, error) {
+	if strings.HasPrefix(dsn, "pg://") {
+		dsn = "postgres://" + strings.TrimPrefix(dsn, "pg://")
+	}
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		// pgconn's parse errors can quote the DSN; say what is wrong without it.
+		var pe *pgconn.ParseConfigError
+		msg := err.Error()
+		if errors.As(err, &pe) {
+			msg = "cannot parse the connection string"
+			if pe.Unwrap() != nil {
+				msg += ": " + redactText(pe.Unwrap().Error(), dsn)
+			}
+		}
+		return nil, fmt.Errorf("--dsn: %s (expected postgres://user[:password]@host:port/database?sslmode=disable or key=value pairs)", msg)
+	}
+	if cfg.ConnectTimeout == 0 || cfg.ConnectTimeout > ConnectTimeout {
+		cfg.ConnectTimeout = ConnectTimeout
+	}
+	if cfg.RuntimeParams == nil {
+		cfg.RuntimeParams = map[string]string{}
+	}
+	if _, ok := cfg.RuntimeParams["application_name"]; !ok {
+		cfg.RuntimeParams["application_name"] = "writeamp"
+	}
+	return cfg, nil
+}
+
+// Open connects and checks the server answers, with a bounded timeout.
+func (d Dialect) Open(ctx context.Context, dsn string) (*sql.DB, error) {
+	cfg, err := Config(dsn)
+	if err != nil {
+		return nil, err
+	}
+	db := stdlib.OpenDB(*cfg)
+	pctx, cancel := context.WithTimeout(ctx, ConnectTimeout+2*time.Second)
+	defer cancel()
+	if err := db.PingContext(pctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("postgres: cannot connect to %s: %s", d.Redact(dsn), redactText(err.Error(), dsn))
+	}
+	return db, nil
+}
+
+var kvPassword = regexp.MustCompile(`(?i)(password\s*=\s*)('[^']*'|\S+)`)
+
+// Redact hides the password of a URL or key=value DSN.
+func (Dialect) Redact(dsn string) string {
+	if dsn == "" {
+		return "(PG* environment)"
+	}
+	if u, err := url.Parse(dsn); err == nil && u.Scheme != "" {
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+		}
+		q := u.Query()
+		if q.Has("password") {
+			q.Set("password", "xxxxx")
+			u.RawQuery = q.Encode()
+		}
+		return u.String()
+	}
+	return kvPassword.ReplaceAllString(dsn, "${1}xxxxx")
+}
+
+// redactText removes a DSN's password from an error text, wherever it appears.
+func redactText(text, dsn string) string {
+	if pw := password(dsn); pw != "" {
+		text = strings.ReplaceAll(text, pw, "xxxxx")
+	}
+	return text
+}
+
+func password(dsn string) string {
+	if u, err := url.Parse(dsn); err == nil && u.Scheme != "" {
+		if p, ok := u.User.Password(); ok {
+			return p
+		}
+		return u.Query().Get("password")
+	}
+	if m := kvPassword.FindStringSubmatch(dsn); m != nil {
+		return strings.Trim(m[2], "'")
+	}
+	return ""
+}
+
+// Probe learns the version and what this login may do.
+func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, error) {
+	s := dialects.Server{Dialect: Name}
+	var super, recovery bool
+	var started string
+	var dboid int64
+	err := q.QueryRowContext(ctx, queries.MustGet(Name, "probe", 0)).Scan(
+		&s.VersionNum, &s.Version, &s.Database, &s.User, &super, &recovery, &started, &dboid)
+	if err != nil {
+		return s, fmt.Errorf("postgres: probe: %w", err)
+	}
+	if v, _, ok := strings.Cut(s.Version, " "); ok {
+		s.Version = v // "15.20 (Debian 15.20-0+deb12u1)" -> "15.20"
+	}
+	if t, err := time.Parse("2006-01-02 15:04:05.999999-07", started); err == nil {
+		s.StartedAt = t.UTC()
+	}
+	s.Set("superuser", super, "")
+	s.Set(CapPrimary, !recovery, "the server is a standby (in recovery): it has no WAL insert position and runs no writes")
+	s.SetProp(PropDatabaseOID, fmt.Sprint(dboid))
+	// The system identifier tells clusters apart; pg_control_system() may be
+	// restricted, so fall back to the start time alone.
+	var sysid string
+	if err := q.QueryRowContext(ctx, queries.MustGet(Name, "system_identifier", 0)).Scan(&sysid); err == nil {
+		s.Identity = sysid + "/" + s.Database
+	} else {
+		s.Identity = "pg-started-" + started + "/" + s.Database
+	}
+	v := s.VersionNum
+	s.Set(CapStatWAL, supportsStatWAL(v), "pg_stat_wal needs PostgreSQL 14 or later")
+	s.Set(CapNewpage, supportsNewpage(v), "n_tup_newpage_upd needs PostgreSQL 16 or later")
+	s.Set(CapForceFlush, supportsSharedMemStats(v), "pg_stat_force_next_flush() needs PostgreSQL 15 or later")
+	s.Set(CapFetchConsistency, supportsSharedMemStats(v), "stats_fetch_consistency needs PostgreSQL 15 or later")
+	s.Set(CapWalBlockInfo, supportsWalBlockInfo(v), "pg_get_wal_block_info needs PostgreSQL 16 or later")
+
+	var canCP bool
+	if err := q.QueryRowContext(ctx, queries.MustGet(Name, "can_checkpoint", v)).Scan(&canCP); err != nil {
+		return s, fmt.Errorf("postgres: probe checkpoint privilege: %w", err)
+	}
+	cpFix := "ALTER ROLE " + quoteIdent(s.User) + " SUPERUSER"
+	if supportsCheckpointRole(v) {
+		cpFix = "GRANT pg_checkpoint TO " + quoteIdent(s.User)
+	}
+	s.Set(CapCheckpoint, canCP, "CHECKPOINT is not permitted for "+s.User+" (fix: "+cpFix+")")
+
+	if !supportsWalinspect(v) {
+		s.Set(CapWalinspect, false, "pg_walinspect needs PostgreSQL 15 or later")
+		return s, nil
+	}
+	var avail, installed, exec bool
+	var schema string
+	if err := q.QueryRowContext(ctx, queries.MustGet(Name, "walinspect_state", v)).Scan(&avail, &installed, &exec, &schema); err != nil {
+		return s, fmt.Errorf("postgres: probe pg_walinspect: %w", err)
+	}
+	if installed {
+		s.SetProp(PropWalinspectSchema, schema)
+	}
+	switch {
+	case installed && exec:
+		s.Set(CapWalinspect, true, "")
+	case installed:
+		s.Set(CapWalinspect, false, fmt.Sprintf("pg_walinspect is installed but %s may not execute it (fix: GRANT pg_read_server_files TO %s, or GRANT EXECUTE ON FUNCTION %s.pg_get_wal_records_info(pg_lsn, pg_lsn)%s TO %s)",
+			s.User, quoteIdent(s.User), quoteIdent(schema), blockInfoGrant(v, schema), quoteIdent(s.User)))
+	case !avail:
+		s.Set(CapWalinspect, false, "the pg_walinspect extension is not installed on the server (it ships with PostgreSQL's contrib: apt-get install postgresql-contrib, or postgresql-NN for Debian)")
+	case super:
+		s.Set(CapWalinspect, true, "")
+		s.Set(CapCreateWalinspect, true, "")
+	default:
+		s.Set(CapWalinspect, false, fmt.Sprintf("pg_walinspect is not installed in database %s and %s may not create it (fix, as a superuser: CREATE EXTENSION pg_walinspect; GRANT pg_read_server_files TO %s)", s.Database, s.User, quoteIdent(s.User)))
+	}
+	return s, nil
+}
+
+func blockInfoGrant(v int, schema string) string {
+	if supportsWalBlockInfo(v) {
+		return ", " + quoteIdent(schema) + ".pg_get_wal_block_info(pg_lsn, pg_lsn, boolean)"
+	}
+	return ""
+}
+
+func quoteIdent(s string) string { return pgx.Identifier{s}.Sanitize() }
+
+// QuoteIdent quotes an identifier for PostgreSQL.
+func QuoteIdent(s string) string { return quoteIdent(s) }

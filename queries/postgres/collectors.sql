@@ -1,0 +1,105 @@
+-- PostgreSQL collectors: one block per source view, gated by version.
+-- $1 is the list of schemas in scope (NULL = every user schema).
+
+-- name: wal_lsn
+SELECT pg_current_wal_insert_lsn()::text,
+       pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::numeric::text
+
+-- name: pg_class
+SELECT n.nspname, c.relname, c.relkind::text, coalesce(t.relname, ''),
+       pg_relation_filenode(c.oid)::bigint, c.oid::bigint,
+       coalesce(am.amname, ''), coalesce(i.indpred IS NOT NULL, false), coalesce(i.indisunique, false),
+       coalesce(pg_get_indexdef(c.oid), ''), pg_relation_size(c.oid)::bigint,
+       coalesce(tt.oid::bigint, 0), coalesce(pg_relation_filenode(tt.oid)::bigint, 0),
+       coalesce((SELECT pg_relation_filenode(ti.indexrelid)::bigint FROM pg_index ti WHERE ti.indrelid = tt.oid LIMIT 1), 0)
+FROM pg_class c
+JOIN pg_namespace n ON n.oid = c.relnamespace
+LEFT JOIN pg_index i ON i.indexrelid = c.oid
+LEFT JOIN pg_class t ON t.oid = i.indrelid
+LEFT JOIN pg_am am ON am.oid = c.relam
+LEFT JOIN pg_class tt ON tt.oid = c.reltoastrelid AND c.relkind IN ('r', 'm', 'p')
+WHERE c.relkind IN ('r', 'i', 'm', 'p', 'I')
+  AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
+  AND n.nspname NOT LIKE 'pg_temp%' AND n.nspname NOT LIKE 'pg_toast_temp%'
+  AND ($1::text[] IS NULL OR n.nspname = ANY($1::text[]))
+ORDER BY 1, 2
+
+-- name: pg_stat_user_tables
+-- max_version: 160000
+SELECT schemaname, relname, relid::bigint, n_tup_ins, n_tup_upd, n_tup_hot_upd, n_tup_del,
+       NULL::bigint AS n_tup_newpage_upd, autovacuum_count, autoanalyze_count, vacuum_count
+FROM pg_stat_user_tables
+WHERE $1::text[] IS NULL OR schemaname = ANY($1::text[])
+
+-- name: pg_stat_user_tables
+-- min_version: 160000
+SELECT schemaname, relname, relid::bigint, n_tup_ins, n_tup_upd, n_tup_hot_upd, n_tup_del,
+       n_tup_newpage_upd, autovacuum_count, autoanalyze_count, vacuum_count
+FROM pg_stat_user_tables
+WHERE $1::text[] IS NULL OR schemaname = ANY($1::text[])
+
+-- name: pg_stat_user_indexes
+SELECT schemaname, relname, indexrelname, indexrelid::bigint, idx_scan, idx_tup_read, idx_tup_fetch
+FROM pg_stat_user_indexes
+WHERE $1::text[] IS NULL OR schemaname = ANY($1::text[])
+
+-- name: pg_stat_wal
+-- min_version: 140000
+SELECT wal_records, wal_fpi, wal_bytes::bigint, wal_buffers_full, coalesce(stats_reset::text, '')
+FROM pg_stat_wal
+
+-- name: pg_stat_database
+SELECT xact_commit, xact_rollback, coalesce(stats_reset::text, '')
+FROM pg_stat_database WHERE datname = current_database()
+
+-- name: pg_walinspect
+-- WAL records between two LSNs, grouped by the relation of each record's first
+-- block (block 0, as counters.md says), with B-tree leaf inserts counted as
+-- INSERT_LEAF + INSERT_POST + leaf-level (level 0) splits, which carry the new tuple.
+-- $1 start LSN, $2 end LSN, $3 database oid, $4 relfilenodes in scope.
+-- PG 15: the relation comes from parsing block_ref.
+-- min_version: 150000
+-- max_version: 160000
+WITH r AS (
+  SELECT xid::text::bigint AS xid, record_length, fpi_length, resource_manager, record_type, description,
+         regexp_match(block_ref, 'blkref #0: rel (\d+)/(\d+)/(\d+)') AS rel
+  FROM {{walinspect}}.pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)
+), c AS (
+  SELECT xid, record_length, fpi_length,
+         coalesce(rel[2]::bigint, 0) AS dboid, coalesce(rel[3]::bigint, 0) AS relfilenode,
+         resource_manager = 'Btree' AND (record_type IN ('INSERT_LEAF', 'INSERT_POST')
+           OR (record_type IN ('SPLIT_L', 'SPLIT_R') AND description LIKE 'level 0,%')) AS leaf_insert,
+         resource_manager = 'Btree' AND record_type IN ('SPLIT_L', 'SPLIT_R') AND description LIKE 'level 0,%' AS leaf_split
+  FROM r
+), w AS (
+  SELECT DISTINCT xid FROM c WHERE dboid = $3 AND relfilenode = ANY($4::bigint[]) AND xid <> 0
+)
+SELECT dboid, relfilenode, (xid IN (SELECT xid FROM w)) AS in_scope_xact,
+       count(*), sum(record_length)::bigint, sum(fpi_length)::bigint, count(*) FILTER (WHERE fpi_length > 0),
+       count(*) FILTER (WHERE leaf_insert), count(*) FILTER (WHERE leaf_split)
+FROM c GROUP BY 1, 2, 3
+
+-- name: pg_walinspect
+-- PG 16+: the relation of block 0 comes from pg_get_wal_block_info's columns.
+-- min_version: 160000
+WITH rec AS (
+  SELECT start_lsn, xid::text::bigint AS xid, record_length, fpi_length, resource_manager, record_type, description
+  FROM {{walinspect}}.pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)
+), blk AS (
+  SELECT DISTINCT ON (start_lsn) start_lsn, reldatabase::bigint AS dboid, relfilenode::bigint AS relfilenode
+  FROM {{walinspect}}.pg_get_wal_block_info($1::pg_lsn, $2::pg_lsn, false)
+  ORDER BY start_lsn, block_id
+), c AS (
+  SELECT rec.xid, rec.record_length, rec.fpi_length,
+         coalesce(blk.dboid, 0) AS dboid, coalesce(blk.relfilenode, 0) AS relfilenode,
+         rec.resource_manager = 'Btree' AND (rec.record_type IN ('INSERT_LEAF', 'INSERT_POST')
+           OR (rec.record_type IN ('SPLIT_L', 'SPLIT_R') AND rec.description LIKE 'level 0,%')) AS leaf_insert,
+         rec.resource_manager = 'Btree' AND rec.record_type IN ('SPLIT_L', 'SPLIT_R') AND rec.description LIKE 'level 0,%' AS leaf_split
+  FROM rec LEFT JOIN blk USING (start_lsn)
+), w AS (
+  SELECT DISTINCT xid FROM c WHERE dboid = $3 AND relfilenode = ANY($4::bigint[]) AND xid <> 0
+)
+SELECT dboid, relfilenode, (xid IN (SELECT xid FROM w)) AS in_scope_xact,
+       count(*), sum(record_length)::bigint, sum(fpi_length)::bigint, count(*) FILTER (WHERE fpi_length > 0),
+       count(*) FILTER (WHERE leaf_insert), count(*) FILTER (WHERE leaf_split)
+FROM c GROUP BY 1, 2, 3

@@ -1,0 +1,34 @@
+-- PostgreSQL: what the server is and what this login may read.
+
+-- name: probe
+SELECT current_setting('server_version_num')::int,
+       current_setting('server_version'),
+       current_database(),
+       current_user,
+       current_setting('is_superuser') = 'on',
+       pg_is_in_recovery(),
+       pg_postmaster_start_time()::text,
+       (SELECT oid FROM pg_database WHERE datname = current_database())::bigint
+
+-- name: system_identifier
+SELECT system_identifier::text FROM pg_control_system()
+
+-- name: walinspect_state
+SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'pg_walinspect'),
+       EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_walinspect'),
+       coalesce((SELECT has_function_privilege(p.oid, 'EXECUTE')
+                 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+                 WHERE p.proname = 'pg_get_wal_records_info' LIMIT 1), false),
+       coalesce((SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+                 WHERE e.extname = 'pg_walinspect'), '')
+
+-- name: can_checkpoint
+-- min_version: 150000
+SELECT current_setting('is_superuser') = 'on' OR pg_has_role('pg_checkpoint', 'MEMBER')
+
+-- name: can_checkpoint
+-- max_version: 150000
+SELECT current_setting('is_superuser') = 'on'
+
+-- name: can_create_extension
+SELECT current_setting('is_superuser') = 'on'

@@ -1,0 +1,143 @@
+-- The refresh-token workload on PostgreSQL: Keycloak's session tables as its
+-- Liquibase changelogs create them (26.7 = baseline, 26.8 = coarse), and the
+-- statements Keycloak's JPA layer issues per login, refresh and logout.
+-- {{schema}} is the workload's own schema. Statement blocks separated by ";" lines.
+
+-- name: rt_list_schemas
+SELECT nspname FROM pg_namespace WHERE nspname LIKE 'writeamp\_rt\_%' ORDER BY 1
+
+-- name: rt_create_schema
+CREATE SCHEMA {{schema}}
+
+-- name: rt_drop_schema
+DROP SCHEMA {{schema}} CASCADE
+
+-- name: rt_marker_create
+CREATE TABLE {{schema}}.writeamp_owner (run_id varchar(64) NOT NULL, pid int NOT NULL, host varchar(255) NOT NULL, started varchar(64) NOT NULL)
+
+-- name: rt_marker_insert
+INSERT INTO {{schema}}.writeamp_owner (run_id, pid, host, started) VALUES ($1, $2, $3, $4)
+
+-- name: rt_marker_read
+SELECT run_id, pid, host FROM {{schema}}.writeamp_owner
+
+-- name: rt_ddl_baseline
+-- autovacuum is off on the workload's tables so a vacuum does not land in
+-- the measured window (the report says so); HOT pruning still happens.
+CREATE TABLE {{schema}}.offline_user_session (
+  user_session_id varchar(36) NOT NULL,
+  user_id varchar(255) NOT NULL,
+  realm_id varchar(36) NOT NULL,
+  created_on int NOT NULL,
+  offline_flag varchar(4) NOT NULL,
+  data text,
+  last_session_refresh int NOT NULL DEFAULT 0,
+  broker_session_id varchar(1024),
+  version int DEFAULT 0,
+  remember_me boolean,
+  CONSTRAINT constraint_offl_us_ses_pk2 PRIMARY KEY (user_session_id, offline_flag)
+) WITH (autovacuum_enabled = false);
+CREATE INDEX idx_offline_uss_by_user ON {{schema}}.offline_user_session (user_id, realm_id, offline_flag);
+CREATE INDEX idx_offline_uss_by_broker_session_id ON {{schema}}.offline_user_session (broker_session_id, realm_id);
+CREATE INDEX idx_user_session_expiration_created ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, created_on, user_session_id, user_id);
+CREATE INDEX idx_user_session_expiration_last_refresh ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, last_session_refresh, user_session_id, user_id);
+CREATE TABLE {{schema}}.offline_client_session (
+  user_session_id varchar(36) NOT NULL,
+  client_id varchar(255) NOT NULL,
+  offline_flag varchar(4) NOT NULL,
+  timestamp int,
+  data text,
+  client_storage_provider varchar(36) NOT NULL DEFAULT 'local',
+  external_client_id varchar(255) NOT NULL DEFAULT 'local',
+  version int DEFAULT 0,
+  realm_id varchar(36),
+  CONSTRAINT constraint_offl_cl_ses_pk3 PRIMARY KEY (user_session_id, client_id, client_storage_provider, external_client_id, offline_flag)
+) WITH (autovacuum_enabled = false);
+CREATE INDEX idx_offline_css_by_client ON {{schema}}.offline_client_session (client_id, offline_flag) WHERE client_id <> 'external';
+CREATE INDEX idx_offline_css_by_client_storage_provider ON {{schema}}.offline_client_session (client_storage_provider, external_client_id, offline_flag) WHERE client_storage_provider <> 'internal';
+CREATE INDEX idx_offline_css_by_user_session_and_offline ON {{schema}}.offline_client_session (offline_flag, user_session_id);
+CREATE INDEX idx_offline_css_by_client_and_realm ON {{schema}}.offline_client_session (realm_id, offline_flag, client_id, client_storage_provider, external_client_id)
+
+-- name: rt_ddl_coarse
+CREATE TABLE {{schema}}.offline_user_session (
+  user_session_id varchar(36) NOT NULL,
+  user_id varchar(255) NOT NULL,
+  realm_id varchar(36) NOT NULL,
+  created_on int NOT NULL,
+  offline_flag varchar(4) NOT NULL,
+  data text,
+  last_session_refresh int NOT NULL DEFAULT 0,
+  broker_session_id varchar(1024),
+  version int DEFAULT 0,
+  remember_me boolean,
+  session_bucket smallint NOT NULL DEFAULT 0,
+  last_session_refresh_coarse bigint NOT NULL DEFAULT 0,
+  CONSTRAINT constraint_offl_us_ses_pk2 PRIMARY KEY (user_session_id, offline_flag)
+) WITH (autovacuum_enabled = false);
+CREATE INDEX idx_offline_uss_by_user ON {{schema}}.offline_user_session (user_id, realm_id, offline_flag);
+CREATE INDEX idx_offline_uss_by_broker_session_id ON {{schema}}.offline_user_session (broker_session_id, realm_id) WHERE broker_session_id IS NOT NULL;
+CREATE INDEX idx_user_session_expiration_created ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, session_bucket, created_on);
+CREATE INDEX idx_user_session_expiration_last_refresh ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, session_bucket, last_session_refresh_coarse);
+CREATE TABLE {{schema}}.offline_client_session (
+  user_session_id varchar(36) NOT NULL,
+  client_id varchar(255) NOT NULL,
+  offline_flag varchar(4) NOT NULL,
+  timestamp int,
+  data text,
+  client_storage_provider varchar(36) NOT NULL DEFAULT 'local',
+  external_client_id varchar(255) NOT NULL DEFAULT 'local',
+  version int DEFAULT 0,
+  realm_id varchar(36),
+  CONSTRAINT constraint_offl_cl_ses_pk3 PRIMARY KEY (user_session_id, client_id, client_storage_provider, external_client_id, offline_flag)
+) WITH (autovacuum_enabled = false);
+CREATE INDEX idx_offline_css_by_client ON {{schema}}.offline_client_session (client_id, offline_flag) WHERE client_id <> 'external';
+CREATE INDEX idx_offline_css_by_client_storage_provider ON {{schema}}.offline_client_session (client_storage_provider, external_client_id, offline_flag) WHERE client_storage_provider <> 'internal';
+CREATE INDEX idx_offline_css_by_client_and_realm ON {{schema}}.offline_client_session (realm_id, offline_flag, client_id, client_storage_provider, external_client_id)
+
+-- name: rt_select_user_session
+SELECT version, last_session_refresh, created_on FROM {{schema}}.offline_user_session
+WHERE user_session_id = $1 AND offline_flag = $2 AND realm_id = $3
+
+-- name: rt_insert_user_session_baseline
+INSERT INTO {{schema}}.offline_user_session
+  (user_session_id, user_id, realm_id, created_on, offline_flag, data, last_session_refresh, broker_session_id, version, remember_me)
+VALUES ($1, $2, $3, $4, $5, $6, $7, NULL, 0, $8)
+
+-- name: rt_insert_user_session_coarse
+INSERT INTO {{schema}}.offline_user_session
+  (user_session_id, user_id, realm_id, created_on, offline_flag, data, last_session_refresh, broker_session_id, version, remember_me, session_bucket, last_session_refresh_coarse)
+VALUES ($1, $2, $3, $4, $5, $6, $7, NULL, 0, $8, $9, $10)
+
+-- name: rt_select_client_session
+SELECT version FROM {{schema}}.offline_client_session
+WHERE user_session_id = $1 AND client_id = $2 AND client_storage_provider = 'local' AND external_client_id = 'local' AND offline_flag = $3
+
+-- name: rt_insert_client_session
+INSERT INTO {{schema}}.offline_client_session
+  (user_session_id, client_id, offline_flag, timestamp, data, client_storage_provider, external_client_id, version, realm_id)
+VALUES ($1, $2, $3, $4, $5, 'local', 'local', 0, $6)
+
+-- name: rt_select_client_sessions
+SELECT client_id, version FROM {{schema}}.offline_client_session
+WHERE user_session_id = $1 AND offline_flag = $2
+
+-- name: rt_update_user_session
+UPDATE {{schema}}.offline_user_session SET last_session_refresh = $1, version = version + 1
+WHERE user_session_id = $2 AND offline_flag = $3 AND version = $4
+
+-- name: rt_update_user_session_coarse
+UPDATE {{schema}}.offline_user_session SET last_session_refresh = $1, last_session_refresh_coarse = $2, version = version + 1
+WHERE user_session_id = $3 AND offline_flag = $4 AND version = $5
+
+-- name: rt_update_client_session
+UPDATE {{schema}}.offline_client_session SET timestamp = $1, version = version + 1
+WHERE user_session_id = $2 AND client_id = $3 AND client_storage_provider = 'local' AND external_client_id = 'local' AND offline_flag = $4 AND version = $5
+
+-- name: rt_delete_client_sessions
+DELETE FROM {{schema}}.offline_client_session WHERE user_session_id = $1 AND offline_flag = $2
+
+-- name: rt_lock_user_session
+SELECT version FROM {{schema}}.offline_user_session WHERE user_session_id = $1 AND offline_flag = $2 FOR NO KEY UPDATE
+
+-- name: rt_delete_user_session
+DELETE FROM {{schema}}.offline_user_session WHERE user_session_id = $1 AND offline_flag = $2

@@ -1,0 +1,32 @@
+-- PostgreSQL: preparing and settling the server around a measured window.
+
+-- name: checkpoint
+CHECKPOINT
+
+-- name: force_next_flush
+-- min_version: 150000
+SELECT pg_stat_force_next_flush()
+
+-- name: create_walinspect
+CREATE EXTENSION IF NOT EXISTS pg_walinspect
+
+-- name: drop_walinspect
+DROP EXTENSION IF EXISTS pg_walinspect
+
+-- name: stats_settle_probe
+-- Old statistics collector (13/14): poll the scoped tables' counters until they stop moving.
+SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0)::bigint
+FROM pg_stat_user_tables WHERE schemaname = ANY($1::text[])
+
+-- name: clear_stats_snapshot
+SELECT pg_stat_clear_snapshot()
+
+-- name: snapshot_consistency
+-- min_version: 150000
+SET LOCAL stats_fetch_consistency = snapshot
+
+-- name: flush_lsn
+SELECT pg_wal_lsn_diff(pg_current_wal_flush_lsn(), $1::pg_lsn)::bigint
+
+-- name: walinspect_schema
+SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_walinspect'

@@ -1,0 +1,173 @@
+// Package queries is the single source of every SQL text writeamp sends.
+// Files hold named blocks in the sqlc style, each optionally gated on the
+// server's version number:
+//
+//	-- name: pg_stat_user_tables
+//	-- min_version: 160000      (inclusive; optional)
+//	-- max_version: 170000      (exclusive; optional)
+//	SELECT ...
+//
+// Several blocks may share a name with disjoint version ranges; Get picks the
+// one for the server, so tests can assert the exact text each version gets.
+package queries
+
+import (
+	"bufio"
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+//go:embed postgres/*.sql mysql/*.sql sqlserver/*.sql oracle/*.sql
+var files embed.FS
+
+// Block is one named query.
+type Block struct {
+	Dialect    string
+	Name       string
+	File       string
+	MinVersion int // inclusive, 0 = any
+	MaxVersion int // exclusive, 0 = any
+	SQL        string
+}
+
+// Applies reports whether the block is meant for the version number.
+func (b Block) Applies(v int) bool {
+	return (b.MinVersion == 0 || v >= b.MinVersion) && (b.MaxVersion == 0 || v < b.MaxVersion)
+}
+
+var (
+	once   sync.Once
+	blocks map[string][]Block // key dialect/name
+	perr   error
+)
+
+func load() {
+	blocks = map[string][]Block{}
+	perr = fs.WalkDir(files, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".sql") {
+			return err
+		}
+		data, err := files.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		bs, err := Parse(path.Dir(p), p, string(data))
+		if err != nil {
+			return err
+		}
+		for _, b := range bs {
+			k := b.Dialect + "/" + b.Name
+			blocks[k] = append(blocks[k], b)
+		}
+		return nil
+	})
+}
+
+// Parse splits one file's text into blocks.
+func Parse(dialect, file, text string) ([]Block, error) {
+	var out []Block
+	var cur *Block
+	var body strings.Builder
+	flush := func() {
+		if cur != nil {
+			cur.SQL = strings.TrimSpace(body.String())
+			out = append(out, *cur)
+		}
+		body.Reset()
+	}
+	sc := bufio.NewScanner(strings.NewReader(text))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		l := sc.Text()
+		t := strings.TrimSpace(l)
+		if rest, ok := strings.CutPrefix(t, "-- name:"); ok {
+			flush()
+			cur = &Block{Dialect: dialect, File: file, Name: strings.TrimSpace(rest)}
+			continue
+		}
+		if cur != nil && body.Len() == 0 && strings.HasPrefix(t, "--") {
+			if rest, ok := strings.CutPrefix(t, "-- min_version:"); ok {
+				v, err := strconv.Atoi(strings.TrimSpace(rest))
+				if err != nil {
+					return nil, fmt.Errorf("%s:%d: bad min_version: %w", file, line, err)
+				}
+				cur.MinVersion = v
+				continue
+			}
+			if rest, ok := strings.CutPrefix(t, "-- max_version:"); ok {
+				v, err := strconv.Atoi(strings.TrimSpace(rest))
+				if err != nil {
+					return nil, fmt.Errorf("%s:%d: bad max_version: %w", file, line, err)
+				}
+				cur.MaxVersion = v
+				continue
+			}
+			continue // a comment before the statement documents the block, it is not sent
+		}
+		if cur == nil {
+			continue // file header comments
+		}
+		body.WriteString(l)
+		body.WriteByte('\n')
+	}
+	flush()
+	return out, sc.Err()
+}
+
+// Get returns the SQL text of the named block for the server version.
+func Get(dialect, name string, version int) (string, error) {
+	once.Do(load)
+	if perr != nil {
+		return "", perr
+	}
+	bs := blocks[dialect+"/"+name]
+	if len(bs) == 0 {
+		return "", fmt.Errorf("queries: no block %q for %s", name, dialect)
+	}
+	for _, b := range bs {
+		if b.Applies(version) {
+			return b.SQL, nil
+		}
+	}
+	return "", fmt.Errorf("queries: block %q for %s has no variant for version %d", name, dialect, version)
+}
+
+// MustGet is Get for blocks that exist for every version (a missing one is a
+// programming error caught by the tests).
+func MustGet(dialect, name string, version int) string {
+	s, err := Get(dialect, name, version)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// All lists every block, for tests that check each query is covered.
+func All() []Block {
+	once.Do(load)
+	var out []Block
+	for _, bs := range blocks {
+		out = append(out, bs...)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Dialect != out[j].Dialect {
+			return out[i].Dialect < out[j].Dialect
+		}
+		if out[i].Name != out[j].Name {
+			return out[i].Name < out[j].Name
+		}
+		return out[i].MinVersion < out[j].MinVersion
+	})
+	return out
+}
+
+// LoadError reports a parse error in the embedded files.
+func LoadError() error { once.Do(load); return perr }

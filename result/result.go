@@ -1,0 +1,225 @@
+// Package result is the data every writeamp command produces and every
+// report reads: the result JSON (schema_version 1, see DESIGN.md). Other
+// tools parse it, so fields are only ever added, never renamed or removed.
+package result
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"sort"
+	"strings"
+)
+
+// SchemaVersion of the JSON written by this package.
+const SchemaVersion = 1
+
+// Exactness says how far a number can be trusted.
+type Exactness string
+
+const (
+	Exact       Exactness = "exact"       // read from a counter or log that counts exactly this
+	Derived     Exactness = "derived"     // computed from other numbers by a stated rule
+	Approx      Exactness = "approx"      // a proxy or estimate; the source says of what
+	Unavailable Exactness = "unavailable" // the server cannot give it; Note says why
+)
+
+// Metric is one number with where it came from.
+type Metric struct {
+	Value     *float64  `json:"value"`
+	Exactness Exactness `json:"exactness"`
+	Source    string    `json:"source"`
+	Note      string    `json:"note,omitempty"`
+}
+
+// V is the value, 0 when unavailable.
+func (m Metric) V() float64 {
+	if m.Value == nil {
+		return 0
+	}
+	return *m.Value
+}
+
+// OK reports whether the metric carries a number.
+func (m Metric) OK() bool { return m.Value != nil && m.Exactness != Unavailable }
+
+func num(v float64) *float64 { return &v }
+
+// New returns a metric with a value.
+func New(v float64, e Exactness, source string) Metric {
+	return Metric{Value: num(v), Exactness: e, Source: source}
+}
+
+// NA returns an unavailable metric with the reason.
+func NA(source, why string) Metric {
+	return Metric{Exactness: Unavailable, Source: source, Note: why}
+}
+
+// Weaker returns the less trustworthy of two exactness levels, for numbers
+// computed from both.
+func Weaker(a, b Exactness) Exactness {
+	rank := map[Exactness]int{Exact: 0, Derived: 1, Approx: 2, Unavailable: 3}
+	if rank[a] >= rank[b] {
+		return a
+	}
+	return b
+}
+
+// Ratio returns a/b as a derived metric, unavailable when b is 0 or either is missing.
+func Ratio(a, b Metric, source string) Metric {
+	if !a.OK() || !b.OK() {
+		return NA(source, "an input is unavailable")
+	}
+	if b.V() == 0 {
+		return NA(source, "no denominator (zero)")
+	}
+	return Metric{Value: num(a.V() / b.V()), Exactness: Weaker(Derived, Weaker(a.Exactness, b.Exactness)), Source: source}
+}
+
+// Object is a table or an index with its metrics.
+type Object struct {
+	Name    string            `json:"name"`
+	Schema  string            `json:"schema,omitempty"`
+	Table   string            `json:"table,omitempty"` // for indexes
+	Info    map[string]string `json:"info,omitempty"`  // e.g. "partial": "true", "definition": ...
+	Metrics map[string]Metric `json:"metrics"`
+}
+
+// Latency percentiles in milliseconds for one operation type.
+type Latency struct {
+	Count int64   `json:"count"`
+	P50   float64 `json:"p50"`
+	P95   float64 `json:"p95"`
+	P99   float64 `json:"p99"`
+	Max   float64 `json:"max"`
+	Mean  float64 `json:"mean"`
+}
+
+// Run is one measured variant (or one wrapped command, or one diff).
+type Run struct {
+	Variant        string                        `json:"variant"`
+	Label          string                        `json:"label,omitempty"`
+	Operations     map[string]int64              `json:"operations"`
+	MainOperation  string                        `json:"main_operation,omitempty"`
+	Errors         map[string]int64              `json:"errors,omitempty"`
+	ElapsedSeconds float64                       `json:"elapsed_seconds"`
+	Throughput     float64                       `json:"operations_per_second,omitempty"`
+	LatencyMS      map[string]Latency            `json:"latency_ms,omitempty"`
+	Database       map[string]Metric             `json:"database"`
+	Tables         []Object                      `json:"tables"`
+	Indexes        []Object                      `json:"indexes"`
+	PerOperation   map[string]map[string]float64 `json:"per_operation,omitempty"`
+	Missing        []Missing                     `json:"missing,omitempty"`
+	Warnings       []string                      `json:"warnings,omitempty"`
+	Partial        bool                          `json:"partial,omitempty"`
+	Window         *Window                       `json:"window,omitempty"`
+}
+
+// Window is the measured interval as the server saw it.
+type Window struct {
+	Start string            `json:"start"`
+	End   string            `json:"end"`
+	Marks map[string]string `json:"marks,omitempty"` // e.g. WAL LSNs
+}
+
+// Missing is a collector that gave nothing, why, and the statement that fixes it.
+type Missing struct {
+	Collector string `json:"collector"`
+	Reason    string `json:"reason"`
+	Fix       string `json:"fix,omitempty"`
+}
+
+// Tool identifies the producer.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Server identifies the measured server.
+type Server struct {
+	Dialect string `json:"dialect"`
+	Version string `json:"version"`
+	Flavor  string `json:"flavor"`
+	Name    string `json:"name,omitempty"` // human form, e.g. "PostgreSQL 15.20"
+}
+
+// Workload names what ran and with which parameters.
+type Workload struct {
+	Name   string         `json:"name"`
+	Params map[string]any `json:"params,omitempty"`
+}
+
+// Result is the whole document.
+type Result struct {
+	SchemaVersion int      `json:"schema_version"`
+	Tool          Tool     `json:"tool"`
+	Server        Server   `json:"server"`
+	Workload      Workload `json:"workload"`
+	Runs          []Run    `json:"runs"`
+	CreatedAt     string   `json:"created_at,omitempty"`
+	Notes         []string `json:"notes,omitempty"`
+}
+
+// Table returns the named table of a run (case-insensitive, schema ignored).
+func (r *Run) Table(name string) *Object { return find(r.Tables, name) }
+
+// Index returns the named index of a run.
+func (r *Run) Index(name string) *Object { return find(r.Indexes, name) }
+
+func find(objs []Object, name string) *Object {
+	for i := range objs {
+		if strings.EqualFold(objs[i].Name, name) {
+			return &objs[i]
+		}
+	}
+	return nil
+}
+
+// Main returns the count of the run's main operation (e.g. refreshes), 0 if none.
+func (r *Run) Main() (string, int64) {
+	if r.MainOperation == "" {
+		return "", 0
+	}
+	return r.MainOperation, r.Operations[r.MainOperation]
+}
+
+// Sort orders tables and indexes by name so output is stable.
+func (r *Run) Sort() {
+	sort.Slice(r.Tables, func(i, j int) bool { return r.Tables[i].Name < r.Tables[j].Name })
+	sort.Slice(r.Indexes, func(i, j int) bool {
+		if r.Indexes[i].Table != r.Indexes[j].Table {
+			return r.Indexes[i].Table < r.Indexes[j].Table
+		}
+		return r.Indexes[i].Name < r.Indexes[j].Name
+	})
+}
+
+// Read parses a result file, refusing what is not a writeamp result.
+func Read(path string) (*Result, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Result
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("%s: not a writeamp result JSON: %w", path, err)
+	}
+	if r.SchemaVersion != SchemaVersion {
+		return nil, fmt.Errorf("%s: schema_version %d, this writeamp reads %d", path, r.SchemaVersion, SchemaVersion)
+	}
+	return &r, nil
+}
+
+// MarshalJSON keeps NaN and Inf out of the document (they are not JSON).
+func (m Metric) MarshalJSON() ([]byte, error) {
+	type plain Metric
+	if m.Value != nil && (math.IsNaN(*m.Value) || math.IsInf(*m.Value, 0)) {
+		m.Value = nil
+		if m.Exactness != Unavailable {
+			m.Note = strings.TrimSpace(m.Note + " (not a finite number)")
+			m.Exactness = Unavailable
+		}
+	}
+	return json.Marshal(plain(m))
+}

@@ -1,0 +1,50 @@
+package refreshtoken
+
+import "hash/fnv"
+
+// Granularity is how coarse LAST_SESSION_REFRESH_COARSE is: half of the
+// realm's SSO session max idle, at least one second (Keycloak 26.8).
+func Granularity(maxIdleSeconds int64) int64 {
+	if g := maxIdleSeconds / 2; g > 1 {
+		return g
+	}
+	return 1
+}
+
+// floorMod is Java's Math.floorMod: the result has the divisor's sign.
+func floorMod(a, b int64) int64 {
+	m := a % b
+	if m != 0 && (m < 0) != (b < 0) {
+		m += b
+	}
+	return m
+}
+
+// floorDiv is Java's Math.floorDiv.
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+// Coarse returns the coarse refresh value: boundaries every granularity
+// seconds, staggered per session by its creation time so sessions do not all
+// cross a boundary at once. lastRefresh-granularity < Coarse <= lastRefresh.
+func Coarse(lastRefresh, createdOn, granularity int64) int64 {
+	offset := floorMod(createdOn, granularity)
+	return floorDiv(lastRefresh-offset, granularity)*granularity + offset
+}
+
+// Bucket spreads sessions over SESSION_BUCKET values. Keycloak's rule was not
+// published; a hash of the session id modulo the bucket count is the model
+// (see keycloak-sessions.md), and --buckets sets the count.
+func Bucket(sessionID string, buckets int) int {
+	if buckets <= 1 {
+		return 0
+	}
+	h := fnv.New32a()
+	h.Write([]byte(sessionID))
+	return int(h.Sum32() % uint32(buckets))
+}

@@ -1,0 +1,557 @@
+// Package refreshtoken is the built-in workload that models Keycloak's
+// persistent user sessions: logins insert a user and a client session, token
+// refreshes update both (the expiration-index cost of PR #51904), logouts
+// delete them. Variant "baseline" is Keycloak 26.7's schema, "coarse" 26.8's.
+package refreshtoken
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/writeamp/writeamp/collectors"
+	"github.com/writeamp/writeamp/dialects"
+	"github.com/writeamp/writeamp/queries"
+	"github.com/writeamp/writeamp/workloads"
+)
+
+// Name is the workload's registry name.
+const Name = "refresh-token"
+
+// Variants in the order a default run measures them.
+var Variants = []string{"baseline", "coarse"}
+
+// Tables the workload writes: the collectors' scope.
+var Tables = []string{"offline_user_session", "offline_client_session"}
+
+const (
+	realmID     = "b2a3c4d5-0000-4000-8000-00000000beef"
+	clientID    = "c0ffee00-0000-4000-8000-000000000001"
+	offlineFlag = "0" // regular sessions, persisted since Keycloak 25
+)
+
+// Params are the knobs, named after keycloak-benchmark's.
+type Params struct {
+	Logins            int
+	RefreshesPerLogin int
+	RefreshPeriod     time.Duration
+	LogoutPercent     float64
+	MaxIdle           time.Duration
+	Buckets           int
+	Concurrency       int
+	Seed              uint64
+	UsersPerSecond    float64
+}
+
+// DefaultParams reproduce PR #51904's scenario: 5 new users/s for 300 s,
+// 10 refreshes 2 s apart, 10% log out.
+func DefaultParams() Params {
+	return Params{Logins: 1500, RefreshesPerLogin: 10, RefreshPeriod: 2 * time.Second, LogoutPercent: 10,
+		MaxIdle: 30 * time.Minute, Buckets: 64, Concurrency: 4, Seed: 1, UsersPerSecond: 5}
+}
+
+// Validate names the flag that is wrong.
+func (p Params) Validate() error {
+	switch {
+	case p.Logins < 1:
+		return fmt.Errorf("--logins must be at least 1 (got %d)", p.Logins)
+	case p.RefreshesPerLogin < 0:
+		return fmt.Errorf("--refreshes-per-login must be 0 or more (got %d)", p.RefreshesPerLogin)
+	case p.RefreshPeriod <= 0:
+		return fmt.Errorf("--refresh-period must be positive (got %s)", p.RefreshPeriod)
+	case p.LogoutPercent < 0 || p.LogoutPercent > 100:
+		return fmt.Errorf("--logout-percent must be between 0 and 100 (got %g)", p.LogoutPercent)
+	case p.MaxIdle < time.Second:
+		return fmt.Errorf("--max-idle must be at least 1s (got %s)", p.MaxIdle)
+	case p.Buckets < 1 || p.Buckets > 32767:
+		return fmt.Errorf("--buckets must be between 1 and 32767 (SESSION_BUCKET is a SMALLINT; got %d)", p.Buckets)
+	case p.Concurrency < 1 || p.Concurrency > 1024:
+		return fmt.Errorf("--concurrency must be between 1 and 1024 (got %d)", p.Concurrency)
+	case p.UsersPerSecond <= 0:
+		return fmt.Errorf("--users-per-second must be positive (got %g)", p.UsersPerSecond)
+	}
+	return nil
+}
+
+// Workload is one refresh-token run; Prepare/Run/Cleanup per variant.
+type Workload struct {
+	P       Params
+	RunID   string
+	plan    *Plan
+	variant string
+	schema  string
+	dialect string
+	version int
+}
+
+func init() {
+	workloads.Register(Name, func() workloads.Workload { return New(DefaultParams()) })
+}
+
+// New returns a workload with its own run id (schema names derive from it).
+func New(p Params) *Workload {
+	b := make([]byte, 4)
+	rand.Read(b)
+	return &Workload{P: p, RunID: hex.EncodeToString(b)}
+}
+
+func (w *Workload) Meta() workloads.Meta {
+	return workloads.Meta{
+		Name:          Name,
+		Description:   "Keycloak persistent sessions: login, token refresh, logout (PR #51904)",
+		Variants:      Variants,
+		MainOperation: "refreshes",
+		Params: map[string]any{
+			"logins": w.P.Logins, "refreshes_per_login": w.P.RefreshesPerLogin,
+			"refresh_period": w.P.RefreshPeriod.String(), "logout_percent": w.P.LogoutPercent,
+			"max_idle": w.P.MaxIdle.String(), "coarse_granularity_seconds": Granularity(int64(w.P.MaxIdle / time.Second)),
+			"buckets": w.P.Buckets, "concurrency": w.P.Concurrency, "seed": w.P.Seed,
+			"users_per_second": w.P.UsersPerSecond, "clock": "simulated",
+		},
+	}
+}
+
+func (w *Workload) ensurePlan() *Plan {
+	if w.plan == nil {
+		w.plan = NewPlan(w.P.Logins, w.P.RefreshesPerLogin, w.P.RefreshPeriod.Milliseconds(),
+			int64(1000/w.P.UsersPerSecond), w.P.LogoutPercent, w.P.Seed)
+	}
+	return w.plan
+}
+
+// TotalOperations is logins + refreshes + logouts.
+func (w *Workload) TotalOperations() int64 { return w.ensurePlan().Total() }
+
+// Schema is the current variant's schema.
+func (w *Workload) Schema() string { return w.schema }
+
+// Scope is the workload's two tables in its own schema.
+func (w *Workload) Scope() collectors.Scope {
+	return collectors.Scope{Schemas: []string{w.schema}, Tables: Tables}
+}
+
+// SchemaPrefix marks every schema the workload creates.
+const SchemaPrefix = "writeamp_rt_"
+
+func (w *Workload) sql(name string) (string, error) {
+	t, err := queries.Get(w.dialect, name, w.version)
+	if err != nil {
+		return "", err
+	}
+	return strings.ReplaceAll(t, "{{schema}}", w.schema), nil
+}
+
+func (w *Workload) mustSQL(name string) string {
+	t, err := w.sql(name)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// statements splits a DDL block on ";" at line ends.
+func statements(block string) []string {
+	var out []string
+	for _, s := range strings.Split(block, ";\n") {
+		if s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), ";")); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func hostname() string { h, _ := os.Hostname(); return h }
+
+// Prepare creates the variant's schema, marks it as writeamp's, and creates
+// the tables and indexes. A failure drops what was created.
+func (w *Workload) Prepare(ctx context.Context, db *sql.DB, s dialects.Server, variant string) (err error) {
+	if err := w.P.Validate(); err != nil {
+		return err
+	}
+	ok := false
+	for _, v := range Variants {
+		ok = ok || v == variant
+	}
+	if !ok {
+		return fmt.Errorf("--variants: unknown variant %q (known: %s)", variant, strings.Join(Variants, ", "))
+	}
+	w.variant, w.dialect, w.version = variant, s.Dialect, s.VersionNum
+	w.schema = SchemaPrefix + w.RunID + "_" + variant
+	w.ensurePlan()
+	ddl, err := w.sql("rt_ddl_" + variant)
+	if err != nil {
+		return fmt.Errorf("refresh-token has no %s DDL for %s: %w", variant, s, err)
+	}
+	existing, err := w.listSchemas(ctx, db)
+	if err != nil {
+		return fmt.Errorf("list existing writeamp schemas: %w", err)
+	}
+	for _, e := range existing {
+		if strings.EqualFold(e, w.schema) {
+			return fmt.Errorf("schema %s %w", w.schema, workloads.ErrNotOwned)
+		}
+	}
+	if _, err := db.ExecContext(ctx, w.mustSQL("rt_create_schema")); err != nil {
+		return fmt.Errorf("create schema %s: %w", w.schema, explainDDL(err))
+	}
+	defer func() {
+		if err != nil {
+			if cerr := w.Cleanup(context.WithoutCancel(ctx), db); cerr != nil {
+				err = fmt.Errorf("%w (and cleanup failed: %v)", err, cerr)
+			}
+		}
+	}()
+	if _, err := db.ExecContext(ctx, w.mustSQL("rt_marker_create")); err != nil {
+		return fmt.Errorf("create owner marker: %w", err)
+	}
+	if _, err := db.ExecContext(ctx, w.mustSQL("rt_marker_insert"), w.RunID, os.Getpid(), hostname(), time.Now().UTC().Format(time.RFC3339)); err != nil {
+		return fmt.Errorf("write owner marker: %w", err)
+	}
+	for _, stmt := range statements(ddl) {
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("create %s tables: %w", variant, explainDDL(err))
+		}
+	}
+	return nil
+}
+
+func explainDDL(err error) error {
+	if strings.Contains(err.Error(), "permission denied") || strings.Contains(err.Error(), "denied") {
+		return fmt.Errorf("%w (the workload needs to create its own schema: GRANT CREATE ON DATABASE <db> TO <user>)", err)
+	}
+	return err
+}
+
+func (w *Workload) listSchemas(ctx context.Context, db *sql.DB) ([]string, error) {
+	rows, err := db.QueryContext(ctx, w.mustSQL("rt_list_schemas"))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}
+
+// owner reads a schema's marker: run id, pid and host of the run that made it.
+func (w *Workload) owner(ctx context.Context, db *sql.DB) (runID string, pid int, host string, err error) {
+	err = db.QueryRowContext(ctx, w.mustSQL("rt_marker_read")).Scan(&runID, &pid, &host)
+	return
+}
+
+// Cleanup drops the current schema if, and only if, its marker is this run's.
+func (w *Workload) Cleanup(ctx context.Context, db *sql.DB) error {
+	if w.schema == "" {
+		return nil
+	}
+	run, _, _, err := w.owner(ctx, db)
+	if err != nil || run != w.RunID {
+		if err == nil {
+			err = fmt.Errorf("marker names run %s", run)
+		}
+		// The schema may be half-made (marker not yet written): drop it only
+		// if it holds nothing at all.
+		return fmt.Errorf("schema %s not dropped: cannot confirm writeamp created it in this run (%v)", w.schema, err)
+	}
+	if _, err := db.ExecContext(ctx, w.mustSQL("rt_drop_schema")); err != nil {
+		return fmt.Errorf("drop schema %s: %w", w.schema, err)
+	}
+	return nil
+}
+
+// CleanLeftovers drops schemas left by earlier writeamp runs on this host
+// whose process is gone (a crash, a kill -9). Schemas of live runs, of other
+// hosts, or without a writeamp marker are listed but never touched.
+func (w *Workload) CleanLeftovers(ctx context.Context, db *sql.DB, s dialects.Server) (dropped, kept []string, err error) {
+	w.dialect, w.version = s.Dialect, s.VersionNum
+	names, err := w.listSchemas(ctx, db)
+	if err != nil {
+		return nil, nil, err
+	}
+	saved := w.schema
+	defer func() { w.schema = saved }()
+	for _, n := range names {
+		w.schema = n
+		run, pid, host, err := w.owner(ctx, db)
+		switch {
+		case err != nil:
+			kept = append(kept, n+" (no writeamp marker: not ours)")
+		case run == w.RunID:
+		case host != hostname():
+			kept = append(kept, fmt.Sprintf("%s (run %s on host %s)", n, run, host))
+		case processAlive(pid):
+			kept = append(kept, fmt.Sprintf("%s (run %s, process %d still running)", n, run, pid))
+		default:
+			if _, err := db.ExecContext(ctx, w.mustSQL("rt_drop_schema")); err != nil {
+				return dropped, kept, fmt.Errorf("drop leftover schema %s: %w", n, err)
+			}
+			dropped = append(dropped, n)
+		}
+	}
+	return dropped, kept, nil
+}
+
+func processAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// Run drives the plan with Concurrency workers, each on its own connection
+// with its own share of the sessions in simulated-time order.
+func (w *Workload) Run(ctx context.Context, db *sql.DB, s dialects.Server, p workloads.Progress) (workloads.Stats, error) {
+	if p == nil {
+		p = workloads.NoProgress{}
+	}
+	plan := w.ensurePlan()
+	n := w.P.Concurrency
+	var ender dialects.SessionEnder
+	if d, ok := dialects.Get(s.Dialect); ok {
+		ender, _ = d.(dialects.SessionEnder)
+	}
+	stmts, err := w.prepareTexts()
+	if err != nil {
+		return workloads.Stats{}, err
+	}
+	results := make([]*workerStats, n)
+	errs := make([]error, n)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			results[i], errs[i] = w.worker(ctx, db, s, ender, stmts, plan.cursor(i, n), p)
+		}(i)
+	}
+	wg.Wait()
+	st := workloads.Stats{Operations: map[string]int64{}, Errors: map[string]int64{}, Latency: map[string]*workloads.Histogram{}, Statements: map[string]int64{}, Elapsed: time.Since(start)}
+	for _, r := range results {
+		if r != nil {
+			r.mergeInto(&st)
+		}
+	}
+	return st, errors.Join(errs...)
+}
+
+// Effects says what each DML statement writes (statement names as counted in
+// Stats.Statements).
+func (w *Workload) Effects() map[string]workloads.Effect {
+	return map[string]workloads.Effect{
+		"rt_insert_user_session":        {Table: "offline_user_session", Kind: "insert"},
+		"rt_insert_client_session":      {Table: "offline_client_session", Kind: "insert"},
+		"rt_update_user_session":        {Table: "offline_user_session", Kind: "update", Columns: []string{"last_session_refresh", "version"}},
+		"rt_update_user_session_coarse": {Table: "offline_user_session", Kind: "update", Columns: []string{"last_session_refresh", "last_session_refresh_coarse", "version"}},
+		"rt_update_client_session":      {Table: "offline_client_session", Kind: "update", Columns: []string{"timestamp", "version"}},
+		"rt_delete_client_sessions":     {Table: "offline_client_session", Kind: "delete"},
+		"rt_delete_user_session":        {Table: "offline_user_session", Kind: "delete"},
+	}
+}
+
+type texts map[string]string
+
+func (w *Workload) prepareTexts() (texts, error) {
+	t := texts{}
+	for _, n := range []string{"rt_select_user_session", "rt_insert_user_session_" + w.variant, "rt_select_client_session",
+		"rt_insert_client_session", "rt_select_client_sessions", "rt_update_user_session", "rt_update_user_session_coarse",
+		"rt_update_client_session", "rt_delete_client_sessions", "rt_lock_user_session", "rt_delete_user_session"} {
+		s, err := w.sql(n)
+		if err != nil {
+			return nil, err
+		}
+		t[strings.TrimSuffix(strings.TrimSuffix(n, "_"+w.variant), "_")] = s
+	}
+	return t, nil
+}
+
+type workerStats struct {
+	ops, errs, stmts map[string]int64
+	retries          int64
+	lat              map[string]*workloads.Histogram
+}
+
+func (r *workerStats) mergeInto(st *workloads.Stats) {
+	for k, v := range r.ops {
+		st.Operations[k] += v
+	}
+	for k, v := range r.errs {
+		st.Errors[k] += v
+	}
+	for k, v := range r.stmts {
+		st.Statements[k] += v
+	}
+	st.Retries += r.retries
+	for k, h := range r.lat {
+		if st.Latency[k] == nil {
+			st.Latency[k] = workloads.NewHistogram()
+		}
+		st.Latency[k].Merge(h)
+	}
+}
+
+// maxErrors stops a run that fails persistently instead of reporting noise.
+const maxErrors = 100
+
+func (w *Workload) worker(ctx context.Context, db *sql.DB, s dialects.Server, ender dialects.SessionEnder, t texts, c *cursor, p workloads.Progress) (*workerStats, error) {
+	r := &workerStats{ops: map[string]int64{}, errs: map[string]int64{}, stmts: map[string]int64{}, lat: map[string]*workloads.Histogram{}}
+	for _, k := range []string{"login", "refresh", "logout"} {
+		r.lat[k] = workloads.NewHistogram()
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return r, err
+	}
+	defer conn.Close()
+	gran := Granularity(int64(w.P.MaxIdle / time.Second))
+	total := 0
+	for {
+		ev, ok := c.next()
+		if !ok {
+			break
+		}
+		if ctx.Err() != nil {
+			return r, ctx.Err()
+		}
+		op := ev.kind.String()
+		t0 := time.Now()
+		var err error
+		for attempt := 0; ; attempt++ {
+			err = w.do(ctx, conn, t, ev, gran, r.stmts)
+			if err == nil || attempt == 3 || !workloads.Retryable(err) {
+				break
+			}
+			r.retries++
+		}
+		r.lat[op].Record(time.Since(t0))
+		if err != nil {
+			if ctx.Err() != nil {
+				return r, ctx.Err() // cancellation at shutdown is not an error of the workload
+			}
+			r.errs[op]++
+			total++
+			if total >= maxErrors || errors.Is(err, sql.ErrConnDone) {
+				return r, fmt.Errorf("%s failed (%d errors so far): %w", op, total, err)
+			}
+			continue
+		}
+		r.ops[op+"s"]++
+		p.Add(1)
+	}
+	if ender != nil {
+		if err := ender.EndSession(ctx, conn, s); err != nil {
+			return r, fmt.Errorf("publish session statistics: %w", err)
+		}
+	}
+	return r, nil
+}
+
+// do runs one operation as Keycloak's JPA layer would: one transaction each.
+func (w *Workload) do(ctx context.Context, conn *sql.Conn, t texts, ev event, gran int64, stmts map[string]int64) error {
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	s := ev.s
+	now := Epoch + ev.at/1000
+	exec := func(name string, want int64, args ...any) error {
+		res, err := tx.ExecContext(ctx, t[name], args...)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return err
+		}
+		stmts[name] += n
+		if want >= 0 && n != want {
+			return fmt.Errorf("%s: %d rows affected, expected %d (optimistic lock conflict?)", name, n, want)
+		}
+		return nil
+	}
+	switch ev.kind {
+	case opLogin:
+		if err := expectNoRow(ctx, tx, t["rt_select_user_session"], s.id, offlineFlag, realmID); err != nil {
+			return err
+		}
+		args := []any{s.id, s.userID, realmID, s.createdOn, offlineFlag, userSessionData(s.id, s.userID, s.createdOn), s.createdOn, false}
+		if w.variant == "coarse" {
+			args = append(args, Bucket(s.id, w.P.Buckets), Coarse(s.createdOn, s.createdOn, gran))
+		}
+		if err := exec("rt_insert_user_session", 1, args...); err != nil {
+			return err
+		}
+		if err := expectNoRow(ctx, tx, t["rt_select_client_session"], s.id, clientID, offlineFlag); err != nil {
+			return err
+		}
+		if err := exec("rt_insert_client_session", 1, s.id, clientID, offlineFlag, s.createdOn, clientSessionData(clientID, s.createdOn), realmID); err != nil {
+			return err
+		}
+	case opRefresh:
+		var version, last, created int64
+		if err := tx.QueryRowContext(ctx, t["rt_select_user_session"], s.id, offlineFlag, realmID).Scan(&version, &last, &created); err != nil {
+			return fmt.Errorf("rt_select_user_session: %w", err)
+		}
+		var cid string
+		var cver int64
+		if err := tx.QueryRowContext(ctx, t["rt_select_client_sessions"], s.id, offlineFlag).Scan(&cid, &cver); err != nil {
+			return fmt.Errorf("rt_select_client_sessions: %w", err)
+		}
+		// @DynamicUpdate: the coarse column is written only when it changes.
+		if w.variant == "coarse" && Coarse(now, created, gran) != Coarse(last, created, gran) {
+			err = exec("rt_update_user_session_coarse", 1, now, Coarse(now, created, gran), s.id, offlineFlag, version)
+		} else {
+			err = exec("rt_update_user_session", 1, now, s.id, offlineFlag, version)
+		}
+		if err != nil {
+			return err
+		}
+		if err := exec("rt_update_client_session", 1, now, s.id, cid, offlineFlag, cver); err != nil {
+			return err
+		}
+	case opLogout:
+		if err := exec("rt_delete_client_sessions", -1, s.id, offlineFlag); err != nil {
+			return err
+		}
+		var v int64
+		if err := tx.QueryRowContext(ctx, t["rt_lock_user_session"], s.id, offlineFlag).Scan(&v); err != nil {
+			return fmt.Errorf("rt_lock_user_session: %w", err)
+		}
+		if err := exec("rt_delete_user_session", 1, s.id, offlineFlag); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+func expectNoRow(ctx context.Context, tx *sql.Tx, q string, args ...any) error {
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	found := rows.Next()
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if found {
+		return fmt.Errorf("session already exists (was the schema reused?)")
+	}
+	return nil
+}
