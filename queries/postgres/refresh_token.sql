@@ -24,6 +24,7 @@ SELECT run_id, pid, host FROM {{schema}}.writeamp_owner
 -- name: rt_ddl_baseline
 -- autovacuum is off on the workload's tables so a vacuum does not land in
 -- the measured window (the report says so); HOT pruning still happens.
+-- {{fillfactor}} is --fillfactor: 100 (PostgreSQL's default) is what Keycloak ships.
 CREATE TABLE {{schema}}.offline_user_session (
   user_session_id varchar(36) NOT NULL,
   user_id varchar(255) NOT NULL,
@@ -36,7 +37,7 @@ CREATE TABLE {{schema}}.offline_user_session (
   version int DEFAULT 0,
   remember_me boolean,
   CONSTRAINT constraint_offl_us_ses_pk2 PRIMARY KEY (user_session_id, offline_flag)
-) WITH (autovacuum_enabled = false);
+) WITH (autovacuum_enabled = false, fillfactor = {{fillfactor}});
 CREATE INDEX idx_offline_uss_by_user ON {{schema}}.offline_user_session (user_id, realm_id, offline_flag);
 CREATE INDEX idx_offline_uss_by_broker_session_id ON {{schema}}.offline_user_session (broker_session_id, realm_id);
 CREATE INDEX idx_user_session_expiration_created ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, created_on, user_session_id, user_id);
@@ -52,7 +53,7 @@ CREATE TABLE {{schema}}.offline_client_session (
   version int DEFAULT 0,
   realm_id varchar(36),
   CONSTRAINT constraint_offl_cl_ses_pk3 PRIMARY KEY (user_session_id, client_id, client_storage_provider, external_client_id, offline_flag)
-) WITH (autovacuum_enabled = false);
+) WITH (autovacuum_enabled = false, fillfactor = {{fillfactor}});
 CREATE INDEX idx_offline_css_by_client ON {{schema}}.offline_client_session (client_id, offline_flag) WHERE client_id <> 'external';
 CREATE INDEX idx_offline_css_by_client_storage_provider ON {{schema}}.offline_client_session (client_storage_provider, external_client_id, offline_flag) WHERE client_storage_provider <> 'internal';
 CREATE INDEX idx_offline_css_by_user_session_and_offline ON {{schema}}.offline_client_session (offline_flag, user_session_id);
@@ -73,7 +74,7 @@ CREATE TABLE {{schema}}.offline_user_session (
   session_bucket smallint NOT NULL DEFAULT 0,
   last_session_refresh_coarse bigint NOT NULL DEFAULT 0,
   CONSTRAINT constraint_offl_us_ses_pk2 PRIMARY KEY (user_session_id, offline_flag)
-) WITH (autovacuum_enabled = false);
+) WITH (autovacuum_enabled = false, fillfactor = {{fillfactor}});
 CREATE INDEX idx_offline_uss_by_user ON {{schema}}.offline_user_session (user_id, realm_id, offline_flag);
 CREATE INDEX idx_offline_uss_by_broker_session_id ON {{schema}}.offline_user_session (broker_session_id, realm_id) WHERE broker_session_id IS NOT NULL;
 CREATE INDEX idx_user_session_expiration_created ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, session_bucket, created_on);
@@ -89,7 +90,7 @@ CREATE TABLE {{schema}}.offline_client_session (
   version int DEFAULT 0,
   realm_id varchar(36),
   CONSTRAINT constraint_offl_cl_ses_pk3 PRIMARY KEY (user_session_id, client_id, client_storage_provider, external_client_id, offline_flag)
-) WITH (autovacuum_enabled = false);
+) WITH (autovacuum_enabled = false, fillfactor = {{fillfactor}});
 CREATE INDEX idx_offline_css_by_client ON {{schema}}.offline_client_session (client_id, offline_flag) WHERE client_id <> 'external';
 CREATE INDEX idx_offline_css_by_client_storage_provider ON {{schema}}.offline_client_session (client_storage_provider, external_client_id, offline_flag) WHERE client_storage_provider <> 'internal';
 CREATE INDEX idx_offline_css_by_client_and_realm ON {{schema}}.offline_client_session (realm_id, offline_flag, client_id, client_storage_provider, external_client_id)

@@ -24,6 +24,9 @@ const (
 
 func (k opKind) String() string { return [...]string{"login", "refresh", "logout"}[k] }
 
+// plural is the operation's name in results ("refreshes").
+func (k opKind) plural() string { return [...]string{"logins", "refreshes", "logouts"}[k] }
+
 // session is one user session's state as the driver tracks it.
 type session struct {
 	idx       int

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/writeamp/writeamp/dialects"
+	"github.com/writeamp/writeamp/pgembed"
+)
+
+// target is a connected, probed database, and how to let go of it.
+type target struct {
+	DB      *sql.DB
+	Dialect dialects.Dialect
+	Server  dialects.Server
+	Close   func()
+	Where   string // redacted DSN, or "throwaway PostgreSQL"
+}
+
+// pgEnv are the libpq variables that mean "use PostgreSQL from my environment".
+var pgEnv = []string{"PGHOST", "PGHOSTADDR", "PGPORT", "PGUSER", "PGDATABASE", "PGSERVICE"}
+
+// resolveDSN picks the connection string: --dsn, then WRITEAMP_DSN, then
+// DATABASE_URL, then the PG* environment; "" with embedded=true when none.
+func resolveDSN(flag string) (dsn, from string, embedded bool) {
+	switch {
+	case flag != "":
+		return flag, "--dsn", false
+	case os.Getenv("WRITEAMP_DSN") != "":
+		return os.Getenv("WRITEAMP_DSN"), "WRITEAMP_DSN", false
+	case os.Getenv("DATABASE_URL") != "":
+		return os.Getenv("DATABASE_URL"), "DATABASE_URL", false
+	}
+	for _, v := range pgEnv {
+		if os.Getenv(v) != "" {
+			return "", v, false
+		}
+	}
+	return "", "", true
+}
+
+// connect opens the database the flags and environment name, starting a
+// throwaway PostgreSQL when allowEmbedded and nothing is named.
+func connect(ctx context.Context, dsnFlag string, allowEmbedded bool, log io.Writer) (*target, error) {
+	dsn, from, embedded := resolveDSN(dsnFlag)
+	var d dialects.Dialect
+	var err error
+	closeFns := []func(){}
+	t := &target{}
+	t.Close = func() {
+		for i := len(closeFns) - 1; i >= 0; i-- {
+			closeFns[i]()
+		}
+	}
+	switch {
+	case embedded && !allowEmbedded:
+		return nil, usagef("--dsn is required (or set WRITEAMP_DSN, DATABASE_URL or the PG* variables)")
+	case embedded:
+		srv, err := pgembed.Start(ctx, log)
+		if err != nil {
+			return nil, err
+		}
+		closeFns = append(closeFns, func() {
+			if err := srv.Stop(); err != nil {
+				fmt.Fprintf(log, "warning: removing the throwaway PostgreSQL: %v\n", err)
+			}
+		})
+		dsn = srv.DSN()
+		d, _ = dialects.Get("postgres")
+		t.Where = "a throwaway PostgreSQL"
+	case dsn == "":
+		d, _ = dialects.Get("postgres") // PG* environment
+		t.Where = "PostgreSQL from the " + from + " environment"
+	default:
+		d, err = dialects.ForDSN(dsn)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		t.Where = d.Redact(dsn)
+	}
+	db, err := d.Open(ctx, dsn)
+	if err != nil {
+		t.Close()
+		return nil, err
+	}
+	closeFns = append(closeFns, func() { db.Close() })
+	srv, err := d.Probe(ctx, db)
+	if err != nil {
+		t.Close()
+		return nil, err
+	}
+	t.DB, t.Dialect, t.Server = db, d, srv
+	return t, nil
+}

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	// Dialects and their collectors register themselves.
+	_ "github.com/writeamp/writeamp/collectors/postgres"
+	_ "github.com/writeamp/writeamp/dialects/postgres"
+)
+
+func newRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "writeamp",
+		Short: "Measure what a write workload really costs your database",
+		Long: `writeamp snapshots a database's own write counters (index leaf inserts, HOT updates,
+WAL/redo/log bytes, page splits, latch waits) before and after a workload, and
+puts variants side by side.
+
+Every number says where it came from and whether it is exact or derived.`,
+		Example: `  # the Keycloak refresh-token experiment on a throwaway local PostgreSQL
+  writeamp run
+
+  # the same against your own test database, as JSON
+  writeamp run --dsn postgres://app@db.test:5432/keycloak --format json --output result.json`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageError{err}
+	})
+	root.AddCommand(newRunCmd(), newVersionCmd())
+	return root
+}

@@ -1,0 +1,233 @@
+// Package pgembed runs a throwaway PostgreSQL for `writeamp run` without a
+// DSN: initdb in a temporary directory, a server on a free port with its
+// socket in that directory, and everything removed afterwards.
+package pgembed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// ErrNoBinaries explains how to get a server, or to bring one.
+var ErrNoBinaries = errors.New(`no PostgreSQL server binaries (initdb, postgres) were found in PATH, /usr/lib/postgresql/*/bin, /usr/pgsql-*/bin, /usr/local/pgsql/bin or /opt/homebrew/opt/postgresql*/bin. ` +
+	`writeamp needs them to start a throwaway server when no --dsn is given. Install them (Debian/Ubuntu: apt-get install postgresql; Fedora/RHEL: dnf install postgresql-server postgresql-contrib; macOS: brew install postgresql), ` +
+	`or measure an existing test database with --dsn postgres://user@host:5432/db (or set DATABASE_URL or the PG* variables)`)
+
+// candidates are the directories searched for initdb and postgres, best first.
+func candidates() []string {
+	var dirs []string
+	if p, err := exec.LookPath("initdb"); err == nil {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			dirs = append(dirs, filepath.Dir(r))
+		}
+		dirs = append(dirs, filepath.Dir(p))
+	}
+	for _, pattern := range []string{"/usr/lib/postgresql/*/bin", "/usr/pgsql-*/bin", "/opt/homebrew/opt/postgresql*/bin"} {
+		m, _ := filepath.Glob(pattern)
+		// Highest major version first.
+		sort.Slice(m, func(i, j int) bool { return versionOf(m[i]) > versionOf(m[j]) })
+		dirs = append(dirs, m...)
+	}
+	return append(dirs, "/usr/local/pgsql/bin")
+}
+
+func versionOf(dir string) int {
+	for _, part := range strings.FieldsFunc(dir, func(r rune) bool { return r < '0' || r > '9' }) {
+		if n, err := strconv.Atoi(part); err == nil {
+			return n
+		}
+	}
+	return 0
+}
+
+// FindBinaries returns a directory holding both initdb and postgres.
+func FindBinaries() (string, error) {
+	for _, d := range candidates() {
+		if isExec(filepath.Join(d, "initdb")) && isExec(filepath.Join(d, "postgres")) {
+			return d, nil
+		}
+	}
+	return "", ErrNoBinaries
+}
+
+func isExec(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
+}
+
+// Server is a running throwaway PostgreSQL.
+type Server struct {
+	Dir  string // holds the data directory, the socket and the log
+	Port int
+	Bin  string
+	cmd  *exec.Cmd
+	cred *syscall.Credential
+	done chan error
+}
+
+// DSN connects over the socket in Dir as the bootstrap superuser.
+func (s *Server) DSN() string {
+	return fmt.Sprintf("host=%s port=%d user=postgres dbname=postgres sslmode=disable", s.Dir, s.Port)
+}
+
+// credential picks an unprivileged user when running as root: initdb and
+// postgres refuse to run as root.
+func credential() (*syscall.Credential, error) {
+	if os.Geteuid() != 0 {
+		return nil, nil
+	}
+	for _, name := range []string{"postgres", "nobody"} {
+		u, err := user.Lookup(name)
+		if err != nil {
+			continue
+		}
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
+	}
+	return nil, errors.New("running as root, and neither a 'postgres' nor a 'nobody' user exists to run the throwaway PostgreSQL as (initdb refuses root)")
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Start creates and starts a server; the caller must Stop it.
+func Start(ctx context.Context, log io.Writer) (s *Server, err error) {
+	bin, err := FindBinaries()
+	if err != nil {
+		return nil, err
+	}
+	cred, err := credential()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "writeamp-pg-")
+	if err != nil {
+		return nil, err
+	}
+	s = &Server{Dir: dir, Bin: bin, cred: cred}
+	defer func() {
+		if err != nil {
+			s.Stop()
+		}
+	}()
+	if cred != nil {
+		if err := os.Chown(dir, int(cred.Uid), int(cred.Gid)); err != nil {
+			return nil, err
+		}
+	}
+	if s.Port, err = freePort(); err != nil {
+		return nil, err
+	}
+	if log != nil {
+		fmt.Fprintf(log, "starting a throwaway PostgreSQL (%s) in %s\n", bin, dir)
+	}
+	initdb := s.command(ctx, "initdb", "-D", filepath.Join(dir, "data"), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync")
+	if out, err := initdb.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("initdb failed: %v\n%s", err, tail(string(out), 15))
+	}
+	logf, err := os.Create(filepath.Join(dir, "server.log"))
+	if err != nil {
+		return nil, err
+	}
+	defer logf.Close()
+	if cred != nil {
+		os.Chown(logf.Name(), int(cred.Uid), int(cred.Gid))
+	}
+	// Not tied to ctx: an interrupt must not kill the server before the
+	// workload's cleanup ran; Stop ends it.
+	s.cmd = s.command(context.Background(), "postgres", "-D", filepath.Join(dir, "data"), "-p", strconv.Itoa(s.Port),
+		"-k", dir, "-c", "listen_addresses=", "-c", "logging_collector=off")
+	s.cmd.Stdout, s.cmd.Stderr = logf, logf
+	if err := s.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start postgres: %w", err)
+	}
+	s.done = make(chan error, 1)
+	go func() { s.done <- s.cmd.Wait() }()
+	if err := s.waitReady(ctx, 30*time.Second); err != nil {
+		logText, _ := os.ReadFile(logf.Name())
+		return nil, fmt.Errorf("%w\n%s", err, tail(string(logText), 15))
+	}
+	return s, nil
+}
+
+func (s *Server) command(ctx context.Context, name string, args ...string) *exec.Cmd {
+	c := exec.CommandContext(ctx, filepath.Join(s.Bin, name), args...)
+	c.Dir = s.Dir
+	// Its own process group: a Ctrl-C on the terminal reaches writeamp, which
+	// cleans up and then stops the server, instead of reaching the server first.
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: s.cred}
+	c.Env = append(os.Environ(), "LC_ALL=C", "LANG=C")
+	return c
+}
+
+func (s *Server) waitReady(ctx context.Context, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		select {
+		case err := <-s.done:
+			s.done <- err
+			return fmt.Errorf("the throwaway postgres exited during startup: %v", err)
+		default:
+		}
+		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		conn, err := pgx.Connect(cctx, s.DSN())
+		cancel()
+		if err == nil {
+			conn.Close(ctx)
+			return nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return fmt.Errorf("the throwaway postgres did not accept connections within %s: %v", limit, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// Stop shuts the server down (fast shutdown, then kill) and removes its directory.
+func (s *Server) Stop() error {
+	var errs []error
+	if s.cmd != nil && s.cmd.Process != nil {
+		_ = s.cmd.Process.Signal(syscall.SIGINT)
+		select {
+		case <-s.done:
+		case <-time.After(15 * time.Second):
+			_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+			<-s.done
+		}
+	}
+	if s.Dir != "" {
+		if err := os.RemoveAll(s.Dir); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,374 @@
+// Package reports renders results: a comparison model built once from the
+// result JSON, and renderers (table, markdown, json) that only lay it out,
+// so every format shows the same numbers with the same sources.
+package reports
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/dustin/go-humanize"
+
+	"github.com/writeamp/writeamp/result"
+)
+
+// Comparison is the side-by-side view of several runs.
+type Comparison struct {
+	Title    string
+	Subtitle []string
+	Columns  []Column
+	PerOp    string // the operation values are normalized by ("refresh"), or ""
+	Sections []Section
+	Sources  []string // footnotes, numbered from 1
+	Notes    []string // warnings, missing collectors, assumptions
+}
+
+// Column is one run.
+type Column struct {
+	Label string
+	Run   *result.Run
+}
+
+// Section groups rows (the database, one table, one index).
+type Section struct {
+	Kind  string // "database", "table", "index"
+	Title string
+	Rows  []Row
+}
+
+// Row is one metric across the runs.
+type Row struct {
+	Metric  string
+	Label   string
+	Cells   []Cell
+	Change  string  // last column vs first
+	ChangeV float64 // the same as a number (relative, or points for ratios); NaN if none
+	Basis   string  // "exact", "derived", "exact/derived" ...
+	Refs    []int   // footnotes
+}
+
+// Cell is one run's value of a row.
+type Cell struct {
+	Present bool // the object/metric exists in this run
+	Metric  result.Metric
+	PerOp   *float64
+	Text    string
+	PerText string
+}
+
+var dbOrder = []string{"log_bytes", "log_bytes_in_scope", "log_bytes_other_objects", "log_bytes_other", "log_bytes_stat",
+	"log_records", "fpi_count", "fpi_bytes", "page_splits", "transactions_committed"}
+var tableOrder = []string{"rows_inserted", "rows_updated", "hot_updates", "newpage_updates", "hot_ratio", "rows_deleted",
+	"log_bytes", "log_records", "fpi_bytes", "size_bytes", "autovacuum_runs"}
+var indexOrder = []string{"leaf_inserts", "leaf_deletes", "leaf_updates", "leaf_page_splits", "page_merges", "log_bytes",
+	"log_records", "fpi_bytes", "block_changes", "page_latch_waits", "page_latch_wait_ms", "row_lock_waits", "size_bytes"}
+
+// hidden are kept in the JSON but left out of the human tables: they are
+// reads, or only matter when non-zero.
+var hidden = map[string]bool{"scans": true, "tuples_read": true, "tuples_fetched": true, "vacuum_runs": true,
+	"autoanalyze_runs": true, "transactions_rolled_back": true, "wal_buffers_full": true}
+
+var labels = map[string]string{
+	"log_bytes":               "log bytes",
+	"log_bytes_in_scope":      "  of which the workload's objects",
+	"log_bytes_other_objects": "  of which other objects",
+	"log_bytes_other":         "  of which no object (checkpoint, other sessions)",
+	"log_bytes_stat":          "log bytes (statistics view)",
+}
+
+// Build makes the comparison of runs (variants of one result, or runs from
+// several result files, labelled).
+func Build(title string, subtitle []string, cols []Column) *Comparison {
+	c := &Comparison{Title: title, Subtitle: subtitle, Columns: cols}
+	c.PerOp = commonMainOp(cols)
+	src := map[string]int{}
+	ref := func(s string) int {
+		if s == "" {
+			return 0
+		}
+		if n, ok := src[s]; ok {
+			return n
+		}
+		c.Sources = append(c.Sources, s)
+		src[s] = len(c.Sources)
+		return src[s]
+	}
+	// Database section.
+	dbm := func(r *result.Run) (map[string]result.Metric, bool) { return r.Database, true }
+	c.Sections = append(c.Sections, c.section("database", "Database", dbOrder, cols, dbm, ref))
+	// Tables, then indexes grouped under their table, in name order.
+	for _, t := range objectNames(cols, func(r *result.Run) []result.Object { return r.Tables }) {
+		get := func(r *result.Run) (map[string]result.Metric, bool) {
+			if o := r.Table(t); o != nil {
+				return o.Metrics, true
+			}
+			return nil, false
+		}
+		c.Sections = append(c.Sections, c.section("table", "Table "+t, tableOrder, cols, get, ref))
+	}
+	for _, ix := range objectNames(cols, func(r *result.Run) []result.Object { return r.Indexes }) {
+		get := func(r *result.Run) (map[string]result.Metric, bool) {
+			if o := r.Index(ix); o != nil {
+				return o.Metrics, true
+			}
+			return nil, false
+		}
+		title := "Index " + ix
+		for _, col := range cols {
+			if o := col.Run.Index(ix); o != nil && o.Table != "" {
+				title += " on " + o.Table
+				break
+			}
+		}
+		c.Sections = append(c.Sections, c.section("index", title, indexOrder, cols, get, ref))
+	}
+	for _, col := range cols {
+		prefix := ""
+		if len(cols) > 1 {
+			prefix = col.Label + ": "
+		}
+		for _, w := range col.Run.Warnings {
+			c.Notes = append(c.Notes, prefix+w)
+		}
+		for _, m := range col.Run.Missing {
+			n := prefix + "not measured: " + m.Collector + ": " + m.Reason
+			if m.Fix != "" {
+				n += " (fix: " + m.Fix + ")"
+			}
+			c.Notes = append(c.Notes, n)
+		}
+		for op, n := range col.Run.Errors {
+			c.Notes = append(c.Notes, fmt.Sprintf("%s%d %s operations failed and are not counted", prefix, n, op))
+		}
+	}
+	c.Notes = dedupe(c.Notes)
+	return c
+}
+
+func dedupe(in []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range in {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func commonMainOp(cols []Column) string {
+	op := ""
+	for i, col := range cols {
+		m := col.Run.MainOperation
+		if i == 0 {
+			op = m
+		} else if m != op {
+			return ""
+		}
+	}
+	return Singular(op)
+}
+
+// Singular turns an operation count's name into one operation ("refreshes" -> "refresh").
+func Singular(op string) string {
+	for _, suf := range []string{"shes", "ches", "sses", "xes"} {
+		if strings.HasSuffix(op, suf) {
+			return strings.TrimSuffix(op, "es")
+		}
+	}
+	return strings.TrimSuffix(op, "s")
+}
+
+func objectNames(cols []Column, list func(*result.Run) []result.Object) []string {
+	seen := map[string]bool{}
+	var names []string
+	type key struct{ table, name string }
+	var keys []key
+	for _, col := range cols {
+		for _, o := range list(col.Run) {
+			n := strings.ToLower(o.Name)
+			if !seen[n] {
+				seen[n] = true
+				keys = append(keys, key{strings.ToLower(o.Table), o.Name})
+			}
+		}
+	}
+	sort.SliceStable(keys, func(i, j int) bool {
+		if keys[i].table != keys[j].table {
+			return keys[i].table < keys[j].table
+		}
+		return strings.ToLower(keys[i].name) < strings.ToLower(keys[j].name)
+	})
+	for _, k := range keys {
+		names = append(names, k.name)
+	}
+	return names
+}
+
+func (c *Comparison) section(kind, title string, order []string, cols []Column,
+	get func(*result.Run) (map[string]result.Metric, bool), ref func(string) int) Section {
+	sec := Section{Kind: kind, Title: title}
+	names := map[string]bool{}
+	for _, col := range cols {
+		ms, _ := get(col.Run)
+		for n := range ms {
+			if !hidden[n] {
+				names[n] = true
+			}
+		}
+	}
+	var metrics []string
+	for _, n := range order {
+		if names[n] {
+			metrics = append(metrics, n)
+			delete(names, n)
+		}
+	}
+	var rest []string
+	for n := range names {
+		rest = append(rest, n)
+	}
+	sort.Strings(rest)
+	metrics = append(metrics, rest...)
+	for _, name := range metrics {
+		row := Row{Metric: name, Label: labelOf(name), ChangeV: math.NaN()}
+		bases := map[string]bool{}
+		var basisOrder []string
+		allNA, allZero := true, true
+		for _, col := range cols {
+			ms, present := get(col.Run)
+			cell := Cell{Present: present}
+			m, ok := ms[name]
+			if !present {
+				cell.Text = "—"
+			} else if !ok {
+				cell.Text = "·"
+			} else {
+				cell.Metric = m
+				if m.OK() {
+					allNA = false
+					if m.V() != 0 {
+						allZero = false
+					}
+					cell.Text = formatValue(name, m.V())
+					if c.PerOp != "" && !isRatio(name) && !isAutovac(name) {
+						if _, n := col.Run.Main(); n > 0 {
+							v := m.V() / float64(n)
+							cell.PerOp = &v
+							cell.PerText = formatPerOp(name, v)
+						}
+					}
+				} else {
+					cell.Text = "n/a"
+				}
+				b := string(m.Exactness)
+				if !bases[b] {
+					bases[b] = true
+					basisOrder = append(basisOrder, b)
+				}
+				if r := ref(m.Source); r > 0 && !containsInt(row.Refs, r) {
+					row.Refs = append(row.Refs, r)
+				}
+			}
+			row.Cells = append(row.Cells, cell)
+		}
+		if allNA && kind != "database" && name != "leaf_inserts" {
+			continue // a metric nobody measured only adds noise; the notes say why
+		}
+		if allZero && (isAutovac(name)) {
+			continue
+		}
+		row.Basis = strings.Join(basisOrder, "/")
+		row.Change, row.ChangeV = change(name, row.Cells, c.PerOp != "")
+		sec.Rows = append(sec.Rows, row)
+	}
+	return sec
+}
+
+func containsInt(xs []int, x int) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+func labelOf(name string) string {
+	if l, ok := labels[name]; ok {
+		return l
+	}
+	return strings.ReplaceAll(name, "_", " ")
+}
+
+func isRatio(name string) bool   { return strings.HasSuffix(name, "_ratio") }
+func isAutovac(name string) bool { return strings.HasSuffix(name, "vacuum_runs") }
+func isBytes(name string) bool   { return strings.Contains(name, "bytes") }
+
+func formatValue(name string, v float64) string {
+	switch {
+	case isRatio(name):
+		return fmt.Sprintf("%.1f%%", 100*v)
+	case isBytes(name) && math.Abs(v) >= 10*1024:
+		return humanize.IBytes(uint64(math.Abs(v))) + sign(v)
+	case v == math.Trunc(v):
+		return humanize.Comma(int64(v))
+	default:
+		return humanize.CommafWithDigits(v, 2)
+	}
+}
+
+func sign(v float64) string {
+	if v < 0 {
+		return " (shrank)"
+	}
+	return ""
+}
+
+func formatPerOp(name string, v float64) string {
+	switch {
+	case isBytes(name):
+		return humanize.CommafWithDigits(v, 1) + " B"
+	case math.Abs(v) >= 100:
+		return humanize.CommafWithDigits(v, 0)
+	default:
+		return humanize.CommafWithDigits(v, 3)
+	}
+}
+
+// change compares the last column with the first: per operation when the
+// runs have one, relative for counts, in points for ratios.
+func change(name string, cells []Cell, perOp bool) (string, float64) {
+	if len(cells) < 2 {
+		return "", math.NaN()
+	}
+	a, b := cells[0], cells[len(cells)-1]
+	if !a.Present || !b.Present {
+		return "", math.NaN()
+	}
+	if !a.Metric.OK() || !b.Metric.OK() {
+		return "", math.NaN()
+	}
+	if isRatio(name) {
+		d := 100 * (b.Metric.V() - a.Metric.V())
+		return fmt.Sprintf("%+.1f pt", d), d
+	}
+	x, y := a.Metric.V(), b.Metric.V()
+	if perOp && a.PerOp != nil && b.PerOp != nil {
+		x, y = *a.PerOp, *b.PerOp
+	}
+	switch {
+	case x == 0 && y == 0:
+		return "=", 0
+	case x == 0:
+		return "new", math.Inf(1)
+	}
+	d := 100 * (y - x) / math.Abs(x)
+	if math.Abs(d) < 0.05 {
+		return "=", 0
+	}
+	return fmt.Sprintf("%+.1f%%", d), d
+}

@@ -1,0 +1,288 @@
+package reports
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/jedib0t/go-pretty/v6/table"
+	"github.com/jedib0t/go-pretty/v6/text"
+
+	"github.com/writeamp/writeamp/result"
+)
+
+// Formats lists what Render accepts.
+var Formats = []string{"table", "markdown", "json"}
+
+// Options change how a report looks, never what it says.
+type Options struct {
+	Color bool // ANSI colour (only on a terminal)
+}
+
+// CheckFormat validates a --format value.
+func CheckFormat(f string) error {
+	for _, x := range Formats {
+		if x == f {
+			return nil
+		}
+	}
+	return fmt.Errorf("--format: unknown format %q (use one of: %s)", f, strings.Join(Formats, ", "))
+}
+
+// Render writes a result in a format.
+func Render(w io.Writer, format string, res *result.Result, o Options) error {
+	switch format {
+	case "json":
+		return JSON(w, res)
+	case "table", "markdown":
+		c := FromResult(res)
+		if format == "markdown" {
+			return Markdown(w, c)
+		}
+		return Table(w, c, o)
+	}
+	return CheckFormat(format)
+}
+
+// JSON writes the result document (schema_version 1).
+func JSON(w io.Writer, res *result.Result) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(res)
+}
+
+// FromResult compares the runs of one result (its variants).
+func FromResult(res *result.Result) *Comparison {
+	var cols []Column
+	for i := range res.Runs {
+		r := &res.Runs[i]
+		label := r.Variant
+		if r.Label != "" {
+			label = r.Label
+		}
+		cols = append(cols, Column{Label: label, Run: r})
+	}
+	title := "writeamp"
+	if res.Workload.Name != "" {
+		title += " · " + res.Workload.Name
+	}
+	title += " on " + res.Server.Name
+	c := Build(title, subtitle(res), cols)
+	c.Notes = append(c.Notes, res.Notes...)
+	return c
+}
+
+func subtitle(res *result.Result) []string {
+	var out []string
+	if len(res.Runs) > 0 {
+		r := res.Runs[0]
+		var ops []string
+		for _, k := range sortedKeys(r.Operations) {
+			ops = append(ops, fmt.Sprintf("%s %s", formatValue("", float64(r.Operations[k])), k))
+		}
+		if len(ops) > 0 {
+			out = append(out, "per variant: "+strings.Join(ops, ", "))
+		}
+	}
+	if p := res.Workload.Params; len(p) > 0 {
+		var kv []string
+		for _, k := range sortedKeys(p) {
+			kv = append(kv, fmt.Sprintf("%s=%v", k, p[k]))
+		}
+		out = append(out, "parameters: "+strings.Join(kv, " "))
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+func refs(r Row) string {
+	if len(r.Refs) == 0 {
+		return r.Basis
+	}
+	var s []string
+	for _, n := range r.Refs {
+		s = append(s, fmt.Sprint(n))
+	}
+	return r.Basis + " [" + strings.Join(s, ",") + "]"
+}
+
+func header(c *Comparison) table.Row {
+	h := table.Row{"metric"}
+	for _, col := range c.Columns {
+		h = append(h, col.Label)
+		if c.PerOp != "" {
+			h = append(h, "per "+c.PerOp)
+		}
+	}
+	if len(c.Columns) > 1 {
+		h = append(h, "change")
+	}
+	return append(h, "basis [source]")
+}
+
+func rowCells(c *Comparison, r Row) table.Row {
+	out := table.Row{r.Label}
+	for _, cell := range r.Cells {
+		out = append(out, cell.Text)
+		if c.PerOp != "" {
+			out = append(out, cell.PerText)
+		}
+	}
+	if len(c.Columns) > 1 {
+		out = append(out, r.Change)
+	}
+	return append(out, refs(r))
+}
+
+// runRows are the driver's own figures: time, throughput, latency, errors.
+func runRows(c *Comparison) []table.Row {
+	var rows []table.Row
+	pad := func(r table.Row) table.Row {
+		for len(r) < len(header(c)) {
+			r = append(r, "")
+		}
+		return r
+	}
+	line := func(label string, f func(*result.Run) string) {
+		r := table.Row{label}
+		for _, col := range c.Columns {
+			r = append(r, f(col.Run))
+			if c.PerOp != "" {
+				r = append(r, "")
+			}
+		}
+		rows = append(rows, pad(r))
+	}
+	line("elapsed", func(r *result.Run) string { return fmt.Sprintf("%.1f s", r.ElapsedSeconds) })
+	line("operations/s", func(r *result.Run) string { return formatValue("", float64(int64(r.Throughput))) })
+	ops := map[string]bool{}
+	for _, col := range c.Columns {
+		for k := range col.Run.LatencyMS {
+			ops[k] = true
+		}
+	}
+	for _, op := range sortedKeys(ops) {
+		line(op+" p50/p99 ms", func(r *result.Run) string {
+			l, ok := r.LatencyMS[op]
+			if !ok {
+				return ""
+			}
+			return fmt.Sprintf("%.2f / %.2f", l.P50, l.P99)
+		})
+	}
+	return rows
+}
+
+// titleRow repeats a section title across the row so AutoMerge spans it
+// over all columns instead of widening the first.
+func titleRow(c *Comparison, title string) table.Row {
+	r := table.Row{}
+	for range header(c) {
+		r = append(r, title)
+	}
+	return r
+}
+
+// Table renders for a terminal.
+func Table(w io.Writer, c *Comparison, o Options) error {
+	fmt.Fprintln(w, c.Title)
+	for _, s := range c.Subtitle {
+		fmt.Fprintln(w, "  "+s)
+	}
+	fmt.Fprintln(w)
+	t := table.NewWriter()
+	t.SetOutputMirror(w)
+	style := table.StyleLight
+	if !o.Color {
+		style.Color = table.ColorOptions{}
+	}
+	style.Options.SeparateRows = false
+	t.SetStyle(style)
+	t.AppendHeader(header(c))
+	var cfg []table.ColumnConfig
+	for i := 2; i <= len(header(c))-1; i++ {
+		cfg = append(cfg, table.ColumnConfig{Number: i, Align: text.AlignRight})
+	}
+	t.SetColumnConfigs(cfg)
+	bold := func(s string) string {
+		if o.Color {
+			return text.Bold.Sprint(s)
+		}
+		return s
+	}
+	t.AppendRow(titleRow(c, bold("Run")), table.RowConfig{AutoMerge: true})
+	for _, r := range runRows(c) {
+		t.AppendRow(r)
+	}
+	for _, s := range c.Sections {
+		if len(s.Rows) == 0 {
+			continue
+		}
+		t.AppendSeparator()
+		t.AppendRow(titleRow(c, bold(s.Title)), table.RowConfig{AutoMerge: true})
+		for _, r := range s.Rows {
+			t.AppendRow(rowCells(c, r))
+		}
+	}
+	t.Render()
+	footer(w, c, "")
+	return nil
+}
+
+func footer(w io.Writer, c *Comparison, bullet string) {
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, bullet+"basis: exact = counted by the server; derived = computed by the stated rule; approx = a proxy; n/a = unavailable (see notes); — = object absent in that run")
+	if c.PerOp != "" && len(c.Columns) > 1 {
+		fmt.Fprintln(w, bullet+"change: last column vs first, per "+c.PerOp+" (ratios in percentage points)")
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, bullet+"sources:")
+	for i, s := range c.Sources {
+		fmt.Fprintf(w, "%s  [%d] %s\n", bullet, i+1, s)
+	}
+	if len(c.Notes) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, bullet+"notes:")
+		for _, n := range c.Notes {
+			fmt.Fprintf(w, "%s  - %s\n", bullet, n)
+		}
+	}
+}
+
+// Markdown renders for a pull-request comment.
+func Markdown(w io.Writer, c *Comparison) error {
+	fmt.Fprintf(w, "### %s\n\n", c.Title)
+	for _, s := range c.Subtitle {
+		fmt.Fprintf(w, "- %s\n", s)
+	}
+	fmt.Fprintln(w)
+	t := table.NewWriter()
+	t.SetOutputMirror(w)
+	t.AppendHeader(header(c))
+	t.AppendRow(table.Row{"**Run**"})
+	for _, r := range runRows(c) {
+		t.AppendRow(r)
+	}
+	for _, s := range c.Sections {
+		if len(s.Rows) == 0 {
+			continue
+		}
+		t.AppendRow(table.Row{"**" + s.Title + "**"})
+		for _, r := range s.Rows {
+			t.AppendRow(rowCells(c, r))
+		}
+	}
+	t.RenderMarkdown()
+	footer(w, c, "")
+	return nil
+}
