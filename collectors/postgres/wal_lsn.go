@@ -48,6 +48,6 @@ func (w WalLSN) Collect(ctx context.Context, qr dialects.Querier, s dialects.Ser
 	if err != nil {
 		return nil, err
 	}
-	c := exact(collectors.DB, "", "log_bytes", v, "pg_current_wal_insert_lsn() difference (whole cluster, all sessions)", "")
+	c := exact(collectors.DB, "", "log_bytes", v, "pg_current_wal_insert_lsn() difference (whole cluster, all sessions; includes WAL page headers and record alignment)", "")
 	return []collectors.Counter{c}, nil
 }

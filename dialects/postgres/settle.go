@@ -71,7 +71,7 @@ func (Dialect) Instrument(ctx context.Context, db *sql.DB, s *dialects.Server) (
 	if !s.Has(CapCreateWalinspect) {
 		return nil, nil
 	}
-	if _, err := db.ExecContext(ctx, queries.MustGet(Name, "create_walinspect", s.VersionNum)); err != nil {
+	if err := execPublished(ctx, db, *s, queries.MustGet(Name, "create_walinspect", s.VersionNum)); err != nil {
 		s.Set(CapWalinspect, false, "could not create pg_walinspect: "+err.Error())
 		return nil, []string{"pg_walinspect: CREATE EXTENSION failed: " + err.Error()}
 	}
@@ -80,10 +80,25 @@ func (Dialect) Instrument(ctx context.Context, db *sql.DB, s *dialects.Server) (
 		s.SetProp(PropWalinspectSchema, schema)
 	}
 	undo := func(ctx context.Context) error {
-		if _, err := db.ExecContext(ctx, queries.MustGet(Name, "drop_walinspect", s.VersionNum)); err != nil {
+		if err := execPublished(ctx, db, *s, queries.MustGet(Name, "drop_walinspect", s.VersionNum)); err != nil {
 			return fmt.Errorf("postgres: drop the pg_walinspect extension writeamp created: %w", err)
 		}
 		return nil
 	}
 	return undo, []string{"pg_walinspect was created for the measurement and is dropped afterwards"}
+}
+
+// execPublished runs a statement on its own connection and publishes that
+// session's statistics right away, so its WAL is not counted late inside a
+// measured window.
+func execPublished(ctx context.Context, db *sql.DB, s dialects.Server, stmt string) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, stmt); err != nil {
+		return err
+	}
+	return Dialect{}.EndSession(ctx, conn, s)
 }

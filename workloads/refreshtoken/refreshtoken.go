@@ -97,6 +97,7 @@ type Workload struct {
 	schema  string
 	dialect string
 	version int
+	server  dialects.Server
 }
 
 func init() {
@@ -191,7 +192,7 @@ func (w *Workload) Prepare(ctx context.Context, db *sql.DB, s dialects.Server, v
 	if !ok {
 		return fmt.Errorf("--variants: unknown variant %q (known: %s)", variant, strings.Join(Variants, ", "))
 	}
-	w.variant, w.dialect, w.version = variant, s.Dialect, s.VersionNum
+	w.variant, w.dialect, w.version, w.server = variant, s.Dialect, s.VersionNum, s
 	if w.P.FillFactor != 100 && s.Dialect != "postgres" {
 		return fmt.Errorf("--fillfactor is a PostgreSQL heap setting; %s has no equivalent the workload models", s)
 	}
@@ -201,6 +202,30 @@ func (w *Workload) Prepare(ctx context.Context, db *sql.DB, s dialects.Server, v
 	if err != nil {
 		return fmt.Errorf("refresh-token has no %s DDL for %s: %w", variant, s, err)
 	}
+	return w.onConn(ctx, db, func(conn *sql.Conn) error { return w.create(ctx, conn, ddl) })
+}
+
+// onConn runs DDL on one connection that publishes its statistics when done
+// (PostgreSQL 15+): otherwise a pooled connection's WAL counts from this DDL
+// would be published late, inside the next measured window.
+func (w *Workload) onConn(ctx context.Context, db *sql.DB, f func(*sql.Conn) error) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	ferr := f(conn)
+	if d, ok := dialects.Get(w.server.Dialect); ok {
+		if e, ok := d.(dialects.SessionEnder); ok {
+			if err := e.EndSession(context.WithoutCancel(ctx), conn, w.server); err != nil && ferr == nil {
+				ferr = fmt.Errorf("publish session statistics: %w", err)
+			}
+		}
+	}
+	return ferr
+}
+
+func (w *Workload) create(ctx context.Context, db dialects.Querier, ddl string) (err error) {
 	existing, err := w.listSchemas(ctx, db)
 	if err != nil {
 		return fmt.Errorf("list existing writeamp schemas: %w", err)
@@ -215,7 +240,7 @@ func (w *Workload) Prepare(ctx context.Context, db *sql.DB, s dialects.Server, v
 	}
 	defer func() {
 		if err != nil {
-			if cerr := w.Cleanup(context.WithoutCancel(ctx), db); cerr != nil {
+			if cerr := w.drop(context.WithoutCancel(ctx), db); cerr != nil {
 				err = fmt.Errorf("%w (and cleanup failed: %v)", err, cerr)
 			}
 		}
@@ -228,7 +253,7 @@ func (w *Workload) Prepare(ctx context.Context, db *sql.DB, s dialects.Server, v
 	}
 	for _, stmt := range statements(ddl) {
 		if _, err := db.ExecContext(ctx, stmt); err != nil {
-			return fmt.Errorf("create %s tables: %w", variant, explainDDL(err))
+			return fmt.Errorf("create %s tables: %w", w.variant, explainDDL(err))
 		}
 	}
 	return nil
@@ -241,7 +266,7 @@ func explainDDL(err error) error {
 	return err
 }
 
-func (w *Workload) listSchemas(ctx context.Context, db *sql.DB) ([]string, error) {
+func (w *Workload) listSchemas(ctx context.Context, db dialects.Querier) ([]string, error) {
 	rows, err := db.QueryContext(ctx, w.mustSQL("rt_list_schemas"))
 	if err != nil {
 		return nil, err
@@ -259,7 +284,7 @@ func (w *Workload) listSchemas(ctx context.Context, db *sql.DB) ([]string, error
 }
 
 // owner reads a schema's marker: run id, pid and host of the run that made it.
-func (w *Workload) owner(ctx context.Context, db *sql.DB) (runID string, pid int, host string, err error) {
+func (w *Workload) owner(ctx context.Context, db dialects.Querier) (runID string, pid int, host string, err error) {
 	err = db.QueryRowContext(ctx, w.mustSQL("rt_marker_read")).Scan(&runID, &pid, &host)
 	return
 }
@@ -269,6 +294,10 @@ func (w *Workload) Cleanup(ctx context.Context, db *sql.DB) error {
 	if w.schema == "" {
 		return nil
 	}
+	return w.onConn(ctx, db, func(conn *sql.Conn) error { return w.drop(ctx, conn) })
+}
+
+func (w *Workload) drop(ctx context.Context, db dialects.Querier) error {
 	run, _, _, err := w.owner(ctx, db)
 	if err != nil || run != w.RunID {
 		if err == nil {
@@ -288,7 +317,16 @@ func (w *Workload) Cleanup(ctx context.Context, db *sql.DB) error {
 // whose process is gone (a crash, a kill -9). Schemas of live runs, of other
 // hosts, or without a writeamp marker are listed but never touched.
 func (w *Workload) CleanLeftovers(ctx context.Context, db *sql.DB, s dialects.Server) (dropped, kept []string, err error) {
-	w.dialect, w.version = s.Dialect, s.VersionNum
+	w.dialect, w.version, w.server = s.Dialect, s.VersionNum, s
+	err = w.onConn(ctx, db, func(conn *sql.Conn) error {
+		var err error
+		dropped, kept, err = w.cleanLeftovers(ctx, conn)
+		return err
+	})
+	return dropped, kept, err
+}
+
+func (w *Workload) cleanLeftovers(ctx context.Context, db dialects.Querier) (dropped, kept []string, err error) {
 	names, err := w.listSchemas(ctx, db)
 	if err != nil {
 		return nil, nil, err

@@ -1,0 +1,183 @@
+package postgres
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/DATA-DOG/go-sqlmock"
+
+	"github.com/writeamp/writeamp/collectors"
+	"github.com/writeamp/writeamp/dialects"
+	pg "github.com/writeamp/writeamp/dialects/postgres"
+	"github.com/writeamp/writeamp/queries"
+)
+
+func server(v int) dialects.Server {
+	s := dialects.Server{Dialect: pg.Name, VersionNum: v, User: "app"}
+	s.Set(pg.CapPrimary, true, "")
+	s.Set(pg.CapStatWAL, v >= 140000, "pg_stat_wal needs PostgreSQL 14 or later")
+	s.Set(pg.CapWalinspect, v >= 150000, "pg_walinspect needs PostgreSQL 15 or later")
+	s.Set(pg.CapWalBlockInfo, v >= 160000, "")
+	s.SetProp(pg.PropDatabaseOID, "5")
+	s.SetProp(pg.PropWalinspectSchema, "public")
+	return s
+}
+
+func mock(t *testing.T) (sqlmock.Sqlmock, dialects.Querier) {
+	db, m, err := sqlmock.New(sqlmock.QueryMatcherOption(sqlmock.QueryMatcherEqual), sqlmock.ValueConverterOption(arrays{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := m.ExpectationsWereMet(); err != nil {
+			t.Error(err)
+		}
+		db.Close()
+	})
+	return m, db
+}
+
+// arrays lets slices through as pgx does (text[] and bigint[] parameters).
+type arrays struct{}
+
+func (arrays) ConvertValue(v any) (driver.Value, error) {
+	switch v.(type) {
+	case []string, []int64:
+		return v, nil
+	}
+	return driver.DefaultParameterConverter.ConvertValue(v)
+}
+
+func byKey(cs []collectors.Counter) map[string]collectors.Counter {
+	out := map[string]collectors.Counter{}
+	for _, c := range cs {
+		out[c.Key.String()] = c
+	}
+	return out
+}
+
+func TestPgStatUserTablesByVersion(t *testing.T) {
+	cols := []string{"schemaname", "relname", "relid", "n_tup_ins", "n_tup_upd", "n_tup_hot_upd", "n_tup_del", "n_tup_newpage_upd", "autovacuum_count", "autoanalyze_count", "vacuum_count"}
+	for _, tc := range []struct {
+		v       int
+		newpage any
+	}{{130014, nil}, {150020, nil}, {160004, int64(7)}, {180000, int64(7)}} {
+		m, q := mock(t)
+		m.ExpectQuery(queries.MustGet(pg.Name, "pg_stat_user_tables", tc.v)).WithArgs([]string{"kc"}).
+			WillReturnRows(sqlmock.NewRows(cols).
+				AddRow("kc", "offline_user_session", int64(16400), int64(1500), int64(15000), int64(14800), int64(150), tc.newpage, int64(0), int64(0), int64(0)).
+				AddRow("kc", "not_in_scope", int64(16500), int64(1), int64(1), int64(0), int64(0), tc.newpage, int64(0), int64(0), int64(0)))
+		cs, err := PgStatUserTables{}.Collect(context.Background(), q, server(tc.v), collectors.Scope{Schemas: []string{"kc"}, Tables: []string{"offline_user_session"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := byKey(cs)
+		if c := got["table:kc.offline_user_session:hot_updates"]; c.Value != 14800 || c.Source != "pg_stat_user_tables.n_tup_hot_upd" || c.Identity != "16400" {
+			t.Errorf("%d: hot_updates %+v", tc.v, c)
+		}
+		if _, ok := got["table:kc.not_in_scope:rows_inserted"]; ok {
+			t.Errorf("%d: a table outside --table scope was collected", tc.v)
+		}
+		_, hasNewpage := got["table:kc.offline_user_session:newpage_updates"]
+		if hasNewpage != (tc.v >= 160000) {
+			t.Errorf("%d: newpage_updates present=%v", tc.v, hasNewpage)
+		}
+	}
+}
+
+func TestPgStatWALUnsupportedBefore14(t *testing.T) {
+	err := PgStatWAL{}.Supports(server(130014))
+	if !errors.Is(err, dialects.ErrUnsupported) || !strings.Contains(err.Error(), "14") {
+		t.Errorf("13 must be unsupported with the reason: %v", err)
+	}
+	m, q := mock(t)
+	m.ExpectQuery(queries.MustGet(pg.Name, "pg_stat_wal", 150000)).WillReturnRows(
+		sqlmock.NewRows([]string{"wal_records", "wal_fpi", "wal_bytes", "wal_buffers_full", "stats_reset"}).
+			AddRow(int64(10), int64(2), int64(4096), int64(0), "2026-11-01 00:00:00+00"))
+	cs, err := PgStatWAL{}.Collect(context.Background(), q, server(150000), collectors.Scope{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := byKey(cs)
+	if got["database:log_records"].Value != 10 || got["database:fpi_count"].Value != 2 || got["database:log_bytes_stat"].Value != 4096 {
+		t.Errorf("%v", got)
+	}
+	if got["database:log_records"].Identity == "" {
+		t.Error("stats_reset must be the identity so a reset is detected")
+	}
+}
+
+func TestPgStatUserTablesPermissionErrorIsReturned(t *testing.T) {
+	m, q := mock(t)
+	m.ExpectQuery(queries.MustGet(pg.Name, "pg_stat_user_tables", 150000)).WithArgs(nil).WillReturnError(errors.New("permission denied for view pg_stat_user_tables"))
+	if _, err := (PgStatUserTables{}).Collect(context.Background(), q, server(150000), collectors.Scope{}); err == nil {
+		t.Fatal("expected the error")
+	}
+}
+
+func TestWalinspectAttributesRecords(t *testing.T) {
+	for _, v := range []int{150020, 160004} {
+		m, q := mock(t)
+		text := strings.ReplaceAll(queries.MustGet(pg.Name, "pg_walinspect", v), "{{walinspect}}", `"public"`)
+		if v >= 160000 && !strings.Contains(text, "pg_get_wal_block_info") {
+			t.Fatalf("16+ must read pg_get_wal_block_info")
+		}
+		if v < 160000 && (strings.Contains(text, "pg_get_wal_block_info") || !strings.Contains(text, "block_ref")) {
+			t.Fatalf("15 must parse block_ref")
+		}
+		m.ExpectQuery(queries.MustGet(pg.Name, "flush_lsn", v)).WithArgs("0/200").WillReturnRows(sqlmock.NewRows([]string{"d"}).AddRow(int64(0)))
+		cols := []string{"dboid", "relfilenode", "in_scope_xact", "count", "bytes", "fpi", "fpis", "leaf", "split"}
+		m.ExpectQuery(text).WithArgs("0/100", "0/200", int64(5), sqlmock.AnyArg()).WillReturnRows(sqlmock.NewRows(cols).
+			AddRow(int64(5), int64(1001), true, 100, 10000, 0, 0, 0, 0).     // the table's heap
+			AddRow(int64(5), int64(1002), true, 110, 8000, 2000, 1, 105, 5). // its index
+			AddRow(int64(5), int64(1003), true, 3, 300, 0, 0, 0, 0).         // its TOAST table
+			AddRow(int64(0), int64(0), true, 50, 1700, 0, 0, 0, 0).          // commits of those transactions
+			AddRow(int64(5), int64(2000), false, 4, 900, 800, 1, 0, 0).      // another table
+			AddRow(int64(9), int64(1001), false, 2, 90, 0, 0, 0, 0).         // same filenode, other database
+			AddRow(int64(0), int64(0), false, 3, 150, 0, 0, 0, 0))           // running xacts
+		objs := []collectors.Object{
+			{Level: collectors.Table, Schema: "kc", Name: "t", ID: "1001", Info: map[string]string{"toast_filenodes": "1003,1004"}},
+			{Level: collectors.Index, Schema: "kc", Name: "i", Table: "t", ID: "1002", Info: map[string]string{"method": "btree"}},
+			{Level: collectors.Index, Schema: "kc", Name: "idle", Table: "t", ID: "1005", Info: map[string]string{"method": "btree"}},
+		}
+		before := &collectors.Snapshot{Marks: map[string]string{MarkLSN: "0/100"}, Objects: objs}
+		after := &collectors.Snapshot{Marks: map[string]string{MarkLSN: "0/200"}, Objects: objs}
+		cs, err := PgWalinspect{}.CollectInterval(context.Background(), q, server(v), before, after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := byKey(cs)
+		want := map[string]float64{
+			"table:kc.t:log_bytes":             10300, // heap + TOAST
+			"index:kc.i:leaf_inserts":          105,
+			"index:kc.i:leaf_page_splits":      5,
+			"index:kc.i:fpi_bytes":             2000,
+			"index:kc.idle:leaf_inserts":       0, // "no WAL" is a finding, not a gap
+			"database:log_bytes_in_scope":      10000 + 8000 + 300 + 1700,
+			"database:log_bytes_other_objects": 900 + 90,
+			"database:log_bytes_other":         150,
+			"database:fpi_bytes":               2800,
+		}
+		for k, w := range want {
+			c, ok := got[k]
+			if !ok || c.Value != w {
+				t.Errorf("%d: %s = %v (present %v), want %v", v, k, c.Value, ok, w)
+			}
+			if ok && (!c.Interval || c.Exactness != "exact") {
+				t.Errorf("%s must be an exact interval figure", k)
+			}
+		}
+	}
+}
+
+func TestWalinspectUnsupportedSaysWhy(t *testing.T) {
+	s := server(150000)
+	s.Set(pg.CapWalinspect, false, "pg_walinspect is not installed ... (fix, as a superuser: CREATE EXTENSION pg_walinspect; GRANT pg_read_server_files TO app)")
+	err := PgWalinspect{}.Supports(s)
+	if !errors.Is(err, dialects.ErrUnsupported) || !strings.Contains(err.Error(), "GRANT pg_read_server_files") {
+		t.Errorf("%v", err)
+	}
+}

@@ -1,0 +1,42 @@
+// Package testenv gives integration tests their database DSNs from the
+// environment. Without one a test skips, except under CI=true, where a
+// missing or unreachable database is a failure: CI must never pass by
+// testing nothing.
+package testenv
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"testing"
+	"time"
+)
+
+// CI reports whether the tests run under CI.
+func CI() bool { return os.Getenv("CI") == "true" }
+
+// DSN returns the value of the variable, or skips/fails the test.
+func DSN(t testing.TB, envVar string) string {
+	t.Helper()
+	dsn := os.Getenv(envVar)
+	if dsn == "" {
+		if CI() {
+			t.Fatalf("%s is not set and CI=true: integration tests must run in CI", envVar)
+		}
+		t.Skipf("%s not set: skipping integration test (make test sets it)", envVar)
+	}
+	return dsn
+}
+
+// Reachable fails (CI) or skips the test when the database does not answer.
+func Reachable(t testing.TB, db *sql.DB, what string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := db.PingContext(ctx); err != nil {
+		if CI() {
+			t.Fatalf("%s unreachable under CI=true: %v", what, err)
+		}
+		t.Skipf("%s unreachable: %v", what, err)
+	}
+}
