@@ -138,6 +138,15 @@ func TestRefreshTokenOnPostgres(t *testing.T) {
 			if run.Variant == "coarse" && hot < 0.9*refreshes {
 				t.Errorf("coarse: only %v of %v updates HOT", hot, refreshes)
 			}
+			// Coarse changes no key column on refresh, so every non-HOT update
+			// must be one whose new version went to another page.
+			np := metric(t, us, "newpage_updates").V()
+			if run.Variant == "coarse" && np != refreshes-hot {
+				t.Errorf("coarse: %v page-move updates, want all %v non-HOT ones", np, refreshes-hot)
+			}
+			if run.Variant == "baseline" && np >= refreshes {
+				t.Errorf("baseline: %v page-move updates of %v; most move an index key on the same page", np, refreshes)
+			}
 			// WAL-counted leaf inserts must equal the table-counter rule for
 			// every index (all rows match the partial indexes' predicates).
 			for _, ix := range run.Indexes {

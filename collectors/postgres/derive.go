@@ -23,6 +23,16 @@ func DeriveTables(d *collectors.Delta) {
 		if d.Has(key(collectors.Table, t, "rows_updated")) {
 			d.Put(key(collectors.Table, t, "hot_ratio"), result.Ratio(hot, upd, "derived: n_tup_hot_upd / n_tup_upd"))
 		}
+		// Say why updates were not HOT when the WAL or PG16's counter can tell:
+		// a page-full move is fixed by free space, a key change by the schema.
+		np := d.Get(key(collectors.Table, t, "newpage_updates"))
+		if upd.OK() && hot.OK() && np.OK() && upd.V()-hot.V() > 0 {
+			nonHOT := upd.V() - hot.V()
+			d.Put(key(collectors.Table, t, "non_hot_updates"), result.New(nonHOT, result.Derived, "derived: n_tup_upd - n_tup_hot_upd"))
+			if np.V() > 0 {
+				d.Warnings = append(d.Warnings, fmt.Sprintf("%s: %.0f of its %.0f non-HOT updates moved the row to another page because the new version did not fit on its page (each still added an entry to every index); free space on the page (a lower fillfactor) would have kept them HOT", t, np.V(), nonHOT))
+			}
+		}
 		for _, m := range []string{"autovacuum_runs", "autoanalyze_runs", "vacuum_runs"} {
 			if v := d.Get(key(collectors.Table, t, m)); v.OK() && v.V() > 0 {
 				d.Warnings = append(d.Warnings, fmt.Sprintf("%s: %s ran %.0f time(s) inside the window; its WAL is included", t, m[:len(m)-5], v.V()))

@@ -101,14 +101,14 @@ func (PgWalinspect) CollectInterval(ctx context.Context, qr dialects.Querier, s 
 	}
 	defer rows.Close()
 
-	type agg struct{ recs, bytes, fpiBytes, fpis, leafIns, leafSplit float64 }
+	type agg struct{ recs, bytes, fpiBytes, fpis, leafIns, leafSplit, newpage float64 }
 	perObj := map[relKey]*agg{}
 	var inScope, otherRel, otherNone, allFPI agg
 	for rows.Next() {
 		var db, node int64
 		var scopeXact bool
 		var a agg
-		if err := rows.Scan(&db, &node, &scopeXact, &a.recs, &a.bytes, &a.fpiBytes, &a.fpis, &a.leafIns, &a.leafSplit); err != nil {
+		if err := rows.Scan(&db, &node, &scopeXact, &a.recs, &a.bytes, &a.fpiBytes, &a.fpis, &a.leafIns, &a.leafSplit, &a.newpage); err != nil {
 			return nil, err
 		}
 		allFPI.fpiBytes += a.fpiBytes
@@ -130,6 +130,7 @@ func (PgWalinspect) CollectInterval(ctx context.Context, qr dialects.Querier, s 
 			t.fpis += a.fpis
 			t.leafIns += a.leafIns
 			t.leafSplit += a.leafSplit
+			t.newpage += a.newpage
 			inScope.bytes += a.bytes
 			inScope.recs += a.recs
 		case scopeXact:
@@ -168,6 +169,9 @@ func (PgWalinspect) CollectInterval(ctx context.Context, qr dialects.Querier, s 
 			iv(o.Level, k.obj, "log_bytes", a.bytes, src+": sum(record_length) of records whose first block is this relation"),
 			iv(o.Level, k.obj, "log_records", a.recs, src+": records whose first block is this relation"),
 			iv(o.Level, k.obj, "fpi_bytes", a.fpiBytes, src+": sum(fpi_length)"))
+		if o.Level == collectors.Table {
+			out = append(out, iv(o.Level, k.obj, "newpage_updates", a.newpage, src+": Heap UPDATE records with a second block (the new version went to another page)"))
+		}
 		if o.Level == collectors.Index && o.Info["method"] == "btree" {
 			out = append(out,
 				iv(o.Level, k.obj, "leaf_inserts", a.leafIns, src+": Btree INSERT_LEAF + INSERT_POST + level-0 SPLIT_L/SPLIT_R records"),

@@ -129,15 +129,15 @@ func TestWalinspectAttributesRecords(t *testing.T) {
 			t.Fatalf("15 must parse block_ref")
 		}
 		m.ExpectQuery(queries.MustGet(pg.Name, "flush_lsn", v)).WithArgs("0/200").WillReturnRows(sqlmock.NewRows([]string{"d"}).AddRow(int64(0)))
-		cols := []string{"dboid", "relfilenode", "in_scope_xact", "count", "bytes", "fpi", "fpis", "leaf", "split"}
+		cols := []string{"dboid", "relfilenode", "in_scope_xact", "count", "bytes", "fpi", "fpis", "leaf", "split", "newpage"}
 		m.ExpectQuery(text).WithArgs("0/100", "0/200", int64(5), sqlmock.AnyArg()).WillReturnRows(sqlmock.NewRows(cols).
-			AddRow(int64(5), int64(1001), true, 100, 10000, 0, 0, 0, 0).     // the table's heap
-			AddRow(int64(5), int64(1002), true, 110, 8000, 2000, 1, 105, 5). // its index
-			AddRow(int64(5), int64(1003), true, 3, 300, 0, 0, 0, 0).         // its TOAST table
-			AddRow(int64(0), int64(0), true, 50, 1700, 0, 0, 0, 0).          // commits of those transactions
-			AddRow(int64(5), int64(2000), false, 4, 900, 800, 1, 0, 0).      // another table
-			AddRow(int64(9), int64(1001), false, 2, 90, 0, 0, 0, 0).         // same filenode, other database
-			AddRow(int64(0), int64(0), false, 3, 150, 0, 0, 0, 0))           // running xacts
+			AddRow(int64(5), int64(1001), true, 100, 10000, 0, 0, 0, 0, 12).    // the table's heap
+			AddRow(int64(5), int64(1002), true, 110, 8000, 2000, 1, 105, 5, 0). // its index
+			AddRow(int64(5), int64(1003), true, 3, 300, 0, 0, 0, 0, 0).         // its TOAST table
+			AddRow(int64(0), int64(0), true, 50, 1700, 0, 0, 0, 0, 0).          // commits of those transactions
+			AddRow(int64(5), int64(2000), false, 4, 900, 800, 1, 0, 0, 3).      // another table
+			AddRow(int64(9), int64(1001), false, 2, 90, 0, 0, 0, 0, 0).         // same filenode, other database
+			AddRow(int64(0), int64(0), false, 3, 150, 0, 0, 0, 0, 0))           // running xacts
 		objs := []collectors.Object{
 			{Level: collectors.Table, Schema: "kc", Name: "t", ID: "1001", Info: map[string]string{"toast_filenodes": "1003,1004"}},
 			{Level: collectors.Index, Schema: "kc", Name: "i", Table: "t", ID: "1002", Info: map[string]string{"method": "btree"}},

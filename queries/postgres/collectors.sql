@@ -56,12 +56,14 @@ FROM pg_stat_database WHERE datname = current_database()
 -- WAL records between two LSNs, grouped by the relation of each record's first
 -- block (block 0, as counters.md says), with B-tree leaf inserts counted as
 -- INSERT_LEAF + INSERT_POST + leaf-level (level 0) splits, which carry the new tuple.
+-- A heap UPDATE whose record references a second block moved the row to
+-- another page: non-HOT because it did not fit, not because a key changed.
 -- $1 start LSN, $2 end LSN, $3 database oid, $4 relfilenodes in scope.
 -- PG 15: the relation comes from parsing block_ref.
 -- min_version: 150000
 -- max_version: 160000
 WITH r AS (
-  SELECT xid::text::bigint AS xid, record_length, fpi_length, resource_manager, record_type, description,
+  SELECT xid::text::bigint AS xid, record_length, fpi_length, resource_manager, record_type, description, block_ref,
          regexp_match(block_ref, 'blkref #0: rel (\d+)/(\d+)/(\d+)') AS rel
   FROM {{walinspect}}.pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)
 ), c AS (
@@ -69,21 +71,22 @@ WITH r AS (
          coalesce(rel[2]::bigint, 0) AS dboid, coalesce(rel[3]::bigint, 0) AS relfilenode,
          resource_manager = 'Btree' AND (record_type IN ('INSERT_LEAF', 'INSERT_POST')
            OR (record_type IN ('SPLIT_L', 'SPLIT_R') AND description LIKE 'level 0,%')) AS leaf_insert,
-         resource_manager = 'Btree' AND record_type IN ('SPLIT_L', 'SPLIT_R') AND description LIKE 'level 0,%' AS leaf_split
+         resource_manager = 'Btree' AND record_type IN ('SPLIT_L', 'SPLIT_R') AND description LIKE 'level 0,%' AS leaf_split,
+         resource_manager = 'Heap' AND record_type IN ('UPDATE', 'UPDATE+INIT') AND block_ref LIKE '%blkref #1:%' AS newpage_update
   FROM r
 ), w AS (
   SELECT DISTINCT xid FROM c WHERE dboid = $3 AND relfilenode = ANY($4::bigint[]) AND xid <> 0
 )
 SELECT dboid, relfilenode, (xid IN (SELECT xid FROM w)) AS in_scope_xact,
        count(*), sum(record_length)::bigint, sum(fpi_length)::bigint, count(*) FILTER (WHERE fpi_length > 0),
-       count(*) FILTER (WHERE leaf_insert), count(*) FILTER (WHERE leaf_split)
+       count(*) FILTER (WHERE leaf_insert), count(*) FILTER (WHERE leaf_split), count(*) FILTER (WHERE newpage_update)
 FROM c GROUP BY 1, 2, 3
 
 -- name: pg_walinspect
 -- PG 16+: the relation of block 0 comes from pg_get_wal_block_info's columns.
 -- min_version: 160000
 WITH rec AS (
-  SELECT start_lsn, xid::text::bigint AS xid, record_length, fpi_length, resource_manager, record_type, description
+  SELECT start_lsn, xid::text::bigint AS xid, record_length, fpi_length, resource_manager, record_type, description, block_ref
   FROM {{walinspect}}.pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)
 ), blk AS (
   SELECT DISTINCT ON (start_lsn) start_lsn, reldatabase::bigint AS dboid, relfilenode::bigint AS relfilenode
@@ -94,12 +97,13 @@ WITH rec AS (
          coalesce(blk.dboid, 0) AS dboid, coalesce(blk.relfilenode, 0) AS relfilenode,
          rec.resource_manager = 'Btree' AND (rec.record_type IN ('INSERT_LEAF', 'INSERT_POST')
            OR (rec.record_type IN ('SPLIT_L', 'SPLIT_R') AND rec.description LIKE 'level 0,%')) AS leaf_insert,
-         rec.resource_manager = 'Btree' AND rec.record_type IN ('SPLIT_L', 'SPLIT_R') AND rec.description LIKE 'level 0,%' AS leaf_split
+         rec.resource_manager = 'Btree' AND rec.record_type IN ('SPLIT_L', 'SPLIT_R') AND rec.description LIKE 'level 0,%' AS leaf_split,
+         rec.resource_manager = 'Heap' AND rec.record_type IN ('UPDATE', 'UPDATE+INIT') AND rec.block_ref LIKE '%blkref #1:%' AS newpage_update
   FROM rec LEFT JOIN blk USING (start_lsn)
 ), w AS (
   SELECT DISTINCT xid FROM c WHERE dboid = $3 AND relfilenode = ANY($4::bigint[]) AND xid <> 0
 )
 SELECT dboid, relfilenode, (xid IN (SELECT xid FROM w)) AS in_scope_xact,
        count(*), sum(record_length)::bigint, sum(fpi_length)::bigint, count(*) FILTER (WHERE fpi_length > 0),
-       count(*) FILTER (WHERE leaf_insert), count(*) FILTER (WHERE leaf_split)
+       count(*) FILTER (WHERE leaf_insert), count(*) FILTER (WHERE leaf_split), count(*) FILTER (WHERE newpage_update)
 FROM c GROUP BY 1, 2, 3
