@@ -176,13 +176,7 @@ func missingFrom(name string, err error) Missing {
 // collector that fails is recorded in Missing and the snapshot goes on.
 func (set *Set) Take(ctx context.Context, db *sql.DB, s dialects.Server, sc Scope) (*Snapshot, error) {
 	snap := &Snapshot{Server: s, Scope: sc, Marks: map[string]string{}}
-	begin := set.SnapshotTx
-	if begin == nil {
-		begin = func(ctx context.Context, db *sql.DB, _ dialects.Server) (*sql.Tx, error) {
-			return db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-		}
-	}
-	tx, err := begin(ctx, db, s)
+	tx, err := set.begin(ctx, db, s)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: open read-only transaction: %w", err)
 	}
@@ -221,6 +215,15 @@ func (set *Set) Take(ctx context.Context, db *sql.DB, s dialects.Server, sc Scop
 		snap.Counters = append(snap.Counters, cs...)
 	}
 	return snap, nil
+}
+
+// begin opens the dialect's observer transaction (read-only where the
+// driver supports it; some drivers refuse sql.TxOptions.ReadOnly).
+func (set *Set) begin(ctx context.Context, db *sql.DB, s dialects.Server) (*sql.Tx, error) {
+	if set.SnapshotTx != nil {
+		return set.SnapshotTx(ctx, db, s)
+	}
+	return db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 }
 
 func (set *Set) collectOne(ctx context.Context, tx *sql.Tx, s dialects.Server, c Collector, sc Scope) ([]Counter, error) {
@@ -372,7 +375,7 @@ func (set *Set) RunInterval(ctx context.Context, db *sql.DB, d *Delta) {
 			continue
 		}
 		cs, err := func() ([]Counter, error) {
-			tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+			tx, err := set.begin(ctx, db, d.Server)
 			if err != nil {
 				return nil, err
 			}

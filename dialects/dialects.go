@@ -216,3 +216,59 @@ func ForDSN(dsn string) (Dialect, error) {
 	sort.Strings(known)
 	return nil, fmt.Errorf("--dsn: unknown scheme %q (known: %s)", scheme, strings.Join(known, ", "))
 }
+
+// Stmt is one statement of a workload operation.
+type Stmt struct {
+	SQL   string
+	Args  []any
+	Query bool // returns rows (counted, not kept)
+}
+
+// StmtResult is what one statement did.
+type StmtResult struct {
+	RowsAffected int64
+	RowsReturned int64
+}
+
+// Pipeliner is implemented by dialects that can send all statements of one
+// transaction in a single round trip. The server runs the same statements in
+// the same order in one transaction; only the client stops waiting between
+// them, so the driver does not become the bottleneck of a measurement.
+type Pipeliner interface {
+	Pipeline(ctx context.Context, conn *sql.Conn, stmts []Stmt) ([]StmtResult, error)
+}
+
+// ExecTx runs the statements one by one in a transaction: the fallback for
+// dialects without pipelining.
+func ExecTx(ctx context.Context, conn *sql.Conn, stmts []Stmt) ([]StmtResult, error) {
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	out := make([]StmtResult, len(stmts))
+	for i, s := range stmts {
+		if s.Query {
+			rows, err := tx.QueryContext(ctx, s.SQL, s.Args...)
+			if err != nil {
+				return out, fmt.Errorf("statement %d: %w", i+1, err)
+			}
+			for rows.Next() {
+				out[i].RowsReturned++
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return out, fmt.Errorf("statement %d: %w", i+1, err)
+			}
+			continue
+		}
+		res, err := tx.ExecContext(ctx, s.SQL, s.Args...)
+		if err != nil {
+			return out, fmt.Errorf("statement %d: %w", i+1, err)
+		}
+		if out[i].RowsAffected, err = res.RowsAffected(); err != nil {
+			return out, err
+		}
+	}
+	return out, tx.Commit()
+}

@@ -4,8 +4,14 @@ import (
 	"github.com/spf13/cobra"
 
 	// Dialects and their collectors register themselves.
+	_ "github.com/writeamp/writeamp/collectors/mysql"
+	_ "github.com/writeamp/writeamp/collectors/oracle"
 	_ "github.com/writeamp/writeamp/collectors/postgres"
+	_ "github.com/writeamp/writeamp/collectors/sqlserver"
+	_ "github.com/writeamp/writeamp/dialects/mysql"
+	_ "github.com/writeamp/writeamp/dialects/oracle"
 	_ "github.com/writeamp/writeamp/dialects/postgres"
+	_ "github.com/writeamp/writeamp/dialects/sqlserver"
 )
 
 func newRoot() *cobra.Command {

@@ -18,7 +18,7 @@ func newRunCmd() *cobra.Command {
 	var (
 		dsn, format, output string
 		variants            []string
-		keep, quiet         bool
+		keep, quiet, noPipe bool
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -71,8 +71,10 @@ does not sleep, so a 300-second scenario runs as fast as the database allows.`,
 			t.DB.SetMaxOpenConns(p.Concurrency + 2)
 			t.DB.SetMaxIdleConns(p.Concurrency + 2)
 			fmt.Fprintf(log, "measuring on %s (%s)\n", t.Server, t.Where)
+			wl := refreshtoken.New(p)
+			wl.NoPipeline = noPipe
 			exp := &measure.Experiment{
-				DB: t.DB, Server: t.Server, Workload: refreshtoken.New(p), Variants: variants, Keep: keep,
+				DB: t.DB, Server: t.Server, Workload: wl, Variants: variants, Keep: keep,
 				Progress: progressFor(!quiet), Log: log,
 			}
 			res, runErr := exp.Run(ctx)
@@ -92,13 +94,14 @@ does not sleep, so a 300-second scenario runs as fast as the database allows.`,
 	f.Float64Var(&p.LogoutPercent, "logout-percent", p.LogoutPercent, "share of sessions that log out after their refreshes")
 	f.DurationVar(&p.MaxIdle, "max-idle", p.MaxIdle, "SSO session max idle; the coarse column's granularity is half of it")
 	f.IntVar(&p.Buckets, "buckets", p.Buckets, "SESSION_BUCKET values (coarse variant)")
-	f.IntVar(&p.Concurrency, "concurrency", p.Concurrency, "workers, each on its own connection")
+	f.IntVar(&p.Concurrency, "concurrency", p.Concurrency, "workers, each on its own connection (1 reproduces the reference run's one-at-a-time load; more adds contention)")
 	f.Uint64Var(&p.Seed, "seed", p.Seed, "seed for session ids and who logs out (same seed, same work)")
 	f.IntVar(&p.FillFactor, "fillfactor", p.FillFactor, "PostgreSQL heap fillfactor of the session tables (Keycloak ships 100; lower leaves room for HOT updates)")
 	f.Float64Var(&p.UsersPerSecond, "users-per-second", p.UsersPerSecond, "simulated login arrival rate")
 	f.StringSliceVar(&variants, "variants", refreshtoken.Variants, "variants to measure, in order: "+strings.Join(refreshtoken.Variants, ","))
 	f.StringVar(&format, "format", "table", "output format: "+strings.Join(reports.Formats, "|"))
 	f.StringVarP(&output, "output", "o", "", "write the report to this file instead of stdout")
+	f.BoolVar(&noPipe, "no-pipeline", false, "send each statement and wait for it (default: one round trip per transaction where the driver can pipeline)")
 	f.BoolVar(&keep, "keep", false, "keep the workload's schema after the run for inspection")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress or notes on stderr")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(reports.Formats, cobra.ShellCompDirectiveNoFileComp))

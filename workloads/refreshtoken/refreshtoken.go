@@ -57,10 +57,14 @@ type Params struct {
 }
 
 // DefaultParams reproduce PR #51904's scenario: 5 new users/s for 300 s,
-// 10 refreshes 2 s apart, 10% log out.
+// 10 refreshes 2 s apart, 10% log out. At that rate the database sees about
+// 30 statements a second, one transaction at a time, so one worker is the
+// faithful default: overlapping transactions hold back HOT pruning, which
+// the reference run never had. More workers measure the same work under
+// contention.
 func DefaultParams() Params {
 	return Params{Logins: 1500, RefreshesPerLogin: 10, RefreshPeriod: 2 * time.Second, LogoutPercent: 10,
-		MaxIdle: 30 * time.Minute, Buckets: 64, Concurrency: 4, Seed: 1, UsersPerSecond: 5, FillFactor: 100}
+		MaxIdle: 30 * time.Minute, Buckets: 64, Concurrency: 1, Seed: 1, UsersPerSecond: 5, FillFactor: 100}
 }
 
 // Validate names the flag that is wrong.
@@ -90,14 +94,16 @@ func (p Params) Validate() error {
 
 // Workload is one refresh-token run; Prepare/Run/Cleanup per variant.
 type Workload struct {
-	P       Params
-	RunID   string
-	plan    *Plan
-	variant string
-	schema  string
-	dialect string
-	version int
-	server  dialects.Server
+	P Params
+	// NoPipeline sends statements one at a time, waiting for each.
+	NoPipeline bool
+	RunID      string
+	plan       *Plan
+	variant    string
+	schema     string
+	dialect    string
+	version    int
+	server     dialects.Server
 }
 
 func init() {
@@ -371,8 +377,12 @@ func (w *Workload) Run(ctx context.Context, db *sql.DB, s dialects.Server, p wor
 	plan := w.ensurePlan()
 	n := w.P.Concurrency
 	var ender dialects.SessionEnder
+	var pipe dialects.Pipeliner
 	if d, ok := dialects.Get(s.Dialect); ok {
 		ender, _ = d.(dialects.SessionEnder)
+		if !w.NoPipeline {
+			pipe, _ = d.(dialects.Pipeliner)
+		}
 	}
 	stmts, err := w.prepareTexts()
 	if err != nil {
@@ -386,7 +396,7 @@ func (w *Workload) Run(ctx context.Context, db *sql.DB, s dialects.Server, p wor
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			results[i], errs[i] = w.worker(ctx, db, s, ender, stmts, plan.cursor(i, n), p)
+			results[i], errs[i] = w.worker(ctx, db, s, ender, pipe, stmts, plan.cursor(i, n), p)
 		}(i)
 	}
 	wg.Wait()
@@ -474,7 +484,7 @@ func (r *workerStats) mergeInto(st *workloads.Stats) {
 // maxErrors stops a run that fails persistently instead of reporting noise.
 const maxErrors = 100
 
-func (w *Workload) worker(ctx context.Context, db *sql.DB, s dialects.Server, ender dialects.SessionEnder, t texts, c *cursor, p workloads.Progress) (*workerStats, error) {
+func (w *Workload) worker(ctx context.Context, db *sql.DB, s dialects.Server, ender dialects.SessionEnder, pipe dialects.Pipeliner, t texts, c *cursor, p workloads.Progress) (*workerStats, error) {
 	r := &workerStats{ops: map[string]int64{}, errs: map[string]int64{}, stmts: map[string]int64{}, lat: map[string]*workloads.Histogram{}}
 	for _, k := range []string{"login", "refresh", "logout"} {
 		r.lat[k] = workloads.NewHistogram()
@@ -498,7 +508,7 @@ func (w *Workload) worker(ctx context.Context, db *sql.DB, s dialects.Server, en
 		t0 := time.Now()
 		var err error
 		for attempt := 0; ; attempt++ {
-			err = w.do(ctx, conn, t, ev, gran, r.stmts)
+			err = w.do(ctx, conn, pipe, t, ev, gran, r.stmts)
 			if err == nil || attempt == 3 || !workloads.Retryable(err) {
 				break
 			}
@@ -527,97 +537,87 @@ func (w *Workload) worker(ctx context.Context, db *sql.DB, s dialects.Server, en
 	return r, nil
 }
 
-// do runs one operation as Keycloak's JPA layer would: one transaction each.
-func (w *Workload) do(ctx context.Context, conn *sql.Conn, t texts, ev event, gran int64, stmts map[string]int64) error {
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
+// step is one statement of an operation and what it must do.
+type step struct {
+	name string
+	stmt dialects.Stmt
+	want int64 // rows affected (DML) or returned (query); -1 = any
+}
+
+// steps are the statements of one operation as Keycloak's JPA layer issues
+// them, one transaction each (keycloak-sessions.md). VERSION is the
+// optimistic lock: the driver tracks it per session, and the SELECT that
+// Keycloak reads it with must find the row, the UPDATE must match it.
+func (w *Workload) steps(t texts, ev event, gran int64) []step {
 	s := ev.s
 	now := Epoch + ev.at/1000
-	exec := func(name string, want int64, args ...any) error {
-		res, err := tx.ExecContext(ctx, t[name], args...)
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		n, err := res.RowsAffected()
-		if err != nil {
-			return err
-		}
-		stmts[name] += n
-		if want >= 0 && n != want {
-			return fmt.Errorf("%s: %d rows affected, expected %d (optimistic lock conflict?)", name, n, want)
-		}
-		return nil
+	st := func(name string, query bool, want int64, args ...any) step {
+		return step{name: name, stmt: dialects.Stmt{SQL: t[name], Args: args, Query: query}, want: want}
 	}
 	switch ev.kind {
 	case opLogin:
-		if err := expectNoRow(ctx, tx, t["rt_select_user_session"], s.id, offlineFlag, realmID); err != nil {
-			return err
-		}
 		args := []any{s.id, s.userID, realmID, s.createdOn, offlineFlag, userSessionData(s.id, s.userID, s.createdOn), s.createdOn, false}
 		if w.variant == "coarse" {
 			args = append(args, Bucket(s.id, w.P.Buckets), Coarse(s.createdOn, s.createdOn, gran))
 		}
-		if err := exec("rt_insert_user_session", 1, args...); err != nil {
-			return err
-		}
-		if err := expectNoRow(ctx, tx, t["rt_select_client_session"], s.id, clientID, offlineFlag); err != nil {
-			return err
-		}
-		if err := exec("rt_insert_client_session", 1, s.id, clientID, offlineFlag, s.createdOn, clientSessionData(clientID, s.createdOn), realmID); err != nil {
-			return err
+		return []step{
+			st("rt_select_user_session", true, 0, s.id, offlineFlag, realmID),
+			st("rt_insert_user_session", false, 1, args...),
+			st("rt_select_client_session", true, 0, s.id, clientID, offlineFlag),
+			st("rt_insert_client_session", false, 1, s.id, clientID, offlineFlag, s.createdOn, clientSessionData(clientID, s.createdOn), realmID),
 		}
 	case opRefresh:
-		var version, last, created int64
-		if err := tx.QueryRowContext(ctx, t["rt_select_user_session"], s.id, offlineFlag, realmID).Scan(&version, &last, &created); err != nil {
-			return fmt.Errorf("rt_select_user_session: %w", err)
-		}
-		var cid string
-		var cver int64
-		if err := tx.QueryRowContext(ctx, t["rt_select_client_sessions"], s.id, offlineFlag).Scan(&cid, &cver); err != nil {
-			return fmt.Errorf("rt_select_client_sessions: %w", err)
-		}
+		prev := Epoch + (ev.at-w.P.RefreshPeriod.Milliseconds())/1000 // the previous LAST_SESSION_REFRESH
+		upd := st("rt_update_user_session", false, 1, now, s.id, offlineFlag, s.version)
 		// @DynamicUpdate: the coarse column is written only when it changes.
-		if w.variant == "coarse" && Coarse(now, created, gran) != Coarse(last, created, gran) {
-			err = exec("rt_update_user_session_coarse", 1, now, Coarse(now, created, gran), s.id, offlineFlag, version)
-		} else {
-			err = exec("rt_update_user_session", 1, now, s.id, offlineFlag, version)
+		if w.variant == "coarse" && Coarse(now, s.createdOn, gran) != Coarse(prev, s.createdOn, gran) {
+			upd = st("rt_update_user_session_coarse", false, 1, now, Coarse(now, s.createdOn, gran), s.id, offlineFlag, s.version)
 		}
-		if err != nil {
-			return err
+		return []step{
+			st("rt_select_user_session", true, 1, s.id, offlineFlag, realmID),
+			st("rt_select_client_sessions", true, 1, s.id, offlineFlag),
+			upd,
+			st("rt_update_client_session", false, 1, now, s.id, clientID, offlineFlag, s.version),
 		}
-		if err := exec("rt_update_client_session", 1, now, s.id, cid, offlineFlag, cver); err != nil {
-			return err
-		}
-	case opLogout:
-		if err := exec("rt_delete_client_sessions", -1, s.id, offlineFlag); err != nil {
-			return err
-		}
-		var v int64
-		if err := tx.QueryRowContext(ctx, t["rt_lock_user_session"], s.id, offlineFlag).Scan(&v); err != nil {
-			return fmt.Errorf("rt_lock_user_session: %w", err)
-		}
-		if err := exec("rt_delete_user_session", 1, s.id, offlineFlag); err != nil {
-			return err
+	default:
+		return []step{
+			st("rt_delete_client_sessions", false, -1, s.id, offlineFlag),
+			st("rt_lock_user_session", true, 1, s.id, offlineFlag),
+			st("rt_delete_user_session", false, 1, s.id, offlineFlag),
 		}
 	}
-	return tx.Commit()
 }
 
-func expectNoRow(ctx context.Context, tx *sql.Tx, q string, args ...any) error {
-	rows, err := tx.QueryContext(ctx, q, args...)
+// do runs one operation in one transaction, pipelined where the dialect can.
+func (w *Workload) do(ctx context.Context, conn *sql.Conn, pipe dialects.Pipeliner, t texts, ev event, gran int64, stmts map[string]int64) error {
+	steps := w.steps(t, ev, gran)
+	list := make([]dialects.Stmt, len(steps))
+	for i, st := range steps {
+		list[i] = st.stmt
+	}
+	var res []dialects.StmtResult
+	var err error
+	if pipe != nil {
+		res, err = pipe.Pipeline(ctx, conn, list)
+	} else {
+		res, err = dialects.ExecTx(ctx, conn, list)
+	}
 	if err != nil {
 		return err
 	}
-	found := rows.Next()
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
+	for i, st := range steps {
+		got := res[i].RowsAffected
+		if st.stmt.Query {
+			got = res[i].RowsReturned
+		} else {
+			stmts[st.name] += got
+		}
+		if st.want >= 0 && got != st.want {
+			return fmt.Errorf("%s: %d rows, expected %d (was the session changed by someone else?)", st.name, got, st.want)
+		}
 	}
-	if found {
-		return fmt.Errorf("session already exists (was the schema reused?)")
+	if ev.kind == opRefresh {
+		ev.s.version++
 	}
 	return nil
 }

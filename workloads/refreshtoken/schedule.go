@@ -36,6 +36,7 @@ type session struct {
 	next      int64 // simulated ms of the next event
 	done      int   // refreshes done
 	logout    bool  // this session logs out after its refreshes
+	version   int64 // VERSION column of both rows (the optimistic lock)
 }
 
 type event struct {

@@ -119,4 +119,3 @@ func TestParamsValidateNamesTheFlag(t *testing.T) {
 		}
 	}
 }
-

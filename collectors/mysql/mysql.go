@@ -1,0 +1,56 @@
+// Package mysql holds the MySQL/MariaDB (InnoDB) collectors, one file per
+// source view, and the deriver that fills the per-index writes InnoDB does
+// not count.
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+
+	"github.com/writeamp/writeamp/collectors"
+	"github.com/writeamp/writeamp/dialects"
+	my "github.com/writeamp/writeamp/dialects/mysql"
+	"github.com/writeamp/writeamp/queries"
+	"github.com/writeamp/writeamp/result"
+)
+
+func init() { collectors.Register(my.Name, NewSet()) }
+
+// NewSet returns the MySQL/MariaDB collectors in the order a snapshot reads
+// them. No savepoints: a failing statement does not abort a MySQL transaction.
+func NewSet() *collectors.Set {
+	return &collectors.Set{
+		Collectors: []collectors.Collector{
+			GlobalStatus{}, Statistics{}, InnodbMetrics{}, FileSummaryByEventName{}, InnodbIndexStats{},
+		},
+		Derive:     []collectors.Deriver{DeriveUnavailable, DeriveLeafPages, DeriveIndexWrites},
+		SnapshotTx: snapshotTx,
+	}
+}
+
+// snapshotTx opens START TRANSACTION READ ONLY: the observer writes nothing,
+// and the server refuses if a collector ever tried.
+func snapshotTx(ctx context.Context, db *sql.DB, _ dialects.Server) (*sql.Tx, error) {
+	return db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+}
+
+func q(name string, s dialects.Server) string { return queries.MustGet(my.Name, name, s.VersionNum) }
+
+// schemaArgs passes the scope's databases, comma-joined, to the queries'
+// FIND_IN_SET filter (an empty list means every user database); the Go side still applies Scope.InScope to
+// every row.
+func schemaArgs(sc collectors.Scope) []any {
+	l := strings.Join(sc.Schemas, ",")
+	return []any{l, l}
+}
+
+func fqn(schema, name string) string { return schema + "." + name }
+
+func key(level collectors.Level, obj, metric string) collectors.Key {
+	return collectors.Key{Level: level, Object: obj, Metric: metric}
+}
+
+func counter(level collectors.Level, obj, metric string, v float64, e result.Exactness, source, id string) collectors.Counter {
+	return collectors.Counter{Key: key(level, obj, metric), Value: v, Exactness: e, Source: source, Identity: id}
+}

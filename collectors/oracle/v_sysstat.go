@@ -1,0 +1,59 @@
+package oracle
+
+import (
+	"context"
+
+	"github.com/writeamp/writeamp/collectors"
+	"github.com/writeamp/writeamp/dialects"
+	ora "github.com/writeamp/writeamp/dialects/oracle"
+	"github.com/writeamp/writeamp/result"
+)
+
+// VSysstat reads the instance's redo, undo and B-tree split counters. They
+// are instance-wide (in a PDB: what V$SYSSTAT shows there), so every other
+// session's work in the window is included.
+type VSysstat struct{}
+
+func (VSysstat) Name() string                     { return "v_sysstat" }
+func (VSysstat) Supports(s dialects.Server) error { return unsupportedVersion(s) }
+
+type sysstat struct{ metric, note string }
+
+var sysstats = map[string]sysstat{
+	"redo size":               {"log_bytes", ""},
+	"redo entries":            {"log_records", ""},
+	"redo wastage":            {"redo_wastage_bytes", "unused space in redo blocks written at each log flush"},
+	"undo change vector size": {"undo_bytes", ""},
+	"db block changes":        {"block_changes", ""},
+	"leaf node splits":        {"page_splits", "B-tree leaf block splits, 90-10 splits included"},
+	"leaf node 90-10 splits":  {"leaf_node_90_10_splits", "splits at the right edge of an index (ever-increasing keys)"},
+	"branch node splits":      {"branch_node_splits", ""},
+}
+
+func (VSysstat) Collect(ctx context.Context, qr dialects.Querier, s dialects.Server, _ collectors.Scope) ([]collectors.Counter, error) {
+	rows, err := qr.QueryContext(ctx, q("v_sysstat", s))
+	if err != nil {
+		return nil, ora.AsPrivilegeError(err, s, "v_$sysstat")
+	}
+	defer rows.Close()
+	id := startIdentity(s)
+	var out []collectors.Counter
+	for rows.Next() {
+		var name string
+		var value int64
+		if err := rows.Scan(&name, &value); err != nil {
+			return nil, err
+		}
+		st, ok := sysstats[name]
+		if !ok {
+			continue
+		}
+		c := counter(collectors.DB, "", st.metric, float64(value), result.Exact, "V$SYSSTAT '"+name+"' (instance-wide, all sessions)", id)
+		c.Note = st.note
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, ora.AsPrivilegeError(err, s, "v_$sysstat")
+	}
+	return out, nil
+}

@@ -1,0 +1,51 @@
+package oracle
+
+import (
+	"context"
+	"strings"
+
+	"github.com/writeamp/writeamp/collectors"
+	"github.com/writeamp/writeamp/dialects"
+	ora "github.com/writeamp/writeamp/dialects/oracle"
+	"github.com/writeamp/writeamp/result"
+)
+
+// VSystemEvent reads the write-relevant wait events of the instance: index
+// block contention ('enq: TX - index contention'), hot blocks ('buffer busy
+// waits') and commit waits ('log file sync', 'log file parallel write'), as
+// waits.<event> and waits.<event>_ms.
+type VSystemEvent struct{}
+
+func (VSystemEvent) Name() string                     { return "v_system_event" }
+func (VSystemEvent) Supports(s dialects.Server) error { return unsupportedVersion(s) }
+
+func (VSystemEvent) Collect(ctx context.Context, qr dialects.Querier, s dialects.Server, _ collectors.Scope) ([]collectors.Counter, error) {
+	rows, err := qr.QueryContext(ctx, q("v_system_event", s))
+	if err != nil {
+		return nil, ora.AsPrivilegeError(err, s, "v_$system_event")
+	}
+	defer rows.Close()
+	id := startIdentity(s)
+	// Wait times are kept only with TIMED_STATISTICS, which BASIC turns off.
+	timeExact, timeNote := result.Exact, ""
+	if strings.EqualFold(s.Prop(ora.PropStatisticsLevel), "BASIC") {
+		timeExact, timeNote = result.Approx, "STATISTICS_LEVEL is BASIC: wait times may not be timed (TIMED_STATISTICS)"
+	}
+	var out []collectors.Counter
+	for rows.Next() {
+		var event string
+		var waits, micro int64
+		if err := rows.Scan(&event, &waits, &micro); err != nil {
+			return nil, err
+		}
+		m := "waits." + slug(event)
+		t := counter(collectors.DB, "", m+"_ms", float64(micro)/1000, timeExact, "V$SYSTEM_EVENT.time_waited_micro / 1000 event='"+event+"' (instance-wide)", id)
+		t.Note = timeNote
+		out = append(out,
+			counter(collectors.DB, "", m, float64(waits), result.Exact, "V$SYSTEM_EVENT.total_waits event='"+event+"' (instance-wide)", id), t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, ora.AsPrivilegeError(err, s, "v_$system_event")
+	}
+	return out, nil
+}

@@ -1,0 +1,140 @@
+package mysql_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/writeamp/writeamp/dialects"
+	my "github.com/writeamp/writeamp/dialects/mysql"
+	"github.com/writeamp/writeamp/dialects/mysql/mysqltest"
+	"github.com/writeamp/writeamp/queries"
+)
+
+func TestProbeRealServer(t *testing.T) {
+	db, s := mysqltest.Open(t)
+	_ = db
+	t.Logf("%s (VersionNum %d, flavor %s, identity %s)", s, s.VersionNum, s.Flavor, s.Identity)
+	for c, ok := range s.Caps {
+		t.Logf("  %-32s %-5v %s", c, ok, s.Reasons[c])
+	}
+	if s.Dialect != my.Name || s.VersionNum == 0 || s.Identity == "" {
+		t.Fatalf("probe: %+v", s)
+	}
+	// The LSN source must exist on any supported server (MariaDB, or MySQL 8.0.30+).
+	if !s.Has(my.CapLSNCurrent) && !s.Has(my.CapRedoLSN) {
+		t.Errorf("no redo LSN status variable: %s / %s", s.Why(my.CapLSNCurrent), s.Why(my.CapRedoLSN))
+	}
+	if my.IsMariaDB(s) != (s.VersionNum >= my.MariaDBBase) {
+		t.Error("flavor and VersionNum disagree")
+	}
+}
+
+func monitorStates(t *testing.T, db *sql.DB, s dialects.Server) (map[string]bool, [2]sql.NullString) {
+	t.Helper()
+	rows, err := db.Query(queries.MustGet(my.Name, "monitor_state", s.VersionNum))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var n string
+		var on bool
+		if err := rows.Scan(&n, &on); err != nil {
+			t.Fatal(err)
+		}
+		out[n] = on
+	}
+	var vars [2]sql.NullString
+	if err := db.QueryRow(queries.MustGet(my.Name, "monitor_vars", s.VersionNum)).Scan(&vars[0], &vars[1]); err != nil {
+		t.Fatal(err)
+	}
+	return out, vars
+}
+
+// Instrument turns module_index on, and its undo leaves every counter as it
+// was: tried from "all off" and from "only index_page_splits on". The
+// server's own state is put back at the end.
+func TestInstrumentRestoresMonitorsExactly(t *testing.T) {
+	db, s := mysqltest.Open(t)
+	if !s.Has(my.CapInnodbMetrics) {
+		t.Skip("the test login lacks PROCESS: " + s.Why(my.CapInnodbMetrics))
+	}
+	orig, _ := monitorStates(t, db, s)
+	t.Cleanup(func() {
+		for n, on := range orig {
+			verb := "disable"
+			if on {
+				verb = "enable"
+			}
+			db.Exec(fmt.Sprintf("SET GLOBAL innodb_monitor_%s = '%s'", verb, n))
+		}
+		db.Exec("SET GLOBAL innodb_monitor_enable = DEFAULT")
+		db.Exec("SET GLOBAL innodb_monitor_disable = DEFAULT")
+	})
+	for _, setup := range [][]string{
+		{"SET GLOBAL innodb_monitor_disable = 'module_index'", "SET GLOBAL innodb_monitor_enable = DEFAULT", "SET GLOBAL innodb_monitor_disable = DEFAULT"},
+		{"SET GLOBAL innodb_monitor_disable = 'module_index'", "SET GLOBAL innodb_monitor_enable = 'index_page_splits'", "SET GLOBAL innodb_monitor_disable = DEFAULT"},
+	} {
+		mysqltest.Exec(t, db, setup...)
+		_, s := mysqltest.OpenDSN(t, mysqltest.DSN(t))
+		before, vars := monitorStates(t, db, s)
+		undo, warns := my.Dialect{}.Instrument(context.Background(), db, &s)
+		if undo == nil {
+			t.Fatalf("not instrumented (%v): %s", warns, s.Why(my.CapIndexMonitor))
+		}
+		during, _ := monitorStates(t, db, s)
+		for n, on := range during {
+			if !on {
+				t.Errorf("%s still off during the window", n)
+			}
+		}
+		if err := undo(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		after, vars2 := monitorStates(t, db, s)
+		if !reflect.DeepEqual(before, after) {
+			t.Errorf("monitors not restored:\nbefore %v\nafter  %v", before, after)
+		}
+		if !vars[0].Valid && vars2[0].Valid || !vars[1].Valid && vars2[1].Valid {
+			t.Errorf("variables not restored: %v -> %v", vars, vars2)
+		}
+		t.Logf("before %v, during all on, after %v (vars %v -> %v)", before, after, vars, vars2)
+	}
+}
+
+// Settle waits until purge removed what a burst of deletes left behind.
+func TestSettleWaitsForPurge(t *testing.T) {
+	db, s := mysqltest.Open(t)
+	name := mysqltest.TempDatabase(t, db)
+	mysqltest.Exec(t, db, "CREATE TABLE "+name+".t (id int PRIMARY KEY, v varchar(100), KEY (v)) ENGINE=InnoDB",
+		"INSERT INTO "+name+".t SELECT seq, CONCAT('v', seq) FROM seq_1_to_3000")
+	ctx := context.Background()
+	base, src, err := my.HistoryLength(ctx, db, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := (my.Dialect{}).BeforeMeasure(ctx, db, s); len(w) > 0 {
+		t.Fatal(w)
+	}
+	// Many small transactions: each leaves an undo log for purge.
+	for i := 1; i <= 3000; i += 3 {
+		if _, err := db.Exec(fmt.Sprintf("DELETE FROM %s.t WHERE id = %d", name, i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	peak, _, _ := my.HistoryLength(ctx, db, s)
+	start := time.Now()
+	if w := (my.Dialect{}).Settle(ctx, db, s, []string{name}); len(w) > 0 {
+		t.Fatal(w)
+	}
+	after, _, _ := my.HistoryLength(ctx, db, s)
+	t.Logf("%s: %d before, %d after the deletes, %d after Settle (%s)", src, base, peak, after, time.Since(start).Round(time.Millisecond))
+	if after > base {
+		t.Errorf("Settle returned with history %d > %d", after, base)
+	}
+}

@@ -1,0 +1,182 @@
+// Package oracle is the Oracle dialect (12.2 through 23ai, single instance;
+// the workload needs 18c+): connection through the pure-Go go-ora driver,
+// probe and capability flags, and privilege errors that name the grant.
+package oracle
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	go_ora "github.com/sijms/go-ora/v2"
+
+	"github.com/writeamp/writeamp/dialects"
+	"github.com/writeamp/writeamp/queries"
+)
+
+// Name is the dialect's registry name.
+const Name = "oracle"
+
+// VersionNum orders servers as major*10000 + release update*100 + revision,
+// from "19.21.0.0.0" (version_full, 18c+) -> 192100; 12.2.0.1 -> 120200.
+const (
+	Version12_1 = 120100
+	Version12_2 = 120200
+	Version18   = 180000
+	Version19   = 190000
+	Version23   = 230000
+)
+
+// Capability names. Version differences live here as predicates, nowhere else.
+const (
+	CapStatisticsLevel = "statistics_level" // TYPICAL or ALL: segment statistics are kept
+	CapInstance        = "v$instance"       // the start time is readable
+
+	PropStatisticsLevel = "statistics_level"
+	PropConName         = "con_name"
+	PropInstanceName    = "instance_name"
+)
+
+func supportedVersion(v int) bool         { return v >= Version12_2 }
+func supportsVersionFull(v int) bool      { return v >= Version18 }
+func supportsNoAuthentication(v int) bool { return v >= Version18 }
+
+// SupportsWorkloadSchema reports whether the workload can create its own
+// schema (a NO AUTHENTICATION user, 18c+).
+func SupportsWorkloadSchema(v int) bool { return supportsNoAuthentication(v) }
+
+// SupportedVersion reports whether writeamp supports the version number.
+func SupportedVersion(v int) bool { return supportedVersion(v) }
+
+// Dialect implements dialects.Dialect for Oracle.
+type Dialect struct{}
+
+func init() { dialects.Register(Dialect{}) }
+
+func (Dialect) Name() string      { return Name }
+func (Dialect) Schemes() []string { return []string{"oracle"} }
+
+// ConnectTimeout bounds how long an unreachable host can hold a command.
+var ConnectTimeout = 10 * time.Second
+
+// Open connects and checks the server answers. go-ora's own TIMEOUT option
+// is also the read deadline of every later statement, so the connect bound
+// comes from a dialer of our own and a deadline on the first ping instead.
+func (d Dialect) Open(ctx context.Context, dsn string) (*sql.DB, error) {
+	if _, err := go_ora.ParseConfig(dsn); err != nil {
+		return nil, fmt.Errorf("--dsn: cannot parse the connection string: %s (expected oracle://user:password@host:1521/service)", redactText(err.Error(), dsn))
+	}
+	conn := go_ora.NewConnector(dsn)
+	if oc, ok := conn.(*go_ora.OracleConnector); ok {
+		oc.Dialer(&net.Dialer{Timeout: ConnectTimeout})
+	}
+	db := sql.OpenDB(conn)
+	if err := ping(ctx, db, ConnectTimeout+2*time.Second); err != nil {
+		return nil, fmt.Errorf("oracle: cannot connect to %s: %s", d.Redact(dsn), redactText(err.Error(), dsn))
+	}
+	return db, nil
+}
+
+// ping gives up at the deadline even if the driver does not: go-ora reads
+// the handshake with its own 10-minute deadline, not the context's.
+func ping(ctx context.Context, db *sql.DB, limit time.Duration) error {
+	pctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- db.PingContext(pctx) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			db.Close()
+		}
+		return err
+	case <-pctx.Done():
+		go db.Close()
+		return fmt.Errorf("no answer within %s", limit)
+	}
+}
+
+// Probe learns the version and what this login may read. Only the version
+// and identity queries must succeed; the V$ reads that fail become reasons.
+func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, error) {
+	s := dialects.Server{Dialect: Name}
+	var version string
+	if err := q.QueryRowContext(ctx, queries.MustGet(Name, "version", 0)).Scan(&version); err != nil {
+		return s, fmt.Errorf("oracle: probe version: %w", err)
+	}
+	v, err := ParseVersion(version)
+	if err != nil {
+		return s, fmt.Errorf("oracle: probe: %w", err)
+	}
+	if supportsVersionFull(v) {
+		var full string
+		if err := q.QueryRowContext(ctx, queries.MustGet(Name, "version_full", v)).Scan(&full); err != nil {
+			return s, fmt.Errorf("oracle: probe version: %w", err)
+		}
+		if fv, err := ParseVersion(full); err == nil {
+			version, v = full, fv
+		}
+	}
+	s.Version, s.VersionNum = version, v
+	if !supportedVersion(v) {
+		return s, fmt.Errorf("oracle: Oracle %s is %w: writeamp needs Oracle 12.2 or later (18c or later for the built-in workload)", version, dialects.ErrUnsupported)
+	}
+	var dbName, conName, dbid, host sql.NullString
+	if err := q.QueryRowContext(ctx, queries.MustGet(Name, "probe", v)).Scan(&dbName, &conName, &s.User, &dbid, &host); err != nil {
+		return s, fmt.Errorf("oracle: probe: %w", err)
+	}
+	s.Database = conName.String
+	if s.Database == "" {
+		s.Database = dbName.String
+	}
+	s.SetProp(PropConName, conName.String)
+	s.Identity = "dbid-" + dbid.String + "/" + s.Database
+
+	var started, inst string
+	if err := q.QueryRowContext(ctx, queries.MustGet(Name, "instance", v)).Scan(&started, &inst); err != nil {
+		s.Set(CapInstance, false, "cannot read V$INSTANCE, so a restart between snapshots is caught only by counters going down: "+PrivilegeFor(s, "v_$instance").Error())
+	} else {
+		s.Set(CapInstance, true, "")
+		s.SetProp(PropInstanceName, inst)
+		if t, err := time.Parse("2006-01-02 15:04:05", started); err == nil {
+			s.StartedAt = t.UTC()
+		}
+	}
+
+	var level string
+	if err := q.QueryRowContext(ctx, queries.MustGet(Name, "statistics_level", v)).Scan(&level); err != nil {
+		// Unknown, not missing: the collectors still try and report their own error.
+		return s, nil
+	}
+	s.SetProp(PropStatisticsLevel, level)
+	s.Set(CapStatisticsLevel, !strings.EqualFold(level, "BASIC"),
+		"STATISTICS_LEVEL is "+level+": Oracle keeps no segment statistics (fix: ALTER SYSTEM SET statistics_level = TYPICAL SCOPE = BOTH)")
+	return s, nil
+}
+
+// ParseVersion turns "19.21.0.0.0" into VersionNum (192100).
+func ParseVersion(version string) (int, error) {
+	parts := strings.Split(strings.TrimSpace(version), ".")
+	if len(parts) < 2 {
+		return 0, fmt.Errorf("cannot read the version %q", version)
+	}
+	n := 0
+	for i, mult := range []int{10000, 100, 1} {
+		if i >= len(parts) {
+			break
+		}
+		x, err := strconv.Atoi(parts[i])
+		if err != nil || x < 0 || (i > 0 && x >= 100) {
+			return 0, fmt.Errorf("cannot read the version %q", version)
+		}
+		n += x * mult
+	}
+	return n, nil
+}
+
+// QuoteIdent quotes an identifier for Oracle.
+func QuoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }

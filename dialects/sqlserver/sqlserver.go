@@ -1,0 +1,225 @@
+// Package sqlserver is the SQL Server dialect (2016 through 2022, Azure SQL
+// Database and Managed Instance): connection, probe and capability flags,
+// privilege errors that name the GRANT, and the settle steps around a window.
+package sqlserver
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	mssql "github.com/microsoft/go-mssqldb"
+	"github.com/microsoft/go-mssqldb/msdsn"
+
+	"github.com/writeamp/writeamp/dialects"
+	"github.com/writeamp/writeamp/queries"
+)
+
+// Name is the dialect's registry name.
+const Name = "sqlserver"
+
+// VersionNum orders servers as major*100000 + build, from ProductVersion
+// "major.minor.build.revision": 16.0.4135.4 -> 1604135. Builds stay below
+// 100000, and minor is 0 on every release since 2008 R2, so nothing is lost.
+const (
+	Version2016 = 1300000
+	Version2017 = 1400000
+	Version2019 = 1500000
+	Version2022 = 1600000
+)
+
+// AzureVersionNum stands for Azure SQL Database and Managed Instance: both
+// report ProductVersion 12.0.2000.8 (it names the service, not the engine)
+// while running the current engine, so version gates treat them as the
+// newest boxed release they match in features (2022: PERFORMANCE STATE
+// permissions, OPTIMIZE_FOR_SEQUENTIAL_KEY).
+const AzureVersionNum = Version2022
+
+// Engine editions (SERVERPROPERTY('EngineEdition')) that change what a login
+// may read.
+const (
+	engineAzureSQLDatabase   = 5
+	engineAzureManagedInstnc = 8
+)
+
+// Flavors.
+const (
+	FlavorAzureSQLDatabase = "azure"
+	FlavorManagedInstance  = "azure-mi"
+)
+
+// Capability names. Version differences live here as predicates, nowhere else.
+const (
+	CapViewDatabaseState     = "view_database_state"         // database DMVs (operational stats)
+	CapViewServerState       = "view_server_state"           // server DMVs (wait stats, perf counters, file stats)
+	CapCheckpoint            = "checkpoint"                  // sysadmin, db_owner or db_backupoperator
+	CapFnDblog               = "fn_dblog"                    // sysadmin: per-index log bytes
+	CapOptimizeSequentialKey = "optimize_for_sequential_key" // 2019+
+	CapDatabaseWaitStats     = "dm_db_wait_stats"            // Azure SQL Database: waits of this database only
+
+	PropLogin         = "login"          // the server login (SUSER_SNAME), for server-level GRANTs
+	PropRecoveryModel = "recovery_model" // SIMPLE truncates the log at checkpoints (fn_dblog)
+	PropEngineEdition = "engine_edition"
+)
+
+func supportedVersion(v int) bool                 { return v >= Version2016 }
+func supportsOptimizeForSequentialKey(v int) bool { return v >= Version2019 }
+
+// supportsPerformanceStatePermissions: 2022 (and Azure) check VIEW ...
+// PERFORMANCE STATE on the DMVs; earlier versions know only VIEW ... STATE.
+func supportsPerformanceStatePermissions(v int) bool { return v >= Version2022 }
+
+// SupportedVersion reports whether writeamp supports the version number.
+func SupportedVersion(v int) bool { return supportedVersion(v) }
+
+// Dialect implements dialects.Dialect for SQL Server.
+type Dialect struct{}
+
+func init() { dialects.Register(Dialect{}) }
+
+func (Dialect) Name() string      { return Name }
+func (Dialect) Schemes() []string { return []string{"sqlserver", "mssql"} }
+
+// ConnectTimeout bounds how long an unreachable host can hold a command.
+var ConnectTimeout = 10 * time.Second
+
+// Config parses a sqlserver:// URL and bounds its timeouts.
+func Config(dsn string) (msdsn.Config, error) {
+	if strings.HasPrefix(strings.ToLower(dsn), "mssql://") {
+		dsn = "sqlserver://" + dsn[len("mssql://"):]
+	}
+	cfg, err := msdsn.Parse(dsn)
+	if err != nil {
+		return cfg, fmt.Errorf("--dsn: cannot parse the connection string: %s (expected sqlserver://user:password@host:1433?database=db)", redactText(err.Error(), dsn))
+	}
+	if cfg.DialTimeout <= 0 || cfg.DialTimeout > ConnectTimeout {
+		cfg.DialTimeout = ConnectTimeout
+	}
+	if cfg.AppName == "" || cfg.AppName == "go-mssqldb" { // the driver's default: name ourselves in sys.dm_exec_sessions
+		cfg.AppName = "writeamp"
+	}
+	return cfg, nil
+}
+
+// Open connects and checks the server answers, within ConnectTimeout plus a
+// little: a closed port fails at once, a silent one after the bound.
+func (d Dialect) Open(ctx context.Context, dsn string) (*sql.DB, error) {
+	cfg, err := Config(dsn)
+	if err != nil {
+		return nil, err
+	}
+	db := sql.OpenDB(mssql.NewConnectorConfig(cfg))
+	if err := ping(ctx, db, ConnectTimeout+2*time.Second); err != nil {
+		return nil, fmt.Errorf("sqlserver: cannot connect to %s: %s", d.Redact(dsn), redactText(err.Error(), dsn))
+	}
+	return db, nil
+}
+
+// ping gives up at the deadline even if the driver does not: a login
+// handshake stuck on a half-open port must not hold the command.
+func ping(ctx context.Context, db *sql.DB, limit time.Duration) error {
+	pctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- db.PingContext(pctx) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			db.Close()
+		}
+		return err
+	case <-pctx.Done():
+		go db.Close() // closes once the stuck attempt returns
+		return fmt.Errorf("no answer within %s", limit)
+	}
+}
+
+// Probe learns the version, the flavor and what this login may read.
+func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, error) {
+	s := dialects.Server{Dialect: Name}
+	var product, server, login, user string
+	var edition int
+	var sysadmin, dbowner sql.NullInt64
+	var tempdbCreated sql.NullTime
+	var recovery sql.NullString
+	err := q.QueryRowContext(ctx, queries.MustGet(Name, "probe", 0)).Scan(
+		&product, &edition, &server, &s.Database, &login, &user, &sysadmin, &dbowner, &tempdbCreated, &recovery)
+	if err != nil {
+		return s, fmt.Errorf("sqlserver: probe: %w", err)
+	}
+	s.Version, s.User = product, user
+	s.SetProp(PropLogin, login)
+	s.SetProp(PropEngineEdition, strconv.Itoa(edition))
+	s.SetProp(PropRecoveryModel, recovery.String)
+	switch edition {
+	case engineAzureSQLDatabase:
+		s.Flavor, s.VersionNum = FlavorAzureSQLDatabase, AzureVersionNum
+	case engineAzureManagedInstnc:
+		s.Flavor, s.VersionNum = FlavorManagedInstance, AzureVersionNum
+	default:
+		v, err := ParseVersion(product)
+		if err != nil {
+			return s, fmt.Errorf("sqlserver: probe: %w", err)
+		}
+		s.VersionNum = v
+	}
+	if !supportedVersion(s.VersionNum) {
+		return s, fmt.Errorf("sqlserver: SQL Server %s is %w: writeamp needs SQL Server 2016 (13.x) or later", product, dialects.ErrUnsupported)
+	}
+	if tempdbCreated.Valid {
+		s.StartedAt = tempdbCreated.Time.UTC()
+	}
+	s.Identity = server + "/" + s.Database
+	v := s.VersionNum
+
+	s.Set(CapOptimizeSequentialKey, supportsOptimizeForSequentialKey(v), "OPTIMIZE_FOR_SEQUENTIAL_KEY needs SQL Server 2019 or later")
+	s.Set(CapDatabaseWaitStats, s.Flavor == FlavorAzureSQLDatabase, "sys.dm_db_wait_stats is Azure SQL Database's; this server has sys.dm_os_wait_stats")
+
+	isSysadmin := sysadmin.Valid && sysadmin.Int64 == 1
+	s.Set("sysadmin", isSysadmin, "")
+	s.Set(CapCheckpoint, isSysadmin || (dbowner.Valid && dbowner.Int64 == 1),
+		"CHECKPOINT needs sysadmin, db_owner or db_backupoperator (fix: ALTER ROLE db_backupoperator ADD MEMBER "+QuoteIdent(user)+")")
+	switch {
+	case s.Flavor == FlavorAzureSQLDatabase:
+		s.Set(CapFnDblog, false, "sys.fn_dblog needs sysadmin, which Azure SQL Database has no such role for; per-index log bytes are unavailable there")
+	default:
+		s.Set(CapFnDblog, isSysadmin, "per-index log bytes read sys.fn_dblog, which needs sysadmin (fix, on a test server only: ALTER SERVER ROLE sysadmin ADD MEMBER "+QuoteIdent(login)+")")
+	}
+
+	var dbState, srvState sql.NullInt64
+	if err := q.QueryRowContext(ctx, queries.MustGet(Name, "permissions", v)).Scan(&dbState, &srvState); err != nil {
+		return s, fmt.Errorf("sqlserver: probe permissions: %w", err)
+	}
+	dbPriv, dbGrant := Privilege(s, DatabaseScope)
+	s.Set(CapViewDatabaseState, dbState.Valid && dbState.Int64 == 1, "missing "+dbPriv+" (fix: "+dbGrant+")")
+	srvOK := srvState.Valid && srvState.Int64 == 1
+	if s.Flavor == FlavorAzureSQLDatabase {
+		// Azure SQL Database has no server-level permissions: its "server"
+		// DMVs answer for this database and check the database permission.
+		srvOK = s.Has(CapViewDatabaseState)
+	}
+	srvPriv, srvGrant := Privilege(s, ServerScope)
+	s.Set(CapViewServerState, srvOK, "missing "+srvPriv+" (fix: "+srvGrant+")")
+	return s, nil
+}
+
+// ParseVersion turns ProductVersion ("16.0.4135.4") into VersionNum.
+func ParseVersion(product string) (int, error) {
+	parts := strings.Split(product, ".")
+	if len(parts) < 3 {
+		return 0, fmt.Errorf("cannot read the version %q", product)
+	}
+	major, err1 := strconv.Atoi(parts[0])
+	build, err2 := strconv.Atoi(parts[2])
+	if err := errors.Join(err1, err2); err != nil || build >= 100000 {
+		return 0, fmt.Errorf("cannot read the version %q", product)
+	}
+	return major*100000 + build, nil
+}
+
+// QuoteIdent quotes an identifier for T-SQL, as QUOTENAME does.
+func QuoteIdent(s string) string { return "[" + strings.ReplaceAll(s, "]", "]]") + "]" }

@@ -1,0 +1,51 @@
+-- MySQL / MariaDB collectors: one block per source view, gated by version
+-- where the flavors differ (VersionNum >= 1000000 is MariaDB, see probe.sql).
+-- Scope arguments: ? twice, the schemas (databases) in scope joined by ","
+-- ('' = every user database).
+
+-- name: global_status
+-- Needs no privilege. Which names exist differs by flavor and version; the
+-- collector takes what is there (Probe recorded which).
+SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_lsn_current', 'Innodb_redo_log_current_lsn', 'Innodb_os_log_written', 'Innodb_rows_inserted', 'Innodb_rows_updated', 'Innodb_rows_deleted', 'Handler_write', 'Handler_update', 'Handler_delete', 'Innodb_row_lock_waits', 'Innodb_row_lock_time', 'Binlog_bytes_written', 'Com_commit', 'Handler_commit')
+
+-- name: innodb_metrics
+-- Needs PROCESS. MySQL names the on/off column STATUS ('enabled'/'disabled').
+-- max_version: 1000000
+SELECT NAME, COUNT, STATUS = 'enabled' FROM information_schema.INNODB_METRICS
+WHERE NAME IN ('index_page_splits', 'index_page_merge_attempts', 'index_page_merge_successful')
+
+-- name: innodb_metrics
+-- MariaDB names it ENABLED (1/0).
+-- min_version: 1000000
+SELECT NAME, COUNT, ENABLED <> 0 FROM information_schema.INNODB_METRICS
+WHERE NAME IN ('index_page_splits', 'index_page_merge_attempts', 'index_page_merge_successful')
+
+-- name: file_summary_by_event_name
+-- MySQL binlog bytes written (MariaDB has Binlog_bytes_written instead).
+-- max_version: 1000000
+SELECT SUM_NUMBER_OF_BYTES_WRITE FROM performance_schema.file_summary_by_event_name
+WHERE EVENT_NAME = 'wait/io/file/sql/binlog'
+
+-- name: tables
+SELECT TABLE_SCHEMA, TABLE_NAME, COALESCE(ENGINE, ''), COALESCE(CAST(CREATE_TIME AS CHAR), '')
+FROM information_schema.TABLES
+WHERE TABLE_TYPE = 'BASE TABLE'
+  AND TABLE_SCHEMA NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys')
+  AND (? = '' OR FIND_IN_SET(TABLE_SCHEMA, ?) > 0)
+ORDER BY 1, 2
+
+-- name: statistics
+-- One row per index column; SUB_PART is the prefix length of a prefix index,
+-- COLUMN_NAME is NULL for a functional key part (MySQL 8).
+SELECT TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX, COALESCE(COLUMN_NAME, ''), COALESCE(SUB_PART, 0), NON_UNIQUE, INDEX_TYPE
+FROM information_schema.STATISTICS
+WHERE TABLE_SCHEMA NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys')
+  AND (? = '' OR FIND_IN_SET(TABLE_SCHEMA, ?) > 0)
+ORDER BY 1, 2, 3, 4
+
+-- name: innodb_index_stats
+-- Persistent statistics: pages per index as of the last recalculation.
+SELECT database_name, table_name, index_name, stat_name, stat_value, CAST(last_update AS CHAR)
+FROM mysql.innodb_index_stats
+WHERE stat_name IN ('n_leaf_pages', 'size')
+  AND (? = '' OR FIND_IN_SET(database_name, ?) > 0)

@@ -1,0 +1,152 @@
+-- The refresh-token workload on MySQL / MariaDB (InnoDB): Keycloak's session
+-- tables as its Liquibase changelogs create them (26.7 = baseline, 26.8 =
+-- coarse), and the statements Keycloak's JPA layer issues per login, refresh
+-- and logout. Same block names and argument order as postgres/refresh_token.sql.
+-- {{schema}} is the workload's own schema, which in MySQL is a database.
+-- DDL blocks hold several statements, each ending with ";" at a line end.
+-- Differences from PostgreSQL, all Keycloak's own MySQL choices: longtext for
+-- DATA, tinyint(1) for REMEMBER_ME, a 255-character prefix of
+-- BROKER_SESSION_ID in its index, and no partial (filtered) indexes, which
+-- MySQL does not have: those indexes are plain here and get an entry for
+-- every row. TIMESTAMP is a non-reserved keyword, valid unquoted as a column name.
+
+-- name: rt_list_schemas
+SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE 'writeamp\_rt\_%' ORDER BY 1
+
+-- name: rt_create_schema
+CREATE DATABASE {{schema}} CHARACTER SET utf8mb4
+
+-- name: rt_drop_schema
+DROP DATABASE {{schema}}
+
+-- name: rt_marker_create
+CREATE TABLE {{schema}}.writeamp_owner (run_id varchar(64) NOT NULL, pid int NOT NULL, host varchar(255) NOT NULL, started varchar(64) NOT NULL) ENGINE=InnoDB
+
+-- name: rt_marker_insert
+INSERT INTO {{schema}}.writeamp_owner (run_id, pid, host, started) VALUES (?, ?, ?, ?)
+
+-- name: rt_marker_read
+SELECT run_id, pid, host FROM {{schema}}.writeamp_owner
+
+-- name: rt_ddl_baseline
+-- USER_ID is nullable in Keycloak's MariaDB/MySQL schema (NOT NULL on PostgreSQL).
+CREATE TABLE {{schema}}.offline_user_session (
+  user_session_id varchar(36) NOT NULL,
+  user_id varchar(255),
+  realm_id varchar(36) NOT NULL,
+  created_on int NOT NULL,
+  offline_flag varchar(4) NOT NULL,
+  data longtext,
+  last_session_refresh int NOT NULL DEFAULT 0,
+  broker_session_id varchar(1024),
+  version int DEFAULT 0,
+  remember_me tinyint(1),
+  CONSTRAINT constraint_offl_us_ses_pk2 PRIMARY KEY (user_session_id, offline_flag)
+) ENGINE=InnoDB;
+CREATE INDEX idx_offline_uss_by_user ON {{schema}}.offline_user_session (user_id, realm_id, offline_flag);
+CREATE INDEX idx_offline_uss_by_broker_session_id ON {{schema}}.offline_user_session (broker_session_id(255), realm_id);
+CREATE INDEX idx_user_session_expiration_created ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, created_on, user_session_id, user_id);
+CREATE INDEX idx_user_session_expiration_last_refresh ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, last_session_refresh, user_session_id, user_id);
+CREATE TABLE {{schema}}.offline_client_session (
+  user_session_id varchar(36) NOT NULL,
+  client_id varchar(255) NOT NULL,
+  offline_flag varchar(4) NOT NULL,
+  timestamp int,
+  data longtext,
+  client_storage_provider varchar(36) NOT NULL DEFAULT 'local',
+  external_client_id varchar(255) NOT NULL DEFAULT 'local',
+  version int DEFAULT 0,
+  realm_id varchar(36),
+  CONSTRAINT constraint_offl_cl_ses_pk3 PRIMARY KEY (user_session_id, client_id, client_storage_provider, external_client_id, offline_flag)
+) ENGINE=InnoDB;
+CREATE INDEX idx_offline_css_by_client ON {{schema}}.offline_client_session (client_id, offline_flag);
+CREATE INDEX idx_offline_css_by_client_storage_provider ON {{schema}}.offline_client_session (client_storage_provider, external_client_id, offline_flag);
+CREATE INDEX idx_offline_css_by_user_session_and_offline ON {{schema}}.offline_client_session (offline_flag, user_session_id);
+CREATE INDEX idx_offline_css_by_client_and_realm ON {{schema}}.offline_client_session (realm_id, offline_flag, client_id, client_storage_provider, external_client_id)
+
+-- name: rt_ddl_coarse
+-- 26.8 makes IDX_OFFLINE_USS_BY_BROKER_SESSION_ID filtered (WHERE
+-- BROKER_SESSION_ID IS NOT NULL) on PostgreSQL and SQL Server only; on MySQL
+-- it stays a plain prefix index, so every login still inserts into it.
+CREATE TABLE {{schema}}.offline_user_session (
+  user_session_id varchar(36) NOT NULL,
+  user_id varchar(255),
+  realm_id varchar(36) NOT NULL,
+  created_on int NOT NULL,
+  offline_flag varchar(4) NOT NULL,
+  data longtext,
+  last_session_refresh int NOT NULL DEFAULT 0,
+  broker_session_id varchar(1024),
+  version int DEFAULT 0,
+  remember_me tinyint(1),
+  session_bucket smallint NOT NULL DEFAULT 0,
+  last_session_refresh_coarse bigint NOT NULL DEFAULT 0,
+  CONSTRAINT constraint_offl_us_ses_pk2 PRIMARY KEY (user_session_id, offline_flag)
+) ENGINE=InnoDB;
+CREATE INDEX idx_offline_uss_by_user ON {{schema}}.offline_user_session (user_id, realm_id, offline_flag);
+CREATE INDEX idx_offline_uss_by_broker_session_id ON {{schema}}.offline_user_session (broker_session_id(255), realm_id);
+CREATE INDEX idx_user_session_expiration_created ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, session_bucket, created_on);
+CREATE INDEX idx_user_session_expiration_last_refresh ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, session_bucket, last_session_refresh_coarse);
+CREATE TABLE {{schema}}.offline_client_session (
+  user_session_id varchar(36) NOT NULL,
+  client_id varchar(255) NOT NULL,
+  offline_flag varchar(4) NOT NULL,
+  timestamp int,
+  data longtext,
+  client_storage_provider varchar(36) NOT NULL DEFAULT 'local',
+  external_client_id varchar(255) NOT NULL DEFAULT 'local',
+  version int DEFAULT 0,
+  realm_id varchar(36),
+  CONSTRAINT constraint_offl_cl_ses_pk3 PRIMARY KEY (user_session_id, client_id, client_storage_provider, external_client_id, offline_flag)
+) ENGINE=InnoDB;
+CREATE INDEX idx_offline_css_by_client ON {{schema}}.offline_client_session (client_id, offline_flag);
+CREATE INDEX idx_offline_css_by_client_storage_provider ON {{schema}}.offline_client_session (client_storage_provider, external_client_id, offline_flag);
+CREATE INDEX idx_offline_css_by_client_and_realm ON {{schema}}.offline_client_session (realm_id, offline_flag, client_id, client_storage_provider, external_client_id)
+
+-- name: rt_select_user_session
+SELECT version, last_session_refresh, created_on FROM {{schema}}.offline_user_session
+WHERE user_session_id = ? AND offline_flag = ? AND realm_id = ?
+
+-- name: rt_insert_user_session_baseline
+INSERT INTO {{schema}}.offline_user_session
+  (user_session_id, user_id, realm_id, created_on, offline_flag, data, last_session_refresh, broker_session_id, version, remember_me)
+VALUES (?, ?, ?, ?, ?, ?, ?, NULL, 0, ?)
+
+-- name: rt_insert_user_session_coarse
+INSERT INTO {{schema}}.offline_user_session
+  (user_session_id, user_id, realm_id, created_on, offline_flag, data, last_session_refresh, broker_session_id, version, remember_me, session_bucket, last_session_refresh_coarse)
+VALUES (?, ?, ?, ?, ?, ?, ?, NULL, 0, ?, ?, ?)
+
+-- name: rt_select_client_session
+SELECT version FROM {{schema}}.offline_client_session
+WHERE user_session_id = ? AND client_id = ? AND client_storage_provider = 'local' AND external_client_id = 'local' AND offline_flag = ?
+
+-- name: rt_insert_client_session
+INSERT INTO {{schema}}.offline_client_session
+  (user_session_id, client_id, offline_flag, timestamp, data, client_storage_provider, external_client_id, version, realm_id)
+VALUES (?, ?, ?, ?, ?, 'local', 'local', 0, ?)
+
+-- name: rt_select_client_sessions
+SELECT client_id, version FROM {{schema}}.offline_client_session
+WHERE user_session_id = ? AND offline_flag = ?
+
+-- name: rt_update_user_session
+UPDATE {{schema}}.offline_user_session SET last_session_refresh = ?, version = version + 1
+WHERE user_session_id = ? AND offline_flag = ? AND version = ?
+
+-- name: rt_update_user_session_coarse
+UPDATE {{schema}}.offline_user_session SET last_session_refresh = ?, last_session_refresh_coarse = ?, version = version + 1
+WHERE user_session_id = ? AND offline_flag = ? AND version = ?
+
+-- name: rt_update_client_session
+UPDATE {{schema}}.offline_client_session SET timestamp = ?, version = version + 1
+WHERE user_session_id = ? AND client_id = ? AND client_storage_provider = 'local' AND external_client_id = 'local' AND offline_flag = ? AND version = ?
+
+-- name: rt_delete_client_sessions
+DELETE FROM {{schema}}.offline_client_session WHERE user_session_id = ? AND offline_flag = ?
+
+-- name: rt_lock_user_session
+SELECT version FROM {{schema}}.offline_user_session WHERE user_session_id = ? AND offline_flag = ? FOR UPDATE
+
+-- name: rt_delete_user_session
+DELETE FROM {{schema}}.offline_user_session WHERE user_session_id = ? AND offline_flag = ?

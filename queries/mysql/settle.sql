@@ -1,0 +1,49 @@
+-- MySQL / MariaDB: preparing and settling the server around a measured window.
+
+-- name: history_len_status
+-- MariaDB keeps the purge backlog as a status variable: no privilege needed.
+-- min_version: 1000000
+SHOW GLOBAL STATUS LIKE 'Innodb_history_list_length'
+
+-- name: history_len_metrics
+-- Needs PROCESS. trx_rseg_history_len is on by default; a disabled one is stale.
+-- max_version: 1000000
+SELECT COUNT, STATUS = 'enabled' FROM information_schema.INNODB_METRICS WHERE NAME = 'trx_rseg_history_len'
+
+-- name: history_len_metrics
+-- min_version: 1000000
+SELECT COUNT, ENABLED <> 0 FROM information_schema.INNODB_METRICS WHERE NAME = 'trx_rseg_history_len'
+
+-- name: engine_innodb_status
+-- Fallback: parse "History list length N" (needs PROCESS).
+SHOW ENGINE INNODB STATUS
+
+-- name: monitor_state
+-- The state of every counter of module_index, to restore exactly after the window.
+-- max_version: 1000000
+SELECT NAME, STATUS = 'enabled' FROM information_schema.INNODB_METRICS WHERE SUBSYSTEM = 'index' ORDER BY NAME
+
+-- name: monitor_state
+-- min_version: 1000000
+SELECT NAME, ENABLED <> 0 FROM information_schema.INNODB_METRICS WHERE SUBSYSTEM = 'index' ORDER BY NAME
+
+-- name: monitor_vars
+SELECT @@GLOBAL.innodb_monitor_enable, @@GLOBAL.innodb_monitor_disable
+
+-- name: monitor_enable_module
+-- Needs SUPER (MariaDB) / SYSTEM_VARIABLES_ADMIN (MySQL).
+SET GLOBAL innodb_monitor_enable = 'module_index'
+
+-- name: monitor_disable_module
+SET GLOBAL innodb_monitor_disable = 'module_index'
+
+-- name: monitor_disable
+-- One counter by name (only those that were off before the window).
+SET GLOBAL innodb_monitor_disable = ?
+
+-- name: monitor_enable_var_default
+-- Puts the variable's text back to NULL; it turns no counter on or off.
+SET GLOBAL innodb_monitor_enable = DEFAULT
+
+-- name: monitor_disable_var_default
+SET GLOBAL innodb_monitor_disable = DEFAULT

@@ -1,0 +1,39 @@
+-- Oracle collectors: one block per source view. :1 and :2 are the same
+-- value, the owners in scope as ",OWNER1,OWNER2," (NULL = every schema not
+-- maintained by Oracle); bound twice because go-ora binds by position.
+
+-- name: snapshot_read_only
+-- A real read-only transaction: the observer cannot write, and the catalog
+-- reads are consistent as of the snapshot's start.
+SET TRANSACTION READ ONLY
+
+-- name: all_objects
+SELECT o.owner, o.object_name, o.object_type, i.table_name, i.index_type, i.uniqueness, o.data_object_id
+FROM all_objects o
+LEFT JOIN all_indexes i ON i.owner = o.owner AND i.index_name = o.object_name AND o.object_type = 'INDEX'
+WHERE o.object_type IN ('TABLE', 'INDEX')
+  AND o.owner NOT IN (SELECT username FROM all_users WHERE oracle_maintained = 'Y')
+  AND (:1 IS NULL OR INSTR(:2, ',' || o.owner || ',') > 0)
+ORDER BY o.owner, o.object_type DESC, o.object_name
+
+-- name: v_segment_statistics
+-- Per segment (partitions are separate rows, summed per object in Go);
+-- DATAOBJ# changes on TRUNCATE/MOVE/REBUILD, when the counters restart.
+SELECT s.owner, s.object_name, s.object_type, s.subobject_name, s.dataobj#, s.statistic_name, s.value, i.table_name
+FROM v$segment_statistics s
+LEFT JOIN all_indexes i ON i.owner = s.owner AND i.index_name = s.object_name AND s.object_type LIKE 'INDEX%'
+WHERE s.statistic_name IN ('db block changes', 'physical writes', 'buffer busy waits', 'ITL waits', 'row lock waits')
+  AND s.object_type IN ('TABLE', 'TABLE PARTITION', 'TABLE SUBPARTITION', 'INDEX', 'INDEX PARTITION', 'INDEX SUBPARTITION')
+  AND (:1 IS NULL OR INSTR(:2, ',' || s.owner || ',') > 0)
+ORDER BY s.owner, s.object_name, s.subobject_name, s.statistic_name
+
+-- name: v_sysstat
+SELECT name, value FROM v$sysstat
+WHERE name IN ('redo size', 'redo entries', 'redo wastage', 'undo change vector size', 'db block changes',
+               'leaf node splits', 'leaf node 90-10 splits', 'branch node splits')
+ORDER BY name
+
+-- name: v_system_event
+SELECT event, total_waits, time_waited_micro FROM v$system_event
+WHERE event IN ('enq: TX - index contention', 'buffer busy waits', 'log file sync', 'log file parallel write')
+ORDER BY event

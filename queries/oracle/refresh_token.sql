@@ -1,0 +1,165 @@
+-- The refresh-token workload on Oracle: Keycloak's session tables as its
+-- Liquibase changelogs create them on Oracle (26.7 = baseline, 26.8 = coarse):
+-- VARCHAR2 keys, CLOB DATA, NUMBER(1) REMEMBER_ME, no filtered indexes (Oracle
+-- has none; Keycloak creates the plain index there). {{schema}} is the
+-- workload's own schema, an Oracle user that cannot log in (NO AUTHENTICATION,
+-- 18c+). Statement blocks split on ";" lines; parameters are :1..:N in the
+-- order the workload passes them.
+--
+-- Privileges the measuring login needs (granted directly or through a role):
+--   CREATE USER, DROP USER                 the workload's own schema
+--   CREATE ANY TABLE, CREATE ANY INDEX     its tables, in that schema
+--   SELECT/INSERT/UPDATE/DELETE ANY TABLE  the workload's statements there
+-- e.g. GRANT CREATE USER, DROP USER, CREATE ANY TABLE, CREATE ANY INDEX,
+--      SELECT ANY TABLE, INSERT ANY TABLE, UPDATE ANY TABLE, DELETE ANY TABLE TO <user>;
+-- Use a test database: these are powerful privileges.
+
+-- name: rt_list_schemas
+SELECT username FROM all_users WHERE username LIKE 'WRITEAMP\_RT\_%' ESCAPE '\' ORDER BY username
+
+-- name: rt_create_schema
+-- The default permanent tablespace differs (USERS, DATA on Autonomous), so
+-- the quota is granted on whichever the database has.
+-- min_version: 180000
+DECLARE
+  ts VARCHAR2(128);
+BEGIN
+  SELECT property_value INTO ts FROM database_properties WHERE property_name = 'DEFAULT_PERMANENT_TABLESPACE';
+  EXECUTE IMMEDIATE 'CREATE USER {{schema}} NO AUTHENTICATION DEFAULT TABLESPACE ' || DBMS_ASSERT.SIMPLE_SQL_NAME(ts) || ' QUOTA UNLIMITED ON ' || DBMS_ASSERT.SIMPLE_SQL_NAME(ts);
+END;
+
+-- name: rt_drop_schema
+DROP USER {{schema}} CASCADE
+
+-- name: rt_marker_create
+CREATE TABLE {{schema}}.writeamp_owner (run_id VARCHAR2(64) NOT NULL, pid NUMBER(10) NOT NULL, host VARCHAR2(255) NOT NULL, started VARCHAR2(64) NOT NULL)
+
+-- name: rt_marker_insert
+INSERT INTO {{schema}}.writeamp_owner (run_id, pid, host, started) VALUES (:1, :2, :3, :4)
+
+-- name: rt_marker_read
+SELECT run_id, pid, host FROM {{schema}}.writeamp_owner
+
+-- name: rt_ddl_baseline
+-- The workload's schema is a NO AUTHENTICATION user: 18c or later.
+-- min_version: 180000
+CREATE TABLE {{schema}}.offline_user_session (
+  user_session_id VARCHAR2(36) NOT NULL,
+  user_id VARCHAR2(255) NOT NULL,
+  realm_id VARCHAR2(36) NOT NULL,
+  created_on INTEGER NOT NULL,
+  offline_flag VARCHAR2(4) NOT NULL,
+  data CLOB,
+  last_session_refresh INTEGER DEFAULT 0 NOT NULL,
+  broker_session_id VARCHAR2(1024),
+  version INTEGER DEFAULT 0,
+  remember_me NUMBER(1),
+  CONSTRAINT constraint_offl_us_ses_pk2 PRIMARY KEY (user_session_id, offline_flag)
+);
+CREATE INDEX idx_offline_uss_by_user ON {{schema}}.offline_user_session (user_id, realm_id, offline_flag);
+CREATE INDEX idx_offline_uss_by_broker_session_id ON {{schema}}.offline_user_session (broker_session_id, realm_id);
+CREATE INDEX idx_user_session_expiration_created ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, created_on, user_session_id, user_id);
+CREATE INDEX idx_user_session_expiration_last_refresh ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, last_session_refresh, user_session_id, user_id);
+CREATE TABLE {{schema}}.offline_client_session (
+  user_session_id VARCHAR2(36) NOT NULL,
+  client_id VARCHAR2(255) NOT NULL,
+  offline_flag VARCHAR2(4) NOT NULL,
+  timestamp INTEGER,
+  data CLOB,
+  client_storage_provider VARCHAR2(36) DEFAULT 'local' NOT NULL,
+  external_client_id VARCHAR2(255) DEFAULT 'local' NOT NULL,
+  version INTEGER DEFAULT 0,
+  realm_id VARCHAR2(36),
+  CONSTRAINT constraint_offl_cl_ses_pk3 PRIMARY KEY (user_session_id, client_id, client_storage_provider, external_client_id, offline_flag)
+);
+CREATE INDEX idx_offline_css_by_client ON {{schema}}.offline_client_session (client_id, offline_flag);
+CREATE INDEX idx_offline_css_by_client_storage_provider ON {{schema}}.offline_client_session (client_storage_provider, external_client_id, offline_flag);
+CREATE INDEX idx_offline_css_by_user_session_and_offline ON {{schema}}.offline_client_session (offline_flag, user_session_id);
+CREATE INDEX idx_offline_css_by_client_and_realm ON {{schema}}.offline_client_session (realm_id, offline_flag, client_id, client_storage_provider, external_client_id)
+
+-- name: rt_ddl_coarse
+-- Keycloak 26.8 on Oracle: the rebuilt expiration indexes, the broker index
+-- stays unfiltered (filtered only on PostgreSQL and SQL Server).
+-- min_version: 180000
+CREATE TABLE {{schema}}.offline_user_session (
+  user_session_id VARCHAR2(36) NOT NULL,
+  user_id VARCHAR2(255) NOT NULL,
+  realm_id VARCHAR2(36) NOT NULL,
+  created_on INTEGER NOT NULL,
+  offline_flag VARCHAR2(4) NOT NULL,
+  data CLOB,
+  last_session_refresh INTEGER DEFAULT 0 NOT NULL,
+  broker_session_id VARCHAR2(1024),
+  version INTEGER DEFAULT 0,
+  remember_me NUMBER(1),
+  session_bucket NUMBER(5) DEFAULT 0 NOT NULL,
+  last_session_refresh_coarse NUMBER(19) DEFAULT 0 NOT NULL,
+  CONSTRAINT constraint_offl_us_ses_pk2 PRIMARY KEY (user_session_id, offline_flag)
+);
+CREATE INDEX idx_offline_uss_by_user ON {{schema}}.offline_user_session (user_id, realm_id, offline_flag);
+CREATE INDEX idx_offline_uss_by_broker_session_id ON {{schema}}.offline_user_session (broker_session_id, realm_id);
+CREATE INDEX idx_user_session_expiration_created ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, session_bucket, created_on);
+CREATE INDEX idx_user_session_expiration_last_refresh ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, session_bucket, last_session_refresh_coarse);
+CREATE TABLE {{schema}}.offline_client_session (
+  user_session_id VARCHAR2(36) NOT NULL,
+  client_id VARCHAR2(255) NOT NULL,
+  offline_flag VARCHAR2(4) NOT NULL,
+  timestamp INTEGER,
+  data CLOB,
+  client_storage_provider VARCHAR2(36) DEFAULT 'local' NOT NULL,
+  external_client_id VARCHAR2(255) DEFAULT 'local' NOT NULL,
+  version INTEGER DEFAULT 0,
+  realm_id VARCHAR2(36),
+  CONSTRAINT constraint_offl_cl_ses_pk3 PRIMARY KEY (user_session_id, client_id, client_storage_provider, external_client_id, offline_flag)
+);
+CREATE INDEX idx_offline_css_by_client ON {{schema}}.offline_client_session (client_id, offline_flag);
+CREATE INDEX idx_offline_css_by_client_storage_provider ON {{schema}}.offline_client_session (client_storage_provider, external_client_id, offline_flag);
+CREATE INDEX idx_offline_css_by_client_and_realm ON {{schema}}.offline_client_session (realm_id, offline_flag, client_id, client_storage_provider, external_client_id)
+
+-- name: rt_select_user_session
+SELECT version, last_session_refresh, created_on FROM {{schema}}.offline_user_session
+WHERE user_session_id = :1 AND offline_flag = :2 AND realm_id = :3
+
+-- name: rt_insert_user_session_baseline
+INSERT INTO {{schema}}.offline_user_session
+  (user_session_id, user_id, realm_id, created_on, offline_flag, data, last_session_refresh, broker_session_id, version, remember_me)
+VALUES (:1, :2, :3, :4, :5, :6, :7, NULL, 0, :8)
+
+-- name: rt_insert_user_session_coarse
+INSERT INTO {{schema}}.offline_user_session
+  (user_session_id, user_id, realm_id, created_on, offline_flag, data, last_session_refresh, broker_session_id, version, remember_me, session_bucket, last_session_refresh_coarse)
+VALUES (:1, :2, :3, :4, :5, :6, :7, NULL, 0, :8, :9, :10)
+
+-- name: rt_select_client_session
+SELECT version FROM {{schema}}.offline_client_session
+WHERE user_session_id = :1 AND client_id = :2 AND client_storage_provider = 'local' AND external_client_id = 'local' AND offline_flag = :3
+
+-- name: rt_insert_client_session
+INSERT INTO {{schema}}.offline_client_session
+  (user_session_id, client_id, offline_flag, timestamp, data, client_storage_provider, external_client_id, version, realm_id)
+VALUES (:1, :2, :3, :4, :5, 'local', 'local', 0, :6)
+
+-- name: rt_select_client_sessions
+SELECT client_id, version FROM {{schema}}.offline_client_session
+WHERE user_session_id = :1 AND offline_flag = :2
+
+-- name: rt_update_user_session
+UPDATE {{schema}}.offline_user_session SET last_session_refresh = :1, version = version + 1
+WHERE user_session_id = :2 AND offline_flag = :3 AND version = :4
+
+-- name: rt_update_user_session_coarse
+UPDATE {{schema}}.offline_user_session SET last_session_refresh = :1, last_session_refresh_coarse = :2, version = version + 1
+WHERE user_session_id = :3 AND offline_flag = :4 AND version = :5
+
+-- name: rt_update_client_session
+UPDATE {{schema}}.offline_client_session SET timestamp = :1, version = version + 1
+WHERE user_session_id = :2 AND client_id = :3 AND client_storage_provider = 'local' AND external_client_id = 'local' AND offline_flag = :4 AND version = :5
+
+-- name: rt_delete_client_sessions
+DELETE FROM {{schema}}.offline_client_session WHERE user_session_id = :1 AND offline_flag = :2
+
+-- name: rt_lock_user_session
+SELECT version FROM {{schema}}.offline_user_session WHERE user_session_id = :1 AND offline_flag = :2 FOR UPDATE
+
+-- name: rt_delete_user_session
+DELETE FROM {{schema}}.offline_user_session WHERE user_session_id = :1 AND offline_flag = :2

@@ -1,0 +1,102 @@
+-- SQL Server collectors: one block per source view. Scope filtering happens
+-- in Go (case-insensitive, schema and table), so no list parameters here.
+
+-- name: sys_indexes
+-- Tables and their indexes (index_id 0 is a heap: the table, no index).
+-- The key column list is assembled with FOR XML PATH, which 2016 has
+-- (STRING_AGG ... WITHIN GROUP needs 2017).
+SELECT s.name, t.name, i.name, t.object_id, i.index_id, i.type_desc,
+       i.is_unique, i.has_filter, i.filter_definition,
+       STUFF((SELECT N', ' + c.name + CASE WHEN ic.is_descending_key = 1 THEN N' DESC' ELSE N'' END
+              FROM sys.index_columns ic
+              JOIN sys.columns c ON c.object_id = ic.object_id AND c.column_id = ic.column_id
+              WHERE ic.object_id = i.object_id AND ic.index_id = i.index_id AND ic.is_included_column = 0
+              ORDER BY ic.key_ordinal
+              FOR XML PATH(''), TYPE).value('.', 'nvarchar(max)'), 1, 2, N'')
+FROM sys.tables t
+JOIN sys.schemas s ON s.schema_id = t.schema_id
+JOIN sys.indexes i ON i.object_id = t.object_id
+WHERE t.is_ms_shipped = 0
+ORDER BY s.name, t.name, i.index_id
+
+-- name: sys_dm_db_index_operational_stats
+-- One row per index partition. partition_id joins in so that a rebuilt
+-- index (new rowset) shows up as a new identity, not as a smaller counter.
+SELECT s.name, t.name, i.name, os.object_id, os.index_id, os.partition_number, p.partition_id,
+       os.leaf_insert_count, os.leaf_delete_count, os.leaf_update_count, os.leaf_ghost_count,
+       os.leaf_allocation_count, os.leaf_page_merge_count,
+       os.page_latch_wait_count, os.page_latch_wait_in_ms,
+       os.row_lock_wait_count, os.row_lock_wait_in_ms
+FROM sys.dm_db_index_operational_stats(DB_ID(), NULL, NULL, NULL) os
+JOIN sys.tables t ON t.object_id = os.object_id
+JOIN sys.schemas s ON s.schema_id = t.schema_id
+LEFT JOIN sys.indexes i ON i.object_id = os.object_id AND i.index_id = os.index_id
+LEFT JOIN sys.partitions p ON p.object_id = os.object_id AND p.index_id = os.index_id AND p.partition_number = os.partition_number
+WHERE t.is_ms_shipped = 0
+ORDER BY s.name, t.name, os.index_id, os.partition_number
+
+-- name: sys_dm_io_virtual_file_stats
+-- The database's log file(s) only: physical bytes, whole flushes padded to
+-- the sector size.
+SELECT f.file_id, f.name, vfs.num_of_writes, vfs.num_of_bytes_written, vfs.io_stall_write_ms
+FROM sys.dm_io_virtual_file_stats(DB_ID(), NULL) vfs
+JOIN sys.database_files f ON f.file_id = vfs.file_id
+WHERE f.type_desc = N'LOG'
+ORDER BY f.file_id
+
+-- name: sys_dm_os_performance_counters
+-- The "/sec" counters are cumulative (cntr_type 272696576): diff them.
+-- Object names carry the instance prefix (SQLServer: or MSSQL$NAME:).
+-- max_version: 1500000
+SELECT RTRIM(object_name), RTRIM(counter_name), RTRIM(instance_name), cntr_value
+FROM sys.dm_os_performance_counters
+WHERE (object_name LIKE N'%:Databases'
+       AND counter_name IN (N'Log Bytes Flushed/sec', N'Log Flushes/sec')
+       AND instance_name = DB_NAME())
+   OR (object_name LIKE N'%:Access Methods' AND counter_name = N'Page Splits/sec')
+
+-- name: sys_dm_os_performance_counters
+-- 2019+ and Azure: Azure SQL Database files the database's counters under
+-- its physical name (a GUID), which sys.databases.physical_database_name gives.
+-- min_version: 1500000
+SELECT RTRIM(object_name), RTRIM(counter_name), RTRIM(instance_name), cntr_value
+FROM sys.dm_os_performance_counters
+WHERE (object_name LIKE N'%:Databases'
+       AND counter_name IN (N'Log Bytes Flushed/sec', N'Log Flushes/sec')
+       AND instance_name IN (DB_NAME(), (SELECT physical_database_name FROM sys.databases WHERE database_id = DB_ID())))
+   OR (object_name LIKE N'%:Access Methods' AND counter_name = N'Page Splits/sec')
+
+-- name: sys_dm_os_wait_stats
+SELECT wait_type, waiting_tasks_count, wait_time_ms
+FROM sys.dm_os_wait_stats
+WHERE wait_type IN (N'PAGELATCH_EX', N'PAGELATCH_SH', N'PAGEIOLATCH_EX', N'WRITELOG', N'LOGBUFFER',
+                    N'LOG_RATE_GOVERNOR', N'HADR_THROTTLE_LOG_RATE_GOVERNOR')
+   OR wait_type LIKE N'RBIO[_]RG[_]%'
+ORDER BY wait_type
+
+-- name: sys_dm_db_wait_stats
+-- Azure SQL Database: the same columns, this database only.
+SELECT wait_type, waiting_tasks_count, wait_time_ms
+FROM sys.dm_db_wait_stats
+WHERE wait_type IN (N'PAGELATCH_EX', N'PAGELATCH_SH', N'PAGEIOLATCH_EX', N'WRITELOG', N'LOGBUFFER',
+                    N'LOG_RATE_GOVERNOR', N'HADR_THROTTLE_LOG_RATE_GOVERNOR')
+   OR wait_type LIKE N'RBIO[_]RG[_]%'
+ORDER BY wait_type
+
+-- name: fn_dblog_end_lsn
+-- The last record of the active log; [Current LSN] is fixed-width hex
+-- ("0000002a:000000f0:0001"), so the window is compared as text in the
+-- format fn_dblog itself prints, with no conversion to get wrong.
+SELECT MAX([Current LSN]) FROM sys.fn_dblog(NULL, NULL)
+
+-- name: fn_dblog_min_lsn
+SELECT MIN([Current LSN]) FROM sys.fn_dblog(NULL, NULL)
+
+-- name: fn_dblog
+-- Log records of this database between the two marks, per allocation unit
+-- ("schema.table.index", "schema.table" for a heap, NULL for records on no
+-- object such as commits and checkpoints). @p1 start (exclusive), @p2 end.
+SELECT AllocUnitName, COUNT_BIG(*), SUM(CAST([Log Record Length] AS bigint))
+FROM sys.fn_dblog(NULL, NULL)
+WHERE [Current LSN] > @p1 AND [Current LSN] <= @p2
+GROUP BY AllocUnitName

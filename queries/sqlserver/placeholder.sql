@@ -1,1 +1,0 @@
--- sqlserver queries

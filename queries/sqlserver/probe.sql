@@ -1,0 +1,32 @@
+-- SQL Server: what the server is and what this login may read. Every block
+-- here must work for a login with no extra permission: the probe decides
+-- which collectors can run, it must not be the thing that fails.
+
+-- name: probe
+-- tempdb is recreated at every start, and sys.databases is readable by
+-- everyone, so its create_date is the start time without VIEW SERVER STATE
+-- (sys.dm_os_sys_info.sqlserver_start_time needs it). NULL on Azure SQL
+-- Database, where tempdb is not listed in a user database.
+SELECT CONVERT(nvarchar(128), SERVERPROPERTY('ProductVersion')),
+       CONVERT(int, SERVERPROPERTY('EngineEdition')),
+       CONVERT(nvarchar(128), SERVERPROPERTY('ServerName')),
+       DB_NAME(),
+       SUSER_SNAME(),
+       USER_NAME(),
+       IS_SRVROLEMEMBER('sysadmin'),
+       IS_MEMBER('db_owner'),
+       (SELECT create_date FROM sys.databases WHERE name = N'tempdb'),
+       (SELECT recovery_model_desc FROM sys.databases WHERE database_id = DB_ID())
+
+-- name: permissions
+-- 2016-2019 name the DMV permissions VIEW DATABASE STATE / VIEW SERVER STATE.
+-- max_version: 1600000
+SELECT HAS_PERMS_BY_NAME(NULL, 'DATABASE', 'VIEW DATABASE STATE'),
+       HAS_PERMS_BY_NAME(NULL, NULL, 'VIEW SERVER STATE')
+
+-- name: permissions
+-- 2022+ and Azure split them: the PERFORMANCE STATE permissions are what the
+-- DMVs check (VIEW ... STATE still implies them).
+-- min_version: 1600000
+SELECT HAS_PERMS_BY_NAME(NULL, 'DATABASE', 'VIEW DATABASE PERFORMANCE STATE'),
+       HAS_PERMS_BY_NAME(NULL, NULL, 'VIEW SERVER PERFORMANCE STATE')

@@ -1,0 +1,200 @@
+-- The refresh-token workload on SQL Server: Keycloak's session tables as its
+-- Liquibase changelogs create them on MSSQL (26.7 = baseline, 26.8 = coarse):
+-- varchar keys, nvarchar(max) DATA, bit REMEMBER_ME, filtered indexes, and
+-- OPTIMIZE_FOR_SEQUENTIAL_KEY on the coarse expiration indexes (2019+).
+-- {{schema}} is the workload's own schema. Statement blocks split on ";" lines.
+--
+-- Parameters are @p1..@pN in the order the workload passes them. go-mssqldb
+-- sends Go strings as nvarchar; compared with a varchar key column that
+-- forces a conversion of the column and, under SQL collations, an index scan
+-- instead of a seek (why Keycloak runs with sendStringParametersAsUnicode=false).
+-- So every string compared with a key column is CAST to the column's type:
+-- the statements seek exactly as Keycloak's do.
+
+-- name: rt_list_schemas
+SELECT name FROM sys.schemas WHERE name LIKE N'writeamp[_]rt[_]%' ORDER BY name
+
+-- name: rt_create_schema
+CREATE SCHEMA {{schema}}
+
+-- name: rt_drop_schema
+-- SQL Server has no DROP SCHEMA ... CASCADE: drop the schema's tables first,
+-- in one batch (only tables: the workload creates nothing else).
+DECLARE @drop nvarchar(max) = N'';
+SELECT @drop = @drop + N'DROP TABLE ' + QUOTENAME(s.name) + N'.' + QUOTENAME(t.name) + N'; '
+FROM sys.tables t JOIN sys.schemas s ON s.schema_id = t.schema_id
+WHERE s.name = N'{{schema}}';
+EXEC sys.sp_executesql @drop;
+DROP SCHEMA {{schema}};
+
+-- name: rt_marker_create
+CREATE TABLE {{schema}}.writeamp_owner (run_id varchar(64) NOT NULL, pid int NOT NULL, host varchar(255) NOT NULL, started varchar(64) NOT NULL)
+
+-- name: rt_marker_insert
+INSERT INTO {{schema}}.writeamp_owner (run_id, pid, host, started) VALUES (@p1, @p2, @p3, @p4)
+
+-- name: rt_marker_read
+SELECT run_id, pid, host FROM {{schema}}.writeamp_owner
+
+-- name: rt_ddl_baseline
+-- The primary keys are clustered (SQL Server's default), as Keycloak's are.
+CREATE TABLE {{schema}}.offline_user_session (
+  user_session_id varchar(36) NOT NULL,
+  user_id varchar(255) NOT NULL,
+  realm_id varchar(36) NOT NULL,
+  created_on int NOT NULL,
+  offline_flag varchar(4) NOT NULL,
+  data nvarchar(max),
+  last_session_refresh int NOT NULL DEFAULT 0,
+  broker_session_id varchar(1024),
+  version int DEFAULT 0,
+  remember_me bit,
+  CONSTRAINT constraint_offl_us_ses_pk2 PRIMARY KEY (user_session_id, offline_flag)
+);
+CREATE INDEX idx_offline_uss_by_user ON {{schema}}.offline_user_session (user_id, realm_id, offline_flag);
+CREATE INDEX idx_offline_uss_by_broker_session_id ON {{schema}}.offline_user_session (broker_session_id, realm_id);
+CREATE INDEX idx_user_session_expiration_created ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, created_on, user_session_id, user_id);
+CREATE INDEX idx_user_session_expiration_last_refresh ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, last_session_refresh, user_session_id, user_id);
+CREATE TABLE {{schema}}.offline_client_session (
+  user_session_id varchar(36) NOT NULL,
+  client_id varchar(255) NOT NULL,
+  offline_flag varchar(4) NOT NULL,
+  timestamp int,
+  data nvarchar(max),
+  client_storage_provider varchar(36) NOT NULL DEFAULT 'local',
+  external_client_id varchar(255) NOT NULL DEFAULT 'local',
+  version int DEFAULT 0,
+  realm_id varchar(36),
+  CONSTRAINT constraint_offl_cl_ses_pk3 PRIMARY KEY (user_session_id, client_id, client_storage_provider, external_client_id, offline_flag)
+);
+CREATE INDEX idx_offline_css_by_client ON {{schema}}.offline_client_session (client_id, offline_flag) WHERE client_id <> 'external';
+CREATE INDEX idx_offline_css_by_client_storage_provider ON {{schema}}.offline_client_session (client_storage_provider, external_client_id, offline_flag) WHERE client_storage_provider <> 'internal';
+CREATE INDEX idx_offline_css_by_user_session_and_offline ON {{schema}}.offline_client_session (offline_flag, user_session_id);
+CREATE INDEX idx_offline_css_by_client_and_realm ON {{schema}}.offline_client_session (realm_id, offline_flag, client_id, client_storage_provider, external_client_id)
+
+-- name: rt_ddl_coarse
+-- SQL Server 2016/2017: no OPTIMIZE_FOR_SEQUENTIAL_KEY (it is 2019+).
+-- max_version: 1500000
+CREATE TABLE {{schema}}.offline_user_session (
+  user_session_id varchar(36) NOT NULL,
+  user_id varchar(255) NOT NULL,
+  realm_id varchar(36) NOT NULL,
+  created_on int NOT NULL,
+  offline_flag varchar(4) NOT NULL,
+  data nvarchar(max),
+  last_session_refresh int NOT NULL DEFAULT 0,
+  broker_session_id varchar(1024),
+  version int DEFAULT 0,
+  remember_me bit,
+  session_bucket smallint NOT NULL DEFAULT 0,
+  last_session_refresh_coarse bigint NOT NULL DEFAULT 0,
+  CONSTRAINT constraint_offl_us_ses_pk2 PRIMARY KEY (user_session_id, offline_flag)
+);
+CREATE INDEX idx_offline_uss_by_user ON {{schema}}.offline_user_session (user_id, realm_id, offline_flag);
+CREATE INDEX idx_offline_uss_by_broker_session_id ON {{schema}}.offline_user_session (broker_session_id, realm_id) WHERE broker_session_id IS NOT NULL;
+CREATE INDEX idx_user_session_expiration_created ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, session_bucket, created_on);
+CREATE INDEX idx_user_session_expiration_last_refresh ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, session_bucket, last_session_refresh_coarse);
+CREATE TABLE {{schema}}.offline_client_session (
+  user_session_id varchar(36) NOT NULL,
+  client_id varchar(255) NOT NULL,
+  offline_flag varchar(4) NOT NULL,
+  timestamp int,
+  data nvarchar(max),
+  client_storage_provider varchar(36) NOT NULL DEFAULT 'local',
+  external_client_id varchar(255) NOT NULL DEFAULT 'local',
+  version int DEFAULT 0,
+  realm_id varchar(36),
+  CONSTRAINT constraint_offl_cl_ses_pk3 PRIMARY KEY (user_session_id, client_id, client_storage_provider, external_client_id, offline_flag)
+);
+CREATE INDEX idx_offline_css_by_client ON {{schema}}.offline_client_session (client_id, offline_flag) WHERE client_id <> 'external';
+CREATE INDEX idx_offline_css_by_client_storage_provider ON {{schema}}.offline_client_session (client_storage_provider, external_client_id, offline_flag) WHERE client_storage_provider <> 'internal';
+CREATE INDEX idx_offline_css_by_client_and_realm ON {{schema}}.offline_client_session (realm_id, offline_flag, client_id, client_storage_provider, external_client_id)
+
+-- name: rt_ddl_coarse
+-- SQL Server 2019+ and Azure: Keycloak 26.8 creates both expiration indexes
+-- WITH (OPTIMIZE_FOR_SEQUENTIAL_KEY = ON) against last-page insert contention.
+-- min_version: 1500000
+CREATE TABLE {{schema}}.offline_user_session (
+  user_session_id varchar(36) NOT NULL,
+  user_id varchar(255) NOT NULL,
+  realm_id varchar(36) NOT NULL,
+  created_on int NOT NULL,
+  offline_flag varchar(4) NOT NULL,
+  data nvarchar(max),
+  last_session_refresh int NOT NULL DEFAULT 0,
+  broker_session_id varchar(1024),
+  version int DEFAULT 0,
+  remember_me bit,
+  session_bucket smallint NOT NULL DEFAULT 0,
+  last_session_refresh_coarse bigint NOT NULL DEFAULT 0,
+  CONSTRAINT constraint_offl_us_ses_pk2 PRIMARY KEY (user_session_id, offline_flag)
+);
+CREATE INDEX idx_offline_uss_by_user ON {{schema}}.offline_user_session (user_id, realm_id, offline_flag);
+CREATE INDEX idx_offline_uss_by_broker_session_id ON {{schema}}.offline_user_session (broker_session_id, realm_id) WHERE broker_session_id IS NOT NULL;
+CREATE INDEX idx_user_session_expiration_created ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, session_bucket, created_on) WITH (OPTIMIZE_FOR_SEQUENTIAL_KEY = ON);
+CREATE INDEX idx_user_session_expiration_last_refresh ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, session_bucket, last_session_refresh_coarse) WITH (OPTIMIZE_FOR_SEQUENTIAL_KEY = ON);
+CREATE TABLE {{schema}}.offline_client_session (
+  user_session_id varchar(36) NOT NULL,
+  client_id varchar(255) NOT NULL,
+  offline_flag varchar(4) NOT NULL,
+  timestamp int,
+  data nvarchar(max),
+  client_storage_provider varchar(36) NOT NULL DEFAULT 'local',
+  external_client_id varchar(255) NOT NULL DEFAULT 'local',
+  version int DEFAULT 0,
+  realm_id varchar(36),
+  CONSTRAINT constraint_offl_cl_ses_pk3 PRIMARY KEY (user_session_id, client_id, client_storage_provider, external_client_id, offline_flag)
+);
+CREATE INDEX idx_offline_css_by_client ON {{schema}}.offline_client_session (client_id, offline_flag) WHERE client_id <> 'external';
+CREATE INDEX idx_offline_css_by_client_storage_provider ON {{schema}}.offline_client_session (client_storage_provider, external_client_id, offline_flag) WHERE client_storage_provider <> 'internal';
+CREATE INDEX idx_offline_css_by_client_and_realm ON {{schema}}.offline_client_session (realm_id, offline_flag, client_id, client_storage_provider, external_client_id)
+
+-- name: rt_select_user_session
+SELECT version, last_session_refresh, created_on FROM {{schema}}.offline_user_session
+WHERE user_session_id = CAST(@p1 AS varchar(36)) AND offline_flag = CAST(@p2 AS varchar(4)) AND realm_id = CAST(@p3 AS varchar(36))
+
+-- name: rt_insert_user_session_baseline
+INSERT INTO {{schema}}.offline_user_session
+  (user_session_id, user_id, realm_id, created_on, offline_flag, data, last_session_refresh, broker_session_id, version, remember_me)
+VALUES (@p1, @p2, @p3, @p4, @p5, @p6, @p7, NULL, 0, @p8)
+
+-- name: rt_insert_user_session_coarse
+INSERT INTO {{schema}}.offline_user_session
+  (user_session_id, user_id, realm_id, created_on, offline_flag, data, last_session_refresh, broker_session_id, version, remember_me, session_bucket, last_session_refresh_coarse)
+VALUES (@p1, @p2, @p3, @p4, @p5, @p6, @p7, NULL, 0, @p8, @p9, @p10)
+
+-- name: rt_select_client_session
+SELECT version FROM {{schema}}.offline_client_session
+WHERE user_session_id = CAST(@p1 AS varchar(36)) AND client_id = CAST(@p2 AS varchar(255)) AND client_storage_provider = 'local' AND external_client_id = 'local' AND offline_flag = CAST(@p3 AS varchar(4))
+
+-- name: rt_insert_client_session
+INSERT INTO {{schema}}.offline_client_session
+  (user_session_id, client_id, offline_flag, timestamp, data, client_storage_provider, external_client_id, version, realm_id)
+VALUES (@p1, @p2, @p3, @p4, @p5, 'local', 'local', 0, @p6)
+
+-- name: rt_select_client_sessions
+SELECT client_id, version FROM {{schema}}.offline_client_session
+WHERE user_session_id = CAST(@p1 AS varchar(36)) AND offline_flag = CAST(@p2 AS varchar(4))
+
+-- name: rt_update_user_session
+UPDATE {{schema}}.offline_user_session SET last_session_refresh = @p1, version = version + 1
+WHERE user_session_id = CAST(@p2 AS varchar(36)) AND offline_flag = CAST(@p3 AS varchar(4)) AND version = @p4
+
+-- name: rt_update_user_session_coarse
+UPDATE {{schema}}.offline_user_session SET last_session_refresh = @p1, last_session_refresh_coarse = @p2, version = version + 1
+WHERE user_session_id = CAST(@p3 AS varchar(36)) AND offline_flag = CAST(@p4 AS varchar(4)) AND version = @p5
+
+-- name: rt_update_client_session
+UPDATE {{schema}}.offline_client_session SET timestamp = @p1, version = version + 1
+WHERE user_session_id = CAST(@p2 AS varchar(36)) AND client_id = CAST(@p3 AS varchar(255)) AND client_storage_provider = 'local' AND external_client_id = 'local' AND offline_flag = CAST(@p4 AS varchar(4)) AND version = @p5
+
+-- name: rt_delete_client_sessions
+DELETE FROM {{schema}}.offline_client_session WHERE user_session_id = CAST(@p1 AS varchar(36)) AND offline_flag = CAST(@p2 AS varchar(4))
+
+-- name: rt_lock_user_session
+-- Hibernate's SQL Server dialect writes PESSIMISTIC_WRITE as these hints.
+SELECT version FROM {{schema}}.offline_user_session WITH (UPDLOCK, HOLDLOCK, ROWLOCK)
+WHERE user_session_id = CAST(@p1 AS varchar(36)) AND offline_flag = CAST(@p2 AS varchar(4))
+
+-- name: rt_delete_user_session
+DELETE FROM {{schema}}.offline_user_session WHERE user_session_id = CAST(@p1 AS varchar(36)) AND offline_flag = CAST(@p2 AS varchar(4))

@@ -1,0 +1,4 @@
+-- SQL Server: preparing the server around a measured window.
+
+-- name: checkpoint
+CHECKPOINT
