@@ -1,0 +1,43 @@
+# writeamp — see README.md. `make test` is what CI runs (.ci/run).
+SHELL := /bin/bash
+GO ?= $(shell command -v go 2>/dev/null || echo /usr/local/go/bin/go)
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X github.com/writeamp/writeamp/measure.Version=$(VERSION)
+BIN := bin/writeamp
+
+.PHONY: build demo test test-unit bench lint fmt clean
+
+build:
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/writeamp
+
+# The Keycloak refresh-token experiment on a throwaway PostgreSQL. Installs
+# PostgreSQL's binaries (apt-get, as root) when they are missing.
+demo: build
+	INSTALL_ONLY=1 scripts/services.sh postgres >/dev/null
+	$(BIN) run
+
+# Everything, against real PostgreSQL and MariaDB: installs and starts them
+# when missing, waits until they accept connections. Under CI=true an
+# unreachable database fails the run instead of skipping.
+test: lint
+	@eval "$$(scripts/services.sh postgres mariadb)" && \
+	  echo "testing against $$WRITEAMP_TEST_PG_DSN and $$WRITEAMP_TEST_MYSQL_DSN" && \
+	  $(GO) test -count=1 -timeout 10m ./...
+
+# Unit tests only: no database needed (integration tests skip).
+test-unit:
+	env -u WRITEAMP_TEST_PG_DSN -u WRITEAMP_TEST_MYSQL_DSN $(GO) test -count=1 ./...
+
+# Benchmarks print ratios against a peer measured in the same run.
+bench: build
+	@eval "$$(scripts/services.sh postgres)" && scripts/bench.sh
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+clean:
+	rm -rf bin

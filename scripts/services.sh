@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Makes sure the databases the tests (or the demo) need are installed, running
+# and accepting connections, then prints the DSNs to use as shell assignments:
+#   eval "$(scripts/services.sh postgres mariadb)"
+# Installs with apt-get (as root) what is missing. Never changes a server
+# that already accepts our connections.
+set -euo pipefail
+
+want=("$@")
+[ ${#want[@]} -gt 0 ] || want=(postgres mariadb)
+log() { echo "services: $*" >&2; }
+has() { for w in "${want[@]}"; do [ "$w" = "$1" ] && return 0; done; return 1; }
+
+apt_install() {
+  if [ "$(id -u)" != 0 ]; then
+    log "need root to install: apt-get install $*"; exit 1
+  fi
+  log "installing $*"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >&2
+  apt-get install -y -qq "$@" >&2
+}
+
+wait_for() { # wait_for NAME CMD...
+  local name=$1; shift
+  for _ in $(seq 1 60); do "$@" >/dev/null 2>&1 && return 0; sleep 1; done
+  log "$name did not accept connections within 60 s"; exit 1
+}
+
+if has postgres; then
+  if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || ! ls /usr/lib/postgresql/*/lib/pg_walinspect.so >/dev/null 2>&1 || ! command -v pgbench >/dev/null; then
+    apt_install postgresql postgresql-contrib
+  fi
+  # INSTALL_ONLY=1: the binaries are enough (the demo starts its own server).
+  [ "${INSTALL_ONLY:-}" = 1 ] && exit 0
+  if ! pg_isready -q -h 127.0.0.1 -p 5432; then
+    ver=$(ls /etc/postgresql 2>/dev/null | sort -V | tail -1)
+    if [ -z "$ver" ]; then
+      ver=$(ls /usr/lib/postgresql | sort -V | tail -1)
+      log "creating cluster $ver/main"
+      pg_createcluster "$ver" main >&2
+    fi
+    log "starting PostgreSQL $ver"
+    pg_ctlcluster --skip-systemctl-redirect "$ver" main start >&2 || true
+  fi
+  wait_for PostgreSQL pg_isready -q -h 127.0.0.1 -p 5432
+  pgdsn="postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+  if ! psql "$pgdsn" -XAtqc 'select 1' >/dev/null 2>&1; then
+    # A fresh Debian cluster asks for a password over TCP. Give the bootstrap
+    # superuser one, through the socket as the postgres OS user.
+    log "PostgreSQL refuses passwordless TCP logins; setting a password for role postgres"
+    runuser -u postgres -- psql -XAtqc "ALTER ROLE postgres PASSWORD 'writeamp'" >&2
+    pgdsn="postgres://postgres:writeamp@127.0.0.1:5432/postgres?sslmode=disable"
+    psql "$pgdsn" -XAtqc 'select 1' >/dev/null
+  fi
+  echo "export WRITEAMP_TEST_PG_DSN='$pgdsn'"
+fi
+
+if has mariadb; then
+  command -v mariadbd >/dev/null || [ -x /usr/sbin/mariadbd ] || apt_install mariadb-server
+  if ! mariadb-admin -uroot -h127.0.0.1 ping >/dev/null 2>&1 && ! mariadb-admin ping >/dev/null 2>&1; then
+    log "starting MariaDB"
+    install -d -o mysql -g mysql /run/mysqld 2>/dev/null || true
+    start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd -- --user=mysql >&2
+  fi
+  wait_for MariaDB mariadb-admin ping
+  mydsn="mysql://root@127.0.0.1:3306/test"
+  if ! mariadb -uroot -h127.0.0.1 -e 'select 1' >/dev/null 2>&1; then
+    # A fresh install lets root in only through the socket: make a test user.
+    log "MariaDB refuses root over TCP; creating user writeamp@127.0.0.1 for the tests"
+    mariadb -e "CREATE USER IF NOT EXISTS 'writeamp'@'127.0.0.1' IDENTIFIED BY 'writeamp'; GRANT ALL ON *.* TO 'writeamp'@'127.0.0.1' WITH GRANT OPTION;" >&2
+    mydsn="mysql://writeamp:writeamp@127.0.0.1:3306/test"
+  fi
+  mariadb -e "CREATE DATABASE IF NOT EXISTS test" >&2 2>/dev/null || mariadb -uroot -h127.0.0.1 -e "CREATE DATABASE IF NOT EXISTS test" >&2
+  echo "export WRITEAMP_TEST_MYSQL_DSN='$mydsn'"
+fi
