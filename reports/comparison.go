@@ -60,7 +60,7 @@ type Cell struct {
 
 var dbOrder = []string{"log_bytes", "log_bytes_in_scope", "log_bytes_other_objects", "log_bytes_other", "log_bytes_stat",
 	"log_records", "fpi_count", "fpi_bytes", "page_splits", "transactions_committed"}
-var tableOrder = []string{"rows_inserted", "rows_updated", "hot_updates", "newpage_updates", "hot_ratio", "rows_deleted",
+var tableOrder = []string{"rows_inserted", "rows_updated", "hot_updates", "non_hot_updates", "newpage_updates", "hot_ratio", "rows_deleted",
 	"log_bytes", "log_records", "fpi_bytes", "size_bytes", "autovacuum_runs"}
 var indexOrder = []string{"leaf_inserts", "leaf_deletes", "leaf_updates", "leaf_page_splits", "page_merges", "log_bytes",
 	"log_records", "fpi_bytes", "block_changes", "page_latch_waits", "page_latch_wait_ms", "row_lock_waits", "size_bytes"}
@@ -69,6 +69,10 @@ var indexOrder = []string{"leaf_inserts", "leaf_deletes", "leaf_updates", "leaf_
 // reads, or only matter when non-zero.
 var hidden = map[string]bool{"scans": true, "tuples_read": true, "tuples_fetched": true, "vacuum_runs": true,
 	"autoanalyze_runs": true, "transactions_rolled_back": true, "wal_buffers_full": true}
+
+// quietWhenZero are rows that only matter when something happened.
+var quietWhenZero = map[string]bool{"fpi_bytes": true, "fpi_count": true, "autovacuum_runs": true,
+	"log_bytes_other_objects": true, "page_merges": true, "page_latch_waits": true, "page_latch_wait_ms": true, "row_lock_waits": true}
 
 var labels = map[string]string{
 	"log_bytes":               "log bytes",
@@ -236,7 +240,7 @@ func (c *Comparison) section(kind, title string, order []string, cols []Column,
 	for _, name := range metrics {
 		row := Row{Metric: name, Label: labelOf(name), ChangeV: math.NaN()}
 		bases := map[string]bool{}
-		var basisOrder []string
+		var basisOrder, sources []string
 		allNA, allZero := true, true
 		for _, col := range cols {
 			ms, present := get(col.Run)
@@ -269,17 +273,20 @@ func (c *Comparison) section(kind, title string, order []string, cols []Column,
 					bases[b] = true
 					basisOrder = append(basisOrder, b)
 				}
-				if r := ref(m.Source); r > 0 && !containsInt(row.Refs, r) {
-					row.Refs = append(row.Refs, r)
-				}
+				sources = append(sources, m.Source)
 			}
 			row.Cells = append(row.Cells, cell)
 		}
 		if allNA && kind != "database" && name != "leaf_inserts" {
 			continue // a metric nobody measured only adds noise; the notes say why
 		}
-		if allZero && (isAutovac(name)) {
+		if allZero && quietWhenZero[name] {
 			continue
+		}
+		for _, src := range sources {
+			if r := ref(src); r > 0 && !containsInt(row.Refs, r) {
+				row.Refs = append(row.Refs, r)
+			}
 		}
 		row.Basis = strings.Join(basisOrder, "/")
 		row.Change, row.ChangeV = change(name, row.Cells, c.PerOp != "")
