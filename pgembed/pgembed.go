@@ -112,7 +112,7 @@ func freePort() (int, error) {
 }
 
 // Start creates and starts a server; the caller must Stop it.
-func Start(ctx context.Context, log io.Writer) (s *Server, err error) {
+func Start(ctx context.Context, log io.Writer) (_ *Server, err error) {
 	bin, err := FindBinaries()
 	if err != nil {
 		return nil, err
@@ -125,7 +125,7 @@ func Start(ctx context.Context, log io.Writer) (s *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
-	s = &Server{Dir: dir, Bin: bin, cred: cred}
+	s := &Server{Dir: dir, Bin: bin, cred: cred}
 	defer func() {
 		if err != nil {
 			s.Stop()
@@ -177,8 +177,21 @@ func (s *Server) command(ctx context.Context, name string, args ...string) *exec
 	// Its own process group: a Ctrl-C on the terminal reaches writeamp, which
 	// cleans up and then stops the server, instead of reaching the server first.
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: s.cred}
-	c.Env = append(os.Environ(), "LC_ALL=C", "LANG=C")
+	c.Env = append(cleanEnv(os.Environ()), "LC_ALL=C", "LANG=C")
 	return c
+}
+
+// cleanEnv drops the caller's libpq variables (PGPORT, PGDATA, ...): they
+// describe the user's server, not the throwaway one, and even an empty one
+// (PGPORT=) makes the server refuse to start.
+func cleanEnv(env []string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "PG") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 func (s *Server) waitReady(ctx context.Context, limit time.Duration) error {

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// run executes the CLI in-process and returns stdout, stderr and the error.
+func run(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	root := newRoot()
+	var out, errb bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&errb)
+	root.SetArgs(args)
+	err := root.ExecuteContext(context.Background())
+	return out.String(), errb.String(), err
+}
+
+func TestBadInputIsAUsageErrorNamingTheFlag(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--format", "yaml"}, "--format"},
+		{[]string{"run", "--variants", "fast"}, "--variants"},
+		{[]string{"run", "--logins", "0"}, "--logins"},
+		{[]string{"run", "--logout-percent", "150"}, "--logout-percent"},
+		{[]string{"run", "--no-such-flag"}, "no-such-flag"},
+		{[]string{"run", "--refresh-period", "soon"}, "refresh-period"},
+		{[]string{"run", "--dsn", "redis://localhost"}, "--dsn"},
+		{[]string{"run", "--dsn", "nonsense"}, "--dsn"},
+	}
+	for _, c := range cases {
+		_, _, err := run(t, c.args...)
+		var ue usageError
+		if err == nil || !errors.As(err, &ue) {
+			t.Errorf("%v: want a usage error, got %v", c.args, err)
+			continue
+		}
+		if !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %q does not name %s", c.args, err, c.want)
+		}
+	}
+}
+
+func TestUnreachableServerIsNotAUsageErrorAndHidesThePassword(t *testing.T) {
+	_, _, err := run(t, "run", "-q", "--dsn", "postgres://app:Xq7Secr3tPw@127.0.0.1:1/kc?sslmode=disable")
+	if err == nil {
+		t.Fatal("expected a connection error")
+	}
+	var ue usageError
+	if errors.As(err, &ue) {
+		t.Errorf("a server that does not answer is not a usage error: %v", err)
+	}
+	if strings.Contains(err.Error(), "Xq7Secr3tPw") {
+		t.Errorf("password echoed: %v", err)
+	}
+	if !strings.Contains(err.Error(), "xxxxx") {
+		t.Errorf("the redacted DSN should say where it tried: %v", err)
+	}
+}
+
+func TestVersionAndHelpHaveExamples(t *testing.T) {
+	out, _, err := run(t, "version")
+	if err != nil || !strings.Contains(out, "writeamp ") || !strings.Contains(out, "postgres") {
+		t.Errorf("version: %q %v", out, err)
+	}
+	for _, c := range newRoot().Commands() {
+		if c.Name() == "help" || c.Name() == "completion" {
+			continue
+		}
+		if strings.TrimSpace(c.Example) == "" {
+			t.Errorf("%s has no examples in --help", c.Name())
+		}
+	}
+	out, _, _ = run(t, "completion", "bash")
+	if !strings.Contains(out, "bash completion") {
+		t.Error("shell completion missing")
+	}
+}
+
+func TestResolveDSNOrder(t *testing.T) {
+	for _, v := range append(pgEnv, "WRITEAMP_DSN", "DATABASE_URL") {
+		t.Setenv(v, "")
+	}
+	if _, _, embedded := resolveDSN(""); !embedded {
+		t.Error("nothing set: the throwaway server")
+	}
+	t.Setenv("PGHOST", "/tmp")
+	if dsn, from, embedded := resolveDSN(""); embedded || dsn != "" || from != "PGHOST" {
+		t.Errorf("PG* environment: %q %q %v", dsn, from, embedded)
+	}
+	t.Setenv("DATABASE_URL", "postgres://a@b/c")
+	if dsn, from, _ := resolveDSN(""); dsn != "postgres://a@b/c" || from != "DATABASE_URL" {
+		t.Errorf("DATABASE_URL: %q %q", dsn, from)
+	}
+	t.Setenv("WRITEAMP_DSN", "mysql://a@b/c")
+	if dsn, _, _ := resolveDSN(""); dsn != "mysql://a@b/c" {
+		t.Errorf("WRITEAMP_DSN wins over DATABASE_URL: %q", dsn)
+	}
+	if dsn, from, _ := resolveDSN("postgres://flag"); dsn != "postgres://flag" || from != "--dsn" {
+		t.Errorf("--dsn wins: %q %q", dsn, from)
+	}
+}
