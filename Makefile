@@ -18,11 +18,12 @@ demo: build
 
 # Everything, against real PostgreSQL and MariaDB: installs and starts them
 # when missing, waits until they accept connections. Under CI=true an
-# unreachable database fails the run instead of skipping.
+# unreachable database fails the run instead of skipping. -p 1: packages share
+# the servers, and one package's WAL must not land in another's window.
 test: lint
 	@eval "$$(scripts/services.sh postgres mariadb)" && \
 	  echo "testing against $$WRITEAMP_TEST_PG_DSN and $$WRITEAMP_TEST_MYSQL_DSN" && \
-	  $(GO) test -count=1 -timeout 10m ./...
+	  $(GO) test -count=1 -p 1 -timeout 10m ./...
 
 # Unit tests only: no database needed (integration tests skip).
 test-unit:

@@ -1,0 +1,234 @@
+// Command bench measures writeamp against peers in the same run and prints
+// ratios, never bare times: the machine is shared and noisy, a ratio to a
+// peer measured minutes apart on the same server is what carries over.
+//
+//	go run ./bench -dsn postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable -writeamp bin/writeamp
+package main
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/jedib0t/go-pretty/v6/table"
+
+	"github.com/writeamp/writeamp/collectors"
+	_ "github.com/writeamp/writeamp/collectors/postgres"
+	"github.com/writeamp/writeamp/dialects"
+	pg "github.com/writeamp/writeamp/dialects/postgres"
+	"github.com/writeamp/writeamp/workloads"
+)
+
+var (
+	dsn     = flag.String("dsn", os.Getenv("WRITEAMP_TEST_PG_DSN"), "PostgreSQL to benchmark on (a superuser: creates and drops its own database objects)")
+	binary  = flag.String("writeamp", "bin/writeamp", "the writeamp binary for the end-to-end rows")
+	updates = flag.Int("updates", 20000, "single-row UPDATEs per driver-vs-pgbench level")
+	indexes = flag.Int("indexes", 10000, "indexes for the snapshot-cost row")
+	quick   = flag.Bool("quick", false, "smaller sizes (for a smoke run)")
+	rowsOut [][]string
+)
+
+func main() {
+	flag.Parse()
+	if *dsn == "" {
+		fatal("no -dsn and no WRITEAMP_TEST_PG_DSN")
+	}
+	if *quick {
+		*updates, *indexes = 2000, 1000
+	}
+	ctx := context.Background()
+	db, err := pg.Dialect{}.Open(ctx, *dsn)
+	if err != nil {
+		fatal(err.Error())
+	}
+	defer db.Close()
+	srv, err := pg.Dialect{}.Probe(ctx, db)
+	if err != nil {
+		fatal(err.Error())
+	}
+	fmt.Printf("writeamp bench on %s (%d cores)\n\n", srv, numCPU())
+
+	t := &progressTable{Writer: table.NewWriter()}
+	t.SetOutputMirror(os.Stdout)
+	t.SetStyle(table.StyleLight)
+	t.AppendHeader(table.Row{"what", "writeamp", "peer", "ratio", "target"})
+	for _, c := range []int{1, 2, 4} {
+		wa, pgb := driverVsPgbench(ctx, db, srv, c)
+		t.AppendRow(table.Row{fmt.Sprintf("single-row UPDATE rate, concurrency %d", c), fmt.Sprintf("%.0f/s", wa), fmt.Sprintf("pgbench %.0f/s", pgb), fmt.Sprintf("%.2f", wa/pgb), ">= 0.90"})
+	}
+	small, large := snapshotCost(ctx, db, srv)
+	t.AppendRow(table.Row{fmt.Sprintf("snapshot, %d vs %d indexes", *indexes, *indexes/10), fmt.Sprintf("%.0f ms", large.Seconds()*1000), fmt.Sprintf("%.0f ms", small.Seconds()*1000), fmt.Sprintf("%.1f", large.Seconds()/small.Seconds()), "~10 (linear)"})
+	base := 1500
+	if *quick {
+		base = 300
+	}
+	e2e, pgbE2E, stmts, rss1 := endToEnd(*dsn, base)
+	t.AppendRow(table.Row{fmt.Sprintf("A/B run (%d logins, both variants) vs pgbench, same DML count", base), fmt.Sprintf("%.1f s", e2e), fmt.Sprintf("pgbench %d stmts %.1f s", stmts, pgbE2E), fmt.Sprintf("%.2f", e2e/pgbE2E), "<= 1.2"})
+	_, _, _, rss10 := endToEnd(*dsn, 10*base)
+	t.AppendRow(table.Row{fmt.Sprintf("peak memory, %d vs %d logins", 10*base, base), fmt.Sprintf("%d MiB", rss10>>10), fmt.Sprintf("%d MiB", rss1>>10), fmt.Sprintf("%.2f", float64(rss10)/float64(rss1)), "~1 (flat)"})
+	t.Render()
+	fmt.Println("\nratio = writeamp / peer, both measured in this run on the same server.")
+}
+
+// progressTable prints each row as it is measured (a bench takes minutes),
+// then the whole table.
+type progressTable struct{ table.Writer }
+
+func (p *progressTable) AppendRow(r table.Row, c ...table.RowConfig) {
+	fmt.Fprintln(os.Stderr, r...)
+	p.Writer.AppendRow(r, c...)
+}
+
+func fatal(msg string) {
+	fmt.Fprintln(os.Stderr, "bench: "+msg)
+	os.Exit(1)
+}
+
+func numCPU() int { n, _ := strconv.Atoi(strings.TrimSpace(run("nproc"))); return n }
+
+func run(name string, args ...string) string {
+	out, err := exec.Command(name, args...).CombinedOutput()
+	if err != nil {
+		fatal(fmt.Sprintf("%s %v: %v\n%s", name, args, err, out))
+	}
+	return string(out)
+}
+
+func mustExec(db *sql.DB, q string) {
+	if _, err := db.Exec(q); err != nil {
+		fatal(q + ": " + err.Error())
+	}
+}
+
+// driverVsPgbench runs the same single-row UPDATE through writeamp's
+// execution path (pipelined transaction per operation, a latency histogram
+// per worker, one connection per worker) and through pgbench.
+func driverVsPgbench(ctx context.Context, db *sql.DB, s dialects.Server, c int) (float64, float64) {
+	mustExec(db, `DROP TABLE IF EXISTS writeamp_bench_u`)
+	mustExec(db, `CREATE TABLE writeamp_bench_u (id int PRIMARY KEY, v int, d text)`)
+	mustExec(db, `INSERT INTO writeamp_bench_u SELECT g, 0, repeat('x', 300) FROM generate_series(1, 2000) g`)
+	defer mustExec(db, `DROP TABLE IF EXISTS writeamp_bench_u`)
+	const upd = `UPDATE writeamp_bench_u SET v = v + 1 WHERE id = $1`
+	per := *updates / c
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := 0; w < c; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			conn, err := db.Conn(ctx)
+			if err != nil {
+				fatal(err.Error())
+			}
+			defer conn.Close()
+			h := workloads.NewHistogram()
+			for i := 0; i < per; i++ {
+				t0 := time.Now()
+				if _, err := (pg.Dialect{}).Pipeline(ctx, conn, []dialects.Stmt{{SQL: upd, Args: []any{1 + (i*7919+w*104729)%2000}}}); err != nil {
+					fatal(err.Error())
+				}
+				h.Record(time.Since(t0))
+			}
+		}(w)
+	}
+	wg.Wait()
+	wa := float64(per*c) / time.Since(start).Seconds()
+	script := filepath.Join(os.TempDir(), "writeamp-bench-u.sql")
+	os.WriteFile(script, []byte("\\set id random(1, 2000)\nUPDATE writeamp_bench_u SET v = v + 1 WHERE id = :id;\n"), 0o644)
+	defer os.Remove(script)
+	t0 := time.Now()
+	run("pgbench", "-n", "-c", strconv.Itoa(c), "-j", strconv.Itoa(c), "-t", strconv.Itoa(per), "-f", script, *dsn)
+	return wa, float64(per*c) / time.Since(t0).Seconds()
+}
+
+// snapshotCost times one full snapshot with n/10 and n indexes in scope.
+func snapshotCost(ctx context.Context, db *sql.DB, s dialects.Server) (time.Duration, time.Duration) {
+	set, err := collectors.For(pg.Name)
+	if err != nil {
+		fatal(err.Error())
+	}
+	mustExec(db, `DROP SCHEMA IF EXISTS writeamp_bench_s CASCADE`)
+	mustExec(db, `CREATE SCHEMA writeamp_bench_s`)
+	defer mustExec(db, `DROP SCHEMA IF EXISTS writeamp_bench_s CASCADE`)
+	measure := func() time.Duration {
+		best := time.Hour
+		for i := 0; i < 3; i++ {
+			t0 := time.Now()
+			if _, err := set.Take(ctx, db, s, collectors.Scope{Schemas: []string{"writeamp_bench_s"}}); err != nil {
+				fatal(err.Error())
+			}
+			if d := time.Since(t0); d < best {
+				best = d
+			}
+		}
+		return best
+	}
+	create := func(from, to int) {
+		var b strings.Builder
+		for t := from; t < to; t++ {
+			fmt.Fprintf(&b, "CREATE TABLE writeamp_bench_s.t%d (a int, b int, c int, d int, e int, f int, g int, h int, i int, j int);", t)
+			for _, col := range "abcdefghij" {
+				fmt.Fprintf(&b, "CREATE INDEX ON writeamp_bench_s.t%d (%c);", t, col)
+			}
+		}
+		mustExec(db, b.String())
+	}
+	create(0, *indexes/100)
+	small := measure()
+	create(*indexes/100, *indexes/10)
+	return small, measure()
+}
+
+// endToEnd runs the default A/B at concurrency 1 and pgbench with as many
+// single-row DML statements (2 per login, refresh and logout, per variant),
+// and reports writeamp's peak RSS.
+func endToEnd(dsn string, logins int) (float64, float64, int, int64) {
+	out := filepath.Join(os.TempDir(), "writeamp-bench-run.json")
+	defer os.Remove(out)
+	cmd := exec.Command(*binary, "run", "-q", "--dsn", dsn, "--concurrency", "1", "--logins", strconv.Itoa(logins), "--format", "json", "-o", out)
+	t0 := time.Now()
+	if b, err := cmd.CombinedOutput(); err != nil {
+		fatal(fmt.Sprintf("writeamp run: %v\n%s", err, b))
+	}
+	secs := time.Since(t0).Seconds()
+	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss // KiB on Linux
+	var r struct {
+		Runs []struct {
+			Operations map[string]int `json:"operations"`
+		} `json:"runs"`
+	}
+	data, _ := os.ReadFile(out)
+	if err := json.Unmarshal(data, &r); err != nil || len(r.Runs) == 0 {
+		fatal("cannot read the run's result")
+	}
+	ops := r.Runs[0].Operations
+	n := 2 * (2*ops["logins"] + 2*ops["refreshes"] + 2*ops["logouts"])
+	if rssOnly := logins > 5000; rssOnly {
+		return secs, 0, n, rss
+	}
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		fatal(err.Error())
+	}
+	defer db.Close()
+	mustExec(db, `DROP TABLE IF EXISTS writeamp_bench_e`)
+	mustExec(db, `CREATE TABLE writeamp_bench_e (id int PRIMARY KEY, v int, d text)`)
+	mustExec(db, `INSERT INTO writeamp_bench_e SELECT g, 0, repeat('x', 300) FROM generate_series(1, 2000) g`)
+	defer mustExec(db, `DROP TABLE IF EXISTS writeamp_bench_e`)
+	script := filepath.Join(os.TempDir(), "writeamp-bench-e.sql")
+	os.WriteFile(script, []byte("\\set id random(1, 2000)\nUPDATE writeamp_bench_e SET v = v + 1 WHERE id = :id;\n"), 0o644)
+	defer os.Remove(script)
+	p0 := time.Now()
+	run("pgbench", "-n", "-c", "1", "-t", strconv.Itoa(n), "-f", script, dsn)
+	return secs, time.Since(p0).Seconds(), n, rss
+}
