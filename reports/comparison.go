@@ -20,9 +20,12 @@ type Comparison struct {
 	Subtitle []string
 	Columns  []Column
 	PerOp    string // the operation values are normalized by ("refresh"), or ""
-	Sections []Section
-	Sources  []string // footnotes, numbered from 1
-	Notes    []string // warnings, missing collectors, assumptions
+	// Denominators are each column's count of PerOp (operations, or rows
+	// changed when the runs share no operation).
+	Denominators []float64
+	Sections     []Section
+	Sources      []string // footnotes, numbered from 1
+	Notes        []string // warnings, missing collectors, assumptions
 }
 
 // Column is one run.
@@ -86,7 +89,7 @@ var labels = map[string]string{
 // several result files, labelled).
 func Build(title string, subtitle []string, cols []Column) *Comparison {
 	c := &Comparison{Title: title, Subtitle: subtitle, Columns: cols}
-	c.PerOp = commonMainOp(cols)
+	c.PerOp, c.Denominators = normalization(cols)
 	src := map[string]int{}
 	ref := func(s string) int {
 		if s == "" {
@@ -161,6 +164,49 @@ func dedupe(in []string) []string {
 		}
 	}
 	return out
+}
+
+// normalization picks what every column is divided by: the runs' common
+// main operation when each has a count of it, else the rows changed in the
+// measured tables (a wrapped command or a diff has no operation count, and
+// "log bytes per row changed" still compares a before/after migration).
+func normalization(cols []Column) (string, []float64) {
+	dens := make([]float64, len(cols))
+	if op := commonMainOp(cols); op != "" {
+		ok := true
+		for i, col := range cols {
+			_, n := col.Run.Main()
+			dens[i] = float64(n)
+			ok = ok && n > 0
+		}
+		if ok {
+			return op, dens
+		}
+	}
+	for i, col := range cols {
+		n, ok := RowsChanged(col.Run)
+		if !ok || n <= 0 {
+			return "", make([]float64, len(cols))
+		}
+		dens[i] = n
+	}
+	return "row changed", dens
+}
+
+// RowsChanged sums the rows inserted, updated and deleted in the run's
+// tables; false when no table has those counters.
+func RowsChanged(r *result.Run) (float64, bool) {
+	var n float64
+	ok := false
+	for _, t := range r.Tables {
+		for _, m := range []string{"rows_inserted", "rows_updated", "rows_deleted"} {
+			if v, has := t.Metrics[m]; has && v.OK() {
+				n += v.V()
+				ok = true
+			}
+		}
+	}
+	return n, ok
 }
 
 func commonMainOp(cols []Column) string {
@@ -242,7 +288,7 @@ func (c *Comparison) section(kind, title string, order []string, cols []Column,
 		bases := map[string]bool{}
 		var basisOrder, sources []string
 		allNA, allZero := true, true
-		for _, col := range cols {
+		for ci, col := range cols {
 			ms, present := get(col.Run)
 			cell := Cell{Present: present}
 			m, ok := ms[name]
@@ -259,8 +305,8 @@ func (c *Comparison) section(kind, title string, order []string, cols []Column,
 					}
 					cell.Text = formatValue(name, m.V())
 					if c.PerOp != "" && !isRatio(name) && !isAutovac(name) {
-						if _, n := col.Run.Main(); n > 0 {
-							v := m.V() / float64(n)
+						if n := c.Denominators[ci]; n > 0 {
+							v := m.V() / n
 							cell.PerOp = &v
 							cell.PerText = formatPerOp(name, v)
 						}

@@ -14,7 +14,7 @@ import (
 )
 
 // Formats lists what Render accepts.
-var Formats = []string{"table", "markdown", "json"}
+var Formats = []string{"table", "markdown", "json", "csv", "html"}
 
 // Options change how a report looks, never what it says.
 type Options struct {
@@ -36,6 +36,10 @@ func Render(w io.Writer, format string, res *result.Result, o Options) error {
 	switch format {
 	case "json":
 		return JSON(w, res)
+	case "csv":
+		return CSV(w, res)
+	case "html":
+		return HTML(w, res)
 	case "table", "markdown":
 		c := FromResult(res)
 		if format == "markdown" {
@@ -76,7 +80,11 @@ func FromResult(res *result.Result) *Comparison {
 
 func subtitle(res *result.Result) []string {
 	var out []string
-	if len(res.Runs) > 0 {
+	var cols []Column
+	for i := range res.Runs {
+		cols = append(cols, Column{Run: &res.Runs[i]})
+	}
+	if len(res.Runs) > 0 && sameOperations(cols) {
 		r := res.Runs[0]
 		var ops []string
 		for _, k := range sortedKeys(r.Operations) {
@@ -153,18 +161,85 @@ func runRows(c *Comparison) []table.Row {
 		}
 		return r
 	}
-	line := func(label string, f func(*result.Run) string) {
-		r := table.Row{label}
-		for _, col := range c.Columns {
-			r = append(r, f(col.Run))
+	for _, rl := range RunLines(c) {
+		r := table.Row{rl.Label}
+		for _, v := range rl.Values {
+			r = append(r, v)
 			if c.PerOp != "" {
 				r = append(r, "")
 			}
 		}
 		rows = append(rows, pad(r))
 	}
+	return rows
+}
+
+// RunLine is one of the driver's own figures across the runs.
+type RunLine struct {
+	Label  string
+	Values []string
+}
+
+// RunLines are the figures the workload driver measured rather than the
+// server: time, throughput, latency percentiles, errors; for a sweep the
+// concurrency, for a wrapped command its exit status.
+func RunLines(c *Comparison) []RunLine {
+	var out []RunLine
+	line := func(label string, f func(*result.Run) string) {
+		rl := RunLine{Label: label}
+		for _, col := range c.Columns {
+			rl.Values = append(rl.Values, f(col.Run))
+		}
+		out = append(out, rl)
+	}
+	any := func(f func(*result.Run) bool) bool {
+		for _, col := range c.Columns {
+			if f(col.Run) {
+				return true
+			}
+		}
+		return false
+	}
+	if any(func(r *result.Run) bool { return r.Concurrency > 0 }) {
+		line("concurrency", func(r *result.Run) string { return fmt.Sprint(r.Concurrency) })
+	}
+	if any(func(r *result.Run) bool { return len(r.Command) > 0 }) {
+		line("exit status", func(r *result.Run) string {
+			if r.ExitCode == nil {
+				return ""
+			}
+			return fmt.Sprint(*r.ExitCode)
+		})
+	}
 	line("elapsed", func(r *result.Run) string { return fmt.Sprintf("%.1f s", r.ElapsedSeconds) })
-	line("operations/s", func(r *result.Run) string { return formatValue("", float64(int64(r.Throughput))) })
+	if !sameOperations(c.Columns) {
+		ops := map[string]bool{}
+		for _, col := range c.Columns {
+			for k := range col.Run.Operations {
+				ops[k] = true
+			}
+		}
+		for _, op := range sortedKeys(ops) {
+			line(op, func(r *result.Run) string {
+				if n, ok := r.Operations[op]; ok {
+					return formatValue("", float64(n))
+				}
+				return ""
+			})
+		}
+	}
+	if c.PerOp == "row changed" {
+		line("rows changed", func(r *result.Run) string {
+			n, _ := RowsChanged(r)
+			return formatValue("", n)
+		})
+	}
+	line("operations/s", func(r *result.Run) string {
+		if len(r.Operations) == 0 {
+			return "—"
+		}
+		return formatValue("", float64(int64(r.Throughput)))
+	})
 	ops := map[string]bool{}
 	for _, col := range c.Columns {
 		for k := range col.Run.LatencyMS {
@@ -172,15 +247,41 @@ func runRows(c *Comparison) []table.Row {
 		}
 	}
 	for _, op := range sortedKeys(ops) {
-		line(op+" p50/p99 ms", func(r *result.Run) string {
+		line(op+" p50/p95/p99/max ms", func(r *result.Run) string {
 			l, ok := r.LatencyMS[op]
 			if !ok {
 				return ""
 			}
-			return fmt.Sprintf("%.2f / %.2f", l.P50, l.P99)
+			return fmt.Sprintf("%.2f / %.2f / %.2f / %.1f", l.P50, l.P95, l.P99, l.Max)
 		})
 	}
-	return rows
+	if any(func(r *result.Run) bool { return len(r.Errors) > 0 }) {
+		line("errors", func(r *result.Run) string {
+			var n int64
+			for _, v := range r.Errors {
+				n += v
+			}
+			return formatValue("", float64(n))
+		})
+	}
+	return out
+}
+
+// sameOperations reports whether every run did the same operation counts,
+// which the subtitle then states once.
+func sameOperations(cols []Column) bool {
+	for _, col := range cols[1:] {
+		a, b := cols[0].Run.Operations, col.Run.Operations
+		if len(a) != len(b) {
+			return false
+		}
+		for k, v := range a {
+			if b[k] != v {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // titleRow repeats a section title across the row so AutoMerge spans it

@@ -98,8 +98,8 @@ func TestTableShowsTheHeadlineAndItsSource(t *testing.T) {
 	for _, want := range []string{
 		"Index idx_user_session_expiration_last_refresh on offline_user_session",
 		"16,500", "1,607", "-90.3%", // leaf inserts baseline -> coarse, per refresh
-		"+99.3 pt",                  // HOT ratio
-		"pg_walinspect",             // the footnote naming where leaf inserts come from
+		"+99.3 pt",      // HOT ratio
+		"pg_walinspect", // the footnote naming where leaf inserts come from
 		"per refresh",
 	} {
 		if !strings.Contains(out, want) {

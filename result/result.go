@@ -114,6 +114,13 @@ type Run struct {
 	Warnings       []string                      `json:"warnings,omitempty"`
 	Partial        bool                          `json:"partial,omitempty"`
 	Window         *Window                       `json:"window,omitempty"`
+	// Concurrency is the workers the run used, set when a sweep measured
+	// several levels so each run (column) says which level it is.
+	Concurrency int `json:"concurrency,omitempty"`
+	// Command is the wrapped command of `writeamp measure` (passwords
+	// redacted) and ExitCode what it returned.
+	Command  []string `json:"command,omitempty"`
+	ExitCode *int     `json:"exit_code,omitempty"`
 }
 
 // Window is the measured interval as the server saw it.

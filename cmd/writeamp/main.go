@@ -35,6 +35,10 @@ func main() {
 		return
 	}
 	fmt.Fprintln(os.Stderr, "writeamp: "+err.Error())
+	var ee exitError // check and doctor: their own documented codes
+	if errors.As(err, &ee) && ctx.Err() == nil {
+		os.Exit(ee.code)
+	}
 	var ue usageError
 	if errors.As(err, &ue) {
 		os.Exit(exitUsage)

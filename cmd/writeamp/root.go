@@ -34,6 +34,7 @@ Every number says where it came from and whether it is exact or derived.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{err}
 	})
-	root.AddCommand(newRunCmd(), newVersionCmd())
+	root.AddCommand(newRunCmd(), newVersionCmd(), newMeasureCmd(), newSnapshotCmd(), newDiffCmd(), newCompareCmd())
+	root.AddCommand(newCheckCmd(), newPlanCmd(), newDoctorCmd())
 	return root
 }

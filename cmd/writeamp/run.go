@@ -4,12 +4,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/writeamp/writeamp/measure"
 	"github.com/writeamp/writeamp/reports"
+	"github.com/writeamp/writeamp/result"
 	"github.com/writeamp/writeamp/workloads/refreshtoken"
 )
 
@@ -19,6 +22,7 @@ func newRunCmd() *cobra.Command {
 		dsn, format, output string
 		variants            []string
 		keep, quiet, noPipe bool
+		concurrency         string
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -41,12 +45,18 @@ does not sleep, so a 300-second scenario runs as fast as the database allows.`,
 		Example: `  writeamp run
   writeamp run --dsn postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable
   writeamp run --logins 300 --variants coarse --format json --output coarse.json
-  writeamp run --concurrency 8 --refresh-period 10m --max-idle 30m   # sessions cross coarse boundaries`,
+  writeamp run --concurrency 8 --refresh-period 10m --max-idle 30m   # sessions cross coarse boundaries
+  writeamp run --concurrency 1,8,32 --variants coarse --format html -o sweep.html   # throughput, latency and write amplification per level`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := reports.CheckFormat(format); err != nil {
 				return usageError{err}
 			}
+			levels, err := parseLevels(concurrency)
+			if err != nil {
+				return usageError{err}
+			}
+			p.Concurrency = levels[0]
 			if err := p.Validate(); err != nil {
 				return usageError{err}
 			}
@@ -68,16 +78,36 @@ does not sleep, so a 300-second scenario runs as fast as the database allows.`,
 				return err
 			}
 			defer t.Close()
-			t.DB.SetMaxOpenConns(p.Concurrency + 2)
-			t.DB.SetMaxIdleConns(p.Concurrency + 2)
+			top := slices.Max(levels)
+			t.DB.SetMaxOpenConns(top + 2)
+			t.DB.SetMaxIdleConns(top + 2)
 			fmt.Fprintf(log, "measuring on %s (%s)\n", t.Server, t.Where)
-			wl := refreshtoken.New(p)
-			wl.NoPipeline = noPipe
-			exp := &measure.Experiment{
-				DB: t.DB, Server: t.Server, Workload: wl, Variants: variants, Keep: keep,
-				Progress: progressFor(!quiet), Log: log,
+			var res *result.Result
+			var runErr error
+			// A sweep is one experiment per level: each level's runs are
+			// columns of the same report, labelled with their level.
+			for _, level := range levels {
+				lp := p
+				lp.Concurrency = level
+				wl := refreshtoken.New(lp)
+				wl.NoPipeline = noPipe
+				exp := &measure.Experiment{
+					DB: t.DB, Server: t.Server, Workload: wl, Variants: variants, Keep: keep,
+					Progress: progressFor(!quiet), Log: log,
+				}
+				if len(levels) > 1 {
+					fmt.Fprintf(log, "concurrency %d\n", level)
+				}
+				r, err := exp.Run(ctx)
+				res = sweepMerge(res, r, level, len(levels) > 1)
+				if err != nil {
+					runErr = err
+					break
+				}
 			}
-			res, runErr := exp.Run(ctx)
+			if res != nil && len(levels) > 1 {
+				res.Workload.Params["concurrency"] = concurrency
+			}
 			if res != nil && len(res.Runs) > 0 {
 				if err := emit(cmd.OutOrStdout(), format, output, res); err != nil {
 					return err
@@ -94,7 +124,7 @@ does not sleep, so a 300-second scenario runs as fast as the database allows.`,
 	f.Float64Var(&p.LogoutPercent, "logout-percent", p.LogoutPercent, "share of sessions that log out after their refreshes")
 	f.DurationVar(&p.MaxIdle, "max-idle", p.MaxIdle, "SSO session max idle; the coarse column's granularity is half of it")
 	f.IntVar(&p.Buckets, "buckets", p.Buckets, "SESSION_BUCKET values (coarse variant)")
-	f.IntVar(&p.Concurrency, "concurrency", p.Concurrency, "workers, each on its own connection (1 reproduces the reference run's one-at-a-time load; more adds contention)")
+	f.StringVar(&concurrency, "concurrency", strconv.Itoa(p.Concurrency), "workers, each on its own connection (1 reproduces the reference run's one-at-a-time load; more adds contention); a list such as 1,8,32 sweeps the levels, each a column")
 	f.Uint64Var(&p.Seed, "seed", p.Seed, "seed for session ids and who logs out (same seed, same work)")
 	f.IntVar(&p.FillFactor, "fillfactor", p.FillFactor, "PostgreSQL heap fillfactor of the session tables (Keycloak ships 100; lower leaves room for HOT updates)")
 	f.Float64Var(&p.UsersPerSecond, "users-per-second", p.UsersPerSecond, "simulated login arrival rate")
@@ -116,4 +146,44 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// parseLevels reads --concurrency: one level, or a comma-separated sweep.
+func parseLevels(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("--concurrency: %q is not a number of workers (1 or more; a sweep is 1,8,32)", strings.TrimSpace(f))
+		}
+		if slices.Contains(out, n) {
+			return nil, fmt.Errorf("--concurrency: level %d given twice", n)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// sweepMerge adds one level's runs to the sweep's result; with several
+// levels every run says its level in its label and in the JSON.
+func sweepMerge(acc, r *result.Result, level int, sweep bool) *result.Result {
+	if r == nil {
+		return acc
+	}
+	for i := range r.Runs {
+		if sweep {
+			r.Runs[i].Concurrency = level
+			r.Runs[i].Label = fmt.Sprintf("%s c=%d", r.Runs[i].Variant, level)
+		}
+	}
+	if acc == nil {
+		return r
+	}
+	acc.Runs = append(acc.Runs, r.Runs...)
+	for _, n := range r.Notes {
+		if !slices.Contains(acc.Notes, n) {
+			acc.Notes = append(acc.Notes, n)
+		}
+	}
+	return acc
 }

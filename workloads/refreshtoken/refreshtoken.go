@@ -98,12 +98,16 @@ type Workload struct {
 	// NoPipeline sends statements one at a time, waiting for each.
 	NoPipeline bool
 	RunID      string
-	plan       *Plan
-	variant    string
-	schema     string
-	dialect    string
-	version    int
-	server     dialects.Server
+	// AfterPrepare, when set, runs on Prepare's connection once the variant's
+	// tables exist (e.g. `writeamp check` applies a migration to them); an
+	// error drops the schema again and fails Prepare.
+	AfterPrepare func(ctx context.Context, conn *sql.Conn, schema string) error
+	plan         *Plan
+	variant      string
+	schema       string
+	dialect      string
+	version      int
+	server       dialects.Server
 }
 
 func init() {
@@ -208,7 +212,18 @@ func (w *Workload) Prepare(ctx context.Context, db *sql.DB, s dialects.Server, v
 	if err != nil {
 		return fmt.Errorf("refresh-token has no %s DDL for %s: %w", variant, s, err)
 	}
-	return w.onConn(ctx, db, func(conn *sql.Conn) error { return w.create(ctx, conn, ddl) })
+	return w.onConn(ctx, db, func(conn *sql.Conn) error {
+		if err := w.create(ctx, conn, ddl); err != nil || w.AfterPrepare == nil {
+			return err
+		}
+		if err := w.AfterPrepare(ctx, conn, w.schema); err != nil {
+			if cerr := w.drop(context.WithoutCancel(ctx), conn); cerr != nil {
+				err = fmt.Errorf("%w (and cleanup failed: %v)", err, cerr)
+			}
+			return err
+		}
+		return nil
+	})
 }
 
 // onConn runs DDL on one connection that publishes its statistics when done

@@ -1,0 +1,230 @@
+// Package budget is the small grammar `writeamp check` gates a migration
+// with, and its evaluation against a "before" and an "after" run.
+//
+// Grammar (spaces around the parts are allowed):
+//
+//	BUDGET    = METRIC ["/op"] ["[" OBJECT "]"] CMP THRESHOLD
+//	METRIC    = [a-z][a-z0-9_]*            a metric of the result JSON: log_bytes, hot_ratio, leaf_inserts ...
+//	"/op"     = divide by the run's main operation count (refreshes; rows written for a wrapped command)
+//	OBJECT    = a table or index name as the database reports it; without it the budget applies to the
+//	            database metric of that name, else to every table (or index) that has the metric
+//	CMP       = "<=" | ">=" | "<" | ">"
+//	THRESHOLD = "+5%" | "-10%"             relative change, after vs before
+//	          | "+0.05" | "-200"           absolute change, after minus before, in the metric's unit
+//	          | "0.9" | "90%" | "2KiB"     the after run's value ("%" only for *_ratio metrics,
+//	                                       byte units B kB KB KiB MB MiB GB GiB only for *_bytes metrics)
+//
+// Examples: log_bytes/op<=+5%, hot_ratio>=0.9, hot_ratio[jobs]>=-0.05, leaf_inserts/op[idx_name]<=+0%,
+// log_bytes/op<=2KiB.
+package budget
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Kind is what a threshold compares.
+type Kind string
+
+const (
+	Absolute Kind = "value"    // the after run's value
+	Relative Kind = "relative" // (after - before) / |before|, in percent
+	Delta    Kind = "change"   // after - before, in the metric's unit
+)
+
+// Budget is one parsed budget.
+type Budget struct {
+	Text   string  `json:"text"`
+	Metric string  `json:"metric"`
+	PerOp  bool    `json:"per_operation"`
+	Object string  `json:"object,omitempty"`
+	Cmp    string  `json:"comparison"`
+	Kind   Kind    `json:"kind"`
+	Value  float64 `json:"threshold"` // percent for Relative; the metric's unit otherwise
+}
+
+// Grammar is the one-line summary shown in errors and help.
+const Grammar = `METRIC[/op][[OBJECT]] (<=|>=|<|>) THRESHOLD, THRESHOLD = +N% or -N% (relative change), +N or -N (absolute change), N (after value; N% for *_ratio, N with B/KiB/MiB/GiB/kB/MB/GB for *_bytes)`
+
+// Examples are valid budgets, for help texts and tests.
+var Examples = []string{"log_bytes/op<=+5%", "hot_ratio>=0.9", "leaf_inserts/op[idx_name]<=+0%", "hot_ratio[jobs]>=-0.05", "log_bytes/op<=2KiB"}
+
+var byteUnits = map[string]float64{
+	"b": 1, "kb": 1e3, "kib": 1 << 10, "mb": 1e6, "mib": 1 << 20, "gb": 1e9, "gib": 1 << 30,
+}
+
+func isRatio(metric string) bool { return strings.HasSuffix(metric, "_ratio") }
+func isBytes(metric string) bool {
+	return strings.HasSuffix(metric, "_bytes") || strings.Contains(metric, "_bytes_")
+}
+
+// Parse reads one budget. Errors say what is wrong and show the grammar.
+func Parse(s string) (Budget, error) {
+	b := Budget{Text: strings.TrimSpace(s)}
+	fail := func(format string, a ...any) (Budget, error) {
+		return Budget{}, fmt.Errorf("--budget %q: %s (grammar: %s; e.g. %s)", s, fmt.Sprintf(format, a...), Grammar, strings.Join(Examples[:3], ", "))
+	}
+	rest := b.Text
+	// metric
+	i := 0
+	for i < len(rest) && (rest[i] >= 'a' && rest[i] <= 'z' || rest[i] == '_' || (i > 0 && rest[i] >= '0' && rest[i] <= '9')) {
+		i++
+	}
+	if i == 0 {
+		return fail("it must start with a metric name in lower case (e.g. log_bytes, hot_ratio, leaf_inserts)")
+	}
+	b.Metric, rest = rest[:i], strings.TrimSpace(rest[i:])
+	if strings.HasPrefix(rest, "/") {
+		if !strings.HasPrefix(rest, "/op") {
+			return fail("after %q only /op may follow (per operation)", b.Metric)
+		}
+		b.PerOp, rest = true, strings.TrimSpace(rest[3:])
+	}
+	if strings.HasPrefix(rest, "[") {
+		end := strings.IndexByte(rest, ']')
+		if end < 0 {
+			return fail("missing ] after the object name")
+		}
+		b.Object = strings.TrimSpace(rest[1:end])
+		if b.Object == "" || strings.ContainsAny(b.Object, "[] \t") {
+			return fail("the object in [...] must be one table or index name")
+		}
+		rest = strings.TrimSpace(rest[end+1:])
+	}
+	switch {
+	case strings.HasPrefix(rest, "<="), strings.HasPrefix(rest, ">="):
+		b.Cmp, rest = rest[:2], rest[2:]
+	case strings.HasPrefix(rest, "<"), strings.HasPrefix(rest, ">"):
+		b.Cmp, rest = rest[:1], rest[1:]
+	case rest == "":
+		return fail("missing comparison and threshold")
+	default:
+		return fail("expected <=, >=, < or > after %q, found %q", b.Metric, rest)
+	}
+	rest = strings.TrimSpace(rest)
+	if rest == "" {
+		return fail("missing threshold after %s", b.Cmp)
+	}
+	signed := rest[0] == '+' || rest[0] == '-'
+	// number, then an optional suffix
+	j := 0
+	if signed {
+		j = 1
+	}
+	for j < len(rest) && (rest[j] >= '0' && rest[j] <= '9' || rest[j] == '.') {
+		j++
+	}
+	numText, suffix := rest[:j], strings.TrimSpace(rest[j:])
+	if numText == "" || numText == "+" || numText == "-" {
+		return fail("the threshold must be a number (e.g. +5%%, 0.9)")
+	}
+	v, err := strconv.ParseFloat(numText, 64)
+	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
+		return fail("cannot read the number %q", numText)
+	}
+	switch {
+	case suffix == "%" && signed:
+		b.Kind, b.Value = Relative, v
+	case suffix == "%":
+		if !isRatio(b.Metric) {
+			return fail("an unsigned percentage is a value and only fits a *_ratio metric; for a relative change write +%s%%", numText)
+		}
+		b.Kind, b.Value = Absolute, v/100
+	case suffix == "":
+		b.Kind, b.Value = Absolute, v
+		if signed {
+			b.Kind = Delta
+		}
+	default:
+		f, ok := byteUnits[strings.ToLower(suffix)]
+		if !ok {
+			return fail("unknown unit %q (bytes: B, kB, KB, KiB, MB, MiB, GB, GiB; relative change: %%)", suffix)
+		}
+		if !isBytes(b.Metric) {
+			return fail("a byte unit (%s) only fits a *_bytes metric, not %s", suffix, b.Metric)
+		}
+		b.Kind, b.Value = Absolute, v*f
+		if signed {
+			b.Kind = Delta
+		}
+	}
+	return b, nil
+}
+
+// ParseAll parses several budgets, stopping at the first error.
+func ParseAll(ss []string) ([]Budget, error) {
+	var out []Budget
+	for _, s := range ss {
+		b, err := Parse(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// Name is the budget's left side: metric[/op][[object]].
+func (b Budget) Name() string {
+	n := b.Metric
+	if b.PerOp {
+		n += "/op"
+	}
+	if b.Object != "" {
+		n += "[" + b.Object + "]"
+	}
+	return n
+}
+
+// String is the canonical form; Parse(String()) gives the same budget.
+func (b Budget) String() string {
+	var t string
+	switch b.Kind {
+	case Relative:
+		t = signedNum(b.Value) + "%"
+	case Delta:
+		t = signedNum(b.Value)
+	default:
+		t = strconv.FormatFloat(b.Value, 'f', -1, 64)
+	}
+	return b.Name() + b.Cmp + t
+}
+
+func signedNum(v float64) string {
+	s := strconv.FormatFloat(v, 'f', -1, 64)
+	if !strings.HasPrefix(s, "-") {
+		s = "+" + s
+	}
+	return s
+}
+
+// Describe says in words what is compared, for the verdict table.
+func (b Budget) Describe() string {
+	what := b.Metric
+	if b.PerOp {
+		what += " per operation"
+	}
+	switch b.Kind {
+	case Relative:
+		return fmt.Sprintf("change of %s, after vs before, %s %s%%", what, b.Cmp, signedNum(b.Value))
+	case Delta:
+		return fmt.Sprintf("after minus before of %s %s %s", what, b.Cmp, signedNum(b.Value))
+	}
+	return fmt.Sprintf("%s after the migration %s %s", what, b.Cmp, strconv.FormatFloat(b.Value, 'g', -1, 64))
+}
+
+func compare(x float64, cmp string, y float64) bool {
+	switch cmp {
+	case "<=":
+		return x <= y
+	case ">=":
+		return x >= y
+	case "<":
+		return x < y
+	case ">":
+		return x > y
+	}
+	return false
+}

@@ -1,0 +1,176 @@
+package budget
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/writeamp/writeamp/result"
+)
+
+func TestParseValid(t *testing.T) {
+	cases := []struct {
+		in   string
+		want Budget
+	}{
+		{"log_bytes/op<=+5%", Budget{Metric: "log_bytes", PerOp: true, Cmp: "<=", Kind: Relative, Value: 5}},
+		{"hot_ratio>=0.9", Budget{Metric: "hot_ratio", Cmp: ">=", Kind: Absolute, Value: 0.9}},
+		{"hot_ratio >= 90%", Budget{Metric: "hot_ratio", Cmp: ">=", Kind: Absolute, Value: 0.9}},
+		{"leaf_inserts/op[idx_name]<=+0%", Budget{Metric: "leaf_inserts", PerOp: true, Object: "idx_name", Cmp: "<=", Kind: Relative, Value: 0}},
+		{"hot_ratio[jobs]>=-0.05", Budget{Metric: "hot_ratio", Object: "jobs", Cmp: ">=", Kind: Delta, Value: -0.05}},
+		{"log_bytes/op<=2KiB", Budget{Metric: "log_bytes", PerOp: true, Cmp: "<=", Kind: Absolute, Value: 2048}},
+		{"log_bytes<+1MB", Budget{Metric: "log_bytes", Cmp: "<", Kind: Delta, Value: 1e6}},
+		{"rows_updated[public.jobs]>1000", Budget{Metric: "rows_updated", Object: "public.jobs", Cmp: ">", Kind: Absolute, Value: 1000}},
+		{"fpi_bytes<=-10%", Budget{Metric: "fpi_bytes", Cmp: "<=", Kind: Relative, Value: -10}},
+	}
+	for _, c := range cases {
+		got, err := Parse(c.in)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", c.in, err)
+		}
+		got.Text = ""
+		if got != c.want {
+			t.Errorf("Parse(%q) = %+v, want %+v", c.in, got, c.want)
+		}
+	}
+}
+
+func TestParseInvalid(t *testing.T) {
+	cases := map[string]string{
+		"":                      "metric name",
+		"Log_bytes<=+5%":        "metric name",
+		"log_bytes":             "missing comparison",
+		"log_bytes<=":           "missing threshold",
+		"log_bytes==5":          "expected <=",
+		"log_bytes/row<=5":      "only /op",
+		"leaf_inserts[idx<=+0%": "missing ]",
+		"leaf_inserts[]<=+0%":   "one table or index",
+		"log_bytes<=5%":         "only fits a *_ratio",
+		"hot_ratio>=0.9KiB":     "only fits a *_bytes",
+		"log_bytes<=5 parsecs":  "unknown unit",
+		"log_bytes<=abc":        "must be a number",
+		"log_bytes<=1.2.3":      "cannot read",
+		"log_bytes<=+%":         "must be a number",
+	}
+	for in, want := range cases {
+		_, err := Parse(in)
+		if err == nil {
+			t.Errorf("Parse(%q): no error", in)
+			continue
+		}
+		if !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "grammar:") {
+			t.Errorf("Parse(%q) = %v, want it to say %q and show the grammar", in, err, want)
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range append(Examples, "hot_ratio >= 90%", "log_bytes<+1MB", "", "x", "a<=", "a[b]>=-", "log_bytes<=5%", "hot_ratio>=0.9KiB",
+		"leaf_inserts[idx<=+0%", "log_bytes<=1e9", "log_bytes<=+.5%", "a/op[b]<1.") {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		b, err := Parse(s)
+		if err != nil {
+			if !strings.Contains(err.Error(), "grammar:") {
+				t.Fatalf("error without the grammar: %v", err)
+			}
+			return
+		}
+		if math.IsNaN(b.Value) || math.IsInf(b.Value, 0) {
+			t.Fatalf("non-finite threshold from %q", s)
+		}
+		again, err := Parse(b.String())
+		if err != nil {
+			t.Fatalf("canonical form %q of %q does not parse: %v", b.String(), s, err)
+		}
+		b.Text, again.Text = "", ""
+		if again != b {
+			t.Fatalf("round trip %q -> %q: %+v != %+v", s, b.String(), again, b)
+		}
+	})
+}
+
+func m(v float64) result.Metric { return result.New(v, result.Exact, "test") }
+
+func runs() (*result.Run, *result.Run) {
+	before := &result.Run{Variant: "before", MainOperation: "refreshes", Operations: map[string]int64{"refreshes": 1000},
+		Database: map[string]result.Metric{"log_bytes": m(1_000_000)},
+		Tables:   []result.Object{{Name: "jobs", Metrics: map[string]result.Metric{"rows_updated": m(2000), "hot_updates": m(1990), "hot_ratio": m(0.995)}}},
+		Indexes:  []result.Object{{Name: "jobs_pkey", Table: "jobs", Metrics: map[string]result.Metric{"leaf_inserts": m(10)}}},
+	}
+	after := &result.Run{Variant: "after", MainOperation: "refreshes", Operations: map[string]int64{"refreshes": 1000},
+		Database: map[string]result.Metric{"log_bytes": m(1_040_000)},
+		Tables:   []result.Object{{Name: "jobs", Metrics: map[string]result.Metric{"rows_updated": m(2000), "hot_updates": m(0), "hot_ratio": m(0)}}},
+		Indexes: []result.Object{
+			{Name: "jobs_pkey", Table: "jobs", Metrics: map[string]result.Metric{"leaf_inserts": m(2000)}},
+			{Name: "jobs_touched", Table: "jobs", Info: map[string]string{"definition": "CREATE INDEX jobs_touched ON public.jobs USING btree (touched_at)"}, Metrics: map[string]result.Metric{"leaf_inserts": m(2000)}},
+		},
+	}
+	return before, after
+}
+
+func eval(t *testing.T, s string) []Verdict {
+	t.Helper()
+	b, err := Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, after := runs()
+	return Evaluate(b, before, after)
+}
+
+func TestEvaluate(t *testing.T) {
+	v := eval(t, "log_bytes/op<=+5%")
+	if len(v) != 1 || v[0].Status != Pass || v[0].Level != "database" || math.Abs(*v[0].Compared-4) > 1e-9 {
+		t.Fatalf("log_bytes/op<=+5%%: %+v", v)
+	}
+	if *v[0].Before != 1000 || *v[0].After != 1040 {
+		t.Fatalf("per-op values: %v %v", *v[0].Before, *v[0].After)
+	}
+	v = eval(t, "log_bytes/op<=+3%")
+	if v[0].Status != Fail {
+		t.Fatalf("+4%% passed a +3%% budget: %+v", v[0])
+	}
+	v = eval(t, "hot_ratio>=0.9")
+	if len(v) != 1 || v[0].Status != Fail || v[0].Object != "jobs" || *v[0].Compared != 0 {
+		t.Fatalf("hot_ratio: %+v", v)
+	}
+	if len(v[0].Hints) != 1 || !strings.Contains(v[0].Hints[0], "jobs_touched") || !strings.Contains(v[0].Hints[0], "touched_at") {
+		t.Fatalf("hint does not name the new index and its column: %v", v[0].Hints)
+	}
+	v = eval(t, "leaf_inserts/op[jobs_touched]<=+0%")
+	if v[0].Status != Fail || !math.IsInf(*v[0].Compared, 1) || *v[0].Before != 0 || *v[0].After != 2 {
+		t.Fatalf("new index: %+v", v[0])
+	}
+	v = eval(t, "leaf_inserts<=2000")
+	if len(v) != 2 || v[0].Status != Pass || v[1].Status != Pass {
+		t.Fatalf("every index: %+v", v)
+	}
+	v = eval(t, "hot_ratio[jobs]>=-0.05")
+	if v[0].Status != Fail || math.Abs(*v[0].Compared+0.995) > 1e-9 {
+		t.Fatalf("delta: %+v", v[0])
+	}
+	v = eval(t, "leaf_inserts[nope]<=+0%")
+	if v[0].Status != Unknown || !strings.Contains(v[0].Message, "nope") {
+		t.Fatalf("unknown object: %+v", v[0])
+	}
+	v = eval(t, "page_splits<=+0%")
+	if v[0].Status != Unknown {
+		t.Fatalf("unknown metric: %+v", v[0])
+	}
+	p, f, u := Summary(append(eval(t, "log_bytes/op<=+5%"), append(eval(t, "hot_ratio>=0.9"), eval(t, "page_splits<=0")...)...))
+	if p != 1 || f != 1 || u != 1 {
+		t.Fatalf("summary %d/%d/%d", p, f, u)
+	}
+}
+
+func TestEvaluateUnavailable(t *testing.T) {
+	before, after := runs()
+	after.Database["log_bytes"] = result.NA("wal", "standby")
+	b, _ := Parse("log_bytes<=+5%")
+	v := Evaluate(b, before, after)
+	if v[0].Status != Unknown || !strings.Contains(v[0].Message, "standby") {
+		t.Fatalf("%+v", v[0])
+	}
+}

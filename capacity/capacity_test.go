@@ -1,0 +1,152 @@
+package capacity
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/writeamp/writeamp/result"
+)
+
+func TestParseRate(t *testing.T) {
+	cases := []struct {
+		in   string
+		op   string
+		want float64
+	}{
+		{"500/s", "", 500},
+		{"30k/min", "", 500},
+		{"1.8M/h", "", 500},
+		{"43.2M/day", "", 500},
+		{"refreshes=500/s", "refreshes", 500},
+		{" logins = 20 / sec ", "logins", 20},
+	}
+	for _, c := range cases {
+		r, err := ParseRate(c.in)
+		if err != nil {
+			t.Fatalf("ParseRate(%q): %v", c.in, err)
+		}
+		if r.Op != c.op || math.Abs(r.PerSecond-c.want) > 1e-9 {
+			t.Errorf("ParseRate(%q) = %q %v, want %q %v", c.in, r.Op, r.PerSecond, c.op, c.want)
+		}
+	}
+	for _, bad := range []string{"", "500", "500/fortnight", "-5/s", "0/s", "abc/s", "=5/s", "1e3/s", "NaN/s", "inf/s", "5k5/s", "a b=5/s"} {
+		if _, err := ParseRate(bad); err == nil || !strings.Contains(err.Error(), "expected") {
+			t.Errorf("ParseRate(%q): want an error naming the grammar, got %v", bad, err)
+		}
+	}
+}
+
+func FuzzParseRate(f *testing.F) {
+	for _, s := range []string{"500/s", "30k/min", "refreshes=500/s", "1.8M/h", "", "/", "=/", "5/", "0.0000001/day", "99999999999M/s"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		r, err := ParseRate(s)
+		if err != nil {
+			return
+		}
+		if !(r.PerSecond > 0) || math.IsInf(r.PerSecond, 0) {
+			t.Fatalf("ParseRate(%q) = %v: not a positive finite rate", s, r.PerSecond)
+		}
+	})
+}
+
+func TestCeilings(t *testing.T) {
+	c, err := ResolveCeiling("azure-sql-hyperscale", 0)
+	if err != nil || c.BytesPerSec != 100*MiB {
+		t.Fatalf("hyperscale: %v %v", c.BytesPerSec, err)
+	}
+	c, _ = ResolveCeiling("azure-sql-hyperscale-premium", 0)
+	if c.BytesPerSec != 150*MiB {
+		t.Fatalf("premium: %v", c.BytesPerSec)
+	}
+	c, _ = ResolveCeiling("azure-sql-gp", 4)
+	if c.BytesPerSec != 18*MiB {
+		t.Fatalf("gp 4 vCores: %v", c.BytesPerSec/MiB)
+	}
+	c, _ = ResolveCeiling("azure-sql-gp", 16)
+	if c.BytesPerSec != 36*MiB {
+		t.Fatalf("gp 16 vCores is capped at 36 MiB/s: %v", c.BytesPerSec/MiB)
+	}
+	c, _ = ResolveCeiling("50MiB/s", 0)
+	if c.BytesPerSec != 50*MiB || !c.UserSpecified {
+		t.Fatalf("given: %+v", c)
+	}
+	if b, _ := ParseByteRate("36 MB/s"); b != 36e6 {
+		t.Fatalf("MB/s: %v", b)
+	}
+	if _, err := ResolveCeiling("azure-sql-hyperscale", 4); err == nil {
+		t.Fatal("--vcores on a fixed ceiling must be refused")
+	}
+	if _, err := ResolveCeiling("fast", 0); err == nil || !strings.Contains(err.Error(), "azure-sql-hyperscale") {
+		t.Fatalf("unknown ceiling: %v", err)
+	}
+	if len(Ceilings()) != 4 {
+		t.Fatalf("ceilings.json: %d entries", len(Ceilings()))
+	}
+}
+
+// The fixture is a real default run on PostgreSQL 15 (reports/testdata).
+func TestProjectFixture(t *testing.T) {
+	res, err := result.Read("../reports/testdata/refresh_token_pg15.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rate, _ := ParseRate("500/s")
+	hs, _ := ResolveCeiling("azure-sql-hyperscale", 0)
+	p, err := Project(res, rate, []Ceiling{hs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, coarse := p.Variants[0], p.Variants[1]
+	// baseline: 23,498,614 bytes of the workload's own WAL records (pg_walinspect)
+	// for 15,000 refreshes; 23,941,568 for the whole cluster (LSN difference).
+	wantBps := 23498614.0 / 15000 * 500
+	if math.Abs(base.LogBytes.PerSecond-wantBps) > 1e-6 || base.LogBytes.Exactness != result.Exact {
+		t.Fatalf("baseline log B/s %v, want %v", base.LogBytes.PerSecond, wantBps)
+	}
+	if got := base.LogGBPerDay(); math.Abs(got-wantBps*86400/1e9) > 1e-9 || math.Abs(got-67.67) > 0.01 {
+		t.Fatalf("baseline GB/day %v", got)
+	}
+	if got := base.ClusterLog.PerSecond * Day / GB; math.Abs(got-23941568.0/15000*500*86400/1e9) > 1e-9 {
+		t.Fatalf("baseline whole-cluster GB/day %v", got)
+	}
+	if got := coarse.LogGBPerDay(); math.Abs(got-13444073.0/15000*500*86400/1e9) > 1e-9 {
+		t.Fatalf("coarse GB/day %v", got)
+	}
+	// leaf inserts: 5 indexes x 16,500 + 5 x 1,599 over 15,000 refreshes.
+	if got := base.LeafInserts.PerSecond; math.Abs(got-(5*16500+5*1599)/15000.0*500) > 1e-9 {
+		t.Fatalf("baseline leaf inserts/s %v", got)
+	}
+	if got := coarse.LeafInserts.PerSecond; math.Abs(got-(4*1607+4*1599)/15000.0*500) > 1e-9 {
+		t.Fatalf("coarse leaf inserts/s %v", got)
+	}
+	if got := base.RowsChanged.PerSecond; math.Abs(got-1110) > 1e-9 {
+		t.Fatalf("rows changed/s %v", got)
+	}
+	if base.Mix["logins"] != 50 || base.Mix["logouts"] != 5 {
+		t.Fatalf("mix %v", base.Mix)
+	}
+	h := base.Headroom[0]
+	if math.Abs(h.MaxRate-100*MiB/(23498614.0/15000)) > 1e-6 || !h.WithinBudget {
+		t.Fatalf("headroom %+v", h)
+	}
+	if len(p.Savings) != 1 || math.Abs(p.Savings[0].GBPerDay-(base.LogGBPerDay()-coarse.LogGBPerDay())) > 1e-9 {
+		t.Fatalf("savings %+v", p.Savings)
+	}
+	var buf bytes.Buffer
+	if err := Render(&buf, "table", res.Server.Dialect, p); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{"67.7 GB/day", "38.7 GB/day", "69.0 GB/day", "39.8 GB/day", "WAL rate, MiB/s (2^20 B/s)", "at 500 refreshes/s", "saves 29.0 GB/day of WAL", "MB = 10^6 bytes", "50 logins/s", "azure-sql-hyperscale 100 MiB/s"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan output lacks %q:\n%s", want, out)
+		}
+	}
+	if _, err := Project(res, Rate{Op: "nope", PerSecond: 1}, nil); err == nil || !strings.Contains(err.Error(), "refreshes") {
+		t.Fatalf("unknown operation: %v", err)
+	}
+}

@@ -1,0 +1,223 @@
+package capacity
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/dustin/go-humanize"
+	"github.com/jedib0t/go-pretty/v6/table"
+	"github.com/jedib0t/go-pretty/v6/text"
+)
+
+// LogName is what the dialect calls its log.
+func LogName(dialect string) string {
+	switch dialect {
+	case "postgres":
+		return "WAL"
+	case "mysql", "oracle":
+		return "redo"
+	case "sqlserver":
+		return "transaction log"
+	}
+	return "log"
+}
+
+// Render writes the plan as "table", "markdown" or "json".
+func Render(w io.Writer, format, dialect string, p *Plan) error {
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(p)
+	}
+	md := format == "markdown"
+	log := LogName(dialect)
+	op := p.Variants[0].Op
+	one := singular(op)
+	title := fmt.Sprintf("writeamp plan · %s on %s, at %s", p.Workload, p.Server, p.Rate.String())
+	if md {
+		fmt.Fprintf(w, "### %s\n\n", title)
+	} else {
+		fmt.Fprintln(w, title)
+		fmt.Fprintln(w)
+	}
+	t := table.NewWriter()
+	t.SetOutputMirror(w)
+	st := table.StyleLight
+	st.Color = table.ColorOptions{}
+	st.Format.Header = text.FormatDefault
+	t.SetStyle(st)
+	h := table.Row{"at " + p.Rate.String()}
+	for _, v := range p.Variants {
+		h = append(h, v.Variant)
+	}
+	h = append(h, "basis / source")
+	t.AppendHeader(h)
+	var cfg []table.ColumnConfig
+	for i := range p.Variants {
+		cfg = append(cfg, table.ColumnConfig{Number: i + 2, Align: text.AlignRight})
+	}
+	t.SetColumnConfigs(cfg)
+	row := func(label string, basis string, f func(VariantPlan) string) {
+		r := table.Row{label}
+		for _, v := range p.Variants {
+			r = append(r, f(v))
+		}
+		t.AppendRow(append(r, basis))
+	}
+	basis := func(f func(VariantPlan) Figure) string {
+		var seen []string
+		for _, v := range p.Variants {
+			if e := string(f(v).Exactness); !contains(seen, e) {
+				seen = append(seen, e)
+			}
+		}
+		return strings.Join(seen, "/")
+	}
+	na := func(ok bool, s string) string {
+		if !ok {
+			return "n/a"
+		}
+		return s
+	}
+	logB := func(v VariantPlan) Figure { return v.LogBytes }
+	row(fmt.Sprintf("%s per %s, mix included (bytes)", log, one), basis(logB)+" [1]", func(v VariantPlan) string {
+		return na(v.LogBytes.OK, fmt.Sprintf("%s B", commasF(v.LogBytes.PerOp, 1)))
+	})
+	row(fmt.Sprintf("%s rate, MB/s (10^6 B/s)", log), basis(logB)+" [1]", func(v VariantPlan) string {
+		return na(v.LogBytes.OK, fmt.Sprintf("%.2f MB/s", v.LogMBps()))
+	})
+	row(fmt.Sprintf("%s rate, MiB/s (2^20 B/s)", log), basis(logB)+" [1]", func(v VariantPlan) string {
+		return na(v.LogBytes.OK, fmt.Sprintf("%.2f MiB/s", v.LogMiBps()))
+	})
+	row(fmt.Sprintf("%s per day, GB/day (10^9 B)", log), basis(logB)+" [1]", func(v VariantPlan) string {
+		return na(v.LogBytes.OK, fmt.Sprintf("%s GB/day", commasF(v.LogGBPerDay(), 1)))
+	})
+	row(fmt.Sprintf("%s per day, GiB/day (2^30 B)", log), basis(logB)+" [1]", func(v VariantPlan) string {
+		return na(v.LogBytes.OK, fmt.Sprintf("%s GiB/day", commasF(v.LogBytes.PerSecond*Day/GiB, 1)))
+	})
+	if p.Variants[0].ClusterLog != nil {
+		row(fmt.Sprintf("whole-cluster %s per day, GB/day", log), basis(func(v VariantPlan) Figure {
+			if v.ClusterLog == nil {
+				return Figure{}
+			}
+			return *v.ClusterLog
+		})+" [5]", func(v VariantPlan) string {
+			if v.ClusterLog == nil || !v.ClusterLog.OK {
+				return "n/a"
+			}
+			return fmt.Sprintf("%s GB/day", commasF(v.ClusterLog.PerSecond*Day/GB, 1))
+		})
+	}
+	leaf := func(v VariantPlan) Figure { return v.LeafInserts }
+	row("index leaf inserts/s (all indexes)", basis(leaf)+" [2]", func(v VariantPlan) string {
+		return na(v.LeafInserts.OK, HumanRate(v.LeafInserts.PerSecond))
+	})
+	rows := func(v VariantPlan) Figure { return v.RowsChanged }
+	row("rows changed/s (ins+upd+del)", basis(rows)+" [3]", func(v VariantPlan) string {
+		return na(v.RowsChanged.OK, HumanRate(v.RowsChanged.PerSecond))
+	})
+	if len(p.Variants) > 0 && len(p.Variants[0].Headroom) > 0 {
+		t.AppendSeparator()
+		for i, hr := range p.Variants[0].Headroom {
+			c := hr.Ceiling
+			row(fmt.Sprintf("ceiling %s: used / reached at", c.Short()), "derived [4]", func(v VariantPlan) string {
+				if i >= len(v.Headroom) {
+					return "n/a"
+				}
+				x := v.Headroom[i]
+				mark := ""
+				if !x.WithinBudget {
+					mark = " OVER"
+				}
+				return fmt.Sprintf("%.1f%%%s / %s %s/s", x.UsedPercent, mark, strings.TrimSuffix(HumanRate(x.MaxRate), "/s"), op)
+			})
+		}
+	}
+	if md {
+		t.RenderMarkdown()
+	} else {
+		t.Render()
+	}
+	b := ""
+	if md {
+		b = "- "
+	}
+	fmt.Fprintln(w)
+	for _, s := range p.Savings {
+		verb := "saves"
+		gb := s.GBPerDay
+		if gb < 0 {
+			verb, gb = "adds", -gb
+		}
+		fmt.Fprintf(w, "%s%s over %s %s %s GB/day of %s (%s GiB/day, %.1f%% of %s's %s volume) and %s index leaf inserts/s at %s\n",
+			b, s.To, s.From, verb, commasF(gb, 1), log, commasF(gb*GB/GiB, 1), abs(s.Percent), s.From, log, strings.TrimSuffix(HumanRate(abs(s.LeafPerSec)), "/s"), p.Rate.String())
+	}
+	if len(p.Savings) > 0 {
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w, b+"sources:")
+	src := func(n int, f func(VariantPlan) Figure) {
+		var seen []string
+		for _, v := range p.Variants {
+			if s := f(v).Source; s != "" && !contains(seen, s) {
+				seen = append(seen, s)
+			}
+		}
+		fmt.Fprintf(w, "%s  [%d] %s\n", b, n, strings.Join(seen, "; "))
+	}
+	src(1, logB)
+	src(2, leaf)
+	src(3, rows)
+	if len(p.Ceilings) > 0 {
+		fmt.Fprintf(w, "%s  [4] used = %s rate / ceiling; reached at = ceiling / %s bytes per %s; ceilings:\n", b, log, log, one)
+		for _, c := range p.Ceilings {
+			fmt.Fprintf(w, "%s      %s: %s (%s)\n", b, c.Short(), c.Label(), c.Source)
+		}
+	}
+	if p.Variants[0].ClusterLog != nil {
+		src(5, func(v VariantPlan) Figure {
+			if v.ClusterLog == nil {
+				return Figure{}
+			}
+			return *v.ClusterLog
+		})
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, b+"assumptions:")
+	for _, a := range p.Assumptions {
+		fmt.Fprintf(w, "%s  - %s\n", b, a)
+	}
+	for _, v := range p.Variants {
+		for _, f := range []Figure{v.LogBytes, v.LeafInserts, v.RowsChanged} {
+			if f.Note != "" && (f.Exactness != "exact" || !f.OK) {
+				fmt.Fprintf(w, "%s  - %s: %s: %s\n", b, v.Variant, f.Source, f.Note)
+			}
+		}
+	}
+	return nil
+}
+
+func singular(op string) string {
+	for _, suf := range []string{"shes", "ches", "sses", "xes"} {
+		if strings.HasSuffix(op, suf) {
+			return strings.TrimSuffix(op, "es")
+		}
+	}
+	return strings.TrimSuffix(op, "s")
+}
+
+func abs(v float64) float64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+func commasF(v float64, digits int) string {
+	if digits == 0 {
+		return humanize.FormatFloat("#,###.", v)
+	}
+	return humanize.FormatFloat("#,###."+strings.Repeat("#", digits), v)
+}

@@ -1,0 +1,428 @@
+package check
+
+import (
+	"context"
+	"database/sql"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/writeamp/writeamp/budget"
+	"github.com/writeamp/writeamp/collectors"
+	"github.com/writeamp/writeamp/dialects"
+	"github.com/writeamp/writeamp/measure"
+	"github.com/writeamp/writeamp/queries"
+	"github.com/writeamp/writeamp/result"
+	"github.com/writeamp/writeamp/workloads"
+	"github.com/writeamp/writeamp/workloads/refreshtoken"
+)
+
+//go:embed postgres.sql
+var postgresSQL string
+
+func ownSQL(dialect, name string) (string, error) {
+	if dialect != "postgres" {
+		return "", fmt.Errorf("check: no %s statement for %s", name, dialect)
+	}
+	bs, err := queries.Parse("postgres", "check/postgres.sql", postgresSQL)
+	if err != nil {
+		return "", err
+	}
+	for _, b := range bs {
+		if b.Name == name {
+			return b.SQL, nil
+		}
+	}
+	return "", fmt.Errorf("check: no statement %s", name)
+}
+
+// Gate is one `writeamp check`.
+type Gate struct {
+	DB     *sql.DB
+	Server dialects.Server
+	// Schema is applied once before the first measurement: to the database
+	// (wrapped command) or to each workload schema (built-in workload).
+	Schema    []File
+	Migration []File
+	Budgets   []budget.Budget
+	// Command, when set, is the workload: run once before and once after
+	// the migration. Otherwise the built-in refresh-token workload runs with
+	// Params on Variant, in its own schema, and the migration is applied to
+	// that schema (search_path) before the "after" measurement.
+	Command []string
+	Scope   collectors.Scope
+	Params  refreshtoken.Params
+	Variant string
+	Log     io.Writer
+	// CommandOutput receives the command's stdout and stderr (nil: discarded).
+	CommandOutput io.Writer
+	Progress      func(variant string, total int64) (workloads.Progress, func())
+}
+
+// Outcome is what a check found.
+type Outcome struct {
+	Result   *result.Result
+	Static   []Warning
+	Verdicts []budget.Verdict
+}
+
+// ErrMeasure marks a check that could not measure (exit code 2).
+var ErrMeasure = errors.New("could not measure")
+
+func (g *Gate) logf(format string, a ...any) {
+	if g.Log != nil {
+		fmt.Fprintf(g.Log, format+"\n", a...)
+	}
+}
+
+func measureErr(what string, err error) error {
+	return fmt.Errorf("%w: %s: %w", ErrMeasure, what, err)
+}
+
+// Updates the workload runs, for the static warning.
+func (g *Gate) Updates() []Update {
+	if g.Command != nil {
+		return UpdatesOfCommand(g.Command)
+	}
+	w := refreshtoken.New(g.Params)
+	var out []Update
+	for name, e := range w.Effects() {
+		if e.Kind != "update" || (g.Variant == "baseline" && strings.HasSuffix(name, "_coarse")) {
+			continue
+		}
+		out = append(out, Update{Table: e.Table, Columns: e.Columns, Example: "UPDATE " + e.Table + " SET " + strings.Join(e.Columns, ", "), Source: "refresh-token statement " + name})
+	}
+	return out
+}
+
+// Run measures before, applies the migration, measures after and evaluates.
+func (g *Gate) Run(ctx context.Context) (*Outcome, error) {
+	out := &Outcome{Static: Warn(g.Server.Dialect, IndexesIn(g.Migration), g.Updates())}
+	for _, w := range out.Static {
+		g.logf("warning: %s", w.Text)
+	}
+	var before, after *result.Run
+	var res *result.Result
+	var err error
+	if g.Command != nil {
+		res, before, after, err = g.runCommand(ctx)
+	} else {
+		res, before, after, err = g.runBuiltin(ctx)
+	}
+	if err != nil {
+		return out, err
+	}
+	out.Result = res
+	for _, w := range out.Static {
+		res.Notes = append(res.Notes, "static check: "+w.Text)
+	}
+	for _, b := range g.Budgets {
+		out.Verdicts = append(out.Verdicts, budget.Evaluate(b, before, after)...)
+	}
+	return out, nil
+}
+
+// Exit is the documented exit code: 0 within budget, 1 a budget exceeded, 2
+// a budget that could not be evaluated.
+func (o *Outcome) Exit() int {
+	_, fail, unknown := budget.Summary(o.Verdicts)
+	switch {
+	case fail > 0:
+		return 1
+	case unknown > 0:
+		return 2
+	}
+	return 0
+}
+
+// apply runs files on one connection, with search_path set to schema when
+// given (PostgreSQL), and publishes the session's statistics so the DDL is
+// not counted inside the next window.
+func (g *Gate) apply(ctx context.Context, conn *sql.Conn, schema string, files []File) (err error) {
+	if schema != "" {
+		set, err := ownSQL(g.Server.Dialect, "set_search_path")
+		if err != nil {
+			return fmt.Errorf("the built-in workload applies migrations to its own schema with search_path, which %s does not have: use -- COMMAND", g.Server)
+		}
+		if _, err := conn.ExecContext(ctx, set, schema+", public"); err != nil {
+			return fmt.Errorf("set search_path: %w", err)
+		}
+		defer func() {
+			reset, _ := ownSQL(g.Server.Dialect, "reset_search_path")
+			if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), reset); rerr != nil && err == nil {
+				err = fmt.Errorf("reset search_path: %w", rerr)
+			}
+		}()
+	}
+	for _, f := range files {
+		for i, st := range f.Statements {
+			if _, err := conn.ExecContext(ctx, st); err != nil {
+				if rb, e := ownSQL(g.Server.Dialect, "rollback"); e == nil {
+					conn.ExecContext(context.WithoutCancel(ctx), rb) // leave no open transaction behind
+				}
+				return fmt.Errorf("%s, statement %d (%s): %w", f.Path, i+1, short(st), err)
+			}
+		}
+	}
+	return nil
+}
+
+func short(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 80 {
+		return s[:77] + "..."
+	}
+	return s
+}
+
+func (g *Gate) applyPublished(ctx context.Context, schema string, files []File) error {
+	if len(files) == 0 {
+		return nil
+	}
+	conn, err := g.DB.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	err = g.apply(ctx, conn, schema, files)
+	if d, ok := dialects.Get(g.Server.Dialect); ok {
+		if e, ok := d.(dialects.SessionEnder); ok {
+			if perr := e.EndSession(context.WithoutCancel(ctx), conn, g.Server); perr != nil && err == nil {
+				err = perr
+			}
+		}
+	}
+	return err
+}
+
+func paths(files []File) string {
+	var ps []string
+	for _, f := range files {
+		ps = append(ps, f.Path)
+	}
+	return strings.Join(ps, ", ")
+}
+
+// runBuiltin measures the refresh-token workload on a fresh schema before
+// and on a fresh schema with the migration applied after; same parameters
+// and seed, so the same work.
+func (g *Gate) runBuiltin(ctx context.Context) (*result.Result, *result.Run, *result.Run, error) {
+	if g.Server.Dialect != "postgres" {
+		return nil, nil, nil, fmt.Errorf("check with the built-in workload applies the migration to the workload's schema through search_path, which only PostgreSQL has; on %s wrap your own workload: writeamp check ... -- COMMAND", g.Server)
+	}
+	one := func(label string, files []File) (*result.Result, error) {
+		w := refreshtoken.New(g.Params)
+		w.AfterPrepare = func(ctx context.Context, conn *sql.Conn, schema string) error {
+			if err := g.apply(ctx, conn, schema, files); err != nil {
+				return fmt.Errorf("%w: %w", errApply, err)
+			}
+			return nil
+		}
+		g.logf("%s: measuring refresh-token (%s) with %s", label, g.Variant, orNone(paths(files)))
+		exp := &measure.Experiment{DB: g.DB, Server: g.Server, Workload: w, Variants: []string{g.Variant}, Log: g.Log, Progress: g.Progress}
+		res, err := exp.Run(ctx)
+		if err != nil {
+			if errors.Is(err, errApply) {
+				return nil, fmt.Errorf("%s: %w", label, err)
+			}
+			return nil, measureErr(label, err)
+		}
+		return res, nil
+	}
+	r1, err := one("before", g.Schema)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	r2, err := one("after", append(append([]File{}, g.Schema...), g.Migration...))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	res := r1
+	b, a := r1.Runs[0], r2.Runs[0]
+	b.Label, a.Label = "before", "after"
+	res.Runs = []result.Run{b, a}
+	res.Notes = append(res.Notes, r2.Notes...)
+	res.Notes = dedupe(append(res.Notes, fmt.Sprintf("before: variant %s as is%s; after: the same with the migration (%s) applied in the workload's schema (search_path), same parameters and seed", g.Variant, withSchema(g.Schema), paths(g.Migration))))
+	return res, &res.Runs[0], &res.Runs[1], nil
+}
+
+var errApply = errors.New("applying SQL failed")
+
+func orNone(s string) string {
+	if s == "" {
+		return "no migration"
+	}
+	return s
+}
+
+func withSchema(files []File) string {
+	if len(files) == 0 {
+		return ""
+	}
+	return " plus " + paths(files)
+}
+
+// runCommand applies --schema to the database, measures the command, applies
+// the migration, measures the command again.
+func (g *Gate) runCommand(ctx context.Context) (*result.Result, *result.Run, *result.Run, error) {
+	if _, err := exec.LookPath(g.Command[0]); err != nil {
+		return nil, nil, nil, fmt.Errorf("%w: command %q: %w", errApply, g.Command[0], err)
+	}
+	d, ok := dialects.Get(g.Server.Dialect)
+	if !ok {
+		return nil, nil, nil, fmt.Errorf("no dialect %q", g.Server.Dialect)
+	}
+	set, err := collectors.For(g.Server.Dialect)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	res := measure.NewResult(g.Server)
+	res.Workload = result.Workload{Name: "command", Params: map[string]any{"command": strings.Join(g.Command, " ")}}
+	server := g.Server
+	if ins, ok := d.(dialects.Instrumenter); ok {
+		undo, warns := ins.Instrument(ctx, g.DB, &server)
+		res.Notes = append(res.Notes, warns...)
+		if undo != nil {
+			defer func() {
+				cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+				defer cancel()
+				if err := undo(cctx); err != nil {
+					g.logf("warning: %v", err)
+				}
+			}()
+		}
+	}
+	if len(g.Schema) > 0 {
+		g.logf("applying the starting schema %s", paths(g.Schema))
+		if err := g.applyPublished(ctx, "", g.Schema); err != nil {
+			return nil, nil, nil, fmt.Errorf("%w: --schema: %w", errApply, err)
+		}
+	}
+	before, err := g.measureCommand(ctx, d, set, server, "before")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	g.logf("applying the migration %s", paths(g.Migration))
+	if err := g.applyPublished(ctx, "", g.Migration); err != nil {
+		return nil, nil, nil, fmt.Errorf("%w: --migration: %w", errApply, err)
+	}
+	after, err := g.measureCommand(ctx, d, set, server, "after")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	res.Runs = []result.Run{*before, *after}
+	res.Notes = append(res.Notes, fmt.Sprintf("before: the command on the database%s; after: the same command once the migration (%s) was applied; per operation = per row written (rows inserted + updated + deleted in the measured tables, pg_stat_user_tables or the dialect's row counters)", withSchema(g.Schema), paths(g.Migration)))
+	return res, &res.Runs[0], &res.Runs[1], nil
+}
+
+func (g *Gate) measureCommand(ctx context.Context, d dialects.Dialect, set *collectors.Set, s dialects.Server, label string) (*result.Run, error) {
+	settler, _ := d.(dialects.Settler)
+	var warnings []string
+	if settler != nil {
+		warnings = append(warnings, settler.BeforeMeasure(ctx, g.DB, s)...)
+	}
+	before, err := set.Take(ctx, g.DB, s, g.Scope)
+	if err != nil {
+		return nil, measureErr(label+": snapshot before", err)
+	}
+	g.logf("%s: running %s", label, strings.Join(g.Command, " "))
+	cmd := exec.CommandContext(ctx, g.Command[0], g.Command[1:]...)
+	out := g.CommandOutput
+	if out == nil {
+		out = io.Discard
+	}
+	cmd.Stdout, cmd.Stderr, cmd.Stdin = out, out, os.Stdin
+	start := time.Now()
+	runErr := cmd.Run()
+	elapsed := time.Since(start)
+	if runErr != nil {
+		return nil, measureErr(label+": the command failed", runErr)
+	}
+	if settler != nil {
+		warnings = append(warnings, settler.Settle(ctx, g.DB, s, g.Scope.Schemas)...)
+	}
+	after, err := g.settled(ctx, set, s)
+	if err != nil {
+		return nil, measureErr(label+": snapshot after", err)
+	}
+	delta, err := collectors.Diff(before, after)
+	if err != nil {
+		return nil, measureErr(label+": diff", err)
+	}
+	set.RunInterval(ctx, g.DB, delta)
+	var rows float64
+	for k, m := range delta.Values {
+		if k.Level == collectors.Table && m.OK() && (k.Metric == "rows_inserted" || k.Metric == "rows_updated" || k.Metric == "rows_deleted") {
+			rows += m.V()
+		}
+	}
+	st := workloads.Stats{Operations: map[string]int64{"commands": 1}, Elapsed: elapsed}
+	main := "commands"
+	if rows > 0 {
+		st.Operations["row_writes"] = int64(rows)
+		main = "row_writes"
+	}
+	run := measure.BuildRun(label, delta, st, main)
+	run.Label = label
+	run.Warnings = append(warnings, run.Warnings...)
+	return run, nil
+}
+
+// settled takes the "after" snapshot once the command's sessions have
+// published their table statistics (a session publishes as it exits, which
+// can finish just after the client saw the command end): two readings
+// 300 ms apart must agree.
+func (g *Gate) settled(ctx context.Context, set *collectors.Set, s dialects.Server) (*collectors.Snapshot, error) {
+	prev, err := set.Take(ctx, g.DB, s, g.Scope)
+	if err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(12 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(300 * time.Millisecond):
+		}
+		cur, err := set.Take(ctx, g.DB, s, g.Scope)
+		if err != nil {
+			return nil, err
+		}
+		if sameTableCounts(prev, cur) {
+			return cur, nil
+		}
+		prev = cur
+	}
+	return prev, nil
+}
+
+func sameTableCounts(a, b *collectors.Snapshot) bool {
+	sum := func(s *collectors.Snapshot) map[collectors.Key]float64 {
+		m := map[collectors.Key]float64{}
+		for _, c := range s.Counters {
+			if c.Level == collectors.Table && strings.HasPrefix(c.Metric, "rows_") || c.Metric == "hot_updates" {
+				m[c.Key] = c.Value
+			}
+		}
+		return m
+	}
+	x, y := sum(a), sum(b)
+	if len(x) != len(y) {
+		return false
+	}
+	for k, v := range x {
+		if y[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// IsApplyError reports a failure of the user's SQL or command (as opposed to
+// a measurement failure).
+func IsApplyError(err error) bool { return errors.Is(err, errApply) }

@@ -1,0 +1,208 @@
+package check
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/jedib0t/go-pretty/v6/table"
+
+	"github.com/writeamp/writeamp/budget"
+	"github.com/writeamp/writeamp/result"
+)
+
+// VerdictWord is the one-word outcome of a check.
+func (o *Outcome) VerdictWord() string {
+	switch o.Exit() {
+	case 0:
+		return "PASS"
+	case 1:
+		return "FAIL"
+	}
+	return "UNKNOWN"
+}
+
+// Headline is the one line that sums a check up.
+func (o *Outcome) Headline() string {
+	p, f, u := budget.Summary(o.Verdicts)
+	s := fmt.Sprintf("writeamp check: %s — %d within budget, %d exceeded", o.VerdictWord(), p, f)
+	if u > 0 {
+		s += fmt.Sprintf(", %d could not be evaluated", u)
+	}
+	if len(o.Verdicts) == 0 {
+		s = "writeamp check: PASS — no budgets given (measured only)"
+	}
+	return s
+}
+
+func where(v budget.Verdict) string {
+	switch v.Level {
+	case "database":
+		return "database"
+	case "":
+		return "—"
+	}
+	return v.Level + " " + v.Object
+}
+
+func val(b *float64, v budget.Verdict) string {
+	if b == nil {
+		return "n/a"
+	}
+	bb, err := budget.Parse(v.Budget)
+	if err != nil {
+		return fmt.Sprint(*b)
+	}
+	bb.Kind = budget.Absolute
+	return budget.Format(bb, *b)
+}
+
+// RenderVerdicts writes the static warnings and one line per verdict.
+func (o *Outcome) RenderVerdicts(w io.Writer, markdown bool) {
+	bullet := ""
+	if markdown {
+		bullet = "- "
+		fmt.Fprintf(w, "\n### %s\n\n", o.Headline())
+	} else {
+		fmt.Fprintf(w, "\n%s\n\n", o.Headline())
+	}
+	if len(o.Static) > 0 {
+		fmt.Fprintln(w, bullet+"static check (before running):")
+		for _, s := range o.Static {
+			fmt.Fprintf(w, "%s  ! %s\n", bullet, s.Text)
+		}
+		fmt.Fprintln(w)
+	}
+	if len(o.Verdicts) == 0 {
+		return
+	}
+	t := table.NewWriter()
+	t.SetOutputMirror(w)
+	st := table.StyleLight
+	st.Color = table.ColorOptions{}
+	t.SetStyle(st)
+	t.AppendHeader(table.Row{"budget", "on", "before", "after", "compared", "verdict", "basis"})
+	for _, v := range o.Verdicts {
+		cmp := v.Message
+		if v.Compared != nil {
+			cmp, _, _ = strings.Cut(v.Message, ": ")
+		}
+		t.AppendRow(table.Row{v.Budget, where(v), val(v.Before, v), val(v.After, v), cmp, strings.ToUpper(string(v.Status)), string(v.Exactness)})
+	}
+	if markdown {
+		t.RenderMarkdown()
+	} else {
+		t.Render()
+	}
+	var hints []string
+	for _, v := range o.Verdicts {
+		for _, h := range v.Hints {
+			hints = append(hints, fmt.Sprintf("%s on %s: %s", v.Budget, where(v), h))
+		}
+		if v.Status == budget.Fail {
+			for _, s := range o.Static {
+				if v.Level == "table" && strings.EqualFold(s.Table, v.Object) || v.Level == "index" && strings.EqualFold(s.Index, v.Object) {
+					hints = append(hints, fmt.Sprintf("%s on %s: index %s indexes %s.%s, which the workload updates (%s)", v.Budget, where(v), s.Index, s.Table, s.Column, s.Statement))
+				}
+			}
+		}
+	}
+	if len(hints) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, bullet+"why:")
+		for _, h := range dedupe(hints) {
+			fmt.Fprintf(w, "%s  - %s\n", bullet, h)
+		}
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, bullet+"budgets compare the after run (migration applied) with the before run; relative changes in %, ratios as % of updates; exit code 0 = within budget, 1 = a budget exceeded, 2 = could not measure")
+}
+
+// Document is the JSON output of check.
+type Document struct {
+	Check    string           `json:"check"` // pass, fail, unknown
+	Exit     int              `json:"exit_code"`
+	Budgets  []budget.Verdict `json:"budgets"`
+	Warnings []string         `json:"static_warnings,omitempty"`
+	Result   *result.Result   `json:"result"`
+}
+
+// JSON writes the check document.
+func (o *Outcome) JSON(w io.Writer) error {
+	d := Document{Check: strings.ToLower(o.VerdictWord()), Exit: o.Exit(), Budgets: o.Verdicts, Result: o.Result}
+	if d.Budgets == nil {
+		d.Budgets = []budget.Verdict{}
+	}
+	for _, s := range o.Static {
+		d.Warnings = append(d.Warnings, s.Text)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(d)
+}
+
+type junitSuites struct {
+	XMLName xml.Name     `xml:"testsuites"`
+	Suites  []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
+	Cases    []junitCase `xml:"testcase"`
+	Out      string      `xml:"system-out,omitempty"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Failure   *junitProblem `xml:"failure,omitempty"`
+	Error     *junitProblem `xml:"error,omitempty"`
+}
+
+type junitProblem struct {
+	Message string `xml:"message,attr"`
+	Body    string `xml:",chardata"`
+}
+
+// JUnit writes one test case per verdict, for CI systems that read JUnit XML.
+func (o *Outcome) JUnit(w io.Writer, err error) error {
+	s := junitSuite{Name: "writeamp check"}
+	for _, v := range o.Verdicts {
+		c := junitCase{Name: v.Budget + " on " + where(v), Classname: "writeamp.check"}
+		body := strings.Join(append([]string{v.Message}, v.Hints...), "\n")
+		switch v.Status {
+		case budget.Fail:
+			s.Failures++
+			c.Failure = &junitProblem{Message: v.Message, Body: body}
+		case budget.Unknown:
+			s.Errors++
+			c.Error = &junitProblem{Message: v.Message, Body: body}
+		}
+		s.Cases = append(s.Cases, c)
+	}
+	if err != nil {
+		s.Errors++
+		s.Cases = append(s.Cases, junitCase{Name: "measure", Classname: "writeamp.check", Error: &junitProblem{Message: err.Error()}})
+	}
+	s.Tests = len(s.Cases)
+	var out []string
+	for _, st := range o.Static {
+		out = append(out, "static check: "+st.Text)
+	}
+	s.Out = strings.Join(out, "\n")
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(junitSuites{Suites: []junitSuite{s}}); err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, "\n")
+	return err
+}

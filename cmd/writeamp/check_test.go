@@ -1,0 +1,208 @@
+package main
+
+import (
+	"database/sql"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	_ "github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/result"
+)
+
+func exitCode(err error) int {
+	var ee exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	var ue usageError
+	if errors.As(err, &ue) {
+		return exitUsage
+	}
+	if err != nil {
+		return exitFailed
+	}
+	return 0
+}
+
+// scratchDB creates a database of its own on the test server and returns its DSN.
+func scratchDB(t *testing.T, name string) string {
+	t.Helper()
+	dsn := testenv.DSN(t, "WRITEAMP_TEST_PG_DSN")
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.Reachable(t, db, "PostgreSQL")
+	name = fmt.Sprintf("%s_%d", name, os.Getpid())
+	if _, err := db.Exec("DROP DATABASE IF EXISTS " + name); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
+		db.Close()
+	})
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatalf("WRITEAMP_TEST_PG_DSN must be a URL for this test: %v", err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+func write(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// The two cases of the issue's "Done means", with a wrapped psql workload:
+// an index on the updated column loses HOT and fails; an unrelated partial
+// index passes.
+func TestCheckHOTGateWithACommand(t *testing.T) {
+	psql, err := exec.LookPath("psql")
+	if err != nil {
+		if testenv.CI() {
+			t.Fatal(err)
+		}
+		t.Skip("psql not installed")
+	}
+	dir := t.TempDir()
+	base := write(t, dir, "base.sql", `create table jobs (id int primary key, status text not null, note text, touched_at int not null default 0) with (fillfactor = 70);
+insert into jobs select g, 'ready', 'x', 0 from generate_series(1, 500) g;`)
+	var work strings.Builder
+	for i := 1; i <= 500; i++ {
+		fmt.Fprintf(&work, "update jobs set touched_at = touched_at + 1 where id = %d;\n", i)
+	}
+	workSQL := write(t, dir, "work.sql", work.String())
+	bad := write(t, dir, "bad.sql", "create index jobs_touched on jobs(touched_at);")
+	good := write(t, dir, "good.sql", "create index jobs_ready on jobs(id) where status = 'failed';")
+
+	dsn := scratchDB(t, "wa_test_check_bad")
+	junit := filepath.Join(dir, "bad.xml")
+	saved := filepath.Join(dir, "bad.json")
+	out, _, err := run(t, "check", "-q", "--dsn", dsn, "--schema", base, "--migration", bad, "--budget", "hot_ratio>=0.9",
+		"--budget", "leaf_inserts/op[jobs_touched]<=+0%", "--junit", junit, "--result", saved, "--", psql, dsn, "-XAtq", "-v", "ON_ERROR_STOP=1", "-f", workSQL)
+	if exitCode(err) != 1 {
+		t.Fatalf("bad migration: exit %d (%v), want 1\n%s", exitCode(err), err, out)
+	}
+	for _, want := range []string{"index jobs_touched (", "includes column touched_at, which the workload updates (update jobs set touched_at = touched_at + 1 where id = 1",
+		"hot_ratio>=0.9", "FAIL", "index jobs_touched on jobs was added by the migration"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("bad migration output lacks %q:\n%s", want, out)
+		}
+	}
+	r, err := result.Read(saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, after := r.Runs[0], r.Runs[1]
+	if before.Label != "before" || after.Label != "after" {
+		t.Fatalf("labels %q %q", before.Label, after.Label)
+	}
+	for _, run := range r.Runs {
+		if v := run.Table("jobs").Metrics["rows_updated"].V(); v != 500 {
+			t.Errorf("%s: rows_updated %v, want 500", run.Label, v)
+		}
+	}
+	if v := before.Table("jobs").Metrics["hot_ratio"].V(); v < 0.9 {
+		t.Errorf("before: hot_ratio %v, want >= 0.9 (fillfactor 70, one update per row)", v)
+	}
+	if v := after.Table("jobs").Metrics["hot_updates"].V(); v != 0 {
+		t.Errorf("after: hot_updates %v, want 0 (touched_at is indexed)", v)
+	}
+	if ix := after.Index("jobs_touched"); ix == nil || ix.Metrics["leaf_inserts"].V() != 500 {
+		t.Errorf("after: jobs_touched leaf inserts %+v, want 500", ix)
+	}
+	var suites struct {
+		Suites []struct {
+			Tests    int `xml:"tests,attr"`
+			Failures int `xml:"failures,attr"`
+		} `xml:"testsuite"`
+	}
+	data, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := xml.Unmarshal(data, &suites); err != nil || len(suites.Suites) != 1 || suites.Suites[0].Tests != 2 || suites.Suites[0].Failures != 2 {
+		t.Fatalf("junit %+v %v\n%s", suites, err, data)
+	}
+
+	dsn = scratchDB(t, "wa_test_check_good")
+	summary := write(t, dir, "summary.md", "")
+	t.Setenv("GITHUB_STEP_SUMMARY", summary)
+	out, _, err = run(t, "check", "-q", "--dsn", dsn, "--schema", base, "--migration", good, "--budget", "hot_ratio>=0.9", "--format", "markdown",
+		"--", psql, dsn, "-XAtq", "-v", "ON_ERROR_STOP=1", "-f", workSQL)
+	if exitCode(err) != 0 {
+		t.Fatalf("good migration: exit %d (%v), want 0\n%s", exitCode(err), err, out)
+	}
+	if !strings.Contains(out, "### writeamp check: PASS") || strings.Contains(out, "static check") {
+		t.Errorf("good migration output:\n%s", out)
+	}
+	if s, _ := os.ReadFile(summary); !strings.Contains(string(s), "writeamp check: PASS") {
+		t.Errorf("GITHUB_STEP_SUMMARY not written: %q", s)
+	}
+}
+
+// The built-in workload: the migration is applied to the workload's own
+// schema with unqualified names.
+func TestCheckBuiltinWorkload(t *testing.T) {
+	dsn := testenv.DSN(t, "WRITEAMP_TEST_PG_DSN")
+	dir := t.TempDir()
+	bad := write(t, dir, "bad.sql", "create index idx_lsr on offline_user_session (last_session_refresh);")
+	good := write(t, dir, "good.sql", "create index idx_brk on offline_user_session (user_id) where broker_session_id is not null;")
+	args := []string{"check", "-q", "--dsn", dsn, "--variant", "coarse", "--logins", "100", "--refreshes-per-login", "5", "--fillfactor", "80",
+		"--budget", "hot_ratio[offline_user_session]>=0.9", "--format", "json"}
+	out, _, err := run(t, append(args, "--migration", bad)...)
+	if exitCode(err) != 1 {
+		t.Fatalf("exit %d (%v), want 1\n%s", exitCode(err), err, out)
+	}
+	if !strings.Contains(out, `"check": "fail"`) || !strings.Contains(out, "idx_lsr") || !strings.Contains(out, "rt_update_user_session") {
+		t.Errorf("json output:\n%.3000s", out)
+	}
+	out, _, err = run(t, append(args, "--migration", good)...)
+	if exitCode(err) != 0 {
+		t.Fatalf("unrelated partial index: exit %d (%v), want 0\n%.3000s", exitCode(err), err, out)
+	}
+}
+
+func TestCheckRefusesBadInput(t *testing.T) {
+	dir := t.TempDir()
+	m := write(t, dir, "m.sql", "select 1;")
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"check", "--budget", "hot_ratio>=0.9"}, "--migration is required"},
+		{[]string{"check", "--migration", m, "--budget", "hot_ratio=>0.9"}, "grammar"},
+		{[]string{"check", "--migration", m, "--budget", "log_bytes<=5%"}, "*_ratio"},
+		{[]string{"check", "--migration", filepath.Join(dir, "none.sql")}, "--migration"},
+		{[]string{"check", "--migration", m, "--variant", "fast"}, "--variant"},
+		{[]string{"check", "--migration", m, "stray"}, "after --"},
+		{[]string{"check", "--migration", m, "--format", "yaml"}, "--format"},
+		{[]string{"check", "--migration", m, "--", "true"}, "-- COMMAND needs --dsn"},
+	}
+	for _, v := range append(pgEnv, "WRITEAMP_DSN", "DATABASE_URL") {
+		t.Setenv(v, "")
+	}
+	for _, c := range cases {
+		_, _, err := run(t, c.args...)
+		if exitCode(err) != 2 || err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: exit %d, %v; want 2 and %q", c.args, exitCode(err), err, c.want)
+		}
+	}
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/writeamp/writeamp/measure"
+	"github.com/writeamp/writeamp/reports"
+)
+
+func newDiffCmd() *cobra.Command {
+	var (
+		dsn, format, output, label string
+		quiet                      bool
+	)
+	cmd := &cobra.Command{
+		Use:   "diff BEFORE.json AFTER.json",
+		Short: "Report what happened between two snapshots",
+		Long: `diff subtracts two snapshot files (writeamp snapshot) and reports the result like
+run and measure do. Counters that went down are reported as resets, never as
+negative numbers. Snapshots from different servers or databases, or taken
+across a restart or failover, are refused.
+
+Some numbers are read from the log between the two snapshots rather than
+diffed (PostgreSQL: per-index leaf inserts and per-object log bytes from
+pg_walinspect). They need the database at diff time: pass --dsn, while the
+log of the window is still on the server. Without --dsn the report lists
+them as not measured, and says so.
+
+Elapsed is the time between the snapshots, and there is no operation count,
+so per-unit figures are per row changed.`,
+		Example: `  writeamp diff before.json after.json
+  writeamp diff --dsn postgres://postgres@db:5432/app before.json after.json --format markdown
+  writeamp diff before.json after.json --label nightly --format json -o nightly.json`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return usagef("diff takes two snapshot files, the earlier first: writeamp diff before.json after.json")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := reports.CheckFormat(format); err != nil {
+				return usageError{err}
+			}
+			var log io.Writer = os.Stderr
+			if quiet {
+				log = io.Discard
+			}
+			before, err := measure.ReadSnapshot(args[0])
+			if err != nil {
+				return usageError{err}
+			}
+			after, err := measure.ReadSnapshot(args[1])
+			if err != nil {
+				return usageError{err}
+			}
+			in := measure.DiffInput{Before: before, After: after, Label: label, Log: log}
+			ctx := cmd.Context()
+			if dsn != "" {
+				t, err := connect(ctx, dsn, false, log)
+				if err != nil {
+					return err
+				}
+				defer t.Close()
+				in.DB, in.Server = t.DB, &t.Server
+			}
+			res, err := measure.DiffSnapshots(ctx, in)
+			if errors.Is(err, measure.ErrMismatch) {
+				return usageError{err}
+			}
+			if err != nil {
+				return err
+			}
+			return emit(cmd.OutOrStdout(), format, output, res)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&dsn, "dsn", "", "the database the snapshots were taken on, to read the log between them (pg_walinspect)")
+	f.StringVar(&label, "label", "diff", "name of this window in reports")
+	f.StringVar(&format, "format", "table", "output format: "+strings.Join(reports.Formats, "|"))
+	f.StringVarP(&output, "output", "o", "", "write the report to this file instead of stdout")
+	f.BoolVarP(&quiet, "quiet", "q", false, "no notes on stderr")
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(reports.Formats, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/writeamp/writeamp/doctor"
+)
+
+func newDoctorCmd() *cobra.Command {
+	var (
+		dsn, format string
+		strict      bool
+	)
+	cmd := &cobra.Command{
+		Use:   "doctor --dsn URL",
+		Short: "What this server lets writeamp measure, and the statement that fixes each missing piece",
+		Long: `doctor connects, probes the server and, for every collector of its dialect, says
+whether it is available or missing, why (version, extension, privilege, a setting
+such as STATISTICS_LEVEL or innodb_monitor_enable), and the exact statement that
+fixes it. It only reads: one trial snapshot in a read-only transaction.
+
+"needed" items are those the refresh-token experiment has no headline numbers
+without. On PostgreSQL: wal_lsn (WAL bytes), pg_class, pg_stat_user_tables (rows,
+HOT), and CREATE on the database (the workload makes its own schema).
+pg_walinspect is optional: without it per-index leaf inserts are derived from the
+table counters (and labelled derived) instead of counted from the WAL.
+
+Exit codes: 0 every needed item is available, 1 something needed is missing
+(--strict: anything is missing), 2 could not connect or bad flags.`,
+		Example: `  writeamp doctor --dsn postgres://app@db.test:5432/keycloak
+  writeamp doctor --dsn mysql://root@127.0.0.1:3306/test --format json
+  writeamp doctor --dsn postgres://ci@localhost/scratch --strict   # fail CI unless pg_walinspect is usable`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			switch format {
+			case "table", "markdown", "json":
+			default:
+				return usagef("--format: unknown format %q (use one of: table, markdown, json)", format)
+			}
+			ctx := cmd.Context()
+			t, err := connect(ctx, dsn, false, cmd.ErrOrStderr())
+			if err != nil {
+				return exitError{code: exitUsage, err: err}
+			}
+			defer t.Close()
+			rep, err := doctor.Diagnose(ctx, t.DB, t.Server)
+			if err != nil {
+				return exitError{code: exitUsage, err: err}
+			}
+			rep.Where = t.Where
+			var buf bytes.Buffer
+			if err := doctor.Render(&buf, format, rep); err != nil {
+				return err
+			}
+			if _, err := cmd.OutOrStdout().Write(buf.Bytes()); err != nil {
+				return err
+			}
+			switch {
+			case !rep.OK():
+				return exitError{code: 1, err: fmt.Errorf("doctor: something the refresh-token experiment needs is missing (see above)")}
+			case strict && !rep.Complete():
+				return exitError{code: 1, err: fmt.Errorf("doctor --strict: some collectors are missing (see above)")}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&dsn, "dsn", "", "database URL (postgres://..., mysql://..., sqlserver://..., oracle://...); default: WRITEAMP_DSN, DATABASE_URL, PG* variables")
+	f.StringVar(&format, "format", "table", "output format: table|markdown|json")
+	f.BoolVar(&strict, "strict", false, "exit 1 when anything is missing, optional collectors included")
+	return cmd
+}

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+)
+
+const fixture = "../../reports/testdata/refresh_token_pg15.json" // a real default run on PostgreSQL 15
+
+func TestPlanPrintsWALPerDayForBothVariants(t *testing.T) {
+	out, _, err := run(t, "plan", fixture, "--rate", "500/s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The workload's own WAL: 23,498,614 and 13,444,073 bytes per 15,000
+	// refreshes (whole cluster: 23,941,568 and 13,807,872), at 500/s, 86,400 s.
+	for _, want := range []string{"at 500 refreshes/s", "67.7 GB/day", "38.7 GB/day", "69.0 GB/day", "39.8 GB/day", "63.0 GiB/day", "0.78 MB/s", "0.75 MiB/s",
+		"3,017/s", "427/s", "saves 29.0 GB/day of WAL", "azure-sql-hyperscale 100 MiB/s", "66,934 refreshes/s", "assumptions:", "MB = 10^6 bytes"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan lacks %q:\n%s", want, out)
+		}
+	}
+	out, _, err = run(t, "plan", fixture, "--rate", "30k/min", "--ceiling", "1MiB/s", "--format", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p struct {
+		Variants []struct {
+			Variant  string `json:"variant"`
+			LogBytes struct {
+				PerSecond float64 `json:"per_second"`
+			} `json:"log_bytes"`
+			Headroom []struct {
+				UsedPercent float64 `json:"used_percent"`
+				Within      bool    `json:"within"`
+			} `json:"headroom"`
+		} `json:"variants"`
+	}
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatal(err)
+	}
+	want := 23498614.0 / 15000 * 500
+	if len(p.Variants) != 2 || math.Abs(p.Variants[0].LogBytes.PerSecond-want) > 1e-6 {
+		t.Fatalf("json %+v", p)
+	}
+	if h := p.Variants[0].Headroom[0]; !h.Within || math.Abs(h.UsedPercent-100*want/(1<<20)) > 1e-9 {
+		t.Fatalf("headroom %+v", h)
+	}
+}
+
+func TestPlanRefusesBadInput(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"plan", fixture}, "--rate is required"},
+		{[]string{"plan", fixture, "--rate", "500"}, "--rate"},
+		{[]string{"plan", fixture, "--rate", "teleports=5/s"}, "teleports"},
+		{[]string{"plan", fixture, "--rate", "5/s", "--ceiling", "fast"}, "--ceiling"},
+		{[]string{"plan", "--rate", "5/s"}, "exactly one result file"},
+		{[]string{"plan", "/nonexistent.json", "--rate", "5/s"}, "nonexistent"},
+	}
+	for _, c := range cases {
+		_, _, err := run(t, c.args...)
+		if exitCode(err) != 2 || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: exit %d, %v; want a usage error naming %q", c.args, exitCode(err), err, c.want)
+		}
+	}
+}

@@ -1,0 +1,265 @@
+// Package doctor says what a server lets writeamp measure: for every
+// collector of the dialect, available or missing, why, and the statement that
+// fixes it; and whether what the refresh-token experiment needs is there.
+package doctor
+
+import (
+	"context"
+	"database/sql"
+	_ "embed"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/writeamp/writeamp/collectors"
+	"github.com/writeamp/writeamp/dialects"
+	"github.com/writeamp/writeamp/queries"
+)
+
+// Item is one collector, capability or privilege.
+type Item struct {
+	Name      string `json:"name"`
+	Kind      string `json:"kind"` // collector, interval collector, capability, privilege
+	Available bool   `json:"available"`
+	Needed    bool   `json:"needed"` // the refresh-token experiment cannot run without it
+	Gives     string `json:"gives,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+	Fix       string `json:"fix,omitempty"`
+	Without   string `json:"without,omitempty"` // what happens when it is missing
+}
+
+// Report is a diagnosis.
+type Report struct {
+	Server dialects.Server `json:"server"`
+	Where  string          `json:"where"`
+	Items  []Item          `json:"items"`
+}
+
+// OK reports whether everything needed is available.
+func (r *Report) OK() bool {
+	for _, it := range r.Items {
+		if it.Needed && !it.Available {
+			return false
+		}
+	}
+	return true
+}
+
+// Complete reports whether everything, needed or not, is available, leaving
+// out what this server version does not have at all.
+func (r *Report) Complete() bool {
+	for _, it := range r.Items {
+		if !it.Available && it.Kind != "version" {
+			return false
+		}
+	}
+	return true
+}
+
+// needed names, per dialect, the collectors without which the refresh-token
+// experiment has no headline numbers: the log volume and the row/HOT counts
+// (PostgreSQL); per-index leaf inserts fall back to a derivation from the
+// table counters when pg_walinspect is missing, labelled derived.
+var needed = map[string][]string{
+	"postgres":  {"wal_lsn", "pg_class", "pg_stat_user_tables"},
+	"mysql":     {"global_status", "statistics"},
+	"sqlserver": {"sys_dm_db_index_operational_stats", "sys_dm_io_virtual_file_stats", "sys_indexes"},
+	"oracle":    {"v_sysstat", "v_segment_statistics", "all_objects"},
+}
+
+// gives says what each collector contributes; without says what is lost.
+var gives = map[string][2]string{
+	"wal_lsn":                           {"WAL bytes of the window (log_bytes)", "no log volume at all"},
+	"pg_class":                          {"the tables and indexes in scope, their sizes and relfilenodes", "no objects to attribute numbers to"},
+	"pg_stat_user_tables":               {"rows inserted/updated/deleted, HOT updates (hot_ratio)", "no row counts, no HOT ratio"},
+	"pg_stat_user_indexes":              {"index scans (reads, context only)", "no index read counts"},
+	"pg_stat_wal":                       {"WAL records, full-page images (PostgreSQL 14+)", "no WAL record and FPI counts"},
+	"pg_stat_database":                  {"transactions committed and rolled back", "no transaction counts"},
+	"pg_walinspect":                     {"exact per-index leaf inserts and page splits, WAL bytes per table and index", "leaf inserts are derived from the table counters (inserts + non-HOT updates; partial indexes n/a), no per-object WAL bytes"},
+	"global_status":                     {"redo LSN and bytes, row and handler counters", "no redo volume"},
+	"statistics":                        {"index definitions, to derive per-index writes by InnoDB's rules", "no per-index writes"},
+	"innodb_metrics":                    {"index page splits and merges (INNODB_METRICS module_index)", "no page split counts"},
+	"innodb_index_stats":                {"index sizes in pages", "no index sizes"},
+	"file_summary_by_event_name":        {"binary log bytes (MySQL)", "no binlog volume"},
+	"sys_dm_db_index_operational_stats": {"per-index leaf inserts/deletes/updates, page latch waits", "no per-index writes"},
+	"sys_dm_io_virtual_file_stats":      {"log file bytes written", "no log volume"},
+	"sys_dm_os_performance_counters":    {"log bytes flushed, page splits", "no log flush and page split counters"},
+	"sys_dm_os_wait_stats":              {"waits: WRITELOG, PAGELATCH_*, log rate governor", "no wait statistics"},
+	"sys_indexes":                       {"the indexes in scope", "no objects to attribute numbers to"},
+	"fn_dblog":                          {"log bytes per index from the active log", "no per-index log bytes"},
+	"fn_dblog_mark":                     {"the log position fn_dblog reads from", "no per-index log bytes"},
+	"v_sysstat":                         {"redo size, redo entries, db block changes, leaf node splits", "no redo volume"},
+	"v_segment_statistics":              {"db block changes per table and index segment (proxy for index writes)", "no per-segment changes"},
+	"v_system_event":                    {"waits: log file sync, index contention, buffer busy", "no wait statistics"},
+	"all_objects":                       {"the tables and indexes in scope", "no objects to attribute numbers to"},
+}
+
+// splitFix pulls "(fix: STATEMENT)" or "(fix, as a superuser: ...)" out of a
+// reason text; the statement may hold parentheses of its own.
+func splitFix(reason string) (string, string) {
+	i := strings.Index(reason, "(fix")
+	if i < 0 {
+		return reason, ""
+	}
+	colon := strings.Index(reason[i:], ": ")
+	if colon < 0 {
+		return reason, ""
+	}
+	depth, end := 0, len(reason)
+	for j := i; j < len(reason); j++ {
+		switch reason[j] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		}
+		if depth == 0 {
+			end = j
+			break
+		}
+	}
+	fix := strings.TrimSpace(reason[i+colon+2 : end])
+	if strings.Contains(reason[i:i+colon], "as a superuser") {
+		fix = "as a superuser: " + fix
+	}
+	rest := reason[:i]
+	if end+1 < len(reason) {
+		rest += reason[end+1:]
+	}
+	return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), ",")), fix
+}
+
+func fromErr(err error) (string, string) {
+	var pe *dialects.PrivilegeError
+	if errors.As(err, &pe) {
+		r := "missing privilege " + pe.Privilege
+		if pe.Err != nil {
+			r += ": " + pe.Err.Error()
+		}
+		return r, pe.Grant
+	}
+	msg := strings.TrimPrefix(err.Error(), dialects.ErrUnsupported.Error()+": ")
+	return splitFix(msg)
+}
+
+//go:embed postgres.sql
+var postgresSQL string
+
+func pgQuery(name string) string {
+	bs, err := queries.Parse("postgres", "doctor/postgres.sql", postgresSQL)
+	if err != nil {
+		panic(err)
+	}
+	for _, b := range bs {
+		if b.Name == name {
+			return b.SQL
+		}
+	}
+	panic("doctor: no query " + name)
+}
+
+// Diagnose probes what each collector of the server's dialect can give. It
+// only reads: a trial snapshot in a read-only transaction.
+func Diagnose(ctx context.Context, db *sql.DB, s dialects.Server) (*Report, error) {
+	set, err := collectors.For(s.Dialect)
+	if err != nil {
+		return nil, err
+	}
+	r := &Report{Server: s}
+	need := map[string]bool{}
+	for _, n := range needed[s.Dialect] {
+		need[n] = true
+	}
+	// A trial snapshot catches what Supports cannot know (a view revoked,
+	// a GRANT missing on one object). The scope names no real schema, so it
+	// reads the views without listing the whole catalog.
+	failed := map[string]collectors.Missing{}
+	if snap, err := set.Take(ctx, db, s, collectors.Scope{Schemas: []string{"writeamp_doctor_no_such_schema"}}); err == nil {
+		for _, m := range snap.Missing {
+			failed[m.Collector] = m
+		}
+	} else {
+		return nil, fmt.Errorf("doctor: trial snapshot: %w", err)
+	}
+	add := func(name, kind string, supports error) {
+		it := Item{Name: name, Kind: kind, Needed: need[name], Gives: gives[name][0], Without: gives[name][1], Available: true}
+		switch {
+		case supports != nil:
+			it.Available = false
+			it.Reason, it.Fix = fromErr(supports)
+		case failed[name].Collector != "":
+			it.Available = false
+			it.Reason, it.Fix = failed[name].Reason, failed[name].Fix
+			if it.Fix == "" {
+				it.Reason, it.Fix = splitFix(it.Reason)
+			}
+		}
+		r.Items = append(r.Items, it)
+	}
+	for _, c := range set.Collectors {
+		add(c.Name(), "collector", c.Supports(s))
+	}
+	for _, c := range set.Interval {
+		add(c.Name(), "interval collector", c.Supports(s))
+	}
+	// Capabilities the probe found missing that no collector above stands
+	// for (CHECKPOINT, version-gated counters ...).
+	listed := map[string]bool{}
+	for _, it := range r.Items {
+		listed[it.Name] = true
+	}
+	var caps []string
+	for c, ok := range s.Caps {
+		if !ok && !listed[c] && c != "superuser" && !strings.HasPrefix(c, "create_") {
+			caps = append(caps, c)
+		}
+	}
+	sort.Strings(caps)
+	for _, c := range caps {
+		reason, fix := splitFix(s.Why(c))
+		kind := "capability"
+		if versionRe.MatchString(reason) {
+			kind = "version" // no statement fixes it: not counted by --strict
+		}
+		r.Items = append(r.Items, Item{Name: c, Kind: kind, Gives: capGives[c], Reason: reason, Fix: fix, Without: capWithout[c]})
+	}
+	if s.Dialect == "postgres" {
+		var can bool
+		it := Item{Name: "create schema", Kind: "privilege", Needed: true, Gives: "the refresh-token workload creates its own schema (writeamp_rt_*) and drops it afterwards"}
+		if err := db.QueryRowContext(ctx, pgQuery("can_create_schema")).Scan(&can); err != nil {
+			it.Reason = "could not check: " + err.Error()
+		} else if can {
+			it.Available = true
+		} else {
+			it.Reason = fmt.Sprintf("%s may not create schemas in database %s", s.User, s.Database)
+			it.Fix = fmt.Sprintf("GRANT CREATE ON DATABASE %s TO %s", quoteIdent(s.Database), quoteIdent(s.User))
+			it.Without = "writeamp run cannot create its tables (measure/check -- COMMAND still work)"
+		}
+		r.Items = append(r.Items, it)
+	}
+	return r, nil
+}
+
+var versionRe = regexp.MustCompile(`needs (PostgreSQL|MySQL|MariaDB|SQL Server|Oracle) .*(or later|\+)`)
+
+var capGives = map[string]string{
+	"checkpoint":            "CHECKPOINT before each measured window (full-page images start alike)",
+	"n_tup_newpage_upd":     "pg_stat_user_tables counter of updates that moved to another page",
+	"pg_get_wal_block_info": "pg_walinspect's per-block function (faster than parsing block_ref)",
+	"pg_stat_wal":           "WAL record and full-page-image counters",
+}
+
+var capWithout = map[string]string{
+	"checkpoint":        "no CHECKPOINT before a window: full-page-image bytes depend on when the last checkpoint ran",
+	"n_tup_newpage_upd": "updates that moved to another page are counted from the WAL (pg_walinspect) instead",
+	"pg_stat_wal":       "no WAL record and FPI counts (WAL bytes still come from the LSN)",
+}
+
+func quoteIdent(s string) string {
+	if regexp.MustCompile(`^[a-z_][a-z0-9_]*$`).MatchString(s) {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}

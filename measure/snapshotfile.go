@@ -1,0 +1,174 @@
+package measure
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/writeamp/writeamp/collectors"
+	"github.com/writeamp/writeamp/dialects"
+	"github.com/writeamp/writeamp/result"
+	"github.com/writeamp/writeamp/workloads"
+)
+
+// SnapshotKind marks a snapshot file. Result files have no kind, so the
+// two can never be mistaken for each other.
+const SnapshotKind = "writeamp-snapshot"
+
+// SnapshotSchemaVersion of the snapshot file; only ever added to.
+const SnapshotSchemaVersion = 1
+
+// SnapshotFile is what `writeamp snapshot` writes: one reading of every
+// collector, with the server's identity and start time so a later diff can
+// refuse a pair from different servers or across a restart.
+type SnapshotFile struct {
+	Kind          string               `json:"kind"`
+	SchemaVersion int                  `json:"schema_version"`
+	Tool          result.Tool          `json:"tool"`
+	Where         string               `json:"where,omitempty"` // the DSN, password redacted
+	Snapshot      *collectors.Snapshot `json:"snapshot"`
+	// Path is where it was read from (not stored).
+	Path string `json:"-"`
+}
+
+// NewSnapshotFile wraps a snapshot for writing.
+func NewSnapshotFile(s *collectors.Snapshot, where string) *SnapshotFile {
+	return &SnapshotFile{Kind: SnapshotKind, SchemaVersion: SnapshotSchemaVersion,
+		Tool: result.Tool{Name: "writeamp", Version: Version}, Where: where, Snapshot: s}
+}
+
+// Write encodes the file as indented JSON.
+func (f *SnapshotFile) Write(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(f)
+}
+
+// ReadSnapshot parses a snapshot file. Every error is about the input and
+// names the file, so it can be shown as one line.
+func ReadSnapshot(path string) (*SnapshotFile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%s: no such file", path)
+		}
+		return nil, err
+	}
+	var probe struct {
+		Kind          string          `json:"kind"`
+		SchemaVersion int             `json:"schema_version"`
+		Runs          json.RawMessage `json:"runs"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, fmt.Errorf("%s: not a writeamp snapshot (not JSON: %v)", path, err)
+	}
+	switch {
+	case probe.Kind == "" && probe.Runs != nil:
+		return nil, fmt.Errorf("%s is a writeamp result, not a snapshot: take snapshots with `writeamp snapshot -o FILE`, or compare results with `writeamp compare`", path)
+	case probe.Kind != SnapshotKind:
+		return nil, fmt.Errorf("%s: not a writeamp snapshot (kind %q)", path, probe.Kind)
+	case probe.SchemaVersion > SnapshotSchemaVersion:
+		return nil, fmt.Errorf("%s: snapshot schema_version %d, this writeamp reads up to %d", path, probe.SchemaVersion, SnapshotSchemaVersion)
+	}
+	f := &SnapshotFile{}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(f); err != nil {
+		return nil, fmt.Errorf("%s: damaged snapshot: %v", path, err)
+	}
+	if f.Snapshot == nil || f.Snapshot.TakenAt.IsZero() {
+		return nil, fmt.Errorf("%s: damaged snapshot: no reading in it", path)
+	}
+	f.Path = path
+	return f, nil
+}
+
+// DiffInput is a pair of snapshot files and, optionally, the live database
+// to run interval collectors (which read the log between the two positions).
+type DiffInput struct {
+	Before, After *SnapshotFile
+	Label         string
+	// DB and Server, when set, are the database the snapshots came from,
+	// connected now. Without them interval collectors are reported missing.
+	DB     *sql.DB
+	Server *dialects.Server
+	Log    io.Writer
+}
+
+// ErrMismatch marks a pair of snapshots that cannot be diffed as given.
+var ErrMismatch = errors.New("snapshots do not match")
+
+// DiffSnapshots turns two snapshot files into a result with one run.
+func DiffSnapshots(ctx context.Context, in DiffInput) (*result.Result, error) {
+	b, a := in.Before.Snapshot, in.After.Snapshot
+	if err := collectors.SameServer(b.Server, a.Server); err != nil {
+		return nil, fmt.Errorf("%w: %s and %s: %v", ErrMismatch, in.Before.Path, in.After.Path, err)
+	}
+	if a.TakenAt.Before(b.TakenAt) {
+		return nil, fmt.Errorf("%w: %s was taken before %s: give the earlier snapshot first", ErrMismatch, in.After.Path, in.Before.Path)
+	}
+	set, err := collectors.For(a.Server.Dialect)
+	if err != nil {
+		return nil, err
+	}
+	delta, err := collectors.Diff(b, a)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrMismatch, err)
+	}
+	var warnings []string
+	if fmt.Sprint(b.Scope) != fmt.Sprint(a.Scope) {
+		warnings = append(warnings, fmt.Sprintf("the snapshots were taken with different scopes (%+v, %+v): objects in only one of them are shown as created during the window", b.Scope, a.Scope))
+	}
+	res := NewResult(a.Server)
+	if in.DB != nil && in.Server != nil {
+		if err := collectors.SameServer(a.Server, *in.Server); err != nil {
+			return nil, fmt.Errorf("%w: --dsn is not the server the snapshots were taken on: %v", ErrMismatch, err)
+		}
+		server := *in.Server
+		// pg_walinspect may be absent now as it was at snapshot time: it
+		// reads the WAL between the recorded positions whenever it exists,
+		// so create it for the diff and drop it again, as a run does.
+		if d, ok := dialects.Get(server.Dialect); ok {
+			if ins, ok := d.(dialects.Instrumenter); ok {
+				undo, warns := ins.Instrument(ctx, in.DB, &server)
+				res.Notes = append(res.Notes, warns...)
+				if undo != nil {
+					defer func() {
+						cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+						defer cancel()
+						if err := undo(cctx); err != nil && in.Log != nil {
+							fmt.Fprintf(in.Log, "warning: %v\n", err)
+						}
+					}()
+				}
+			}
+		}
+		delta.Server = server
+		set.RunInterval(ctx, in.DB, delta)
+	} else {
+		for _, ic := range set.Interval {
+			delta.Missing = append(delta.Missing, result.Missing{Collector: ic.Name(),
+				Reason: "reads the log between the two snapshots, so it needs the database at diff time: pass --dsn to writeamp diff (per-index leaf inserts and log bytes per object come from it)"})
+		}
+		for _, der := range set.Derive {
+			der(delta)
+		}
+	}
+	label := in.Label
+	if label == "" {
+		label = "diff"
+	}
+	st := workloads.Stats{Elapsed: a.TakenAt.Sub(b.TakenAt), Operations: map[string]int64{}}
+	run := BuildRun(label, delta, st, "")
+	run.Warnings = append(append(warnings, run.Warnings...),
+		"elapsed is the time between the two snapshots; everything the server did in it is included (no settle, no CHECKPOINT unless the snapshots asked for one)")
+	res.Workload = result.Workload{Name: "diff", Params: map[string]any{"before": filepath.Base(in.Before.Path), "after": filepath.Base(in.After.Path)}}
+	res.Runs = append(res.Runs, *run)
+	return res, nil
+}

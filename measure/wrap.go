@@ -1,0 +1,286 @@
+package measure
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/writeamp/writeamp/collectors"
+	"github.com/writeamp/writeamp/dialects"
+	"github.com/writeamp/writeamp/result"
+	"github.com/writeamp/writeamp/workloads"
+)
+
+// Wrapped measures an external command (pgbench, a migration, a test suite):
+// snapshot, run it with the terminal passed through, settle, snapshot, diff.
+// Unlike Experiment it owns no objects, so there is nothing to prepare or
+// clean up, and the operation count is whatever the user says it is.
+type Wrapped struct {
+	DB     *sql.DB
+	Server dialects.Server
+	Scope  collectors.Scope
+	Label  string
+	// Command is the program and its arguments, run without a shell.
+	Command []string
+	// Operations, when > 0, is what the command did, named OperationName;
+	// without it reports normalize per row changed.
+	Operations    int64
+	OperationName string
+	// Stdin, Stdout and Stderr of the command (nil: writeamp's own).
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Log            io.Writer
+	// SettleTimeout bounds the wait for the command's statistics to become
+	// visible (its sessions publish them as they end).
+	SettleTimeout time.Duration
+	// GracePeriod is how long an interrupted command has to exit after
+	// SIGINT before it is killed.
+	GracePeriod time.Duration
+}
+
+func (w *Wrapped) logf(format string, a ...any) {
+	if w.Log != nil {
+		fmt.Fprintf(w.Log, format+"\n", a...)
+	}
+}
+
+// Run measures the command. exitCode is the command's (-1 when it could not
+// start); err is writeamp's own failure. An interrupted command still gets
+// its "after" snapshot, so the result covers what it did before it stopped.
+func (w *Wrapped) Run(ctx context.Context) (res *result.Result, exitCode int, err error) {
+	exitCode = -1
+	if len(w.Command) == 0 {
+		return nil, exitCode, errors.New("no command to measure")
+	}
+	path, err := exec.LookPath(w.Command[0])
+	if err != nil {
+		return nil, exitCode, fmt.Errorf("command %q: %w", w.Command[0], err)
+	}
+	d, ok := dialects.Get(w.Server.Dialect)
+	if !ok {
+		return nil, exitCode, fmt.Errorf("no dialect %q", w.Server.Dialect)
+	}
+	set, err := collectors.For(w.Server.Dialect)
+	if err != nil {
+		return nil, exitCode, err
+	}
+	if w.SettleTimeout == 0 {
+		w.SettleTimeout = 12 * time.Second
+	}
+	if w.GracePeriod == 0 {
+		w.GracePeriod = 10 * time.Second
+	}
+	label := w.Label
+	if label == "" {
+		label = filepath.Base(w.Command[0])
+	}
+	shown := RedactArgs(w.Command)
+	res = NewResult(w.Server)
+	res.Workload = result.Workload{Name: "command", Params: map[string]any{"command": strings.Join(shown, " ")}}
+
+	// The same preparation as a built-in run: pg_walinspect for the window
+	// (dropped afterwards), CHECKPOINT so full-page images start from zero.
+	server := w.Server
+	if ins, ok := d.(dialects.Instrumenter); ok {
+		undo, warns := ins.Instrument(ctx, w.DB, &server)
+		res.Notes = append(res.Notes, warns...)
+		if undo != nil {
+			defer func() {
+				cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+				defer cancel()
+				if uerr := undo(cctx); uerr != nil {
+					w.logf("warning: %v", uerr)
+				}
+			}()
+		}
+	}
+	var warnings []string
+	settler, _ := d.(dialects.Settler)
+	if settler != nil {
+		warnings = append(warnings, settler.BeforeMeasure(ctx, w.DB, server)...)
+	}
+	before, err := set.Take(ctx, w.DB, server, w.Scope)
+	if err != nil {
+		return nil, exitCode, fmt.Errorf("snapshot before: %w", err)
+	}
+
+	cmd := exec.CommandContext(ctx, path, w.Command[1:]...)
+	cmd.Args[0] = w.Command[0]
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = orStd(w.Stdin, os.Stdin), orStdW(w.Stdout, os.Stdout), orStdW(w.Stderr, os.Stderr)
+	// On Ctrl-C the terminal already signals the whole foreground group; this
+	// covers SIGTERM to writeamp and non-terminal use: ask the command to stop
+	// the way a user would, and kill it only if it will not.
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = w.GracePeriod
+	w.logf("measuring: %s", strings.Join(shown, " "))
+	start := time.Now()
+	runErr := cmd.Run()
+	elapsed := time.Since(start)
+	interrupted := ctx.Err() != nil
+	var ee *exec.ExitError
+	switch {
+	case runErr == nil:
+		exitCode = 0
+	case errors.As(runErr, &ee):
+		exitCode = ee.ExitCode()
+		if exitCode < 0 { // killed by a signal
+			exitCode = 128 + signalNumber(ee)
+		}
+	default:
+		return nil, exitCode, fmt.Errorf("command %q: %w", w.Command[0], runErr)
+	}
+
+	// From here on the window is over: finish the measurement even if
+	// writeamp itself was interrupted, so the user sees what ran.
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*w.SettleTimeout+30*time.Second)
+	defer cancel()
+	if settler != nil {
+		warnings = append(warnings, settler.Settle(actx, w.DB, server, w.Scope.Schemas)...)
+	}
+	after, quiet, err := Quiesce(actx, set, w.DB, server, w.Scope, w.SettleTimeout)
+	if err != nil {
+		return nil, exitCode, fmt.Errorf("snapshot after: %w", err)
+	}
+	if !quiet {
+		warnings = append(warnings, fmt.Sprintf("table counters were still changing %s after the command ended (other sessions writing to the same tables?): they include that activity", w.SettleTimeout))
+	}
+	delta, err := collectors.Diff(before, after)
+	if err != nil {
+		return nil, exitCode, fmt.Errorf("diff: %w", err)
+	}
+	set.RunInterval(actx, w.DB, delta)
+	st := workloads.Stats{Elapsed: elapsed, Operations: map[string]int64{}}
+	main := ""
+	if w.Operations > 0 {
+		main = w.OperationName
+		if main == "" {
+			main = "operations"
+		}
+		st.Operations[main] = w.Operations
+	}
+	run := BuildRun(label, delta, st, main)
+	run.Warnings = append(warnings, run.Warnings...)
+	run.Command = shown
+	run.ExitCode = &exitCode
+	if exitCode != 0 {
+		run.Warnings = append(run.Warnings, fmt.Sprintf("the command exited with status %d: the numbers cover what it did before it stopped", exitCode))
+	}
+	if interrupted {
+		run.Partial = true
+		run.Warnings = append(run.Warnings, "interrupted: the command was stopped before it finished")
+	}
+	if w.Operations == 0 {
+		run.Warnings = append(run.Warnings, "no operation count given (--operations): per-unit figures are per row changed in the measured tables")
+	}
+	res.Runs = append(res.Runs, *run)
+	return res, exitCode, nil
+}
+
+// Quiesce takes "after" snapshots until the scoped table and index counters
+// stop moving, and returns the last. A wrapped command's sessions publish
+// their statistics as they end, which can land just after the command exits;
+// the dialect cannot know when, so two equal readings are the evidence.
+func Quiesce(ctx context.Context, set *collectors.Set, db *sql.DB, s dialects.Server, sc collectors.Scope, timeout time.Duration) (*collectors.Snapshot, bool, error) {
+	deadline := time.Now().Add(timeout)
+	prev, err := set.Take(ctx, db, s, sc)
+	if err != nil {
+		return nil, false, err
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return prev, false, nil
+		case <-time.After(200 * time.Millisecond):
+		}
+		next, err := set.Take(ctx, db, s, sc)
+		if err != nil {
+			return nil, false, err
+		}
+		if sameObjectCounters(prev, next) {
+			return next, true, nil
+		}
+		prev = next
+		if time.Now().After(deadline) {
+			return prev, false, nil
+		}
+	}
+}
+
+// sameObjectCounters compares the cumulative table and index counters;
+// database-wide ones (WAL position) move with any session and never settle.
+func sameObjectCounters(a, b *collectors.Snapshot) bool {
+	vals := func(s *collectors.Snapshot) map[collectors.Key]float64 {
+		m := map[collectors.Key]float64{}
+		for _, c := range s.Counters {
+			if c.Level != collectors.DB && !c.Gauge && !c.Interval {
+				m[c.Key] = c.Value
+			}
+		}
+		return m
+	}
+	va, vb := vals(a), vals(b)
+	if len(va) != len(vb) {
+		return false
+	}
+	for k, v := range va {
+		if w, ok := vb[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+func orStd(r io.Reader, def *os.File) io.Reader {
+	if r == nil {
+		return def
+	}
+	return r
+}
+
+func orStdW(w io.Writer, def *os.File) io.Writer {
+	if w == nil {
+		return def
+	}
+	return w
+}
+
+var kvPassword = regexp.MustCompile(`(?i)(password\s*=\s*)('[^']*'|\S+)`)
+
+// RedactArgs hides passwords in connection strings among the arguments: the
+// command line is written into results people share.
+func RedactArgs(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = a
+		if strings.Contains(a, "://") {
+			if u, err := url.Parse(a); err == nil && u.User != nil {
+				if _, has := u.User.Password(); has {
+					u.User = url.UserPassword(u.User.Username(), "xxxxx")
+					out[i] = u.String()
+				}
+			}
+		}
+		out[i] = kvPassword.ReplaceAllString(out[i], "${1}xxxxx")
+		if strings.HasPrefix(strings.ToLower(a), "--password=") {
+			out[i] = a[:len("--password=")] + "xxxxx"
+		}
+	}
+	return out
+}
+
+func signalNumber(ee *exec.ExitError) int {
+	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return int(ws.Signal())
+	}
+	return 0
+}

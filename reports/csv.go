@@ -1,0 +1,125 @@
+package reports
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+
+	"github.com/writeamp/writeamp/result"
+)
+
+// CSVHeader are the columns of the csv format: one row per object and
+// metric, so a spreadsheet can pivot on any of them.
+var CSVHeader = []string{"run", "label", "concurrency", "level", "schema", "table", "object", "metric", "value", "exactness", "source", "note"}
+
+// CSV writes every number of every run, hidden ones included: a spreadsheet
+// user filters for themselves. Figures the driver measured (elapsed,
+// throughput, latency) are level "run"; per-operation figures "per_operation".
+func CSV(w io.Writer, res *result.Result) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(CSVHeader); err != nil {
+		return err
+	}
+	for i := range res.Runs {
+		r := &res.Runs[i]
+		label := r.Label
+		if label == "" {
+			label = r.Variant
+		}
+		conc := ""
+		if r.Concurrency > 0 {
+			conc = strconv.Itoa(r.Concurrency)
+		}
+		row := func(level, schema, table, object, metric, value string, e result.Exactness, source, note string) error {
+			return cw.Write([]string{strconv.Itoa(i + 1), label, conc, level, schema, table, object, metric, value, string(e), source, note})
+		}
+		metricRows := func(level, schema, table, object string, ms map[string]result.Metric) error {
+			for _, name := range sortedKeys(ms) {
+				m := ms[name]
+				v := ""
+				if m.OK() {
+					v = num(m.V())
+				}
+				if err := row(level, schema, table, object, name, v, m.Exactness, m.Source, m.Note); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		driver := "writeamp workload driver"
+		if len(r.Command) > 0 {
+			driver = "writeamp measure (wall clock of the command; counts from --operations)"
+		}
+		if err := row("run", "", "", "", "elapsed_seconds", num(r.ElapsedSeconds), result.Exact, driver, ""); err != nil {
+			return err
+		}
+		if r.ExitCode != nil {
+			if err := row("run", "", "", "", "exit_code", strconv.Itoa(*r.ExitCode), result.Exact, "the wrapped command", ""); err != nil {
+				return err
+			}
+		}
+		for _, op := range sortedKeys(r.Operations) {
+			if err := row("run", "", "", op, "operations", num(float64(r.Operations[op])), result.Exact, driver, ""); err != nil {
+				return err
+			}
+		}
+		if r.Throughput > 0 {
+			if err := row("run", "", "", "", "operations_per_second", num(r.Throughput), result.Derived, "derived: operations / elapsed", ""); err != nil {
+				return err
+			}
+		}
+		for _, op := range sortedKeys(r.Errors) {
+			if err := row("run", "", "", op, "errors", num(float64(r.Errors[op])), result.Exact, driver, ""); err != nil {
+				return err
+			}
+		}
+		for _, op := range sortedKeys(r.LatencyMS) {
+			l := r.LatencyMS[op]
+			for _, p := range []struct {
+				name string
+				v    float64
+			}{{"latency_ms_p50", l.P50}, {"latency_ms_p95", l.P95}, {"latency_ms_p99", l.P99}, {"latency_ms_max", l.Max}, {"latency_ms_mean", l.Mean}} {
+				if err := row("run", "", "", op, p.name, num(p.v), result.Approx, "HdrHistogram of the driver's timings", "3 significant digits"); err != nil {
+					return err
+				}
+			}
+		}
+		if err := metricRows("database", "", "", "", r.Database); err != nil {
+			return err
+		}
+		for _, t := range r.Tables {
+			if err := metricRows("table", t.Schema, t.Name, t.Name, t.Metrics); err != nil {
+				return err
+			}
+		}
+		for _, ix := range r.Indexes {
+			if err := metricRows("index", ix.Schema, ix.Table, ix.Name, ix.Metrics); err != nil {
+				return err
+			}
+		}
+		ops := make([]string, 0, len(r.PerOperation))
+		for op := range r.PerOperation {
+			ops = append(ops, op)
+		}
+		sort.Strings(ops)
+		for _, op := range ops {
+			for _, name := range sortedKeys(r.PerOperation[op]) {
+				src := fmt.Sprintf("derived: database %s / %s count", name, op)
+				if err := row("per_operation", "", "", op, name, num(r.PerOperation[op][name]), exactnessOf(r.Database[name]), src, ""); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// exactnessOf a number divided by a count: derived at best.
+func exactnessOf(m result.Metric) result.Exactness {
+	return result.Weaker(result.Derived, m.Exactness)
+}
+
+func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

@@ -1,0 +1,299 @@
+package reports
+
+import (
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+
+	"github.com/writeamp/writeamp/result"
+)
+
+// HTML writes one self-contained page: charts (inline SVG), then the same
+// tables as the other formats. Nothing is loaded at view time (no scripts,
+// fonts or stylesheets from elsewhere), so it can be mailed or attached to a
+// ticket. Every number has its exactness and source on hover and in the
+// footnotes.
+func HTML(w io.Writer, res *result.Result) error {
+	c := FromResult(res)
+	page := htmlPage{C: c, Tool: res.Tool, Server: res.Server.Name, Created: res.CreatedAt}
+	for i, col := range c.Columns {
+		page.Series = append(page.Series, htmlSeries{Label: col.Label, Color: seriesColor(i)})
+	}
+	page.Charts = charts(c)
+	page.RunLines = RunLines(c)
+	for _, s := range c.Sections {
+		if len(s.Rows) > 0 {
+			page.Sections = append(page.Sections, s)
+		}
+	}
+	return htmlTemplate.Execute(w, page)
+}
+
+type htmlPage struct {
+	C        *Comparison
+	Tool     result.Tool
+	Server   string
+	Created  string
+	Series   []htmlSeries
+	Charts   []*barChart
+	RunLines []RunLine
+	Sections []Section
+}
+
+type htmlSeries struct{ Label, Color string }
+
+func unitSuffix(c *Comparison) string {
+	if c.PerOp == "" {
+		return ""
+	}
+	return " per " + c.PerOp
+}
+
+// tip is the hover text of a number: what it is, how exact, from where.
+func tip(label string, m result.Metric, extra string) string {
+	parts := []string{label}
+	if extra != "" {
+		parts = append(parts, extra)
+	}
+	parts = append(parts, string(m.Exactness))
+	if m.Source != "" {
+		parts = append(parts, m.Source)
+	}
+	if m.Note != "" {
+		parts = append(parts, m.Note)
+	}
+	return strings.Join(parts, " · ")
+}
+
+// metricBars turns one comparison row into a chart group: per unit when the
+// comparison normalizes, else the totals.
+func metricBars(c *Comparison, name string, row Row) []*bar {
+	out := make([]*bar, len(c.Columns))
+	for i, cell := range row.Cells {
+		switch {
+		case !cell.Present:
+			out[i] = &bar{Text: "—", NA: "the object does not exist in this run"}
+			continue
+		case !cell.Metric.OK():
+			why := cell.Metric.Note
+			if why == "" {
+				why = "not measured"
+			}
+			out[i] = &bar{Text: "n/a", NA: "unavailable: " + why}
+			continue
+		}
+		b := &bar{V: cell.Metric.V(), Text: cell.Text}
+		total := "total " + cell.Text
+		if cell.PerOp != nil && !isRatio(name) {
+			b.V, b.Text = *cell.PerOp, cell.PerText
+		} else {
+			total = ""
+		}
+		b.Tip = tip(c.Columns[i].Label+": "+b.Text+map[bool]string{true: unitSuffix(c), false: ""}[cell.PerOp != nil && !isRatio(name)], cell.Metric, total)
+		out[i] = b
+	}
+	return out
+}
+
+func charts(c *Comparison) []*barChart {
+	var labels []string
+	for _, col := range c.Columns {
+		labels = append(labels, col.Label)
+	}
+	newChart := func(id, title, caption string) *barChart {
+		return &barChart{ID: id, Title: title, Caption: caption, Series: labels}
+	}
+	leaf := newChart("leaf", "Index leaf inserts"+unitSuffix(c), "Entries added to each index's leaf pages. A non-HOT update adds one to every index of its table; a HOT update to none.")
+	logb := newChart("log", "Log bytes"+unitSuffix(c), "Transaction-log (WAL/redo) bytes written in the window, and the part the measured objects account for where the server can tell.")
+	hot := newChart("hot", "HOT ratio", "Share of updates that stayed on their heap page and touched no index (PostgreSQL).")
+	hot.Percent = true
+	for _, s := range c.Sections {
+		for _, r := range s.Rows {
+			switch {
+			case s.Kind == "index" && r.Metric == "leaf_inserts":
+				// The index name alone: the table is in the hover text and
+				// in the section title below, and long names would be cut.
+				name, _, _ := strings.Cut(strings.TrimPrefix(s.Title, "Index "), " on ")
+				leaf.Cats = append(leaf.Cats, name)
+				leaf.Bars = append(leaf.Bars, metricBars(c, r.Metric, r))
+			case s.Kind == "database" && (r.Metric == "log_bytes" || r.Metric == "log_bytes_in_scope" || r.Metric == "fpi_bytes"):
+				logb.Cats = append(logb.Cats, strings.TrimSpace(r.Label))
+				logb.Bars = append(logb.Bars, metricBars(c, r.Metric, r))
+			case s.Kind == "table" && r.Metric == "hot_ratio":
+				hot.Cats = append(hot.Cats, strings.TrimPrefix(s.Title, "Table "))
+				hot.Bars = append(hot.Bars, metricBars(c, r.Metric, r))
+			}
+		}
+	}
+	lat := newChart("latency", "Latency percentiles (ms)", "Per operation type, from the driver's HdrHistogram (3 significant digits); the maximum is in the table below.")
+	ops := map[string]bool{}
+	for _, col := range c.Columns {
+		for op := range col.Run.LatencyMS {
+			ops[op] = true
+		}
+	}
+	for _, op := range sortedKeys(ops) {
+		for _, p := range []string{"p50", "p95", "p99"} {
+			g := make([]*bar, len(c.Columns))
+			for i, col := range c.Columns {
+				l, ok := col.Run.LatencyMS[op]
+				if !ok {
+					continue
+				}
+				v := map[string]float64{"p50": l.P50, "p95": l.P95, "p99": l.P99}[p]
+				g[i] = &bar{V: v, Text: fmt.Sprintf("%.2f ms", v),
+					Tip: fmt.Sprintf("%s: %s %s %.3f ms of %d operations · approx · HdrHistogram of the driver's timings", col.Label, op, p, v, l.Count)}
+			}
+			lat.Cats = append(lat.Cats, op+" "+p)
+			lat.Bars = append(lat.Bars, g)
+		}
+	}
+	thr := newChart("throughput", "Throughput (operations/s)", "All operations of the run divided by its elapsed time.")
+	g := make([]*bar, len(c.Columns))
+	n := 0
+	for i, col := range c.Columns {
+		if col.Run.Throughput > 0 {
+			n++
+			g[i] = &bar{V: col.Run.Throughput, Text: formatValue("", float64(int64(col.Run.Throughput))),
+				Tip: fmt.Sprintf("%s: %.1f operations/s · derived · operations / elapsed (%.2f s)", col.Label, col.Run.Throughput, col.Run.ElapsedSeconds)}
+		}
+	}
+	if n > 1 {
+		thr.Cats, thr.Bars = []string{"operations/s"}, [][]*bar{g}
+	}
+	var out []*barChart
+	for _, ch := range []*barChart{leaf, logb, hot, lat, thr} {
+		if !ch.empty() {
+			out = append(out, ch)
+		}
+	}
+	return out
+}
+
+// cellTitle is the hover text of a table cell.
+func cellTitle(c *Comparison, col int, r Row) string {
+	cell := r.Cells[col]
+	switch {
+	case !cell.Present:
+		return c.Columns[col].Label + ": the object does not exist in this run"
+	case cell.Metric.Exactness == "":
+		return c.Columns[col].Label + ": not measured"
+	}
+	return tip(c.Columns[col].Label+": "+r.Label, cell.Metric, "")
+}
+
+func exactClass(r Row) string {
+	switch {
+	case strings.Contains(r.Basis, "unavailable"):
+		return "na"
+	case strings.Contains(r.Basis, "approx"):
+		return "approx"
+	case strings.Contains(r.Basis, "derived"):
+		return "derived"
+	}
+	return "exact"
+}
+
+// changeClass colours a change by whether it costs more: more writes are
+// worse, a higher HOT ratio is better.
+func changeClass(r Row) string {
+	v := r.ChangeV
+	if isRatio(r.Metric) || r.Metric == "hot_updates" {
+		v = -v
+	}
+	switch {
+	case v > 0:
+		return "up"
+	case v < 0:
+		return "down"
+	}
+	return ""
+}
+
+var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+	"cellTitle":   cellTitle,
+	"exactClass":  exactClass,
+	"changeClass": changeClass,
+	"add":         func(a, b int) int { return a + b },
+	"cols": func(c *Comparison) int {
+		n := 1 + len(c.Columns) + 1
+		if c.PerOp != "" {
+			n += len(c.Columns)
+		}
+		if len(c.Columns) > 1 {
+			n++
+		}
+		return n
+	},
+	"multi": func(c *Comparison) bool { return len(c.Columns) > 1 },
+}).Parse(htmlSource))
+
+const htmlSource = `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="{{.Tool.Name}} {{.Tool.Version}}">
+<title>{{.C.Title}}</title>
+<style>
+:root { --fg:#1f2328; --muted:#656d76; --line:#d0d7de; --bg:#ffffff; --band:#f6f8fa; }
+* { box-sizing: border-box; }
+body { font: 14px/1.45 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; color: var(--fg); background: var(--bg); margin: 0; padding: 24px 32px 48px; max-width: 1440px; }
+h1 { font-size: 22px; margin: 0 0 4px; }
+h2 { font-size: 17px; margin: 28px 0 10px; border-bottom: 1px solid var(--line); padding-bottom: 4px; }
+h3 { font-size: 14px; margin: 0 0 2px; }
+.sub { color: var(--muted); margin: 0; }
+.legend { margin: 14px 0 0; display: flex; flex-wrap: wrap; gap: 6px 18px; }
+.legend span::before { content: ""; display: inline-block; width: 12px; height: 12px; border-radius: 2px; margin-right: 6px; vertical-align: -1px; background: var(--c); }
+.charts { display: grid; align-items: start; grid-template-columns: repeat(auto-fit, minmax(560px, 1fr)); gap: 18px 28px; }
+figure { margin: 0; padding: 12px 14px; border: 1px solid var(--line); border-radius: 6px; }
+figcaption { color: var(--muted); font-size: 12px; margin-bottom: 8px; }
+svg { max-width: 100%; height: auto; font: 12px -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; }
+svg .cat { fill: var(--fg); } svg .val { fill: var(--fg); font-size: 11px; } svg .lg { fill: var(--fg); }
+svg .tick { fill: var(--muted); font-size: 10px; } svg .grid { stroke: #eaeef2; stroke-width: 1; } svg .na { fill: var(--muted); font-size: 11px; font-style: italic; }
+.wide { overflow-x: auto; }
+table { border-collapse: collapse; font-variant-numeric: tabular-nums; margin-top: 6px; }
+th, td { padding: 3px 10px; border-bottom: 1px solid #eaeef2; text-align: right; white-space: nowrap; }
+th:first-child, td:first-child { text-align: left; }
+thead th { position: sticky; top: 0; background: var(--bg); border-bottom: 2px solid var(--line); }
+tr.section td { background: var(--band); font-weight: 600; text-align: left; padding-top: 8px; }
+td.per { color: var(--muted); }
+td.basis { text-align: left; color: var(--muted); }
+td.basis.derived { font-style: italic; } td.basis.approx { color: #9a6700; } td.basis.na { color: #cf222e; }
+td[title] { cursor: help; }
+td.up { color: #cf222e; } td.down { color: #1a7f37; }
+a { color: #0969da; }
+ol, ul { padding-left: 22px; } li { margin: 2px 0; }
+.foot { color: var(--muted); font-size: 12px; }
+</style>
+</head>
+<body>
+<h1>{{.C.Title}}</h1>
+{{range .C.Subtitle}}<p class="sub">{{.}}</p>
+{{end}}<div class="legend">{{range .Series}}<span style="--c:{{.Color}}">{{.Label}}</span>{{end}}</div>
+{{if .Charts}}<h2>Charts</h2>
+<p class="foot">Hover a bar for its exact value, exactness and source.</p>
+<div class="charts">
+{{range .Charts}}<figure id="chart-{{.ID}}"><h3>{{.Title}}</h3><figcaption>{{.Caption}}</figcaption>{{.SVG}}</figure>
+{{end}}</div>
+{{end}}<h2>Numbers</h2>
+<p class="foot">Hover a number for its exactness and source; the basis column links to the source footnotes.</p>
+<div class="wide"><table>
+<thead><tr><th>metric</th>{{range .C.Columns}}<th>{{.Label}}</th>{{if $.C.PerOp}}<th>per {{$.C.PerOp}}</th>{{end}}{{end}}{{if multi .C}}<th>change</th>{{end}}<th>basis [source]</th></tr></thead>
+<tbody>
+<tr class="section"><td colspan="{{cols .C}}">Run</td></tr>
+{{range .RunLines}}<tr><td>{{.Label}}</td>{{range .Values}}<td title="measured by writeamp, not the server">{{.}}</td>{{if $.C.PerOp}}<td></td>{{end}}{{end}}{{if multi $.C}}<td></td>{{end}}<td class="basis">driver</td></tr>
+{{end}}{{range .Sections}}<tr class="section"><td colspan="{{cols $.C}}">{{.Title}}</td></tr>
+{{range $r := .Rows}}<tr><td>{{$r.Label}}</td>{{range $i, $cell := $r.Cells}}<td title="{{cellTitle $.C $i $r}}">{{$cell.Text}}</td>{{if $.C.PerOp}}<td class="per" title="{{cellTitle $.C $i $r}} · divided by the {{$.C.PerOp}} count">{{$cell.PerText}}</td>{{end}}{{end}}{{if multi $.C}}<td class="{{changeClass $r}}">{{$r.Change}}</td>{{end}}<td class="basis {{exactClass $r}}">{{$r.Basis}}{{if $r.Refs}} [{{range $j, $n := $r.Refs}}{{if $j}},{{end}}<a href="#src-{{$n}}">{{$n}}</a>{{end}}]{{end}}</td></tr>
+{{end}}{{end}}</tbody>
+</table></div>
+<p class="foot">basis: exact = counted by the server; derived = computed by the stated rule; approx = a proxy; n/a = unavailable (see notes); — = object absent in that run.{{if and .C.PerOp (multi .C)}} change: last column vs first, per {{.C.PerOp}} (ratios in percentage points).{{end}}</p>
+<h2>Sources</h2>
+<ol>{{range $i, $s := .C.Sources}}<li id="src-{{add $i 1}}">{{$s}}</li>{{end}}</ol>
+{{if .C.Notes}}<h2>Notes</h2>
+<ul>{{range .C.Notes}}<li>{{.}}</li>{{end}}</ul>
+{{end}}<p class="foot">{{.Tool.Name}} {{.Tool.Version}}{{if .Created}} · {{.Created}}{{end}} · {{.Server}}</p>
+</body>
+</html>
+`
