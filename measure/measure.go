@@ -148,10 +148,19 @@ func (e *Experiment) variant(ctx context.Context, d dialects.Dialect, set *colle
 		}
 		return &PhaseError{Variant: v, Phase: p, Err: err}
 	}
+	// Phase timings go to the log: where the time of a run goes is the first
+	// question when a run is slower than the workload alone.
+	t0 := time.Now()
+	since := func() string {
+		d := time.Since(t0).Round(time.Millisecond)
+		t0 = time.Now()
+		return d.String()
+	}
 	e.logf("variant %s: preparing", v)
 	if err := w.Prepare(ctx, e.DB, s, v); err != nil {
 		return nil, phase("prepare", err)
 	}
+	e.logf("variant %s: prepared in %s", v, since())
 	defer func() {
 		if e.Keep {
 			e.logf("variant %s: kept the workload's objects (%v) for inspection (--keep)", v, w.Scope().Schemas)
@@ -173,6 +182,7 @@ func (e *Experiment) variant(ctx context.Context, d dialects.Dialect, set *colle
 	if err != nil {
 		return nil, phase("snapshot before", err)
 	}
+	e.logf("variant %s: settled and took the before snapshot in %s", v, since())
 	var prog workloads.Progress = workloads.NoProgress{}
 	done := func() {}
 	if e.Progress != nil {
@@ -181,6 +191,7 @@ func (e *Experiment) variant(ctx context.Context, d dialects.Dialect, set *colle
 	e.logf("variant %s: running %d operations", v, w.TotalOperations())
 	stats, runErr := w.Run(ctx, e.DB, s, prog)
 	done()
+	e.logf("variant %s: workload ran in %s", v, since())
 	if runErr != nil && ctx.Err() != nil {
 		return nil, phase("workload", runErr)
 	}
@@ -196,7 +207,9 @@ func (e *Experiment) variant(ctx context.Context, d dialects.Dialect, set *colle
 		return nil, phase("diff", err)
 	}
 	delta.Writes = writes(w, stats, sc)
+	e.logf("variant %s: settled and took the after snapshot in %s", v, since())
 	set.RunInterval(ctx, e.DB, delta)
+	e.logf("variant %s: read the log of the window in %s", v, since())
 	run = BuildRun(v, delta, stats, w.Meta().MainOperation)
 	run.Warnings = append(warnings, run.Warnings...)
 	if runErr != nil {
