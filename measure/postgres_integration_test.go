@@ -163,6 +163,16 @@ func TestRefreshTokenOnPostgres(t *testing.T) {
 					t.Errorf("%s leaf_inserts %v != inserts + non-HOT updates %v", ix.Name, li.V(), want)
 				}
 			}
+			// Every lookup is by key: no index scan may read more than a few
+			// entries. A plan frozen while the tables were empty once read
+			// every client session per refresh and pruned pages production
+			// never visits.
+			for _, ix := range run.Indexes {
+				sc, rd := ix.Metrics["scans"], ix.Metrics["tuples_read"]
+				if sc.OK() && sc.V() > 0 && rd.V()/sc.V() > 20 {
+					t.Errorf("%s: %.0f entries read per scan: the workload's lookups are not using a key", ix.Name, rd.V()/sc.V())
+				}
+			}
 			exp := run.Index("idx_user_session_expiration_last_refresh")
 			li := metric(t, exp, "leaf_inserts").V()
 			if run.Variant == "baseline" && li != logins+refreshes {
@@ -351,4 +361,29 @@ func TestSnapshotWritesNoWAL(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 	}
 	t.Error("the WAL insert position moved across every snapshot attempt")
+}
+
+// TestOneWorkerReproducesTheReferenceExactly: one transaction at a time, as
+// the reference scenario loads the database, coarse refreshes are all HOT and
+// the expiration index gets exactly one entry per login.
+func TestOneWorkerReproducesTheReferenceExactly(t *testing.T) {
+	dsn := testenv.DSN(t, pgEnv)
+	db, s := openPG(t, dsn)
+	if s.VersionNum < 150000 {
+		t.Skip("needs pg_walinspect (15+)")
+	}
+	p := smallParams()
+	p.Logins, p.RefreshesPerLogin, p.Concurrency = 500, 10, 1
+	res, err := (&measure.Experiment{DB: db, Server: s, Workload: refreshtoken.New(p), Variants: []string{"coarse"}}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := res.Runs[0]
+	us := run.Table("offline_user_session")
+	if hot, upd := metric(t, us, "hot_updates").V(), metric(t, us, "rows_updated").V(); hot != upd || upd != 5000 {
+		t.Errorf("coarse at one worker: %v of %v updates HOT, want all 5000", hot, upd)
+	}
+	if li := metric(t, run.Index("idx_user_session_expiration_last_refresh"), "leaf_inserts").V(); li != 500 {
+		t.Errorf("expiration index: %v leaf inserts, want exactly the 500 logins", li)
+	}
 }

@@ -30,7 +30,7 @@ func DeriveTables(d *collectors.Delta) {
 			nonHOT := upd.V() - hot.V()
 			d.Put(key(collectors.Table, t, "non_hot_updates"), result.New(nonHOT, result.Derived, "derived: n_tup_upd - n_tup_hot_upd"))
 			if np.V() > 0 {
-				d.Warnings = append(d.Warnings, fmt.Sprintf("%s: %.0f of its %.0f non-HOT updates moved the row to another page because the new version did not fit on its page (each still added an entry to every index); free space on the page (a lower fillfactor) would have kept them HOT", t, np.V(), nonHOT))
+				d.Warnings = append(d.Warnings, fmt.Sprintf("%s: %.0f of its %.0f non-HOT updates moved the row to another page: the new version did not fit on its page, which was full or whose dead versions other open transactions still needed (each such update added an entry to every index); free space on the page (a lower fillfactor) keeps them HOT", t, np.V(), nonHOT))
 			}
 		}
 		for _, m := range []string{"autovacuum_runs", "autoanalyze_runs", "vacuum_runs"} {

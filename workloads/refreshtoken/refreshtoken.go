@@ -277,6 +277,21 @@ func (w *Workload) create(ctx context.Context, db dialects.Querier, ddl string) 
 			return fmt.Errorf("create %s tables: %w", w.variant, explainDDL(err))
 		}
 	}
+	// Dialects whose planner needs statistics to pick the primary key get
+	// them seeded here, before the window (see rt_seed_stats).
+	if seed, err := w.sql("rt_seed_stats"); err == nil {
+		for _, stmt := range statements(seed) {
+			var args []any
+			if strings.Contains(stmt, "$2") {
+				args = []any{realmID, clientID}
+			} else if strings.Contains(stmt, "$1") {
+				args = []any{realmID}
+			}
+			if _, err := db.ExecContext(ctx, stmt, args...); err != nil {
+				return fmt.Errorf("seed planner statistics: %w", err)
+			}
+		}
+	}
 	return nil
 }
 
