@@ -26,10 +26,10 @@ func DeriveTables(d *collectors.Delta) {
 		// Say why updates were not HOT when the WAL or PG16's counter can tell:
 		// a page-full move is fixed by free space, a key change by the schema.
 		np := d.Get(key(collectors.Table, t, "newpage_updates"))
-		if upd.OK() && hot.OK() && np.OK() && upd.V()-hot.V() > 0 {
+		if upd.OK() && hot.OK() {
 			nonHOT := upd.V() - hot.V()
 			d.Put(key(collectors.Table, t, "non_hot_updates"), result.New(nonHOT, result.Derived, "derived: n_tup_upd - n_tup_hot_upd"))
-			if np.V() > 0 {
+			if np.OK() && np.V() > 0 && nonHOT > 0 {
 				d.Warnings = append(d.Warnings, fmt.Sprintf("%s: %.0f of its %.0f non-HOT updates moved the row to another page: the new version did not fit on its page, which was full or whose dead versions other open transactions still needed (each such update added an entry to every index); free space on the page (a lower fillfactor) keeps them HOT", t, np.V(), nonHOT))
 			}
 		}
