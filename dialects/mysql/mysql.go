@@ -291,15 +291,7 @@ func password(dsn string) string {
 }
 
 // redactText removes a DSN's password from an error text, wherever it appears.
-func redactText(text, dsn string) string {
-	if pw := password(dsn); pw != "" {
-		text = strings.ReplaceAll(text, pw, "xxxxx")
-		if esc := url.QueryEscape(pw); esc != pw {
-			text = strings.ReplaceAll(text, esc, "xxxxx")
-		}
-	}
-	return text
-}
+func redactText(text, dsn string) string { return dialects.Scrub(text, password(dsn)) }
 
 var versionRE = regexp.MustCompile(`(\d+)\.(\d+)\.(\d+)`)
 
