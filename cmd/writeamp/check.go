@@ -124,10 +124,7 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 			if _, _, embedded := resolveDSN(dsn); embedded && command != nil {
 				return usagef("-- COMMAND needs --dsn (or WRITEAMP_DSN, DATABASE_URL, PG*): the command must reach the database check measures")
 			}
-			var log io.Writer = os.Stderr
-			if quiet {
-				log = io.Discard
-			}
+			log := notesWriter(quiet)
 			ctx := cmd.Context()
 			t, err := connect(ctx, dsn, true, log)
 			if err != nil {
@@ -213,15 +210,8 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 	f.StringSliceVar(&scope, "scope-schema", nil, "-- COMMAND only: measure the tables of these schemas (default: every user schema)")
 	f.BoolVar(&showOutput, "show-output", false, "-- COMMAND only: pass the command's output to stderr (default: discarded)")
 	f.StringVar(&variant, "variant", "baseline", "built-in workload: the variant the migration is applied to ("+strings.Join(refreshtoken.Variants, "|")+")")
-	f.IntVar(&p.Logins, "logins", p.Logins, "built-in workload: user logins (sessions created)")
-	f.IntVar(&p.RefreshesPerLogin, "refreshes-per-login", p.RefreshesPerLogin, "built-in workload: token refreshes per session")
-	f.DurationVar(&p.RefreshPeriod, "refresh-period", p.RefreshPeriod, "built-in workload: simulated time between a session's refreshes")
-	f.Float64Var(&p.LogoutPercent, "logout-percent", p.LogoutPercent, "built-in workload: share of sessions that log out")
-	f.DurationVar(&p.MaxIdle, "max-idle", p.MaxIdle, "built-in workload: SSO session max idle (coarse granularity is half)")
-	f.IntVar(&p.Buckets, "buckets", p.Buckets, "built-in workload: SESSION_BUCKET values (coarse variant)")
+	workloadFlags(f, &p, "built-in workload: ")
 	f.IntVar(&p.Concurrency, "concurrency", p.Concurrency, "built-in workload: workers, each on its own connection")
-	f.Uint64Var(&p.Seed, "seed", p.Seed, "built-in workload: seed (before and after use the same)")
-	f.IntVar(&p.FillFactor, "fillfactor", p.FillFactor, "built-in workload: heap fillfactor of the session tables")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress or notes on stderr")
 	return cmd
 }

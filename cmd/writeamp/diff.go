@@ -2,8 +2,6 @@ package main
 
 import (
 	"errors"
-	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -46,10 +44,7 @@ so per-unit figures are per row changed.`,
 			if err := reports.CheckFormat(format); err != nil {
 				return usageError{err}
 			}
-			var log io.Writer = os.Stderr
-			if quiet {
-				log = io.Discard
-			}
+			log := notesWriter(quiet)
 			before, err := measure.ReadSnapshot(args[0])
 			if err != nil {
 				return usageError{err}

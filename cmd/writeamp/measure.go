@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -61,10 +59,7 @@ command and the numbers up to then are reported.`,
 			if ops < 0 {
 				return usagef("--operations: must be 0 (none) or more")
 			}
-			var log io.Writer = os.Stderr
-			if quiet {
-				log = io.Discard
-			}
+			log := notesWriter(quiet)
 			ctx := cmd.Context()
 			t, err := connect(ctx, dsn, false, log)
 			if err != nil {

@@ -17,6 +17,14 @@ import (
 	"github.com/writeamp/writeamp/workloads"
 )
 
+// notesWriter is where progress notes go: stderr, or nowhere with --quiet.
+func notesWriter(quiet bool) io.Writer {
+	if quiet {
+		return io.Discard
+	}
+	return os.Stderr
+}
+
 func stderrIsTerminal() bool {
 	fd := os.Stderr.Fd()
 	return isatty.IsTerminal(fd) || isatty.IsCygwinTerminal(fd)

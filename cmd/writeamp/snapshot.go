@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -42,10 +40,7 @@ window start from zero as they do in writeamp run and measure.`,
 			if output == "" {
 				return usagef("-o/--output: name the file to write the snapshot to (- for stdout)")
 			}
-			var log io.Writer = os.Stderr
-			if quiet {
-				log = io.Discard
-			}
+			log := notesWriter(quiet)
 			ctx := cmd.Context()
 			t, err := connect(ctx, dsn, false, log)
 			if err != nil {
