@@ -5,7 +5,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/writeamp/writeamp/measure.Version=$(VERSION)
 BIN := bin/writeamp
 
-.PHONY: build demo test test-unit bench lint fmt clean
+.PHONY: build demo test test-unit fuzz bench lint fmt clean
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/writeamp
@@ -24,10 +24,16 @@ test: lint
 	@eval "$$(scripts/services.sh postgres mariadb)" && \
 	  echo "testing against $$WRITEAMP_TEST_PG_DSN and $$WRITEAMP_TEST_MYSQL_DSN" && \
 	  $(GO) test -count=1 -p 1 -timeout 10m ./...
+	FUZZTIME=5s scripts/fuzz.sh
 
 # Unit tests only: no database needed (integration tests skip).
 test-unit:
 	env -u WRITEAMP_TEST_PG_DSN -u WRITEAMP_TEST_MYSQL_DSN $(GO) test -count=1 ./...
+
+# Longer fuzzing of every parser of user input (budgets, rates, DSNs, SQL
+# splitting, result and snapshot files).
+fuzz:
+	FUZZTIME=60s scripts/fuzz.sh
 
 # Benchmarks print ratios against a peer measured in the same run.
 bench: build

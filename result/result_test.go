@@ -1,0 +1,87 @@
+package result
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestReadRefusesWhatIsNotAResult(t *testing.T) {
+	dir := t.TempDir()
+	cases := map[string]string{
+		"garbage.json": "not json at all",
+		"future.json":  `{"schema_version": 2, "runs": []}`,
+		"none.json":    `{"runs": []}`,
+	}
+	for name, body := range cases {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(body), 0o644)
+		if _, err := Read(p); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s: want an error naming the file, got %v", name, err)
+		}
+	}
+	if _, err := Read(filepath.Join(dir, "missing.json")); err == nil {
+		t.Error("a missing file must be an error")
+	}
+}
+
+func TestNonFiniteNumbersBecomeUnavailable(t *testing.T) {
+	m := New(math.NaN(), Derived, "x / y")
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"value":null`) || !strings.Contains(string(b), `"unavailable"`) {
+		t.Errorf("NaN must not reach the JSON as a number: %s", b)
+	}
+}
+
+func TestRatio(t *testing.T) {
+	if r := Ratio(New(99, Exact, "a"), New(100, Exact, "b"), "a/b"); !r.OK() || r.V() != 0.99 || r.Exactness != Derived {
+		t.Errorf("%+v", r)
+	}
+	if r := Ratio(New(1, Exact, "a"), New(0, Exact, "b"), "a/b"); r.OK() {
+		t.Error("division by zero must be unavailable")
+	}
+	if r := Ratio(New(1, Approx, "a"), New(2, Exact, "b"), "a/b"); r.Exactness != Approx {
+		t.Errorf("a ratio is no more exact than its inputs: %s", r.Exactness)
+	}
+}
+
+// FuzzRead: any bytes in a result file give a result or an error, never a
+// panic, and what Read accepts survives a write and a second read.
+func FuzzRead(f *testing.F) {
+	f.Add([]byte(`{"schema_version":1,"runs":[{"variant":"a","operations":{"x":1},"database":{"log_bytes":{"value":5,"exactness":"exact","source":"s"}}}]}`))
+	f.Add([]byte(`{"schema_version":1,"runs":[{"tables":[{"name":"t","metrics":{"m":{"value":null,"exactness":"unavailable"}}}]}]}`))
+	f.Add([]byte(`{"schema_version":1,"runs":null}`))
+	f.Add([]byte(`[]`))
+	f.Add([]byte(`{"schema_version":1e400}`))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(dir, "r.json")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Skip()
+		}
+		r, err := Read(p)
+		if err != nil {
+			return
+		}
+		for i := range r.Runs {
+			r.Runs[i].Sort()
+			r.Runs[i].Main()
+			r.Runs[i].Table("t")
+		}
+		var buf bytes.Buffer
+		if err := json.NewEncoder(&buf).Encode(r); err != nil {
+			t.Fatalf("accepted but cannot write back: %v", err)
+		}
+		os.WriteFile(p, buf.Bytes(), 0o644)
+		if _, err := Read(p); err != nil {
+			t.Fatalf("written back but not readable: %v", err)
+		}
+	})
+}
