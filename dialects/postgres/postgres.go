@@ -111,26 +111,13 @@ func (Dialect) Redact(dsn string) string {
 		return "(PG* environment)"
 	}
 	if u, err := url.Parse(dsn); err == nil && u.Scheme != "" {
-		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), "xxxxx")
-		}
-		q := u.Query()
-		if q.Has("password") {
-			q.Set("password", "xxxxx")
-			u.RawQuery = q.Encode()
-		}
-		return u.String()
+		return dialects.RedactURL(dsn, "password")
 	}
 	return kvPassword.ReplaceAllString(dsn, "${1}xxxxx")
 }
 
 // redactText removes a DSN's password from an error text, wherever it appears.
-func redactText(text, dsn string) string {
-	if pw := password(dsn); pw != "" {
-		text = strings.ReplaceAll(text, pw, "xxxxx")
-	}
-	return text
-}
+func redactText(text, dsn string) string { return dialects.Scrub(text, password(dsn)) }
 
 func password(dsn string) string {
 	if u, err := url.Parse(dsn); err == nil && u.Scheme != "" {
