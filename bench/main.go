@@ -157,9 +157,21 @@ func snapshotCost(ctx context.Context, db *sql.DB, s dialects.Server) (time.Dura
 	if err != nil {
 		fatal(err.Error())
 	}
-	mustExec(db, `DROP SCHEMA IF EXISTS writeamp_bench_s CASCADE`)
+	// Thousands of relations in one transaction exceed max_locks_per_transaction:
+	// create and drop them 50 tables at a time.
+	dropAll := func() {
+		for t := 0; t < *indexes/10; t += 50 {
+			var names []string
+			for i := t; i < t+50; i++ {
+				names = append(names, fmt.Sprintf("writeamp_bench_s.t%d", i))
+			}
+			db.Exec(`DROP TABLE IF EXISTS ` + strings.Join(names, ", "))
+		}
+		mustExec(db, `DROP SCHEMA IF EXISTS writeamp_bench_s CASCADE`)
+	}
+	dropAll()
 	mustExec(db, `CREATE SCHEMA writeamp_bench_s`)
-	defer mustExec(db, `DROP SCHEMA IF EXISTS writeamp_bench_s CASCADE`)
+	defer dropAll()
 	measure := func() time.Duration {
 		best := time.Hour
 		for i := 0; i < 3; i++ {
@@ -176,6 +188,10 @@ func snapshotCost(ctx context.Context, db *sql.DB, s dialects.Server) (time.Dura
 	create := func(from, to int) {
 		var b strings.Builder
 		for t := from; t < to; t++ {
+			if t > from && t%50 == 0 {
+				mustExec(db, b.String())
+				b.Reset()
+			}
 			fmt.Fprintf(&b, "CREATE TABLE writeamp_bench_s.t%d (a int, b int, c int, d int, e int, f int, g int, h int, i int, j int);", t)
 			for _, col := range "abcdefghij" {
 				fmt.Fprintf(&b, "CREATE INDEX ON writeamp_bench_s.t%d (%c);", t, col)
