@@ -18,13 +18,9 @@ demo: build
 
 # Everything, against real PostgreSQL and MariaDB: installs and starts them
 # when missing, waits until they accept connections. Under CI=true an
-# unreachable database fails the run instead of skipping. -p 1: packages share
-# the servers, and one package's WAL must not land in another's window.
+# unreachable database fails the run instead of skipping.
 test: lint
-	@eval "$$(scripts/services.sh postgres mariadb)" && \
-	  echo "testing against $$WRITEAMP_TEST_PG_DSN and $$WRITEAMP_TEST_MYSQL_DSN" && \
-	  $(GO) test -count=1 -p 1 -timeout 10m ./...
-	FUZZTIME=20000x scripts/fuzz.sh
+	scripts/test.sh
 
 # Unit tests only: no database needed (integration tests skip).
 test-unit:
