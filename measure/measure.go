@@ -200,6 +200,11 @@ func (e *Experiment) variant(ctx context.Context, d dialects.Dialect, set *colle
 	}
 	after, err := set.Take(ctx, e.DB, s, sc)
 	if err != nil {
+		if runErr != nil {
+			// The workload's failure is the cause (a lost connection, a
+			// restart); the snapshot failing after it is the consequence.
+			return nil, phase("workload", fmt.Errorf("%w (the after snapshot failed too: %v)", runErr, err))
+		}
 		return nil, phase("snapshot after", err)
 	}
 	delta, err := collectors.Diff(before, after)

@@ -154,21 +154,58 @@ func Start(ctx context.Context, log io.Writer) (_ *Server, err error) {
 	if cred != nil {
 		os.Chown(logf.Name(), int(cred.Uid), int(cred.Gid))
 	}
+	if err := s.launch(ctx, logf); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Server) launch(ctx context.Context, logf *os.File) error {
 	// Not tied to ctx: an interrupt must not kill the server before the
 	// workload's cleanup ran; Stop ends it.
-	s.cmd = s.command(context.Background(), "postgres", "-D", filepath.Join(dir, "data"), "-p", strconv.Itoa(s.Port),
-		"-k", dir, "-c", "listen_addresses=", "-c", "logging_collector=off")
+	s.cmd = s.command(context.Background(), "postgres", "-D", filepath.Join(s.Dir, "data"), "-p", strconv.Itoa(s.Port),
+		"-k", s.Dir, "-c", "listen_addresses=", "-c", "logging_collector=off")
 	s.cmd.Stdout, s.cmd.Stderr = logf, logf
 	if err := s.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start postgres: %w", err)
+		return fmt.Errorf("start postgres: %w", err)
 	}
 	s.done = make(chan error, 1)
 	go func() { s.done <- s.cmd.Wait() }()
 	if err := s.waitReady(ctx, 30*time.Second); err != nil {
 		logText, _ := os.ReadFile(logf.Name())
-		return nil, fmt.Errorf("%w\n%s", err, tail(string(logText), 15))
+		return fmt.Errorf("%w\n%s", err, tail(string(logText), 15))
 	}
-	return s, nil
+	return nil
+}
+
+// Restart stops the server (fast shutdown) and starts it again on the same
+// data directory and port: tests use it to play a restart mid-measurement.
+func (s *Server) Restart(ctx context.Context) error {
+	if err := s.shutdown(); err != nil {
+		return err
+	}
+	logf, err := os.OpenFile(filepath.Join(s.Dir, "server.log"), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	return s.launch(ctx, logf)
+}
+
+// shutdown stops the postmaster: fast shutdown, then kill.
+func (s *Server) shutdown() error {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return nil
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case <-s.done:
+	case <-time.After(15 * time.Second):
+		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+		<-s.done
+	}
+	s.cmd = nil
+	return nil
 }
 
 func (s *Server) command(ctx context.Context, name string, args ...string) *exec.Cmd {
@@ -220,14 +257,8 @@ func (s *Server) waitReady(ctx context.Context, limit time.Duration) error {
 // Stop shuts the server down (fast shutdown, then kill) and removes its directory.
 func (s *Server) Stop() error {
 	var errs []error
-	if s.cmd != nil && s.cmd.Process != nil {
-		_ = s.cmd.Process.Signal(syscall.SIGINT)
-		select {
-		case <-s.done:
-		case <-time.After(15 * time.Second):
-			_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
-			<-s.done
-		}
+	if err := s.shutdown(); err != nil {
+		errs = append(errs, err)
 	}
 	if s.Dir != "" {
 		if err := os.RemoveAll(s.Dir); err != nil {

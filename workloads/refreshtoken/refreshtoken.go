@@ -551,7 +551,7 @@ func (w *Workload) worker(ctx context.Context, db *sql.DB, s dialects.Server, en
 			}
 			r.errs[op]++
 			total++
-			if total >= maxErrors || errors.Is(err, sql.ErrConnDone) {
+			if total >= maxErrors || workloads.ConnectionLost(err) {
 				return r, fmt.Errorf("%s failed (%d errors so far): %w", op, total, err)
 			}
 			continue
