@@ -54,6 +54,9 @@ func versionOf(dir string) int {
 	return 0
 }
 
+// findBinaries is FindBinaries; tests substitute a directory of fakes.
+var findBinaries = FindBinaries
+
 // FindBinaries returns a directory holding both initdb and postgres.
 func FindBinaries() (string, error) {
 	for _, d := range candidates() {
@@ -113,7 +116,7 @@ func freePort() (int, error) {
 
 // Start creates and starts a server; the caller must Stop it.
 func Start(ctx context.Context, log io.Writer) (_ *Server, err error) {
-	bin, err := FindBinaries()
+	bin, err := findBinaries()
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package pgembed
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -66,5 +67,33 @@ func TestNoBinariesErrorSaysWhatToDo(t *testing.T) {
 func TestVersionOrder(t *testing.T) {
 	if versionOf("/usr/lib/postgresql/16/bin") <= versionOf("/usr/lib/postgresql/15/bin") {
 		t.Error("higher major versions must sort first")
+	}
+}
+
+// A start that fails (here: an initdb that refuses) removes its directory.
+func TestFailedStartLeavesNoDirectory(t *testing.T) {
+	// Readable by the unprivileged user initdb runs as when the test is root.
+	fake, err := os.MkdirTemp("", "writeamp-fakebin-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(fake)
+	os.Chmod(fake, 0o755)
+	for _, name := range []string{"initdb", "postgres"} {
+		if err := os.WriteFile(filepath.Join(fake, name), []byte("#!/bin/sh\necho refusing >&2\nexit 1\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := findBinaries
+	findBinaries = func() (string, error) { return fake, nil }
+	defer func() { findBinaries = old }()
+	before, _ := filepath.Glob(filepath.Join(os.TempDir(), "writeamp-pg-*"))
+	_, err = Start(context.Background(), nil)
+	if err == nil || !strings.Contains(err.Error(), "initdb failed") || !strings.Contains(err.Error(), "refusing") {
+		t.Fatalf("want initdb's own words in the error, got %v", err)
+	}
+	after, _ := filepath.Glob(filepath.Join(os.TempDir(), "writeamp-pg-*"))
+	if len(after) > len(before) {
+		t.Errorf("a failed start left %v", after)
 	}
 }
