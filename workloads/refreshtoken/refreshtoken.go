@@ -257,7 +257,7 @@ func (w *Workload) create(ctx context.Context, db dialects.Querier, ddl string) 
 		}
 	}
 	if _, err := db.ExecContext(ctx, w.mustSQL("rt_create_schema")); err != nil {
-		return fmt.Errorf("create schema %s: %w", w.schema, explainDDL(err))
+		return fmt.Errorf("create schema %s: %w", w.schema, w.explainDDL(err))
 	}
 	defer func() {
 		if err != nil {
@@ -274,7 +274,7 @@ func (w *Workload) create(ctx context.Context, db dialects.Querier, ddl string) 
 	}
 	for _, stmt := range statements(ddl) {
 		if _, err := db.ExecContext(ctx, stmt); err != nil {
-			return fmt.Errorf("create %s tables: %w", w.variant, explainDDL(err))
+			return fmt.Errorf("create %s tables: %w", w.variant, w.explainDDL(err))
 		}
 	}
 	// Dialects whose planner needs statistics to pick the primary key get
@@ -295,9 +295,22 @@ func (w *Workload) create(ctx context.Context, db dialects.Querier, ddl string) 
 	return nil
 }
 
-func explainDDL(err error) error {
-	if strings.Contains(err.Error(), "permission denied") || strings.Contains(err.Error(), "denied") {
-		return fmt.Errorf("%w (the workload needs to create its own schema: GRANT CREATE ON DATABASE <db> TO <user>)", err)
+// ddlGrants say, per dialect, what lets the workload create its own schema.
+var ddlGrants = map[string]string{
+	"postgres":  "GRANT CREATE ON DATABASE <db> TO <user>",
+	"mysql":     "GRANT CREATE, DROP, ALTER, INDEX, INSERT, UPDATE, DELETE, SELECT ON *.* TO '<user>'@'<host>' (the workload creates its own database)",
+	"sqlserver": "GRANT CREATE SCHEMA, CREATE TABLE TO <user>, and ALTER on the schema it creates (or membership in db_ddladmin)",
+	"oracle":    "GRANT CREATE USER, DROP USER, CREATE ANY TABLE, CREATE ANY INDEX, SELECT/INSERT/UPDATE/DELETE ANY TABLE TO <user> (see queries/oracle/refresh_token.sql)",
+}
+
+// explainDDL adds the statement that fixes a refused CREATE.
+func (w *Workload) explainDDL(err error) error {
+	msg := strings.ToLower(err.Error())
+	if !strings.Contains(msg, "permission denied") && !strings.Contains(msg, "denied") && !strings.Contains(msg, "insufficient privileges") && !strings.Contains(msg, "ora-01031") {
+		return err
+	}
+	if g, ok := ddlGrants[w.dialect]; ok {
+		return fmt.Errorf("%w (the workload needs to create its own schema: %s)", err, g)
 	}
 	return err
 }

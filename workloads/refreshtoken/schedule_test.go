@@ -1,6 +1,7 @@
 package refreshtoken
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -117,5 +118,18 @@ func TestParamsValidateNamesTheFlag(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), flags[i]) {
 			t.Errorf("case %d: error %v does not name %s", i, err, flags[i])
 		}
+	}
+}
+
+func TestDDLPermissionErrorsNameTheGrantOfTheDialect(t *testing.T) {
+	for d, want := range map[string]string{"postgres": "GRANT CREATE ON DATABASE", "mysql": "ON *.*", "sqlserver": "CREATE SCHEMA", "oracle": "CREATE USER"} {
+		w := &Workload{dialect: d}
+		if err := w.explainDDL(errors.New("permission denied for database kc")); !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v", d, err)
+		}
+	}
+	w := &Workload{dialect: "postgres"}
+	if err := w.explainDDL(errors.New("syntax error")); strings.Contains(err.Error(), "GRANT") {
+		t.Errorf("only permission errors get a GRANT: %v", err)
 	}
 }
