@@ -176,8 +176,8 @@ func (w *Workload) mustSQL(name string) string {
 	return t
 }
 
-// statements splits a DDL block on ";" at line ends.
-func statements(block string) []string {
+// Statements splits a DDL block on ";" at line ends, as the workload runs it.
+func Statements(block string) []string {
 	var out []string
 	for _, s := range strings.Split(block, ";\n") {
 		if s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), ";")); s != "" {
@@ -272,7 +272,7 @@ func (w *Workload) create(ctx context.Context, db dialects.Querier, ddl string) 
 	if _, err := db.ExecContext(ctx, w.mustSQL("rt_marker_insert"), w.RunID, os.Getpid(), hostname(), time.Now().UTC().Format(time.RFC3339)); err != nil {
 		return fmt.Errorf("write owner marker: %w", err)
 	}
-	for _, stmt := range statements(ddl) {
+	for _, stmt := range Statements(ddl) {
 		if _, err := db.ExecContext(ctx, stmt); err != nil {
 			return fmt.Errorf("create %s tables: %w", w.variant, w.explainDDL(err))
 		}
@@ -280,7 +280,7 @@ func (w *Workload) create(ctx context.Context, db dialects.Querier, ddl string) 
 	// Dialects whose planner needs statistics to pick the primary key get
 	// them seeded here, before the window (see rt_seed_stats).
 	if seed, err := w.sql("rt_seed_stats"); err == nil {
-		for _, stmt := range statements(seed) {
+		for _, stmt := range Statements(seed) {
 			var args []any
 			if strings.Contains(stmt, "$2") {
 				args = []any{realmID, clientID}

@@ -1,0 +1,211 @@
+// Package workloadtest checks a dialect's refresh-token SQL without a
+// server: golden files of every block per version and variant, placeholder
+// counts against the arguments the workload passes, and a sqlmock run of
+// Prepare, one login, refresh and logout, and Cleanup. The dialects that
+// cannot run here (SQL Server, Oracle) share it.
+package workloadtest
+
+import (
+	"context"
+	"database/sql/driver"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/DATA-DOG/go-sqlmock"
+
+	"github.com/writeamp/writeamp/dialects"
+	"github.com/writeamp/writeamp/queries"
+	"github.com/writeamp/writeamp/workloads/refreshtoken"
+)
+
+// RunID is the run id every rendered schema name carries.
+const RunID = "deadbeef"
+
+// Harness is one dialect's workload SQL under test.
+type Harness struct {
+	Dialect     string         // registry name
+	Title       string         // for golden file headers ("SQL Server")
+	Placeholder *regexp.Regexp // one bind parameter, the number in group 1 (`@p(\d+)\b`)
+	Update      bool           // rewrite golden files
+}
+
+// Schema is the workload's schema name for a variant.
+func Schema(variant string) string { return refreshtoken.SchemaPrefix + RunID + "_" + variant }
+
+// SQL is a workload block as a version and variant gets it.
+func (h Harness) SQL(t *testing.T, name string, vn int, variant string) string {
+	t.Helper()
+	s, err := queries.Get(h.Dialect, name, vn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.ReplaceAll(s, "{{schema}}", Schema(variant))
+}
+
+// Render is every workload block as a version and variant gets it.
+func (h Harness) Render(t *testing.T, vn int, variant string) string {
+	var names []string
+	seen := map[string]bool{}
+	for _, b := range queries.All() {
+		if b.Dialect == h.Dialect && strings.HasPrefix(b.Name, "rt_") && !seen[b.Name] {
+			seen[b.Name] = true
+			names = append(names, b.Name)
+		}
+	}
+	sort.Strings(names)
+	var out strings.Builder
+	fmt.Fprintf(&out, "-- %s version number %d, variant %s\n", h.Title, vn, variant)
+	for _, n := range names {
+		if strings.HasPrefix(n, "rt_ddl_") && n != "rt_ddl_"+variant {
+			continue
+		}
+		if _, err := queries.Get(h.Dialect, n, vn); err != nil {
+			fmt.Fprintf(&out, "\n-- %s: none for this version\n", n)
+			continue
+		}
+		fmt.Fprintf(&out, "\n-- %s\n", n)
+		if strings.HasPrefix(n, "rt_ddl_") {
+			for i, st := range refreshtoken.Statements(h.SQL(t, n, vn, variant)) {
+				fmt.Fprintf(&out, "-- statement %d\n%s\n", i+1, st)
+			}
+			continue
+		}
+		out.WriteString(h.SQL(t, n, vn, variant) + "\n")
+	}
+	return out.String()
+}
+
+// Golden compares Render with testdata/<file>_<variant>.golden for each version.
+func (h Harness) Golden(t *testing.T, versions map[string]int) {
+	for file, vn := range versions {
+		for _, variant := range refreshtoken.Variants {
+			got := h.Render(t, vn, variant)
+			path := filepath.Join("testdata", file+"_"+variant+".golden")
+			if h.Update {
+				if err := os.MkdirAll("testdata", 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test -update to create it)", err)
+			}
+			if got != string(want) {
+				t.Errorf("%s differs from the rendered workload SQL (go test -update after checking the change)", path)
+			}
+		}
+	}
+}
+
+// argCounts are the arguments refreshtoken passes to each statement.
+var argCounts = map[string]int{
+	"rt_marker_insert": 4, "rt_select_user_session": 3, "rt_insert_user_session_baseline": 8, "rt_insert_user_session_coarse": 10,
+	"rt_select_client_session": 3, "rt_insert_client_session": 6, "rt_select_client_sessions": 2, "rt_update_user_session": 4,
+	"rt_update_user_session_coarse": 5, "rt_update_client_session": 5, "rt_delete_client_sessions": 2, "rt_lock_user_session": 2,
+	"rt_delete_user_session": 2, "rt_list_schemas": 0, "rt_create_schema": 0, "rt_drop_schema": 0, "rt_marker_create": 0, "rt_marker_read": 0,
+}
+
+// CheckPlaceholders: each statement binds exactly parameters 1..N for the N
+// arguments the workload passes.
+func (h Harness) CheckPlaceholders(t *testing.T, vn int) {
+	for name, n := range argCounts {
+		got := map[string]bool{}
+		for _, m := range h.Placeholder.FindAllStringSubmatch(h.SQL(t, name, vn, "baseline"), -1) {
+			got[m[1]] = true
+		}
+		if len(got) != n {
+			t.Errorf("%s uses %d distinct parameters, the workload passes %d", name, len(got), n)
+		}
+		for i := 1; i <= n; i++ {
+			if !got[fmt.Sprint(i)] {
+				t.Errorf("%s lacks parameter %d", name, i)
+			}
+		}
+	}
+}
+
+// MockRun runs refreshtoken's Prepare, one login, refresh and logout, and
+// Cleanup against a mock that accepts exactly this dialect's statements in
+// order, with the workload's arguments.
+func (h Harness) MockRun(t *testing.T, vn int) {
+	srv := dialects.Server{Dialect: h.Dialect, VersionNum: vn}
+	for _, variant := range refreshtoken.Variants {
+		t.Run(variant, func(t *testing.T) {
+			db, mock, err := sqlmock.New(sqlmock.QueryMatcherOption(sqlmock.QueryMatcherEqual))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			sql := func(name string) string { return h.SQL(t, name, vn, variant) }
+			p := refreshtoken.DefaultParams()
+			p.Logins, p.RefreshesPerLogin, p.LogoutPercent, p.Concurrency = 1, 1, 100, 1
+			w := refreshtoken.New(p)
+			w.RunID = RunID
+			anyArg := sqlmock.AnyArg()
+			ok := sqlmock.NewResult(0, 1)
+
+			mock.ExpectQuery(sql("rt_list_schemas")).WillReturnRows(sqlmock.NewRows([]string{"name"}))
+			mock.ExpectExec(sql("rt_create_schema")).WillReturnResult(ok)
+			mock.ExpectExec(sql("rt_marker_create")).WillReturnResult(ok)
+			mock.ExpectExec(sql("rt_marker_insert")).WithArgs(RunID, anyArg, anyArg, anyArg).WillReturnResult(ok)
+			ddl := refreshtoken.Statements(sql("rt_ddl_" + variant))
+			for _, st := range ddl {
+				mock.ExpectExec(st).WillReturnResult(ok)
+			}
+			if err := w.Prepare(context.Background(), db, srv, variant); err != nil {
+				t.Fatal(err)
+			}
+			if len(ddl) < 9 {
+				t.Fatalf("DDL split into %d statements", len(ddl))
+			}
+
+			insert := []driver.Value{anyArg, anyArg, anyArg, anyArg, anyArg, anyArg, anyArg, anyArg}
+			if variant == "coarse" {
+				insert = append(insert, anyArg, anyArg)
+			}
+			mock.ExpectBegin()
+			mock.ExpectQuery(sql("rt_select_user_session")).WithArgs(anyArg, "0", anyArg).WillReturnRows(sqlmock.NewRows([]string{"version", "l", "c"}))
+			mock.ExpectExec(sql("rt_insert_user_session_"+variant)).WithArgs(insert...).WillReturnResult(ok)
+			mock.ExpectQuery(sql("rt_select_client_session")).WithArgs(anyArg, anyArg, "0").WillReturnRows(sqlmock.NewRows([]string{"version"}))
+			mock.ExpectExec(sql("rt_insert_client_session")).WithArgs(anyArg, anyArg, "0", anyArg, anyArg, anyArg).WillReturnResult(ok)
+			mock.ExpectCommit()
+			mock.ExpectBegin()
+			mock.ExpectQuery(sql("rt_select_user_session")).WithArgs(anyArg, "0", anyArg).
+				WillReturnRows(sqlmock.NewRows([]string{"version", "l", "c"}).AddRow(0, refreshtoken.Epoch, refreshtoken.Epoch))
+			mock.ExpectQuery(sql("rt_select_client_sessions")).WithArgs(anyArg, "0").
+				WillReturnRows(sqlmock.NewRows([]string{"client_id", "version"}).AddRow("c0ffee00-0000-4000-8000-000000000001", 0))
+			mock.ExpectExec(sql("rt_update_user_session")).WithArgs(anyArg, anyArg, "0", anyArg).WillReturnResult(ok)
+			mock.ExpectExec(sql("rt_update_client_session")).WithArgs(anyArg, anyArg, anyArg, "0", anyArg).WillReturnResult(ok)
+			mock.ExpectCommit()
+			mock.ExpectBegin()
+			mock.ExpectExec(sql("rt_delete_client_sessions")).WithArgs(anyArg, "0").WillReturnResult(ok)
+			mock.ExpectQuery(sql("rt_lock_user_session")).WithArgs(anyArg, "0").WillReturnRows(sqlmock.NewRows([]string{"version"}).AddRow(1))
+			mock.ExpectExec(sql("rt_delete_user_session")).WithArgs(anyArg, "0").WillReturnResult(ok)
+			mock.ExpectCommit()
+			st, err := w.Run(context.Background(), db, srv, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Operations["logins"] != 1 || st.Operations["refreshes"] != 1 || st.Operations["logouts"] != 1 {
+				t.Fatalf("operations = %v", st.Operations)
+			}
+
+			mock.ExpectQuery(sql("rt_marker_read")).WillReturnRows(sqlmock.NewRows([]string{"run_id", "pid", "host"}).AddRow(RunID, 1, "h"))
+			mock.ExpectExec(sql("rt_drop_schema")).WillReturnResult(ok)
+			if err := w.Cleanup(context.Background(), db); err != nil {
+				t.Fatal(err)
+			}
+			if err := mock.ExpectationsWereMet(); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
