@@ -173,7 +173,7 @@ func (h Harness) MockRun(t *testing.T, vn int) {
 			}
 			mock.ExpectBegin()
 			mock.ExpectQuery(sql("rt_select_user_session")).WithArgs(anyArg, "0", anyArg).WillReturnRows(sqlmock.NewRows([]string{"version", "l", "c"}))
-			mock.ExpectExec(sql("rt_insert_user_session_"+variant)).WithArgs(insert...).WillReturnResult(ok)
+			mock.ExpectExec(sql("rt_insert_user_session_" + variant)).WithArgs(insert...).WillReturnResult(ok)
 			mock.ExpectQuery(sql("rt_select_client_session")).WithArgs(anyArg, anyArg, "0").WillReturnRows(sqlmock.NewRows([]string{"version"}))
 			mock.ExpectExec(sql("rt_insert_client_session")).WithArgs(anyArg, anyArg, "0", anyArg, anyArg, anyArg).WillReturnResult(ok)
 			mock.ExpectCommit()
