@@ -219,10 +219,7 @@ func (d Dialect) Open(ctx context.Context, dsn string) (*sql.DB, error) {
 		return nil, fmt.Errorf("mysql: %s", redactText(err.Error(), dsn))
 	}
 	db := sql.OpenDB(conn)
-	pctx, cancel := context.WithTimeout(ctx, ConnectTimeout+2*time.Second)
-	defer cancel()
-	if err := db.PingContext(pctx); err != nil {
-		db.Close()
+	if err := dialects.PingWithin(ctx, db, ConnectTimeout+2*time.Second); err != nil {
 		return nil, fmt.Errorf("mysql: cannot connect to %s: %s", d.Redact(dsn), redactText(err.Error(), dsn))
 	}
 	return db, nil

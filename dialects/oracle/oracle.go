@@ -75,29 +75,10 @@ func (d Dialect) Open(ctx context.Context, dsn string) (*sql.DB, error) {
 		oc.Dialer(&net.Dialer{Timeout: ConnectTimeout})
 	}
 	db := sql.OpenDB(conn)
-	if err := ping(ctx, db, ConnectTimeout+2*time.Second); err != nil {
+	if err := dialects.PingWithin(ctx, db, ConnectTimeout+2*time.Second); err != nil {
 		return nil, fmt.Errorf("oracle: cannot connect to %s: %s", d.Redact(dsn), redactText(err.Error(), dsn))
 	}
 	return db, nil
-}
-
-// ping gives up at the deadline even if the driver does not: go-ora reads
-// the handshake with its own 10-minute deadline, not the context's.
-func ping(ctx context.Context, db *sql.DB, limit time.Duration) error {
-	pctx, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- db.PingContext(pctx) }()
-	select {
-	case err := <-done:
-		if err != nil {
-			db.Close()
-		}
-		return err
-	case <-pctx.Done():
-		go db.Close()
-		return fmt.Errorf("no answer within %s", limit)
-	}
 }
 
 // Probe learns the version and what this login may read. Only the version

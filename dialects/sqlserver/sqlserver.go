@@ -113,29 +113,10 @@ func (d Dialect) Open(ctx context.Context, dsn string) (*sql.DB, error) {
 		return nil, err
 	}
 	db := sql.OpenDB(mssql.NewConnectorConfig(cfg))
-	if err := ping(ctx, db, ConnectTimeout+2*time.Second); err != nil {
+	if err := dialects.PingWithin(ctx, db, ConnectTimeout+2*time.Second); err != nil {
 		return nil, fmt.Errorf("sqlserver: cannot connect to %s: %s", d.Redact(dsn), redactText(err.Error(), dsn))
 	}
 	return db, nil
-}
-
-// ping gives up at the deadline even if the driver does not: a login
-// handshake stuck on a half-open port must not hold the command.
-func ping(ctx context.Context, db *sql.DB, limit time.Duration) error {
-	pctx, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- db.PingContext(pctx) }()
-	select {
-	case err := <-done:
-		if err != nil {
-			db.Close()
-		}
-		return err
-	case <-pctx.Done():
-		go db.Close() // closes once the stuck attempt returns
-		return fmt.Errorf("no answer within %s", limit)
-	}
 }
 
 // Probe learns the version, the flavor and what this login may read.
