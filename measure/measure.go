@@ -93,22 +93,10 @@ func (e *Experiment) Run(ctx context.Context) (*result.Result, error) {
 	}
 
 	server := e.Server
-	var undo func(context.Context) error
-	if ins, ok := d.(dialects.Instrumenter); ok {
-		var warns []string
-		undo, warns = ins.Instrument(ctx, e.DB, &server)
-		res.Notes = append(res.Notes, warns...)
-	}
+	notes, undo := instrument(ctx, e.DB, &server, e.CleanupTimeout, e.Log)
+	res.Notes = append(res.Notes, notes...)
+	defer undo()
 	var runErr error
-	defer func() {
-		if undo != nil {
-			cctx, cancel := cleanupCtx()
-			defer cancel()
-			if err := undo(cctx); err != nil {
-				e.logf("warning: %v", err)
-			}
-		}
-	}()
 
 	for _, v := range e.Variants {
 		run, err := e.variant(ctx, d, set, server, v, cleanupCtx)

@@ -134,21 +134,9 @@ func DiffSnapshots(ctx context.Context, in DiffInput) (*result.Result, error) {
 		// pg_walinspect may be absent now as it was at snapshot time: it
 		// reads the WAL between the recorded positions whenever it exists,
 		// so create it for the diff and drop it again, as a run does.
-		if d, ok := dialects.Get(server.Dialect); ok {
-			if ins, ok := d.(dialects.Instrumenter); ok {
-				undo, warns := ins.Instrument(ctx, in.DB, &server)
-				res.Notes = append(res.Notes, warns...)
-				if undo != nil {
-					defer func() {
-						cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-						defer cancel()
-						if err := undo(cctx); err != nil && in.Log != nil {
-							fmt.Fprintf(in.Log, "warning: %v\n", err)
-						}
-					}()
-				}
-			}
-		}
+		notes, undo := instrument(ctx, in.DB, &server, 30*time.Second, in.Log)
+		res.Notes = append(res.Notes, notes...)
+		defer undo()
 		delta.Server = server
 		set.RunInterval(ctx, in.DB, delta)
 	} else {
