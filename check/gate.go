@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"time"
 
 	"github.com/writeamp/writeamp/budget"
 	"github.com/writeamp/writeamp/collectors"
@@ -273,45 +272,24 @@ func (g *Gate) runCommand(ctx context.Context) (*result.Result, *result.Run, *re
 	if _, err := exec.LookPath(g.Command[0]); err != nil {
 		return nil, nil, nil, fmt.Errorf("%w: command %q: %w", errApply, g.Command[0], err)
 	}
-	d, ok := dialects.Get(g.Server.Dialect)
-	if !ok {
-		return nil, nil, nil, fmt.Errorf("no dialect %q", g.Server.Dialect)
-	}
-	set, err := collectors.For(g.Server.Dialect)
-	if err != nil {
-		return nil, nil, nil, err
-	}
 	res := measure.NewResult(g.Server)
 	res.Workload = result.Workload{Name: "command", Params: map[string]any{"command": strings.Join(g.Command, " ")}}
-	server := g.Server
-	if ins, ok := d.(dialects.Instrumenter); ok {
-		undo, warns := ins.Instrument(ctx, g.DB, &server)
-		res.Notes = append(res.Notes, warns...)
-		if undo != nil {
-			defer func() {
-				cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-				defer cancel()
-				if err := undo(cctx); err != nil {
-					g.logf("warning: %v", err)
-				}
-			}()
-		}
-	}
 	if len(g.Schema) > 0 {
 		g.logf("applying the starting schema %s", paths(g.Schema))
 		if err := g.applyPublished(ctx, "", g.Schema); err != nil {
 			return nil, nil, nil, fmt.Errorf("%w: --schema: %w", errApply, err)
 		}
 	}
-	before, err := g.measureCommand(ctx, d, set, server, "before")
+	before, notes, err := g.measureCommand(ctx, "before")
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	res.Notes = append(res.Notes, notes...)
 	g.logf("applying the migration %s", paths(g.Migration))
 	if err := g.applyPublished(ctx, "", g.Migration); err != nil {
 		return nil, nil, nil, fmt.Errorf("%w: --migration: %w", errApply, err)
 	}
-	after, err := g.measureCommand(ctx, d, set, server, "after")
+	after, _, err := g.measureCommand(ctx, "after")
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -320,107 +298,26 @@ func (g *Gate) runCommand(ctx context.Context) (*result.Result, *result.Run, *re
 	return res, &res.Runs[0], &res.Runs[1], nil
 }
 
-func (g *Gate) measureCommand(ctx context.Context, d dialects.Dialect, set *collectors.Set, s dialects.Server, label string) (*result.Run, error) {
-	settler, _ := d.(dialects.Settler)
-	var warnings []string
-	if settler != nil {
-		warnings = append(warnings, settler.BeforeMeasure(ctx, g.DB, s)...)
-	}
-	before, err := set.Take(ctx, g.DB, s, g.Scope)
-	if err != nil {
-		return nil, measureErr(label+": snapshot before", err)
-	}
-	g.logf("%s: running %s", label, strings.Join(g.Command, " "))
-	cmd := exec.CommandContext(ctx, g.Command[0], g.Command[1:]...)
+// measureCommand measures the command once, as `writeamp measure` does, with
+// the rows it writes as its operations; a command that fails cannot be
+// measured.
+func (g *Gate) measureCommand(ctx context.Context, label string) (*result.Run, []string, error) {
 	out := g.CommandOutput
 	if out == nil {
 		out = io.Discard
 	}
-	cmd.Stdout, cmd.Stderr, cmd.Stdin = out, out, os.Stdin
-	start := time.Now()
-	runErr := cmd.Run()
-	elapsed := time.Since(start)
-	if runErr != nil {
-		return nil, measureErr(label+": the command failed", runErr)
-	}
-	if settler != nil {
-		warnings = append(warnings, settler.Settle(ctx, g.DB, s, g.Scope.Schemas)...)
-	}
-	after, err := g.settled(ctx, set, s)
+	w := &measure.Wrapped{DB: g.DB, Server: g.Server, Scope: g.Scope, Label: label, Command: g.Command,
+		Stdin: os.Stdin, Stdout: out, Stderr: out, Log: g.Log, CountRowWrites: true}
+	res, code, err := w.Run(ctx)
 	if err != nil {
-		return nil, measureErr(label+": snapshot after", err)
+		return nil, nil, measureErr(label, err)
 	}
-	delta, err := collectors.Diff(before, after)
-	if err != nil {
-		return nil, measureErr(label+": diff", err)
+	if code != 0 {
+		return nil, nil, measureErr(label+": the command failed", fmt.Errorf("exit status %d", code))
 	}
-	set.RunInterval(ctx, g.DB, delta)
-	var rows float64
-	for k, m := range delta.Values {
-		if k.Level == collectors.Table && m.OK() && (k.Metric == "rows_inserted" || k.Metric == "rows_updated" || k.Metric == "rows_deleted") {
-			rows += m.V()
-		}
-	}
-	st := workloads.Stats{Operations: map[string]int64{"commands": 1}, Elapsed: elapsed}
-	main := "commands"
-	if rows > 0 {
-		st.Operations["row_writes"] = int64(rows)
-		main = "row_writes"
-	}
-	run := measure.BuildRun(label, delta, st, main)
+	run := res.Runs[0]
 	run.Label = label
-	run.Warnings = append(warnings, run.Warnings...)
-	return run, nil
-}
-
-// settled takes the "after" snapshot once the command's sessions have
-// published their table statistics (a session publishes as it exits, which
-// can finish just after the client saw the command end): two readings
-// 300 ms apart must agree.
-func (g *Gate) settled(ctx context.Context, set *collectors.Set, s dialects.Server) (*collectors.Snapshot, error) {
-	prev, err := set.Take(ctx, g.DB, s, g.Scope)
-	if err != nil {
-		return nil, err
-	}
-	deadline := time.Now().Add(12 * time.Second)
-	for time.Now().Before(deadline) {
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(300 * time.Millisecond):
-		}
-		cur, err := set.Take(ctx, g.DB, s, g.Scope)
-		if err != nil {
-			return nil, err
-		}
-		if sameTableCounts(prev, cur) {
-			return cur, nil
-		}
-		prev = cur
-	}
-	return prev, nil
-}
-
-func sameTableCounts(a, b *collectors.Snapshot) bool {
-	sum := func(s *collectors.Snapshot) map[collectors.Key]float64 {
-		m := map[collectors.Key]float64{}
-		for _, c := range s.Counters {
-			if c.Level == collectors.Table && strings.HasPrefix(c.Metric, "rows_") || c.Metric == "hot_updates" {
-				m[c.Key] = c.Value
-			}
-		}
-		return m
-	}
-	x, y := sum(a), sum(b)
-	if len(x) != len(y) {
-		return false
-	}
-	for k, v := range x {
-		if y[k] != v {
-			return false
-		}
-	}
-	return true
+	return &run, res.Notes, nil
 }
 
 // IsApplyError reports a failure of the user's SQL or command (as opposed to

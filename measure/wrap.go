@@ -36,6 +36,10 @@ type Wrapped struct {
 	// without it reports normalize per row changed.
 	Operations    int64
 	OperationName string
+	// CountRowWrites, when Operations is 0, makes the rows written in the
+	// measured tables the run's operation ("row_writes"), so figures and
+	// budgets are per operation (writeamp check measures commands this way).
+	CountRowWrites bool
 	// Stdin, Stdout and Stderr of the command (nil: writeamp's own).
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
@@ -91,19 +95,9 @@ func (w *Wrapped) Run(ctx context.Context) (res *result.Result, exitCode int, er
 	// The same preparation as a built-in run: pg_walinspect for the window
 	// (dropped afterwards), CHECKPOINT so full-page images start from zero.
 	server := w.Server
-	if ins, ok := d.(dialects.Instrumenter); ok {
-		undo, warns := ins.Instrument(ctx, w.DB, &server)
-		res.Notes = append(res.Notes, warns...)
-		if undo != nil {
-			defer func() {
-				cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-				defer cancel()
-				if uerr := undo(cctx); uerr != nil {
-					w.logf("warning: %v", uerr)
-				}
-			}()
-		}
-	}
+	notes, undo := instrument(ctx, w.DB, &server, 30*time.Second, w.Log)
+	res.Notes = append(res.Notes, notes...)
+	defer undo()
 	var warnings []string
 	settler, _ := d.(dialects.Settler)
 	if settler != nil {
@@ -161,12 +155,20 @@ func (w *Wrapped) Run(ctx context.Context) (res *result.Result, exitCode int, er
 	set.RunInterval(actx, w.DB, delta)
 	st := workloads.Stats{Elapsed: elapsed, Operations: map[string]int64{}}
 	main := ""
-	if w.Operations > 0 {
+	switch {
+	case w.Operations > 0:
 		main = w.OperationName
 		if main == "" {
 			main = "operations"
 		}
 		st.Operations[main] = w.Operations
+	case w.CountRowWrites:
+		st.Operations["commands"] = 1
+		main = "commands"
+		if rows := rowWrites(delta); rows > 0 {
+			st.Operations["row_writes"] = rows
+			main = "row_writes"
+		}
 	}
 	run := BuildRun(label, delta, st, main)
 	run.Warnings = append(warnings, run.Warnings...)
@@ -179,11 +181,22 @@ func (w *Wrapped) Run(ctx context.Context) (res *result.Result, exitCode int, er
 		run.Partial = true
 		run.Warnings = append(run.Warnings, "interrupted: the command was stopped before it finished")
 	}
-	if w.Operations == 0 {
+	if w.Operations == 0 && !w.CountRowWrites {
 		run.Warnings = append(run.Warnings, "no operation count given (--operations): per-unit figures are per row changed in the measured tables")
 	}
 	res.Runs = append(res.Runs, *run)
 	return res, exitCode, nil
+}
+
+// rowWrites is the rows inserted, updated and deleted in the measured tables.
+func rowWrites(d *collectors.Delta) int64 {
+	var rows float64
+	for k, m := range d.Values {
+		if k.Level == collectors.Table && m.OK() && (k.Metric == "rows_inserted" || k.Metric == "rows_updated" || k.Metric == "rows_deleted") {
+			rows += m.V()
+		}
+	}
+	return int64(rows)
 }
 
 // Quiesce takes "after" snapshots until the scoped table and index counters
