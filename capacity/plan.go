@@ -2,7 +2,9 @@ package capacity
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -119,7 +121,7 @@ func Project(res *result.Result, rate Rate, ceilings []Ceiling) (*Plan, error) {
 				vp.LogBytes.Source = "log_bytes: " + vp.LogBytes.Source
 			}
 		}
-		if vp.LogBytes.OK && !contains(logSources, vp.LogBytes.Source) {
+		if vp.LogBytes.OK && !slices.Contains(logSources, vp.LogBytes.Source) {
 			logSources = append(logSources, vp.LogBytes.Source)
 		}
 		if f := r.Database["fpi_bytes"]; f.OK() && r.Database["log_bytes"].OK() && r.Database["log_bytes"].V() > 0 {
@@ -156,7 +158,7 @@ func Project(res *result.Result, rate Rate, ceilings []Ceiling) (*Plan, error) {
 	}
 	op := first.Op
 	var mix []string
-	for _, k := range sortedKeys(first.Mix) {
+	for _, k := range slices.Sorted(maps.Keys(first.Mix)) {
 		if k != op {
 			mix = append(mix, fmt.Sprintf("%s %s/s", trimFloat(first.Mix[k]), k))
 		}
@@ -232,31 +234,13 @@ func dedupe(in []string) []string {
 	return out
 }
 
-func opNames(r *result.Run) []string { return sortedKeys(r.Operations) }
+func opNames(r *result.Run) []string { return slices.Sorted(maps.Keys(r.Operations)) }
 
 func firstOp(r *result.Run) string {
 	if ks := opNames(r); len(ks) > 0 {
 		return ks[0]
 	}
 	return "operations"
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	var ks []string
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // HumanRate formats operations per second.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/dustin/go-humanize"
@@ -69,7 +70,7 @@ func Render(w io.Writer, format, dialect string, p *Plan) error {
 	basis := func(f func(VariantPlan) Figure) string {
 		var seen []string
 		for _, v := range p.Variants {
-			if e := string(f(v).Exactness); !contains(seen, e) {
+			if e := string(f(v).Exactness); !slices.Contains(seen, e) {
 				seen = append(seen, e)
 			}
 		}
@@ -161,7 +162,7 @@ func Render(w io.Writer, format, dialect string, p *Plan) error {
 	src := func(n int, f func(VariantPlan) Figure) {
 		var seen []string
 		for _, v := range p.Variants {
-			if s := f(v).Source; s != "" && !contains(seen, s) {
+			if s := f(v).Source; s != "" && !slices.Contains(seen, s) {
 				seen = append(seen, s)
 			}
 		}

@@ -244,12 +244,6 @@ func (set *Set) collectOne(ctx context.Context, tx *sql.Tx, s dialects.Server, c
 	return cs, nil
 }
 
-// Value is one diffed number.
-type Value struct {
-	result.Metric
-	Reset bool
-}
-
 // Delta is what happened between two snapshots.
 type Delta struct {
 	Server   dialects.Server

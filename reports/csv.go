@@ -4,6 +4,8 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -36,7 +38,7 @@ func CSV(w io.Writer, res *result.Result) error {
 			return cw.Write([]string{strconv.Itoa(i + 1), label, conc, level, schema, table, object, metric, value, string(e), source, note})
 		}
 		metricRows := func(level, schema, table, object string, ms map[string]result.Metric) error {
-			for _, name := range sortedKeys(ms) {
+			for _, name := range slices.Sorted(maps.Keys(ms)) {
 				m := ms[name]
 				v := ""
 				if m.OK() {
@@ -60,7 +62,7 @@ func CSV(w io.Writer, res *result.Result) error {
 				return err
 			}
 		}
-		for _, op := range sortedKeys(r.Operations) {
+		for _, op := range slices.Sorted(maps.Keys(r.Operations)) {
 			if err := row("run", "", "", op, "operations", num(float64(r.Operations[op])), result.Exact, driver, ""); err != nil {
 				return err
 			}
@@ -70,12 +72,12 @@ func CSV(w io.Writer, res *result.Result) error {
 				return err
 			}
 		}
-		for _, op := range sortedKeys(r.Errors) {
+		for _, op := range slices.Sorted(maps.Keys(r.Errors)) {
 			if err := row("run", "", "", op, "errors", num(float64(r.Errors[op])), result.Exact, driver, ""); err != nil {
 				return err
 			}
 		}
-		for _, op := range sortedKeys(r.LatencyMS) {
+		for _, op := range slices.Sorted(maps.Keys(r.LatencyMS)) {
 			l := r.LatencyMS[op]
 			for _, p := range []struct {
 				name string
@@ -105,7 +107,7 @@ func CSV(w io.Writer, res *result.Result) error {
 		}
 		sort.Strings(ops)
 		for _, op := range ops {
-			for _, name := range sortedKeys(r.PerOperation[op]) {
+			for _, name := range slices.Sorted(maps.Keys(r.PerOperation[op])) {
 				src := fmt.Sprintf("derived: database %s / %s count", name, op)
 				if err := row("per_operation", "", "", op, name, num(r.PerOperation[op][name]), exactnessOf(r.Database[name]), src, ""); err != nil {
 					return err

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/writeamp/writeamp/result"
@@ -133,7 +135,7 @@ func charts(c *Comparison) []*barChart {
 			ops[op] = true
 		}
 	}
-	for _, op := range sortedKeys(ops) {
+	for _, op := range slices.Sorted(maps.Keys(ops)) {
 		for _, p := range []string{"p50", "p95", "p99"} {
 			g := make([]*bar, len(c.Columns))
 			for i, col := range c.Columns {

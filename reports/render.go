@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/jedib0t/go-pretty/v6/table"
@@ -87,7 +88,7 @@ func subtitle(res *result.Result) []string {
 	if len(res.Runs) > 0 && sameOperations(cols) {
 		r := res.Runs[0]
 		var ops []string
-		for _, k := range sortedKeys(r.Operations) {
+		for _, k := range slices.Sorted(maps.Keys(r.Operations)) {
 			ops = append(ops, fmt.Sprintf("%s %s", formatValue("", float64(r.Operations[k])), k))
 		}
 		if len(ops) > 0 {
@@ -96,21 +97,12 @@ func subtitle(res *result.Result) []string {
 	}
 	if p := res.Workload.Params; len(p) > 0 {
 		var kv []string
-		for _, k := range sortedKeys(p) {
+		for _, k := range slices.Sorted(maps.Keys(p)) {
 			kv = append(kv, fmt.Sprintf("%s=%v", k, p[k]))
 		}
 		out = append(out, "parameters: "+strings.Join(kv, " "))
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	var ks []string
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 func refs(r Row) string {
@@ -219,7 +211,7 @@ func RunLines(c *Comparison) []RunLine {
 				ops[k] = true
 			}
 		}
-		for _, op := range sortedKeys(ops) {
+		for _, op := range slices.Sorted(maps.Keys(ops)) {
 			line(op, func(r *result.Run) string {
 				if n, ok := r.Operations[op]; ok {
 					return formatValue("", float64(n))
@@ -246,7 +238,7 @@ func RunLines(c *Comparison) []RunLine {
 			ops[k] = true
 		}
 	}
-	for _, op := range sortedKeys(ops) {
+	for _, op := range slices.Sorted(maps.Keys(ops)) {
 		line(op+" p50/p95/p99/max ms", func(r *result.Run) string {
 			l, ok := r.LatencyMS[op]
 			if !ok {

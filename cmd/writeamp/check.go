@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -106,7 +107,7 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 				if err := p.Validate(); err != nil {
 					return usageError{err}
 				}
-				if !contains(refreshtoken.Variants, variant) {
+				if !slices.Contains(refreshtoken.Variants, variant) {
 					return usagef("--variant: unknown variant %q (known: %s)", variant, strings.Join(refreshtoken.Variants, ", "))
 				}
 				if len(scope) > 0 {

@@ -62,7 +62,7 @@ does not sleep, so a 300-second scenario runs as fast as the database allows.`,
 				return usagef("--variants: name at least one of %s", strings.Join(refreshtoken.Variants, ", "))
 			}
 			for _, v := range variants {
-				if !contains(refreshtoken.Variants, v) {
+				if !slices.Contains(refreshtoken.Variants, v) {
 					return usagef("--variants: unknown variant %q (known: %s)", v, strings.Join(refreshtoken.Variants, ", "))
 				}
 			}
@@ -124,15 +124,6 @@ does not sleep, so a 300-second scenario runs as fast as the database allows.`,
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(reports.Formats, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("variants", cobra.FixedCompletions(refreshtoken.Variants, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // parseLevels reads --concurrency: one level, or a comma-separated sweep.
