@@ -98,9 +98,11 @@ type Collector interface {
 	Collect(ctx context.Context, q dialects.Querier, s dialects.Server, sc Scope) ([]Counter, error)
 }
 
-// Cataloger is a collector that also lists the objects in scope.
+// Cataloger is a collector that lists the objects in scope, with any
+// per-object readings made in the same pass (e.g. relation sizes). Take calls
+// Catalog instead of Collect for it, so the catalog is read once.
 type Cataloger interface {
-	Catalog(ctx context.Context, q dialects.Querier, s dialects.Server, sc Scope) ([]Object, error)
+	Catalog(ctx context.Context, q dialects.Querier, s dialects.Server, sc Scope) ([]Object, []Counter, error)
 }
 
 // Marker is a collector that records positions (e.g. the WAL LSN) that
@@ -198,11 +200,13 @@ func (set *Set) Take(ctx context.Context, db *sql.DB, s dialects.Server, sc Scop
 			}
 		}
 		if cat, ok := c.(Cataloger); ok {
-			objs, err := cat.Catalog(ctx, tx, s, sc)
+			objs, cs, err := cat.Catalog(ctx, tx, s, sc)
 			if err != nil {
 				return nil, fmt.Errorf("snapshot: %s: %w", c.Name(), err)
 			}
 			snap.Objects = append(snap.Objects, objs...)
+			snap.Counters = append(snap.Counters, cs...)
+			continue
 		}
 		cs, err := set.collectOne(ctx, tx, s, c, sc)
 		if err != nil {

@@ -19,11 +19,18 @@ type AllObjects struct{}
 func (AllObjects) Name() string                     { return "all_objects" }
 func (AllObjects) Supports(s dialects.Server) error { return unsupportedVersion(s) }
 
+// Collect reads nothing: the catalog is all this source gives (see Catalog).
 func (AllObjects) Collect(context.Context, dialects.Querier, dialects.Server, collectors.Scope) ([]collectors.Counter, error) {
 	return nil, nil
 }
 
-func (AllObjects) Catalog(ctx context.Context, qr dialects.Querier, s dialects.Server, sc collectors.Scope) ([]collectors.Object, error) {
+// Catalog lists the tables and indexes in scope; it reads no counters.
+func (c AllObjects) Catalog(ctx context.Context, qr dialects.Querier, s dialects.Server, sc collectors.Scope) ([]collectors.Object, []collectors.Counter, error) {
+	objs, err := c.objects(ctx, qr, s, sc)
+	return objs, nil, err
+}
+
+func (AllObjects) objects(ctx context.Context, qr dialects.Querier, s dialects.Server, sc collectors.Scope) ([]collectors.Object, error) {
 	owners := ownerArg(sc)
 	rows, err := qr.QueryContext(ctx, q("all_objects", s), owners, owners)
 	if err != nil {

@@ -20,7 +20,7 @@ func TestAllObjectsCatalog(t *testing.T) {
 		AddRow(own, "CONSTRAINT_OFFL_US_SES_PK2", "INDEX", "OFFLINE_USER_SESSION", "NORMAL", "UNIQUE", 73002).
 		AddRow(own, "IDX_BY_BITMAP", "INDEX", "OFFLINE_USER_SESSION", "BITMAP", "NONUNIQUE", nil). // partitioned: no data object
 		AddRow(own, "IDX_HIDDEN", "INDEX", nil, nil, nil, 73020))                                  // table not visible
-	objs, err := AllObjects{}.Catalog(ctx(), db, s, scope)
+	objs, _, err := AllObjects{}.Catalog(ctx(), db, s, scope)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,6 +43,6 @@ func TestAllObjectsPermission(t *testing.T) {
 	db, mock := mockDB(t)
 	s := server()
 	mock.ExpectQuery(text("all_objects", s)).WithArgs("", "").WillReturnError(ora942)
-	_, err := AllObjects{}.Catalog(ctx(), db, s, collectors.Scope{})
+	_, _, err := AllObjects{}.Catalog(ctx(), db, s, collectors.Scope{})
 	wantPrivilege(t, err, "all_objects")
 }

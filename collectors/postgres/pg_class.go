@@ -65,28 +65,24 @@ func (PgClass) rels(ctx context.Context, qr dialects.Querier, s dialects.Server,
 	return out, rows.Err()
 }
 
-func (p PgClass) Catalog(ctx context.Context, qr dialects.Querier, s dialects.Server, sc collectors.Scope) ([]collectors.Object, error) {
+// Catalog lists the objects and reads their sizes in one pass.
+func (p PgClass) Catalog(ctx context.Context, qr dialects.Querier, s dialects.Server, sc collectors.Scope) ([]collectors.Object, []collectors.Counter, error) {
 	rels, err := p.rels(ctx, qr, s, sc)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := make([]collectors.Object, len(rels))
+	objs := make([]collectors.Object, len(rels))
+	cs := make([]collectors.Counter, len(rels))
 	for i, r := range rels {
-		out[i] = r.obj
+		objs[i] = r.obj
+		cs[i] = exact(r.obj.Level, r.obj.FQN(), "size_bytes", r.size, "pg_relation_size()", r.obj.ID)
+		cs[i].Gauge = true
 	}
-	return out, nil
+	return objs, cs, nil
 }
 
+// Collect reads the sizes alone; snapshots use Catalog.
 func (p PgClass) Collect(ctx context.Context, qr dialects.Querier, s dialects.Server, sc collectors.Scope) ([]collectors.Counter, error) {
-	rels, err := p.rels(ctx, qr, s, sc)
-	if err != nil {
-		return nil, err
-	}
-	var out []collectors.Counter
-	for _, r := range rels {
-		c := exact(r.obj.Level, r.obj.FQN(), "size_bytes", r.size, "pg_relation_size()", r.obj.ID)
-		c.Gauge = true
-		out = append(out, c)
-	}
-	return out, nil
+	_, cs, err := p.Catalog(ctx, qr, s, sc)
+	return cs, err
 }

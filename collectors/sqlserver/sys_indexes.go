@@ -20,11 +20,18 @@ type SysIndexes struct{}
 func (SysIndexes) Name() string                     { return "sys_indexes" }
 func (SysIndexes) Supports(s dialects.Server) error { return unsupportedVersion(s) }
 
+// Collect reads nothing: the catalog is all this source gives (see Catalog).
 func (SysIndexes) Collect(context.Context, dialects.Querier, dialects.Server, collectors.Scope) ([]collectors.Counter, error) {
 	return nil, nil
 }
 
-func (SysIndexes) Catalog(ctx context.Context, qr dialects.Querier, s dialects.Server, sc collectors.Scope) ([]collectors.Object, error) {
+// Catalog lists the tables and indexes in scope; it reads no counters.
+func (c SysIndexes) Catalog(ctx context.Context, qr dialects.Querier, s dialects.Server, sc collectors.Scope) ([]collectors.Object, []collectors.Counter, error) {
+	objs, err := c.objects(ctx, qr, s, sc)
+	return objs, nil, err
+}
+
+func (SysIndexes) objects(ctx context.Context, qr dialects.Querier, s dialects.Server, sc collectors.Scope) ([]collectors.Object, error) {
 	rows, err := qr.QueryContext(ctx, q("sys_indexes", s))
 	if err != nil {
 		return nil, ms.AsPrivilegeError(err, s, ms.DatabaseScope)

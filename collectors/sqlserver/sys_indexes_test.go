@@ -18,7 +18,7 @@ func TestSysIndexesCatalog(t *testing.T) {
 		AddRow(sch, "offline_client_session", "idx_offline_css_by_client", 102, 2, "NONCLUSTERED", false, true, "([client_id]<>'external')", "client_id, offline_flag").
 		AddRow(sch, "writeamp_owner", nil, 103, 0, "HEAP", false, false, nil, nil).
 		AddRow("dbo", "offline_client_session", "pk", 104, 1, "CLUSTERED", true, false, nil, "id"))
-	objs, err := SysIndexes{}.Catalog(ctx(), db, s, collectors.Scope{Schemas: []string{"WRITEAMP_RT_1_BASELINE"}, Tables: []string{"Offline_Client_Session"}})
+	objs, _, err := SysIndexes{}.Catalog(ctx(), db, s, collectors.Scope{Schemas: []string{"WRITEAMP_RT_1_BASELINE"}, Tables: []string{"Offline_Client_Session"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,6 +46,6 @@ func TestSysIndexesPermission(t *testing.T) {
 	db, mock := mockDB(t)
 	s := server(ms.Version2019)
 	mock.ExpectQuery(text("sys_indexes", s)).WillReturnError(permissionDenied297)
-	_, err := SysIndexes{}.Catalog(ctx(), db, s, collectors.Scope{})
+	_, _, err := SysIndexes{}.Catalog(ctx(), db, s, collectors.Scope{})
 	wantPrivilege(t, err, "VIEW DATABASE STATE", "GRANT VIEW DATABASE STATE")
 }
