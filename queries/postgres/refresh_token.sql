@@ -152,11 +152,11 @@ DELETE FROM {{schema}}.offline_user_session WHERE user_session_id = $1 AND offli
 -- ANALYZE, TRUNCATE. The column statistics stay; no row does.
 INSERT INTO {{schema}}.offline_user_session
   (user_session_id, user_id, realm_id, created_on, offline_flag, data, last_session_refresh, broker_session_id, version, remember_me)
-SELECT left(md5(g::text) || md5(g::text), 36), 'seed-user-' || g, $1, 1700000000 + g, '0', repeat('x', 370), 1700000000 + g, NULL, 0, false
+SELECT left(md5(g::text) || md5(g::text), 36), 'seed-user-' || g, {{realm_id}}, 1700000000 + g, '0', repeat('x', 370), 1700000000 + g, NULL, 0, false
 FROM generate_series(1, 500) g;
 INSERT INTO {{schema}}.offline_client_session
   (user_session_id, client_id, offline_flag, timestamp, data, client_storage_provider, external_client_id, version, realm_id)
-SELECT left(md5(g::text) || md5(g::text), 36), $2, '0', 1700000000 + g, repeat('x', 330), 'local', 'local', 0, $1
+SELECT left(md5(g::text) || md5(g::text), 36), {{client_id}}, '0', 1700000000 + g, repeat('x', 330), 'local', 'local', 0, {{realm_id}}
 FROM generate_series(1, 500) g;
 ANALYZE {{schema}}.offline_user_session;
 ANALYZE {{schema}}.offline_client_session;

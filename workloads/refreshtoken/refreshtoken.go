@@ -164,8 +164,14 @@ func (w *Workload) sql(name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	t = strings.ReplaceAll(t, "{{schema}}", w.schema)
-	return strings.ReplaceAll(t, "{{fillfactor}}", strconv.Itoa(w.P.FillFactor)), nil
+	return strings.NewReplacer(
+		"{{schema}}", w.schema,
+		"{{fillfactor}}", strconv.Itoa(w.P.FillFactor),
+		// The seed rows carry the run's realm and client, so the statistics
+		// describe the values the workload's statements look up.
+		"{{realm_id}}", "'"+realmID+"'",
+		"{{client_id}}", "'"+clientID+"'",
+	).Replace(t), nil
 }
 
 func (w *Workload) mustSQL(name string) string {
@@ -281,13 +287,7 @@ func (w *Workload) create(ctx context.Context, db dialects.Querier, ddl string) 
 	// them seeded here, before the window (see rt_seed_stats).
 	if seed, err := w.sql("rt_seed_stats"); err == nil {
 		for _, stmt := range Statements(seed) {
-			var args []any
-			if strings.Contains(stmt, "$2") {
-				args = []any{realmID, clientID}
-			} else if strings.Contains(stmt, "$1") {
-				args = []any{realmID}
-			}
-			if _, err := db.ExecContext(ctx, stmt, args...); err != nil {
+			if _, err := db.ExecContext(ctx, stmt); err != nil {
 				return fmt.Errorf("seed planner statistics: %w", err)
 			}
 		}
