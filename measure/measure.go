@@ -76,9 +76,7 @@ func (e *Experiment) Run(ctx context.Context) (*result.Result, error) {
 		return context.WithTimeout(context.WithoutCancel(ctx), e.CleanupTimeout)
 	}
 
-	if lc, ok := e.Workload.(interface {
-		CleanLeftovers(context.Context, *sql.DB, dialects.Server) ([]string, []string, error)
-	}); ok {
+	if lc, ok := e.Workload.(workloads.LeftoverCleaner); ok {
 		dropped, kept, err := lc.CleanLeftovers(ctx, e.DB, e.Server)
 		if err != nil {
 			return nil, fmt.Errorf("clean leftovers of earlier runs: %w", err)

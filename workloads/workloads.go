@@ -78,6 +78,13 @@ type EffectDescriber interface {
 	Effects() map[string]Effect
 }
 
+// LeftoverCleaner is implemented by workloads that can find what an earlier
+// run of theirs left behind (a crash, a kill -9) and drop it: dropped lists
+// what went, kept what was found but is not provably theirs to drop.
+type LeftoverCleaner interface {
+	CleanLeftovers(ctx context.Context, db *sql.DB, s dialects.Server) (dropped, kept []string, err error)
+}
+
 // ErrNotOwned is returned when an object with the workload's name exists but
 // was not created by writeamp: it is left alone.
 var ErrNotOwned = errors.New("exists but was not created by writeamp; refusing to touch it")
