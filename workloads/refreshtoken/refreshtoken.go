@@ -110,6 +110,14 @@ type Workload struct {
 	server       dialects.Server
 }
 
+// The orchestration finds these capabilities by type assertion; a changed
+// signature must fail the build, not silently switch cleanup off.
+var (
+	_ workloads.Workload        = (*Workload)(nil)
+	_ workloads.LeftoverCleaner = (*Workload)(nil)
+	_ workloads.EffectDescriber = (*Workload)(nil)
+)
+
 func init() {
 	workloads.Register(Name, func() workloads.Workload { return New(DefaultParams()) })
 }
