@@ -27,6 +27,20 @@ wait_for() { # wait_for NAME CMD...
   log "$name did not accept connections within 60 s"; exit 1
 }
 
+# A DSN already set that answers is used as is (scripts/dev-servers.sh makes
+# private servers, so parallel checkouts do not measure each other).
+if has postgres && [ "${INSTALL_ONLY:-}" != 1 ] && [ -n "${WRITEAMP_TEST_PG_DSN:-}" ] && psql "$WRITEAMP_TEST_PG_DSN" -XAtqc 'select 1' >/dev/null 2>&1; then
+  echo "export WRITEAMP_TEST_PG_DSN='$WRITEAMP_TEST_PG_DSN'"
+  want=("${want[@]/postgres}")
+fi
+if has mariadb && [ -n "${WRITEAMP_TEST_MYSQL_DSN:-}" ]; then
+  myu=${WRITEAMP_TEST_MYSQL_DSN#mysql://}; myhp=${myu#*@}; myhp=${myhp%%/*}
+  if mariadb-admin -uroot -h"${myhp%:*}" -P"${myhp##*:}" ping >/dev/null 2>&1; then
+    echo "export WRITEAMP_TEST_MYSQL_DSN='$WRITEAMP_TEST_MYSQL_DSN'"
+    want=("${want[@]/mariadb}")
+  fi
+fi
+
 if has postgres; then
   if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || ! ls /usr/lib/postgresql/*/lib/pg_walinspect.so >/dev/null 2>&1 || ! command -v pgbench >/dev/null; then
     apt_install postgresql postgresql-contrib
