@@ -114,10 +114,45 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// Start creates and starts a server; the caller must Stop it.
-func Start(ctx context.Context, log io.Writer) (_ *Server, err error) {
-	bin, err := findBinaries()
+// BinEnv names the variable that chooses the server binaries, like --pg-bin.
+const BinEnv = "WRITEAMP_PG_BIN"
+
+// CheckBinaries says whether dir holds a usable initdb and postgres; the
+// error names what is missing there.
+func CheckBinaries(dir string) error {
+	st, err := os.Stat(dir)
 	if err != nil {
+		return fmt.Errorf("%s: %w", dir, err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s is not a directory (want the bin directory of a PostgreSQL installation, holding initdb and postgres)", dir)
+	}
+	var missing []string
+	for _, b := range []string{"initdb", "postgres"} {
+		if !isExec(filepath.Join(dir, b)) {
+			missing = append(missing, b)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%s has no executable %s (want the bin directory of a PostgreSQL installation, e.g. /usr/lib/postgresql/17/bin)", dir, strings.Join(missing, " or "))
+	}
+	return nil
+}
+
+// Start creates and starts a server from the binaries found on this machine
+// (or in $WRITEAMP_PG_BIN); the caller must Stop it.
+func Start(ctx context.Context, log io.Writer) (*Server, error) {
+	return StartBin(ctx, os.Getenv(BinEnv), log)
+}
+
+// StartBin is Start with the server binaries in bin ("" = look for them), so
+// one workload can be measured on several major versions.
+func StartBin(ctx context.Context, bin string, log io.Writer) (_ *Server, err error) {
+	if bin == "" {
+		if bin, err = findBinaries(); err != nil {
+			return nil, err
+		}
+	} else if err := CheckBinaries(bin); err != nil {
 		return nil, err
 	}
 	cred, err := credential()
