@@ -50,6 +50,10 @@ type Counter struct {
 	// Identity changes when the object was recreated (new oid, DATAOBJ#,
 	// partition) so its counters restarted: a diff then reports a reset.
 	Identity string `json:"identity,omitempty"`
+	// Reset is when the counter's statistics were last reset ("" = never,
+	// or not known): a change inside the window means the counter restarted
+	// from zero even if it has since grown past its "before" value.
+	Reset    string `json:"reset,omitempty"`
 	Interval bool   `json:"interval,omitempty"`
 	// Gauge values (sizes) may go down without that being a reset.
 	Gauge bool   `json:"gauge,omitempty"`
@@ -267,14 +271,7 @@ type Delta struct {
 }
 
 // Write is what one kind of statement did in the window.
-type Write struct {
-	Statement string   `json:"statement"`
-	Schema    string   `json:"schema"`
-	Table     string   `json:"table"`
-	Kind      string   `json:"kind"`    // "insert", "update" or "delete"
-	Columns   []string `json:"columns"` // the columns an update sets (lower case)
-	Rows      int64    `json:"rows"`
-}
+type Write = result.Write
 
 // Get returns a metric, or an unavailable one when nothing was measured.
 func (d *Delta) Get(k Key) result.Metric {
@@ -330,6 +327,11 @@ func Diff(before, after *Snapshot) (*Delta, error) {
 			m.Note = joinNote(m.Note, "object created during the window; counted from its creation")
 		case p.Identity != c.Identity:
 			m = result.NA(c.Source, fmt.Sprintf("counter reset: object was recreated during the window (identity %s -> %s)", p.Identity, c.Identity))
+			d.Resets = append(d.Resets, c.Key)
+		case p.Reset != c.Reset && !(p.Reset == "" && p.Value == 0):
+			// A counter whose statistics first came to exist in the window
+			// (never reset, read as zero before) counted from zero: no loss.
+			m = result.NA(c.Source, fmt.Sprintf("counter reset: its statistics were reset during the window (at %s), so the difference would miss what happened before the reset", c.Reset))
 			d.Resets = append(d.Resets, c.Key)
 		case c.Value < p.Value && !c.Gauge:
 			m = result.NA(c.Source, fmt.Sprintf("counter reset: went down from %.0f to %.0f (statistics reset, restart or cache eviction)", p.Value, c.Value))

@@ -114,3 +114,25 @@ func TestPrivilegeErrorBecomesMissingWithFix(t *testing.T) {
 		t.Errorf("%+v", m)
 	}
 }
+
+// A reset inside the window is a reset even when the counter has since grown
+// past its "before" value (pg_stat_reset() then more inserts); statistics that
+// first came to exist in the window (a fresh cluster's database entry) are not.
+func TestDiffResetTimeChangeIsAResetUnlessTheStatsAreNew(t *testing.T) {
+	withReset := func(cn Counter, r string) Counter { cn.Reset = r; return cn }
+	d, _ := Diff(snap(withReset(c(Table, "s.t", "rows_inserted", 5, "1"), "")),
+		snap(withReset(c(Table, "s.t", "rows_inserted", 10, "1"), "2026-12-01 00:00:01+00")))
+	if m := d.Get(Key{Table, "s.t", "rows_inserted"}); m.OK() || !strings.Contains(m.Note, "reset") {
+		t.Errorf("grown again after a reset must still be a reset: %+v", m)
+	}
+	d, _ = Diff(snap(withReset(c(DB, "", "transactions_committed", 0, ""), "")),
+		snap(withReset(c(DB, "", "transactions_committed", 7, ""), "2026-12-01 00:00:01+00")))
+	if m := d.Get(Key{DB, "", "transactions_committed"}); !m.OK() || m.V() != 7 || len(d.Resets) != 0 {
+		t.Errorf("statistics created in the window count from zero: %+v %v", m, d.Resets)
+	}
+	d, _ = Diff(snap(withReset(c(DB, "", "transactions_committed", 3, ""), "T1")),
+		snap(withReset(c(DB, "", "transactions_committed", 9, ""), "T1")))
+	if m := d.Get(Key{DB, "", "transactions_committed"}); !m.OK() || m.V() != 6 {
+		t.Errorf("same reset time: a plain difference, got %+v", m)
+	}
+}

@@ -25,17 +25,22 @@ func (PgStatUserIndexes) Collect(ctx context.Context, qr dialects.Querier, s dia
 	for rows.Next() {
 		var schema, table, name string
 		var id, scans, read, fetch int64
-		if err := rows.Scan(&schema, &table, &name, &id, &scans, &read, &fetch); err != nil {
+		var reset string
+		if err := rows.Scan(&schema, &table, &name, &id, &scans, &read, &fetch, &reset); err != nil {
 			return nil, err
 		}
 		if !sc.InScope(schema, table) {
 			continue
 		}
 		obj, ident := fqn(schema, name), fmt.Sprint(id)
-		out = append(out,
+		for _, c := range []collectors.Counter{
 			exact(collectors.Index, obj, "scans", float64(scans), "pg_stat_user_indexes.idx_scan", ident),
 			exact(collectors.Index, obj, "tuples_read", float64(read), "pg_stat_user_indexes.idx_tup_read", ident),
-			exact(collectors.Index, obj, "tuples_fetched", float64(fetch), "pg_stat_user_indexes.idx_tup_fetch", ident))
+			exact(collectors.Index, obj, "tuples_fetched", float64(fetch), "pg_stat_user_indexes.idx_tup_fetch", ident),
+		} {
+			c.Reset = reset
+			out = append(out, c)
+		}
 	}
 	return out, rows.Err()
 }

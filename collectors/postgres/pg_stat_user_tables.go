@@ -27,7 +27,8 @@ func (PgStatUserTables) Collect(ctx context.Context, qr dialects.Querier, s dial
 		var schema, name string
 		var relid, ins, upd, hot, del, av, aa, vac int64
 		var newpage sql.NullInt64
-		if err := rows.Scan(&schema, &name, &relid, &ins, &upd, &hot, &del, &newpage, &av, &aa, &vac); err != nil {
+		var reset string
+		if err := rows.Scan(&schema, &name, &relid, &ins, &upd, &hot, &del, &newpage, &av, &aa, &vac, &reset); err != nil {
 			return nil, err
 		}
 		if !sc.InScope(schema, name) {
@@ -35,7 +36,9 @@ func (PgStatUserTables) Collect(ctx context.Context, qr dialects.Querier, s dial
 		}
 		obj, id := fqn(schema, name), fmt.Sprint(relid)
 		add := func(metric string, v int64, col string) {
-			out = append(out, exact(collectors.Table, obj, metric, float64(v), "pg_stat_user_tables."+col, id))
+			c := exact(collectors.Table, obj, metric, float64(v), "pg_stat_user_tables."+col, id)
+			c.Reset = reset
+			out = append(out, c)
 		}
 		add("rows_inserted", ins, "n_tup_ins")
 		add("rows_updated", upd, "n_tup_upd")

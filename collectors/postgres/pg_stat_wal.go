@@ -29,11 +29,10 @@ func (PgStatWAL) Collect(ctx context.Context, qr dialects.Querier, s dialects.Se
 	if err := qr.QueryRowContext(ctx, q("pg_stat_wal", s)).Scan(&recs, &fpi, &bytes, &full, &reset); err != nil {
 		return nil, err
 	}
-	id := "stats_reset=" + reset
-	return []collectors.Counter{
-		exact(collectors.DB, "", "log_records", float64(recs), "pg_stat_wal.wal_records (whole cluster)", id),
-		exact(collectors.DB, "", "fpi_count", float64(fpi), "pg_stat_wal.wal_fpi (whole cluster)", id),
-		exact(collectors.DB, "", "log_bytes_stat", float64(bytes), "pg_stat_wal.wal_bytes (whole cluster; excludes page headers)", id),
-		exact(collectors.DB, "", "wal_buffers_full", float64(full), "pg_stat_wal.wal_buffers_full", id),
-	}, nil
+	return withReset(reset, []collectors.Counter{
+		exact(collectors.DB, "", "log_records", float64(recs), "pg_stat_wal.wal_records (whole cluster)", ""),
+		exact(collectors.DB, "", "fpi_count", float64(fpi), "pg_stat_wal.wal_fpi (whole cluster)", ""),
+		exact(collectors.DB, "", "log_bytes_stat", float64(bytes), "pg_stat_wal.wal_bytes (whole cluster; excludes page headers)", ""),
+		exact(collectors.DB, "", "wal_buffers_full", float64(full), "pg_stat_wal.wal_buffers_full", ""),
+	}), nil
 }

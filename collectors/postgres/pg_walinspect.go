@@ -106,9 +106,9 @@ func (PgWalinspect) CollectInterval(ctx context.Context, qr dialects.Querier, s 
 	var inScope, otherRel, otherNone, allFPI agg
 	for rows.Next() {
 		var db, node int64
-		var scopeXact bool
+		var xact string
 		var a agg
-		if err := rows.Scan(&db, &node, &scopeXact, &a.recs, &a.bytes, &a.fpiBytes, &a.fpis, &a.leafIns, &a.leafSplit, &a.newpage); err != nil {
+		if err := rows.Scan(&db, &node, &xact, &a.recs, &a.bytes, &a.fpiBytes, &a.fpis, &a.leafIns, &a.leafSplit, &a.newpage); err != nil {
 			return nil, err
 		}
 		allFPI.fpiBytes += a.fpiBytes
@@ -133,11 +133,11 @@ func (PgWalinspect) CollectInterval(ctx context.Context, qr dialects.Querier, s 
 			t.newpage += a.newpage
 			inScope.bytes += a.bytes
 			inScope.recs += a.recs
-		case scopeXact:
+		case xact == "scope":
 			// Commit records and the like of transactions that wrote the scoped objects.
 			inScope.bytes += a.bytes
 			inScope.recs += a.recs
-		case node != 0:
+		case node != 0 || xact == "other":
 			otherRel.bytes += a.bytes
 			otherRel.recs += a.recs
 		default:
@@ -181,8 +181,8 @@ func (PgWalinspect) CollectInterval(ctx context.Context, qr dialects.Querier, s 
 	out = append(out,
 		iv(collectors.DB, "", "fpi_bytes", allFPI.fpiBytes, src+": sum(fpi_length), whole cluster"),
 		iv(collectors.DB, "", "log_bytes_in_scope", inScope.bytes, src+": records on the measured objects and the other records (commits) of the transactions that wrote them"),
-		iv(collectors.DB, "", "log_bytes_other_objects", otherRel.bytes, src+": records on relations outside the scope (other tables, other databases, catalogs)"),
-		iv(collectors.DB, "", "log_bytes_other", otherNone.bytes, src+": records on no relation from other transactions (checkpoints, running-xacts, other sessions' commits)"),
+		iv(collectors.DB, "", "log_bytes_other_objects", otherRel.bytes, src+": records on relations outside the scope (other tables, other databases, catalogs) and the commit records of the transactions that wrote them"),
+		iv(collectors.DB, "", "log_bytes_other", otherNone.bytes, src+": records of no relation outside any writing transaction (checkpoints, running-xacts snapshots, WAL switches)"),
 	)
 	return out, nil
 }

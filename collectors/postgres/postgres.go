@@ -58,3 +58,12 @@ func fqn(schema, name string) string { return schema + "." + name }
 func exact(level collectors.Level, obj, metric string, v float64, source, id string) collectors.Counter {
 	return collectors.Counter{Key: collectors.Key{Level: level, Object: obj, Metric: metric}, Value: v, Exactness: "exact", Source: source, Identity: id}
 }
+
+// withReset stamps counters with their stats_reset time, so a reset inside
+// the window shows as one even when the counter has since grown again.
+func withReset(reset string, cs []collectors.Counter) []collectors.Counter {
+	for i := range cs {
+		cs[i].Reset = reset
+	}
+	return cs
+}

@@ -60,7 +60,7 @@ func byKey(cs []collectors.Counter) map[string]collectors.Counter {
 }
 
 func TestPgStatUserTablesByVersion(t *testing.T) {
-	cols := []string{"schemaname", "relname", "relid", "n_tup_ins", "n_tup_upd", "n_tup_hot_upd", "n_tup_del", "n_tup_newpage_upd", "autovacuum_count", "autoanalyze_count", "vacuum_count"}
+	cols := []string{"schemaname", "relname", "relid", "n_tup_ins", "n_tup_upd", "n_tup_hot_upd", "n_tup_del", "n_tup_newpage_upd", "autovacuum_count", "autoanalyze_count", "vacuum_count", "stats_reset"}
 	for _, tc := range []struct {
 		v       int
 		newpage any
@@ -68,14 +68,14 @@ func TestPgStatUserTablesByVersion(t *testing.T) {
 		m, q := mock(t)
 		m.ExpectQuery(queries.MustGet(pg.Name, "pg_stat_user_tables", tc.v)).WithArgs([]string{"kc"}).
 			WillReturnRows(sqlmock.NewRows(cols).
-				AddRow("kc", "offline_user_session", int64(16400), int64(1500), int64(15000), int64(14800), int64(150), tc.newpage, int64(0), int64(0), int64(0)).
-				AddRow("kc", "not_in_scope", int64(16500), int64(1), int64(1), int64(0), int64(0), tc.newpage, int64(0), int64(0), int64(0)))
+				AddRow("kc", "offline_user_session", int64(16400), int64(1500), int64(15000), int64(14800), int64(150), tc.newpage, int64(0), int64(0), int64(0), "2026-11-30 10:00:00+00").
+				AddRow("kc", "not_in_scope", int64(16500), int64(1), int64(1), int64(0), int64(0), tc.newpage, int64(0), int64(0), int64(0), ""))
 		cs, err := PgStatUserTables{}.Collect(context.Background(), q, server(tc.v), collectors.Scope{Schemas: []string{"kc"}, Tables: []string{"offline_user_session"}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		got := byKey(cs)
-		if c := got["table:kc.offline_user_session:hot_updates"]; c.Value != 14800 || c.Source != "pg_stat_user_tables.n_tup_hot_upd" || c.Identity != "16400" {
+		if c := got["table:kc.offline_user_session:hot_updates"]; c.Value != 14800 || c.Source != "pg_stat_user_tables.n_tup_hot_upd" || c.Identity != "16400" || c.Reset == "" {
 			t.Errorf("%d: hot_updates %+v", tc.v, c)
 		}
 		if _, ok := got["table:kc.not_in_scope:rows_inserted"]; ok {
@@ -105,8 +105,8 @@ func TestPgStatWALUnsupportedBefore14(t *testing.T) {
 	if got["database:log_records"].Value != 10 || got["database:fpi_count"].Value != 2 || got["database:log_bytes_stat"].Value != 4096 {
 		t.Errorf("%v", got)
 	}
-	if got["database:log_records"].Identity == "" {
-		t.Error("stats_reset must be the identity so a reset is detected")
+	if got["database:log_records"].Reset == "" {
+		t.Error("stats_reset must be carried so a reset is detected")
 	}
 }
 
@@ -129,15 +129,16 @@ func TestWalinspectAttributesRecords(t *testing.T) {
 			t.Fatalf("15 must parse block_ref")
 		}
 		m.ExpectQuery(queries.MustGet(pg.Name, "flush_lsn", v)).WithArgs("0/200").WillReturnRows(sqlmock.NewRows([]string{"d"}).AddRow(int64(0)))
-		cols := []string{"dboid", "relfilenode", "in_scope_xact", "count", "bytes", "fpi", "fpis", "leaf", "split", "newpage"}
+		cols := []string{"dboid", "relfilenode", "xact", "count", "bytes", "fpi", "fpis", "leaf", "split", "newpage"}
 		m.ExpectQuery(text).WithArgs("0/100", "0/200", int64(5), sqlmock.AnyArg()).WillReturnRows(sqlmock.NewRows(cols).
-			AddRow(int64(5), int64(1001), true, 100, 10000, 0, 0, 0, 0, 12).    // the table's heap
-			AddRow(int64(5), int64(1002), true, 110, 8000, 2000, 1, 105, 5, 0). // its index
-			AddRow(int64(5), int64(1003), true, 3, 300, 0, 0, 0, 0, 0).         // its TOAST table
-			AddRow(int64(0), int64(0), true, 50, 1700, 0, 0, 0, 0, 0).          // commits of those transactions
-			AddRow(int64(5), int64(2000), false, 4, 900, 800, 1, 0, 0, 3).      // another table
-			AddRow(int64(9), int64(1001), false, 2, 90, 0, 0, 0, 0, 0).         // same filenode, other database
-			AddRow(int64(0), int64(0), false, 3, 150, 0, 0, 0, 0, 0))           // running xacts
+			AddRow(int64(5), int64(1001), "scope", 100, 10000, 0, 0, 0, 0, 12).    // the table's heap
+			AddRow(int64(5), int64(1002), "scope", 110, 8000, 2000, 1, 105, 5, 0). // its index
+			AddRow(int64(5), int64(1003), "scope", 3, 300, 0, 0, 0, 0, 0).         // its TOAST table
+			AddRow(int64(0), int64(0), "scope", 50, 1700, 0, 0, 0, 0, 0).          // commits of those transactions
+			AddRow(int64(5), int64(2000), "other", 4, 900, 800, 1, 0, 0, 3).       // another table
+			AddRow(int64(0), int64(0), "other", 4, 136, 0, 0, 0, 0, 0).            // the commits of its transactions
+			AddRow(int64(9), int64(1001), "other", 2, 90, 0, 0, 0, 0, 0).          // same filenode, other database
+			AddRow(int64(0), int64(0), "none", 3, 150, 0, 0, 0, 0, 0))             // running xacts
 		objs := []collectors.Object{
 			{Level: collectors.Table, Schema: "kc", Name: "t", ID: "1001", Info: map[string]string{"toast_filenodes": "1003,1004"}},
 			{Level: collectors.Index, Schema: "kc", Name: "i", Table: "t", ID: "1002", Info: map[string]string{"method": "btree"}},
@@ -157,7 +158,7 @@ func TestWalinspectAttributesRecords(t *testing.T) {
 			"index:kc.i:fpi_bytes":             2000,
 			"index:kc.idle:leaf_inserts":       0, // "no WAL" is a finding, not a gap
 			"database:log_bytes_in_scope":      10000 + 8000 + 300 + 1700,
-			"database:log_bytes_other_objects": 900 + 90,
+			"database:log_bytes_other_objects": 900 + 136 + 90,
 			"database:log_bytes_other":         150,
 			"database:fpi_bytes":               2800,
 		}

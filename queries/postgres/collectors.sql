@@ -25,21 +25,27 @@ WHERE c.relkind IN ('r', 'i', 'm', 'p', 'I')
 ORDER BY 1, 2
 
 -- name: pg_stat_user_tables
+-- The last column is the database's stats_reset: pg_stat_reset() and
+-- pg_stat_reset_single_table_counters() both set it (13 through 18), and a
+-- table's counters carry no reset time of their own.
 -- max_version: 160000
 SELECT schemaname, relname, relid::bigint, n_tup_ins, n_tup_upd, n_tup_hot_upd, n_tup_del,
-       NULL::bigint AS n_tup_newpage_upd, autovacuum_count, autoanalyze_count, vacuum_count
+       NULL::bigint AS n_tup_newpage_upd, autovacuum_count, autoanalyze_count, vacuum_count,
+       (SELECT coalesce(stats_reset::text, '') FROM pg_stat_database WHERE datname = current_database())
 FROM pg_stat_user_tables
 WHERE $1::text[] IS NULL OR schemaname = ANY($1::text[])
 
 -- name: pg_stat_user_tables
 -- min_version: 160000
 SELECT schemaname, relname, relid::bigint, n_tup_ins, n_tup_upd, n_tup_hot_upd, n_tup_del,
-       n_tup_newpage_upd, autovacuum_count, autoanalyze_count, vacuum_count
+       n_tup_newpage_upd, autovacuum_count, autoanalyze_count, vacuum_count,
+       (SELECT coalesce(stats_reset::text, '') FROM pg_stat_database WHERE datname = current_database())
 FROM pg_stat_user_tables
 WHERE $1::text[] IS NULL OR schemaname = ANY($1::text[])
 
 -- name: pg_stat_user_indexes
-SELECT schemaname, relname, indexrelname, indexrelid::bigint, idx_scan, idx_tup_read, idx_tup_fetch
+SELECT schemaname, relname, indexrelname, indexrelid::bigint, idx_scan, idx_tup_read, idx_tup_fetch,
+       (SELECT coalesce(stats_reset::text, '') FROM pg_stat_database WHERE datname = current_database())
 FROM pg_stat_user_indexes
 WHERE $1::text[] IS NULL OR schemaname = ANY($1::text[])
 
@@ -58,8 +64,12 @@ FROM pg_stat_database WHERE datname = current_database()
 -- INSERT_LEAF + INSERT_POST + leaf-level (level 0) splits, which carry the new tuple.
 -- A heap UPDATE whose record references a second block moved the row to
 -- another page: non-HOT because it did not fit, not because a key changed.
+-- Each record's transaction is classed: 'scope' wrote a measured relation,
+-- 'other' wrote only other relations (its commit record belongs with them),
+-- 'none' wrote no relation at all (checkpoints, running-xacts, WAL switches).
 -- $1 start LSN, $2 end LSN, $3 database oid, $4 relfilenodes in scope.
--- PG 15: the relation comes from parsing block_ref.
+-- PG 15: the relation comes from parsing block_ref, and split records
+-- describe their level as "level 0, firstrightoff ..." (nbtdesc.c).
 -- min_version: 150000
 -- max_version: 160000
 WITH r AS (
@@ -74,16 +84,21 @@ WITH r AS (
          resource_manager = 'Btree' AND record_type IN ('SPLIT_L', 'SPLIT_R') AND description LIKE 'level 0,%' AS leaf_split,
          resource_manager = 'Heap' AND record_type IN ('UPDATE', 'UPDATE+INIT') AND block_ref LIKE '%blkref #1:%' AS newpage_update
   FROM r
-), w AS (
+), ws AS (
   SELECT DISTINCT xid FROM c WHERE dboid = $3 AND relfilenode = ANY($4::bigint[]) AND xid <> 0
+), wo AS (
+  SELECT DISTINCT xid FROM c WHERE relfilenode <> 0 AND NOT (dboid = $3 AND relfilenode = ANY($4::bigint[])) AND xid <> 0
 )
-SELECT dboid, relfilenode, (xid IN (SELECT xid FROM w)) AS in_scope_xact,
+SELECT dboid, relfilenode,
+       CASE WHEN xid IN (SELECT xid FROM ws) THEN 'scope' WHEN xid IN (SELECT xid FROM wo) THEN 'other' ELSE 'none' END AS xact,
        count(*), sum(record_length)::bigint, sum(fpi_length)::bigint, count(*) FILTER (WHERE fpi_length > 0),
        count(*) FILTER (WHERE leaf_insert), count(*) FILTER (WHERE leaf_split), count(*) FILTER (WHERE newpage_update)
 FROM c GROUP BY 1, 2, 3
 
 -- name: pg_walinspect
--- PG 16+: the relation of block 0 comes from pg_get_wal_block_info's columns.
+-- PG 16+: the relation of block 0 comes from pg_get_wal_block_info's columns,
+-- and split records describe their level as "level: 0, firstrightoff: ..."
+-- (nbtdesc.c gained the colons in 16).
 -- min_version: 160000
 WITH rec AS (
   SELECT start_lsn, xid::text::bigint AS xid, record_length, fpi_length, resource_manager, record_type, description, block_ref
@@ -96,14 +111,17 @@ WITH rec AS (
   SELECT rec.xid, rec.record_length, rec.fpi_length,
          coalesce(blk.dboid, 0) AS dboid, coalesce(blk.relfilenode, 0) AS relfilenode,
          rec.resource_manager = 'Btree' AND (rec.record_type IN ('INSERT_LEAF', 'INSERT_POST')
-           OR (rec.record_type IN ('SPLIT_L', 'SPLIT_R') AND rec.description LIKE 'level 0,%')) AS leaf_insert,
-         rec.resource_manager = 'Btree' AND rec.record_type IN ('SPLIT_L', 'SPLIT_R') AND rec.description LIKE 'level 0,%' AS leaf_split,
+           OR (rec.record_type IN ('SPLIT_L', 'SPLIT_R') AND rec.description LIKE 'level: 0,%')) AS leaf_insert,
+         rec.resource_manager = 'Btree' AND rec.record_type IN ('SPLIT_L', 'SPLIT_R') AND rec.description LIKE 'level: 0,%' AS leaf_split,
          rec.resource_manager = 'Heap' AND rec.record_type IN ('UPDATE', 'UPDATE+INIT') AND rec.block_ref LIKE '%blkref #1:%' AS newpage_update
   FROM rec LEFT JOIN blk USING (start_lsn)
-), w AS (
+), ws AS (
   SELECT DISTINCT xid FROM c WHERE dboid = $3 AND relfilenode = ANY($4::bigint[]) AND xid <> 0
+), wo AS (
+  SELECT DISTINCT xid FROM c WHERE relfilenode <> 0 AND NOT (dboid = $3 AND relfilenode = ANY($4::bigint[])) AND xid <> 0
 )
-SELECT dboid, relfilenode, (xid IN (SELECT xid FROM w)) AS in_scope_xact,
+SELECT dboid, relfilenode,
+       CASE WHEN xid IN (SELECT xid FROM ws) THEN 'scope' WHEN xid IN (SELECT xid FROM wo) THEN 'other' ELSE 'none' END AS xact,
        count(*), sum(record_length)::bigint, sum(fpi_length)::bigint, count(*) FILTER (WHERE fpi_length > 0),
        count(*) FILTER (WHERE leaf_insert), count(*) FILTER (WHERE leaf_split), count(*) FILTER (WHERE newpage_update)
 FROM c GROUP BY 1, 2, 3
