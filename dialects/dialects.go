@@ -115,6 +115,20 @@ type Settler interface {
 	Settle(ctx context.Context, db *sql.DB, s Server, schemas []string) []string
 }
 
+// ScopedSettler is a Settler whose preparation depends on the schemas the
+// window measures (PostgreSQL 13/14 waits for their statistics to arrive).
+type ScopedSettler interface {
+	BeforeMeasureScope(ctx context.Context, db *sql.DB, s Server, schemas []string) []string
+}
+
+// BeforeMeasure prepares the server for a window on these schemas.
+func BeforeMeasure(ctx context.Context, st Settler, db *sql.DB, s Server, schemas []string) []string {
+	if ss, ok := st.(ScopedSettler); ok {
+		return ss.BeforeMeasureScope(ctx, db, s, schemas)
+	}
+	return st.BeforeMeasure(ctx, db, s)
+}
+
 // Instrumenter is implemented by dialects that can turn on a better source
 // for the measured window (create pg_walinspect, enable InnoDB monitors).
 // It updates s to say what is now available, and returns the undo that

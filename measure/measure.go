@@ -162,7 +162,7 @@ func (e *Experiment) variant(ctx context.Context, d dialects.Dialect, set *colle
 	var warnings []string
 	settler, _ := d.(dialects.Settler)
 	if settler != nil {
-		warnings = append(warnings, settler.BeforeMeasure(ctx, e.DB, s)...)
+		warnings = append(warnings, dialects.BeforeMeasure(ctx, settler, e.DB, s, sc.Schemas)...)
 	}
 	before, err := set.Take(ctx, e.DB, s, sc)
 	if err != nil {
@@ -184,7 +184,8 @@ func (e *Experiment) variant(ctx context.Context, d dialects.Dialect, set *colle
 	if settler != nil {
 		warnings = append(warnings, settler.Settle(ctx, e.DB, s, sc.Schemas)...)
 	}
-	after, err := set.Take(ctx, e.DB, s, sc)
+	wr := writes(w, stats, sc)
+	_, delta, err := awaitWrites(ctx, set, e.DB, s, sc, before, wr, 10*time.Second)
 	if err != nil {
 		if runErr != nil {
 			// The workload's failure is the cause (a lost connection, a
@@ -193,15 +194,13 @@ func (e *Experiment) variant(ctx context.Context, d dialects.Dialect, set *colle
 		}
 		return nil, phase("snapshot after", err)
 	}
-	delta, err := collectors.Diff(before, after)
-	if err != nil {
-		return nil, phase("diff", err)
-	}
-	delta.Writes = writes(w, stats, sc)
+	delta.Writes = wr
+	crossCheckWrites(delta, wr)
 	e.logf("variant %s: settled and took the after snapshot in %s", v, since())
 	set.RunInterval(ctx, e.DB, delta)
 	e.logf("variant %s: read the log of the window in %s", v, since())
 	run = BuildRun(v, delta, stats, w.Meta().MainOperation)
+	run.Writes = wr
 	run.Warnings = append(warnings, run.Warnings...)
 	if runErr != nil {
 		run.Partial = true

@@ -101,7 +101,7 @@ func (w *Wrapped) Run(ctx context.Context) (res *result.Result, exitCode int, er
 	var warnings []string
 	settler, _ := d.(dialects.Settler)
 	if settler != nil {
-		warnings = append(warnings, settler.BeforeMeasure(ctx, w.DB, server)...)
+		warnings = append(warnings, dialects.BeforeMeasure(ctx, settler, w.DB, server, w.Scope.Schemas)...)
 	}
 	before, err := set.Take(ctx, w.DB, server, w.Scope)
 	if err != nil {

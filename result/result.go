@@ -121,6 +121,21 @@ type Run struct {
 	// redacted) and ExitCode what it returned.
 	Command  []string `json:"command,omitempty"`
 	ExitCode *int     `json:"exit_code,omitempty"`
+	// Writes are the rows the built-in workload's statements changed, as the
+	// driver counted them.
+	Writes []Write `json:"writes,omitempty"`
+}
+
+// Write is what one kind of DML statement of a built-in workload did in the
+// window, as the driver counted it (rows affected): the truth the server's
+// table counters are checked against.
+type Write struct {
+	Statement string   `json:"statement"`
+	Schema    string   `json:"schema"`
+	Table     string   `json:"table"`
+	Kind      string   `json:"kind"`    // "insert", "update" or "delete"
+	Columns   []string `json:"columns"` // the columns an update sets (lower case)
+	Rows      int64    `json:"rows"`
 }
 
 // Window is the measured interval as the server saw it.

@@ -3,6 +3,8 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
+	"errors"
 	"fmt"
 	"time"
 
@@ -13,52 +15,89 @@ import (
 // BeforeMeasure runs CHECKPOINT so every measured phase starts the same way:
 // the first change to each page after a checkpoint writes a full-page image,
 // so without it the FPI share of the WAL depends on when the last one ran.
-func (Dialect) BeforeMeasure(ctx context.Context, db *sql.DB, s dialects.Server) []string {
+func (d Dialect) BeforeMeasure(ctx context.Context, db *sql.DB, s dialects.Server) []string {
+	return d.BeforeMeasureScope(ctx, db, s, nil)
+}
+
+// BeforeMeasureScope is BeforeMeasure for a window on these schemas. On
+// 13/14 it first waits until the statistics of what ran before on them (the
+// workload's DDL and planner-statistics seed) have reached the collector, so
+// they do not land inside the window.
+func (Dialect) BeforeMeasureScope(ctx context.Context, db *sql.DB, s dialects.Server, schemas []string) []string {
+	var warnings []string
+	if !supportsSharedMemStats(s.VersionNum) && len(schemas) > 0 {
+		if !collectorSettled(ctx, db, s, schemas) {
+			warnings = append(warnings, fmt.Sprintf("statistics of earlier activity were still arriving %s before the window (PostgreSQL 13/14 collector): they may be counted in it", settleBound))
+		}
+	}
 	if !s.Has(CapCheckpoint) {
-		return []string{"no CHECKPOINT before the window: " + s.Why(CapCheckpoint) + "; full-page-image bytes depend on the time since the last checkpoint"}
+		return append(warnings, "no CHECKPOINT before the window: "+s.Why(CapCheckpoint)+"; full-page-image bytes depend on the time since the last checkpoint")
 	}
 	if _, err := db.ExecContext(ctx, queries.MustGet(Name, "checkpoint", s.VersionNum)); err != nil {
-		return []string{"CHECKPOINT before the window failed: " + err.Error()}
+		return append(warnings, "CHECKPOINT before the window failed: "+err.Error())
 	}
-	return nil
+	return warnings
 }
 
 // Settle makes the workload's statistics visible to the "after" snapshot.
 // 15+: the workload's connections ended with pg_stat_force_next_flush(), so
-// there is nothing to wait for. 13/14: the old collector receives counts over
-// UDP up to 500 ms late, so poll the scoped tables until two readings agree.
+// there is nothing to wait for. 13/14: the workload's connections were closed
+// (EndSession), so each backend sent its last counts as it exited; the
+// collector may still be on its way, so poll until two readings agree.
 func (Dialect) Settle(ctx context.Context, db *sql.DB, s dialects.Server, schemas []string) []string {
 	if supportsSharedMemStats(s.VersionNum) {
 		return nil
 	}
-	probe := queries.MustGet(Name, "stats_settle_probe", s.VersionNum)
-	var last int64 = -1
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		var v int64
-		// A fresh connection per reading: the old collector caches a stats
-		// snapshot for the whole transaction.
-		if err := db.QueryRowContext(ctx, probe, schemas).Scan(&v); err != nil {
-			return []string{"waiting for statistics to settle: " + err.Error()}
-		}
-		if v == last {
-			return nil
-		}
-		last = v
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(600 * time.Millisecond):
-		}
+	if !collectorSettled(ctx, db, s, schemas) {
+		return []string{fmt.Sprintf("statistics were still changing %s after the workload (PostgreSQL 13/14 collector): table counts may be short", settleBound)}
 	}
-	return []string{"statistics were still changing 10 s after the workload (PostgreSQL 13/14 collector): table counts may be short"}
+	return nil
 }
 
-// EndSession publishes the session's statistics now instead of up to 10 s
-// later (PostgreSQL 15+); must run outside a transaction.
+// settleBound is how long the 13/14 collector gets to deliver counts.
+const settleBound = 10 * time.Second
+
+// collectorSettled polls the row counters of the schemas (nil: every user
+// table) until two readings agree. The old collector writes its stats file
+// at most every 500 ms (PGSTAT_STAT_INTERVAL) and a reader accepts a file up
+// to that old, so readings 600 ms apart each see newer counts than the last.
+func collectorSettled(ctx context.Context, db *sql.DB, s dialects.Server, schemas []string) bool {
+	probe := queries.MustGet(Name, "stats_settle_probe", s.VersionNum)
+	var last int64 = -1
+	deadline := time.Now().Add(settleBound)
+	for time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(600 * time.Millisecond):
+		}
+		var v int64
+		// One statement per transaction: the old collector's snapshot is
+		// cached for the whole transaction.
+		if err := db.QueryRowContext(ctx, probe, schemas).Scan(&v); err != nil {
+			return false
+		}
+		if v == last {
+			return true
+		}
+		last = v
+	}
+	return false
+}
+
+// EndSession publishes the session's statistics now: on 15+ with
+// pg_stat_force_next_flush() (it must run outside a transaction) instead of
+// up to 10 s later. On 13/14 a backend sends its counts at most every
+// 500 ms, when a transaction ends, and at exit, so an idle pooled
+// connection can hold the last counts indefinitely: the connection is
+// closed, and the backend sends them as it exits.
 func (Dialect) EndSession(ctx context.Context, conn *sql.Conn, s dialects.Server) error {
 	if !supportsSharedMemStats(s.VersionNum) {
-		return nil
+		err := conn.Raw(func(any) error { return driver.ErrBadConn })
+		if errors.Is(err, driver.ErrBadConn) {
+			return nil // database/sql closes a connection whose Raw returns ErrBadConn
+		}
+		return err
 	}
 	_, err := conn.ExecContext(ctx, queries.MustGet(Name, "force_next_flush", s.VersionNum))
 	return err

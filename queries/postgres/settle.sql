@@ -14,9 +14,10 @@ CREATE EXTENSION IF NOT EXISTS pg_walinspect
 DROP EXTENSION IF EXISTS pg_walinspect
 
 -- name: stats_settle_probe
--- Old statistics collector (13/14): poll the scoped tables' counters until they stop moving.
-SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0)::bigint
-FROM pg_stat_user_tables WHERE schemaname = ANY($1::text[])
+-- Old statistics collector (13/14): poll the scoped tables' counters (NULL:
+-- every user table) until they stop moving.
+SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del + n_tup_hot_upd), 0)::bigint
+FROM pg_stat_user_tables WHERE $1::text[] IS NULL OR schemaname = ANY($1::text[])
 
 -- name: clear_stats_snapshot
 SELECT pg_stat_clear_snapshot()
