@@ -366,6 +366,16 @@ func SameServer(a, b dialects.Server) error {
 	return nil
 }
 
+// LogLostError is an interval collector's failure because the log of the
+// window is no longer on the server: the report warns, not just lists it.
+type LogLostError struct {
+	Err error
+	Why string
+}
+
+func (e *LogLostError) Error() string { return e.Why }
+func (e *LogLostError) Unwrap() error { return e.Err }
+
 // RunInterval runs the interval collectors over the window and derivers
 // over the result. Failures become Missing entries.
 func (set *Set) RunInterval(ctx context.Context, db *sql.DB, d *Delta) {
@@ -384,6 +394,10 @@ func (set *Set) RunInterval(ctx context.Context, db *sql.DB, d *Delta) {
 		}()
 		if err != nil {
 			d.Missing = append(d.Missing, missingFrom(ic.Name(), err))
+			var lost *LogLostError
+			if errors.As(err, &lost) {
+				d.Warnings = append(d.Warnings, lost.Why)
+			}
 			continue
 		}
 		for _, c := range cs {

@@ -138,6 +138,23 @@ type Instrumenter interface {
 	Instrument(ctx context.Context, db *sql.DB, s *Server) (undo func(context.Context) error, warnings []string)
 }
 
+// WALHolder is implemented by dialects whose log of a window is read after
+// the window (PostgreSQL: pg_walinspect) and can be kept on the server until
+// then. HoldWAL keeps it for this process's lifetime (the server lets go if
+// the process dies); ReserveWAL keeps it for a snapshot file until
+// ReleaseWAL, which a diff calls after reading the window.
+type WALHolder interface {
+	HoldWAL(ctx context.Context, db *sql.DB, s Server) (release func(context.Context) error, err error)
+	ReserveWAL(ctx context.Context, db *sql.DB, s Server) (name string, err error)
+	ReleaseWAL(ctx context.Context, db *sql.DB, s Server, name string) error
+	// StaleReservations describes reservations older than age that nothing
+	// uses (a snapshot never diffed), with how to drop them.
+	StaleReservations(ctx context.Context, db *sql.DB, s Server, age time.Duration) []string
+}
+
+// MarkWALSlot is the snapshot mark naming the reservation ReserveWAL made.
+const MarkWALSlot = "wal_slot"
+
 // SessionEnder is implemented by dialects whose statistics are published only
 // when a session says so (PostgreSQL 15+: pg_stat_force_next_flush()). A
 // workload calls it as the last statement of every connection it used.

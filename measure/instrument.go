@@ -3,6 +3,7 @@ package measure
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -15,25 +16,43 @@ import (
 // s to say so. It returns the notes for the result and the undo, which the
 // caller defers: the undo restores the server within timeout even when ctx
 // was cancelled (Ctrl-C), and a failure to restore is written to log.
-func instrument(ctx context.Context, db *sql.DB, s *dialects.Server, timeout time.Duration, log io.Writer) (notes []string, undo func()) {
-	undo = func() {}
+//
+// With holdWAL, the log from now on is also kept on the server until undo
+// (PostgreSQL: a temporary replication slot), so a window that outlives the
+// server's WAL retention can still be read.
+func instrument(ctx context.Context, db *sql.DB, s *dialects.Server, timeout time.Duration, log io.Writer, holdWAL bool) (notes []string, undo func()) {
+	var restores []func(context.Context) error
+	undo = func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+		defer cancel()
+		for i := len(restores) - 1; i >= 0; i-- {
+			if err := restores[i](cctx); err != nil && log != nil {
+				fmt.Fprintf(log, "warning: %v\n", err)
+			}
+		}
+	}
 	d, ok := dialects.Get(s.Dialect)
 	if !ok {
 		return nil, undo
 	}
-	ins, ok := d.(dialects.Instrumenter)
-	if !ok {
-		return nil, undo
-	}
-	restore, notes := ins.Instrument(ctx, db, s)
-	if restore == nil {
-		return notes, undo
-	}
-	return notes, func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
-		defer cancel()
-		if err := restore(cctx); err != nil && log != nil {
-			fmt.Fprintf(log, "warning: %v\n", err)
+	if ins, ok := d.(dialects.Instrumenter); ok {
+		restore, n := ins.Instrument(ctx, db, s)
+		notes = append(notes, n...)
+		if restore != nil {
+			restores = append(restores, restore)
 		}
 	}
+	if h, ok := d.(dialects.WALHolder); ok && holdWAL {
+		release, err := h.HoldWAL(ctx, db, *s)
+		switch {
+		case err == nil:
+			restores = append(restores, release)
+		case errors.Is(err, dialects.ErrUnsupported):
+			// Short windows need no slot; a long one that loses its start
+			// says so when the log is read.
+		default:
+			notes = append(notes, err.Error())
+		}
+	}
+	return notes, undo
 }

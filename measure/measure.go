@@ -91,7 +91,7 @@ func (e *Experiment) Run(ctx context.Context) (*result.Result, error) {
 	}
 
 	server := e.Server
-	notes, undo := instrument(ctx, e.DB, &server, e.CleanupTimeout, e.Log)
+	notes, undo := instrument(ctx, e.DB, &server, e.CleanupTimeout, e.Log, true)
 	res.Notes = append(res.Notes, notes...)
 	defer undo()
 	var runErr error
@@ -339,7 +339,11 @@ func BuildRun(variant string, d *collectors.Delta, st workloads.Stats, main stri
 func workloadWarnings(run *result.Run) {
 	other, total := run.Database["log_bytes_other_objects"], run.Database["log_bytes"]
 	if other.OK() && total.OK() && other.V() > 0.01*total.V() {
-		run.Warnings = append(run.Warnings, fmt.Sprintf("%.0f%% of the log in the window was written to objects outside the measured scope (other tables, databases or sessions); see log_bytes_other_objects", 100*other.V()/total.V()))
+		where := "other tables, databases or sessions"
+		if other.Note != "" {
+			where = other.Note
+		}
+		run.Warnings = append(run.Warnings, fmt.Sprintf("%.0f%% of the log in the window was written to objects outside the measured scope (%s); see log_bytes_other_objects", 100*other.V()/total.V(), where))
 	}
 }
 

@@ -134,12 +134,18 @@ func DiffSnapshots(ctx context.Context, in DiffInput) (*result.Result, error) {
 		// pg_walinspect may be absent now as it was at snapshot time: it
 		// reads the WAL between the recorded positions whenever it exists,
 		// so create it for the diff and drop it again, as a run does.
-		notes, undo := instrument(ctx, in.DB, &server, 30*time.Second, in.Log)
+		notes, undo := instrument(ctx, in.DB, &server, 30*time.Second, in.Log, false)
 		res.Notes = append(res.Notes, notes...)
 		defer undo()
 		delta.Server = server
 		set.RunInterval(ctx, in.DB, delta)
+		res.Notes = append(res.Notes, releaseWAL(ctx, in.DB, server, b, a)...)
 	} else {
+		for _, snap := range []*collectors.Snapshot{b, a} {
+			if name := snap.Marks[dialects.MarkWALSlot]; name != "" {
+				warnings = append(warnings, fmt.Sprintf("%s still keeps the window's log on the server: run diff with --dsn to read the log and drop it", name))
+			}
+		}
 		for _, ic := range set.Interval {
 			delta.Missing = append(delta.Missing, result.Missing{Collector: ic.Name(),
 				Reason: "reads the log between the two snapshots, so it needs the database at diff time: pass --dsn to writeamp diff (per-index leaf inserts and log bytes per object come from it)"})
@@ -159,4 +165,30 @@ func DiffSnapshots(ctx context.Context, in DiffInput) (*result.Result, error) {
 	res.Workload = result.Workload{Name: "diff", Params: map[string]any{"before": filepath.Base(in.Before.Path), "after": filepath.Base(in.After.Path)}}
 	res.Runs = append(res.Runs, *run)
 	return res, nil
+}
+
+// releaseWAL lets go of what the snapshots reserved to keep the window's log
+// (PostgreSQL replication slots), now that it has been read; also after an
+// interrupt, since a slot left behind fills the server's disk.
+func releaseWAL(ctx context.Context, db *sql.DB, s dialects.Server, snaps ...*collectors.Snapshot) []string {
+	d, ok := dialects.Get(s.Dialect)
+	h, ok2 := d.(dialects.WALHolder)
+	if !ok || !ok2 {
+		return nil
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	var notes []string
+	for _, snap := range snaps {
+		name := snap.Marks[dialects.MarkWALSlot]
+		if name == "" {
+			continue
+		}
+		if err := h.ReleaseWAL(cctx, db, s, name); err != nil {
+			notes = append(notes, "could not drop "+name+": "+err.Error())
+			continue
+		}
+		notes = append(notes, "dropped replication slot "+name+", which kept the window's log until it was read")
+	}
+	return notes
 }

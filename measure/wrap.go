@@ -95,7 +95,7 @@ func (w *Wrapped) Run(ctx context.Context) (res *result.Result, exitCode int, er
 	// The same preparation as a built-in run: pg_walinspect for the window
 	// (dropped afterwards), CHECKPOINT so full-page images start from zero.
 	server := w.Server
-	notes, undo := instrument(ctx, w.DB, &server, 30*time.Second, w.Log)
+	notes, undo := instrument(ctx, w.DB, &server, 30*time.Second, w.Log, true)
 	res.Notes = append(res.Notes, notes...)
 	defer undo()
 	var warnings []string

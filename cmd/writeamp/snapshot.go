@@ -2,7 +2,10 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -16,6 +19,7 @@ func newSnapshotCmd() *cobra.Command {
 		dsn, output     string
 		schemas, tables []string
 		checkpoint      bool
+		holdWAL         bool
 		quiet           bool
 	)
 	cmd := &cobra.Command{
@@ -58,9 +62,14 @@ window start from zero as they do in writeamp run and measure.`,
 					}
 				}
 			}
+			slot, release := reserveWAL(ctx, t, holdWAL, log)
 			snap, err := set.Take(ctx, t.DB, t.Server, collectors.Scope{Schemas: schemas, Tables: tables})
 			if err != nil {
+				release()
 				return err
+			}
+			if slot != "" {
+				snap.Marks[dialects.MarkWALSlot] = slot
 			}
 			for _, m := range snap.Missing {
 				fmt.Fprintf(log, "note: not read: %s: %s\n", m.Collector, m.Reason)
@@ -70,7 +79,11 @@ window start from zero as they do in writeamp run and measure.`,
 				return err
 			}
 			if err := writeFileOrStdout(cmd.OutOrStdout(), output, buf.Bytes()); err != nil {
+				release()
 				return err
+			}
+			if slot != "" {
+				fmt.Fprintf(log, "replication slot %s keeps the server's WAL from this snapshot on, so a diff can read the window however long it is: `writeamp diff --dsn …` drops it after reading (or SELECT pg_drop_replication_slot('%s'))\n", slot, slot)
 			}
 			fmt.Fprintf(log, "snapshot of %s taken at %s: %d counters, %d objects\n", t.Server, snap.TakenAt.Format("2006-01-02 15:04:05 MST"), len(snap.Counters), len(snap.Objects))
 			return nil
@@ -82,6 +95,35 @@ window start from zero as they do in writeamp run and measure.`,
 	f.StringSliceVar(&schemas, "schema", nil, "only read tables and indexes in these schemas")
 	f.StringSliceVar(&tables, "table", nil, "only read these tables and their indexes (name or schema.name)")
 	f.BoolVar(&checkpoint, "checkpoint", false, "run CHECKPOINT before reading (PostgreSQL; needs pg_checkpoint or superuser)")
+	f.BoolVar(&holdWAL, "hold-wal", true, "keep the server's WAL from this snapshot until the diff reads it (PostgreSQL: a replication slot, needs REPLICATION; diff --dsn drops it)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no notes on stderr")
 	return cmd
+}
+
+// reserveWAL keeps the log from now on for the diff that will read this
+// window (PostgreSQL: a replication slot). release drops it again when the
+// snapshot is not written after all.
+func reserveWAL(ctx context.Context, t *target, hold bool, log io.Writer) (string, func()) {
+	h, ok := t.Dialect.(dialects.WALHolder)
+	if !ok {
+		return "", func() {}
+	}
+	for _, w := range h.StaleReservations(ctx, t.DB, t.Server, 24*time.Hour) {
+		fmt.Fprintln(log, "warning: "+w)
+	}
+	if !hold {
+		return "", func() {}
+	}
+	name, err := h.ReserveWAL(ctx, t.DB, t.Server)
+	if err != nil {
+		fmt.Fprintf(log, "note: %v; diff reads the window's WAL only while the server still has it\n", err)
+		return "", func() {}
+	}
+	return name, func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		if err := h.ReleaseWAL(cctx, t.DB, t.Server, name); err != nil {
+			fmt.Fprintf(log, "warning: %v\n", err)
+		}
+	}
 }

@@ -2,6 +2,9 @@ package postgres
 
 import (
 	"fmt"
+	"regexp"
+	"sort"
+	"strings"
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/result"
@@ -23,14 +26,11 @@ func DeriveTables(d *collectors.Delta) {
 		if d.Has(key(collectors.Table, t, "rows_updated")) {
 			d.Put(key(collectors.Table, t, "hot_ratio"), result.Ratio(hot, upd, "derived: n_tup_hot_upd / n_tup_upd"))
 		}
-		// Say why updates were not HOT when the WAL or PG16's counter can tell:
-		// a page-full move is fixed by free space, a key change by the schema.
-		np := d.Get(key(collectors.Table, t, "newpage_updates"))
 		if upd.OK() && hot.OK() {
 			nonHOT := upd.V() - hot.V()
 			d.Put(key(collectors.Table, t, "non_hot_updates"), result.New(nonHOT, result.Derived, "derived: n_tup_upd - n_tup_hot_upd"))
-			if np.OK() && np.V() > 0 && nonHOT > 0 {
-				d.Warnings = append(d.Warnings, fmt.Sprintf("%s: %.0f of its %.0f non-HOT updates moved the row to another page: the new version did not fit on its page, which was full or whose dead versions other open transactions still needed (each such update added an entry to every index); free space on the page (a lower fillfactor) keeps them HOT", t, np.V(), nonHOT))
+			if w := whyNotHOT(d, o, nonHOT, d.Get(key(collectors.Table, t, "newpage_updates"))); w != "" {
+				d.Warnings = append(d.Warnings, w)
 			}
 		}
 		for _, m := range []string{"autovacuum_runs", "autoanalyze_runs", "vacuum_runs"} {
@@ -39,6 +39,80 @@ func DeriveTables(d *collectors.Delta) {
 			}
 		}
 	}
+}
+
+// whyNotHOT says why a table's updates were not HOT, as far as the window
+// can tell, and gives the fillfactor advice only where it can help. An update
+// is HOT only if it changes no indexed column AND its new version fits on the
+// same page: the updated columns (known for the built-in workload) or the
+// non-HOT updates that stayed on their page (which can only have changed an
+// indexed column) show a key change, which no free space fixes.
+func whyNotHOT(d *collectors.Delta, t collectors.Object, nonHOT float64, np result.Metric) string {
+	if nonHOT <= 0 {
+		return ""
+	}
+	name := t.FQN()
+	known, keyCols := updatedIndexColumns(d, t)
+	if len(keyCols) > 0 {
+		return fmt.Sprintf("%s: %.0f non-HOT updates: the workload's UPDATE sets %s, so none of those updates can be HOT and each adds an entry to every index of the table", name, nonHOT, strings.Join(keyCols, "; "))
+	}
+	if !np.OK() || np.V() <= 0 {
+		return ""
+	}
+	moved := fmt.Sprintf("%s: %.0f of its %.0f non-HOT updates moved the row to another page: the new version did not fit on its page, which was full or whose dead versions other open transactions still needed (each such update added an entry to every index)", name, np.V(), nonHOT)
+	switch samePage := nonHOT - np.V(); {
+	case known:
+		return moved + "; the updates change no indexed column, so free space on the page (a lower fillfactor) keeps them HOT"
+	case samePage > 0:
+		return fmt.Sprintf("%s; the other %.0f stayed on their page, so they changed an indexed column: free space (a lower fillfactor) helps only updates that change no indexed column", moved, samePage)
+	default:
+		return moved + "; if the updates change no indexed column, free space on the page (a lower fillfactor) keeps them HOT"
+	}
+}
+
+// updatedIndexColumns reports whether the window's UPDATE statements are
+// known (the built-in workload), and which of their columns an index of the
+// table uses (key, INCLUDE, expression or predicate: any blocks HOT).
+func updatedIndexColumns(d *collectors.Delta, t collectors.Object) (known bool, hits []string) {
+	cols := map[string]bool{}
+	for _, w := range d.Writes {
+		if w.Kind == "update" && strings.EqualFold(w.Table, t.Name) && (w.Schema == "" || w.Schema == t.Schema) {
+			known = true
+			for _, c := range w.Columns {
+				cols[strings.ToLower(c)] = true
+			}
+		}
+	}
+	for _, o := range d.Objects {
+		if o.Level != collectors.Index || o.Schema != t.Schema || o.Table != t.Name {
+			continue
+		}
+		for _, c := range sortedKeys(cols) {
+			if indexUses(o.Info["definition"], c) {
+				hits = append(hits, fmt.Sprintf("%s, a column of index %s", c, o.Name))
+			}
+		}
+	}
+	return known, hits
+}
+
+// indexUses reports whether an index definition (pg_get_indexdef) names the
+// column as a word, after "USING": keys, expressions, INCLUDE and WHERE.
+func indexUses(def, col string) bool {
+	i := strings.Index(strings.ToUpper(def), " USING ")
+	if i < 0 {
+		return false
+	}
+	return regexp.MustCompile(`(?i)(^|[^a-z0-9_$"])"?` + regexp.QuoteMeta(col) + `"?($|[^a-z0-9_$])`).MatchString(def[i:])
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // DeriveLeafInserts fills per-index leaf inserts from the table counters when

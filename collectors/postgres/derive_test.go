@@ -69,3 +69,38 @@ func TestDeriveLeafInsertsLabelsAndRefuses(t *testing.T) {
 		t.Errorf("exact %+v", m)
 	}
 }
+
+// The fillfactor advice only where free space can help: not when the updates
+// change an indexed column (sysbench's oltp_update_index), which the updated
+// columns or the non-HOT updates that stayed on their page reveal.
+func TestWhyNotHOTAdvisesFillfactorOnlyWhereItHelps(t *testing.T) {
+	tbl := collectors.Object{Level: collectors.Table, Schema: "s", Name: "t"}
+	idx := collectors.Object{Level: collectors.Index, Schema: "s", Name: "t_k", Table: "t", Info: map[string]string{"definition": "CREATE INDEX t_k ON s.t USING btree (k)"}}
+	vals := map[string]float64{"table:s.t:rows_updated": 100, "table:s.t:hot_updates": 0, "table:s.t:newpage_updates": 30}
+	// A wrapped command: 70 non-HOT updates stayed on their page.
+	d := delta(vals, tbl, idx)
+	DeriveTables(d)
+	w := strings.Join(d.Warnings, "\n")
+	if !strings.Contains(w, "stayed on their page, so they changed an indexed column") || strings.Contains(w, "keeps them HOT") {
+		t.Errorf("same-page non-HOT updates must not get the plain fillfactor advice: %q", w)
+	}
+	// The built-in workload says it updates k: a key change, named.
+	d = delta(vals, tbl, idx)
+	d.Writes = []collectors.Write{{Schema: "s", Table: "t", Kind: "update", Columns: []string{"k", "version"}, Rows: 100}}
+	DeriveTables(d)
+	w = strings.Join(d.Warnings, "\n")
+	if !strings.Contains(w, "k, a column of index t_k") || strings.Contains(w, "fillfactor") {
+		t.Errorf("an updated key column must be named, without fillfactor advice: %q", w)
+	}
+	// It updates only v: every non-HOT update was a page move, and free space helps.
+	vals["table:s.t:newpage_updates"] = 100
+	d = delta(vals, tbl, idx)
+	d.Writes = []collectors.Write{{Schema: "s", Table: "t", Kind: "update", Columns: []string{"v"}, Rows: 100}}
+	DeriveTables(d)
+	if w = strings.Join(d.Warnings, "\n"); !strings.Contains(w, "change no indexed column, so free space") {
+		t.Errorf("page moves of non-key updates get the advice: %q", w)
+	}
+	if !indexUses(`CREATE INDEX e ON s.t USING btree (lower(b)) WHERE flag`, "flag") || indexUses(`CREATE INDEX e ON s.t USING btree (kk)`, "k") {
+		t.Error("indexUses must match whole column words in expressions and predicates only")
+	}
+}

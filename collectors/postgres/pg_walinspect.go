@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -94,6 +95,9 @@ func (PgWalinspect) CollectInterval(ctx context.Context, qr dialects.Querier, s 
 	text := strings.ReplaceAll(q("pg_walinspect", s), "{{walinspect}}", pg.QuoteIdent(walinspectSchema(s)))
 	rows, err := qr.QueryContext(ctx, text, start, end, dboid, nodes)
 	if err != nil {
+		if strings.Contains(err.Error(), "has already been removed") {
+			return nil, &collectors.LogLostError{Err: err, Why: fmt.Sprintf("the WAL from the window's start (%s) was recycled by a checkpoint before it could be read: log bytes come from the LSN difference and pg_stat_wal, per-index leaf inserts are derived from the table counters. %s", start, holdAdvice(s))}
+		}
 		if strings.Contains(err.Error(), "permission denied") {
 			return nil, &dialects.PrivilegeError{Privilege: "EXECUTE on pg_walinspect functions", Grant: "GRANT pg_read_server_files TO " + pg.QuoteIdent(s.User), Err: err}
 		}
@@ -104,6 +108,7 @@ func (PgWalinspect) CollectInterval(ctx context.Context, qr dialects.Querier, s 
 	type agg struct{ recs, bytes, fpiBytes, fpis, leafIns, leafSplit, newpage float64 }
 	perObj := map[relKey]*agg{}
 	var inScope, otherRel, otherNone, allFPI agg
+	otherNodes := map[int64]float64{} // this database's other relations, by WAL bytes
 	for rows.Next() {
 		var db, node int64
 		var xact string
@@ -140,6 +145,9 @@ func (PgWalinspect) CollectInterval(ctx context.Context, qr dialects.Querier, s 
 		case node != 0 || xact == "other":
 			otherRel.bytes += a.bytes
 			otherRel.recs += a.recs
+			if db == dboid && node != 0 {
+				otherNodes[node] += a.bytes
+			}
 		default:
 			otherNone.bytes += a.bytes
 			otherNone.recs += a.recs
@@ -178,10 +186,11 @@ func (PgWalinspect) CollectInterval(ctx context.Context, qr dialects.Querier, s 
 				iv(o.Level, k.obj, "leaf_page_splits", a.leafSplit, src+": Btree level-0 SPLIT_L/SPLIT_R records"))
 		}
 	}
-	out = append(out,
+	otherObjects := iv(collectors.DB, "", "log_bytes_other_objects", otherRel.bytes, src+": records on relations outside the scope (other tables, other databases, catalogs) and the commit records of the transactions that wrote them")
+	otherObjects.Note = largestOthers(ctx, qr, s, otherNodes)
+	out = append(out, otherObjects,
 		iv(collectors.DB, "", "fpi_bytes", allFPI.fpiBytes, src+": sum(fpi_length), whole cluster"),
 		iv(collectors.DB, "", "log_bytes_in_scope", inScope.bytes, src+": records on the measured objects and the other records (commits) of the transactions that wrote them"),
-		iv(collectors.DB, "", "log_bytes_other_objects", otherRel.bytes, src+": records on relations outside the scope (other tables, other databases, catalogs) and the commit records of the transactions that wrote them"),
 		iv(collectors.DB, "", "log_bytes_other", otherNone.bytes, src+": records of no relation outside any writing transaction (checkpoints, running-xacts snapshots, WAL switches)"),
 	)
 	return out, nil
@@ -192,4 +201,39 @@ func walinspectSchema(s dialects.Server) string {
 		return v
 	}
 	return "public"
+}
+
+// holdAdvice says how a long window keeps its WAL next time.
+func holdAdvice(s dialects.Server) string {
+	if s.Has(pg.CapHoldWAL) {
+		return "writeamp holds the WAL with a replication slot from `writeamp snapshot` (without --hold-wal=false) and for run/measure windows."
+	}
+	return "With a replication slot writeamp keeps it: " + s.Why(pg.CapHoldWAL)
+}
+
+// largestOthers names the out-of-scope relations of this database that took
+// the most WAL in the window (often catalog pages pruned on access), so a
+// warning about them says what they were.
+func largestOthers(ctx context.Context, qr dialects.Querier, s dialects.Server, nodes map[int64]float64) string {
+	type rel struct {
+		node  int64
+		bytes float64
+	}
+	var rels []rel
+	for n, b := range nodes {
+		rels = append(rels, rel{n, b})
+	}
+	sort.Slice(rels, func(i, j int) bool { return rels[i].bytes > rels[j].bytes })
+	var parts []string
+	for _, r := range rels[:min(3, len(rels))] {
+		var name string
+		if err := qr.QueryRowContext(ctx, q("relation_of_filenode", s), r.node).Scan(&name); err != nil || name == "" {
+			name = fmt.Sprintf("relfilenode %d", r.node)
+		}
+		parts = append(parts, fmt.Sprintf("%s %.0f B", name, r.bytes))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "largest in this database: " + strings.Join(parts, ", ")
 }

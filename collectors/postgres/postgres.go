@@ -17,10 +17,10 @@ func init() { collectors.Register(pg.Name, NewSet()) }
 func NewSet() *collectors.Set {
 	return &collectors.Set{
 		Collectors: []collectors.Collector{
-			WalLSN{}, PgClass{}, PgStatUserTables{}, PgStatUserIndexes{}, PgStatWAL{}, PgStatDatabase{},
+			WalLSN{}, PgClass{}, PgStatUserTables{}, PgStatUserIndexes{}, PgStatWAL{}, PgStatDatabase{}, PgStatCheckpointer{},
 		},
 		Interval:   []collectors.IntervalCollector{PgWalinspect{}},
-		Derive:     []collectors.Deriver{DeriveTables, DeriveLeafInserts},
+		Derive:     []collectors.Deriver{DeriveTables, DeriveLeafInserts, DeriveCheckpoints},
 		SnapshotTx: snapshotTx,
 		Savepoint:  "SAVEPOINT writeamp_collector",
 		RollbackTo: "ROLLBACK TO SAVEPOINT writeamp_collector",

@@ -139,6 +139,7 @@ func TestWalinspectAttributesRecords(t *testing.T) {
 			AddRow(int64(0), int64(0), "other", 4, 136, 0, 0, 0, 0, 0).            // the commits of its transactions
 			AddRow(int64(9), int64(1001), "other", 2, 90, 0, 0, 0, 0, 0).          // same filenode, other database
 			AddRow(int64(0), int64(0), "none", 3, 150, 0, 0, 0, 0, 0))             // running xacts
+		m.ExpectQuery(queries.MustGet(pg.Name, "relation_of_filenode", v)).WithArgs(int64(2000)).WillReturnRows(sqlmock.NewRows([]string{"r"}).AddRow("public.other"))
 		objs := []collectors.Object{
 			{Level: collectors.Table, Schema: "kc", Name: "t", ID: "1001", Info: map[string]string{"toast_filenodes": "1003,1004"}},
 			{Level: collectors.Index, Schema: "kc", Name: "i", Table: "t", ID: "1002", Info: map[string]string{"method": "btree"}},
@@ -161,6 +162,9 @@ func TestWalinspectAttributesRecords(t *testing.T) {
 			"database:log_bytes_other_objects": 900 + 136 + 90,
 			"database:log_bytes_other":         150,
 			"database:fpi_bytes":               2800,
+		}
+		if n := got["database:log_bytes_other_objects"].Note; !strings.Contains(n, "public.other 900 B") {
+			t.Errorf("the out-of-scope relation must be named: %q", n)
 		}
 		for k, w := range want {
 			c, ok := got[k]

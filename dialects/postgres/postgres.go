@@ -31,6 +31,7 @@ const (
 	CapCheckpoint       = "checkpoint"               // superuser, or pg_checkpoint on 15+
 	CapPrimary          = "primary"                  // not a standby: WAL positions are readable
 	CapCreateWalinspect = "create_pg_walinspect"     // not installed, but this login may create it
+	CapHoldWAL          = "replication_slot"         // may reserve a window's WAL with a physical slot
 
 	PropDatabaseOID      = "database_oid"
 	PropWalinspectSchema = "walinspect_schema"
@@ -163,6 +164,21 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 	s.Set(CapForceFlush, supportsSharedMemStats(v), "pg_stat_force_next_flush() needs PostgreSQL 15 or later")
 	s.Set(CapFetchConsistency, supportsSharedMemStats(v), "stats_fetch_consistency needs PostgreSQL 15 or later")
 	s.Set(CapWalBlockInfo, supportsWalBlockInfo(v), "pg_get_wal_block_info needs PostgreSQL 16 or later")
+
+	var repl, walLevel, freeSlot bool
+	if err := q.QueryRowContext(ctx, queries.MustGet(Name, "can_hold_wal", v)).Scan(&repl, &walLevel, &freeSlot); err != nil {
+		return s, fmt.Errorf("postgres: probe replication slots: %w", err)
+	}
+	switch {
+	case !repl:
+		s.Set(CapHoldWAL, false, fmt.Sprintf("%s may not create replication slots, so a checkpoint inside a long window can recycle its start before pg_walinspect reads it (fix: ALTER ROLE %s REPLICATION)", s.User, quoteIdent(s.User)))
+	case !walLevel:
+		s.Set(CapHoldWAL, false, "wal_level is minimal: no replication slot can hold a long window's WAL (fix: wal_level = replica, needs a restart)")
+	case !freeSlot:
+		s.Set(CapHoldWAL, false, "every replication slot (max_replication_slots) is in use: none is left to hold a long window's WAL")
+	default:
+		s.Set(CapHoldWAL, true, "")
+	}
 
 	var canCP bool
 	if err := q.QueryRowContext(ctx, queries.MustGet(Name, "can_checkpoint", v)).Scan(&canCP); err != nil {

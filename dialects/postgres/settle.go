@@ -25,18 +25,40 @@ func (d Dialect) BeforeMeasure(ctx context.Context, db *sql.DB, s dialects.Serve
 // they do not land inside the window.
 func (Dialect) BeforeMeasureScope(ctx context.Context, db *sql.DB, s dialects.Server, schemas []string) []string {
 	var warnings []string
+	if !s.Has(CapCheckpoint) {
+		warnings = append(warnings, "no CHECKPOINT before the window: "+s.Why(CapCheckpoint)+"; full-page-image bytes depend on the time since the last checkpoint")
+	} else if err := checkpoint(ctx, db, s); err != nil {
+		warnings = append(warnings, "CHECKPOINT before the window failed: "+err.Error())
+	}
 	if !supportsSharedMemStats(s.VersionNum) && len(schemas) > 0 {
 		if !collectorSettled(ctx, db, s, schemas) {
 			warnings = append(warnings, fmt.Sprintf("statistics of earlier activity were still arriving %s before the window (PostgreSQL 13/14 collector): they may be counted in it", settleBound))
 		}
 	}
-	if !s.Has(CapCheckpoint) {
-		return append(warnings, "no CHECKPOINT before the window: "+s.Why(CapCheckpoint)+"; full-page-image bytes depend on the time since the last checkpoint")
-	}
-	if _, err := db.ExecContext(ctx, queries.MustGet(Name, "checkpoint", s.VersionNum)); err != nil {
-		return append(warnings, "CHECKPOINT before the window failed: "+err.Error())
-	}
 	return warnings
+}
+
+// checkpoint runs CHECKPOINT and waits until the checkpointer has published
+// it: the command returns before the checkpointer reports its statistics, and
+// a count that lands after the "before" snapshot would show a checkpoint
+// inside the window that ran before it.
+func checkpoint(ctx context.Context, db *sql.DB, s dialects.Server) error {
+	count := func() int64 {
+		var n int64
+		var reset string
+		if err := db.QueryRowContext(ctx, queries.MustGet(Name, "pg_stat_checkpointer", s.VersionNum)).Scan(&n, &reset); err != nil {
+			return -1
+		}
+		return n
+	}
+	before := count()
+	if _, err := db.ExecContext(ctx, queries.MustGet(Name, "checkpoint", s.VersionNum)); err != nil {
+		return err
+	}
+	for deadline := time.Now().Add(3 * time.Second); before >= 0 && count() == before && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	return nil
 }
 
 // Settle makes the workload's statistics visible to the "after" snapshot.

@@ -125,3 +125,27 @@ SELECT dboid, relfilenode,
        count(*), sum(record_length)::bigint, sum(fpi_length)::bigint, count(*) FILTER (WHERE fpi_length > 0),
        count(*) FILTER (WHERE leaf_insert), count(*) FILTER (WHERE leaf_split), count(*) FILTER (WHERE newpage_update)
 FROM c GROUP BY 1, 2, 3
+
+-- name: pg_stat_checkpointer
+-- Checkpoints up to 16 live in pg_stat_bgwriter; checkpoints_timed also
+-- counts scheduled checkpoints skipped on an idle server.
+-- max_version: 170000
+SELECT checkpoints_timed + checkpoints_req, coalesce(stats_reset::text, '')
+FROM pg_stat_bgwriter
+
+-- name: pg_stat_checkpointer
+-- 17 moved them to pg_stat_checkpointer; num_timed counts skipped ones too.
+-- min_version: 170000
+-- max_version: 180000
+SELECT num_timed + num_requested, coalesce(stats_reset::text, '')
+FROM pg_stat_checkpointer
+
+-- name: pg_stat_checkpointer
+-- 18 counts the checkpoints actually performed (num_done).
+-- min_version: 180000
+SELECT num_done, coalesce(stats_reset::text, '')
+FROM pg_stat_checkpointer
+
+-- name: relation_of_filenode
+-- The relation a relfilenode of this database belongs to now (0: default tablespace).
+SELECT coalesce(pg_filenode_relation(0, $1::oid)::regclass::text, '')

@@ -31,3 +31,29 @@ SELECT pg_wal_lsn_diff(pg_current_wal_flush_lsn(), $1::pg_lsn)::bigint
 
 -- name: walinspect_schema
 SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_walinspect'
+
+-- name: can_hold_wal
+-- A physical slot needs REPLICATION (or superuser), wal_level replica or
+-- logical, and a free entry of max_replication_slots.
+SELECT coalesce((SELECT rolsuper OR rolreplication FROM pg_roles WHERE rolname = current_user), false),
+       current_setting('wal_level') <> 'minimal',
+       current_setting('max_replication_slots')::int > (SELECT count(*) FROM pg_replication_slots)
+
+-- name: create_temp_slot
+-- immediately_reserve: the slot holds WAL from the last checkpoint's redo
+-- point on, which is before the window starts; temporary: the server drops it
+-- when this connection ends. Creating a physical slot writes no WAL.
+SELECT 1 FROM pg_create_physical_replication_slot($1, true, true)
+
+-- name: create_slot
+SELECT 1 FROM pg_create_physical_replication_slot($1, true, false)
+
+-- name: drop_slot
+SELECT pg_drop_replication_slot($1)
+
+-- name: drop_slot_if_exists
+SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = $1
+
+-- name: list_slots
+SELECT slot_name::text, active, coalesce(pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn), 0)::bigint
+FROM pg_replication_slots WHERE slot_name LIKE $1 ORDER BY 1
