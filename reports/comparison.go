@@ -81,7 +81,7 @@ var labels = map[string]string{
 	"log_bytes":               "log bytes",
 	"log_bytes_in_scope":      "  of which the workload's objects",
 	"log_bytes_other_objects": "  of which other objects",
-	"log_bytes_other":         "  of which no object (checkpoint, other sessions)",
+	"log_bytes_other":         "  of which no object (checkpoints, WAL switches)",
 	"log_bytes_stat":          "log bytes (statistics view)",
 }
 

@@ -127,7 +127,7 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 			}
 			log := notesWriter(quiet)
 			ctx := cmd.Context()
-			t, err := connect(ctx, dsn, true, log)
+			t, err := connect(ctx, dsn, embedOpts{Allow: true}, log)
 			if err != nil {
 				return exitError{code: exitUsage, err: err}
 			}

@@ -56,7 +56,7 @@ so per-unit figures are per row changed.`,
 			in := measure.DiffInput{Before: before, After: after, Label: label, Log: log}
 			ctx := cmd.Context()
 			if dsn != "" {
-				t, err := connect(ctx, dsn, false, log)
+				t, err := connect(ctx, dsn, embedOpts{Allow: false}, log)
 				if err != nil {
 					return err
 				}

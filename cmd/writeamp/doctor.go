@@ -41,7 +41,7 @@ Exit codes: 0 every needed item is available, 1 something needed is missing
 				return usagef("--format: unknown format %q (use one of: table, markdown, json)", format)
 			}
 			ctx := cmd.Context()
-			t, err := connect(ctx, dsn, false, cmd.ErrOrStderr())
+			t, err := connect(ctx, dsn, embedOpts{Allow: false}, cmd.ErrOrStderr())
 			if err != nil {
 				return exitError{code: exitUsage, err: err}
 			}

@@ -42,9 +42,39 @@ func resolveDSN(flag string) (dsn, from string, embedded bool) {
 	return "", "", true
 }
 
+// embedOpts say whether a command may start a throwaway PostgreSQL when no
+// database is named, and from which server binaries (--pg-bin).
+type embedOpts struct {
+	Allow bool
+	Bin   string // "" = WRITEAMP_PG_BIN, else the binaries found on this machine
+}
+
+// pgBinOf resolves --pg-bin and WRITEAMP_PG_BIN and checks the directory
+// before anything connects, naming the flag or variable that is wrong.
+func pgBinOf(flag string, dsnFlag string) (string, error) {
+	bin, from := flag, "--pg-bin"
+	if bin == "" {
+		bin, from = os.Getenv(pgembed.BinEnv), pgembed.BinEnv
+	}
+	if bin == "" {
+		return "", nil
+	}
+	if _, src, embedded := resolveDSN(dsnFlag); !embedded {
+		if from == "--pg-bin" {
+			return "", usagef("--pg-bin chooses the binaries of the throwaway PostgreSQL, but %s names a database to measure: use one or the other", src)
+		}
+		return "", nil // the variable only matters when a throwaway server starts
+	}
+	if err := pgembed.CheckBinaries(bin); err != nil {
+		return "", usagef("%s: %v", from, err)
+	}
+	return bin, nil
+}
+
 // connect opens the database the flags and environment name, starting a
-// throwaway PostgreSQL when allowEmbedded and nothing is named.
-func connect(ctx context.Context, dsnFlag string, allowEmbedded bool, log io.Writer) (*target, error) {
+// throwaway PostgreSQL when allowed and nothing is named.
+func connect(ctx context.Context, dsnFlag string, embed embedOpts, log io.Writer) (*target, error) {
+	allowEmbedded := embed.Allow
 	dsn, from, embedded := resolveDSN(dsnFlag)
 	var d dialects.Dialect
 	var err error
@@ -59,7 +89,11 @@ func connect(ctx context.Context, dsnFlag string, allowEmbedded bool, log io.Wri
 	case embedded && !allowEmbedded:
 		return nil, usagef("--dsn is required (or set WRITEAMP_DSN, DATABASE_URL or the PG* variables)")
 	case embedded:
-		srv, err := pgembed.Start(ctx, log)
+		bin := embed.Bin
+		if bin == "" {
+			bin = os.Getenv(pgembed.BinEnv)
+		}
+		srv, err := pgembed.StartBin(ctx, bin, log)
 		if err != nil {
 			return nil, err
 		}

@@ -61,7 +61,7 @@ command and the numbers up to then are reported.`,
 			}
 			log := notesWriter(quiet)
 			ctx := cmd.Context()
-			t, err := connect(ctx, dsn, false, log)
+			t, err := connect(ctx, dsn, embedOpts{Allow: false}, log)
 			if err != nil {
 				return err
 			}

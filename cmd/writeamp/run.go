@@ -18,6 +18,7 @@ func newRunCmd() *cobra.Command {
 	p := refreshtoken.DefaultParams()
 	var (
 		dsn, format, output string
+		pgBin               string
 		variants            []string
 		keep, quiet, noPipe bool
 		concurrency         string
@@ -34,7 +35,9 @@ an expiration index) and coarse (26.8: SESSION_BUCKET, LAST_SESSION_REFRESH_COAR
 rebuilt expiration indexes, filtered broker index).
 
 Without --dsn (and without WRITEAMP_DSN, DATABASE_URL or PG* variables) it
-starts a throwaway local PostgreSQL and removes it afterwards. With --dsn it
+starts a throwaway local PostgreSQL and removes it afterwards; --pg-bin (or
+WRITEAMP_PG_BIN) picks its server binaries, so the same workload can be
+measured on two major versions and compared. With --dsn it
 creates its own schema in that database, touches nothing else, and drops the
 schema at the end, on error and on Ctrl-C (--keep keeps it for inspection).
 
@@ -44,7 +47,9 @@ does not sleep, so a 300-second scenario runs as fast as the database allows.`,
   writeamp run --dsn postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable
   writeamp run --logins 300 --variants coarse --format json --output coarse.json
   writeamp run --concurrency 8 --refresh-period 10m --max-idle 30m   # sessions cross coarse boundaries
-  writeamp run --concurrency 1,8,32 --variants coarse --format html -o sweep.html   # throughput, latency and write amplification per level`,
+  writeamp run --concurrency 1,8,32 --variants coarse --format html -o sweep.html   # throughput, latency and write amplification per level
+  writeamp run --pg-bin /usr/lib/postgresql/13/bin -o pg13.json --format json    # the same workload on two majors,
+  writeamp run --pg-bin /usr/lib/postgresql/17/bin -o pg17.json --format json    # then: writeamp compare pg13.json pg17.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := reports.CheckFormat(format); err != nil {
@@ -66,9 +71,13 @@ does not sleep, so a 300-second scenario runs as fast as the database allows.`,
 					return usagef("--variants: unknown variant %q (known: %s)", v, strings.Join(refreshtoken.Variants, ", "))
 				}
 			}
+			bin, err := pgBinOf(pgBin, dsn)
+			if err != nil {
+				return err
+			}
 			log := notesWriter(quiet)
 			ctx := cmd.Context()
-			t, err := connect(ctx, dsn, true, log)
+			t, err := connect(ctx, dsn, embedOpts{Allow: true, Bin: bin}, log)
 			if err != nil {
 				return err
 			}
@@ -113,6 +122,7 @@ does not sleep, so a 300-second scenario runs as fast as the database allows.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&dsn, "dsn", "", "database URL (postgres://..., mysql://..., sqlserver://..., oracle://...); default: WRITEAMP_DSN, DATABASE_URL, PG* variables, else a throwaway local PostgreSQL")
+	f.StringVar(&pgBin, "pg-bin", "", "server binaries (the bin directory holding initdb and postgres) of the throwaway PostgreSQL, to measure on a chosen major version; default: WRITEAMP_PG_BIN, else the newest found on this machine")
 	workloadFlags(f, &p, "")
 	f.StringVar(&concurrency, "concurrency", strconv.Itoa(p.Concurrency), "workers, each on its own connection (1 reproduces the reference run's one-at-a-time load; more adds contention); a list such as 1,8,32 sweeps the levels, each a column")
 	f.StringSliceVar(&variants, "variants", refreshtoken.Variants, "variants to measure, in order: "+strings.Join(refreshtoken.Variants, ","))

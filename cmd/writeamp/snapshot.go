@@ -46,7 +46,7 @@ window start from zero as they do in writeamp run and measure.`,
 			}
 			log := notesWriter(quiet)
 			ctx := cmd.Context()
-			t, err := connect(ctx, dsn, false, log)
+			t, err := connect(ctx, dsn, embedOpts{Allow: false}, log)
 			if err != nil {
 				return err
 			}
