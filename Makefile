@@ -5,7 +5,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/writeamp/writeamp/measure.Version=$(VERSION)
 BIN := bin/writeamp
 
-.PHONY: build demo test test-unit fuzz bench lint fmt clean
+.PHONY: build demo test test-unit fuzz bench lint fmt clean pg-versions
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/writeamp
@@ -22,9 +22,14 @@ demo: build
 test: lint
 	scripts/test.sh
 
+# Server binaries of PostgreSQL 13-18 for the live version matrix and for
+# `writeamp run --pg-bin` (cached outside the repository; make test fetches them).
+pg-versions:
+	scripts/pg-versions.sh
+
 # Unit tests only: no database needed (integration tests skip).
 test-unit:
-	env -u WRITEAMP_TEST_PG_DSN -u WRITEAMP_TEST_MYSQL_DSN $(GO) test -count=1 ./...
+	env -u WRITEAMP_TEST_PG_DSN -u WRITEAMP_TEST_MYSQL_DSN -u WRITEAMP_TEST_PG_BINS $(GO) test -count=1 ./...
 
 # Longer fuzzing of every parser of user input (budgets, rates, DSNs, SQL
 # splitting, result and snapshot files).

@@ -4,7 +4,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 eval "$(scripts/services.sh postgres mariadb)" || exit 1
-echo "testing against $WRITEAMP_TEST_PG_DSN and $WRITEAMP_TEST_MYSQL_DSN"
+# Every supported PostgreSQL major, live: throwaway servers from these binaries.
+eval "$(scripts/pg-versions.sh --env)" || { echo "could not fetch the PostgreSQL 13-18 server binaries"; exit 1; }
+echo "testing against $WRITEAMP_TEST_PG_DSN and $WRITEAMP_TEST_MYSQL_DSN, and PostgreSQL 13-18 from ${WRITEAMP_TEST_PG_BINS%%/native*}..."
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 # -p 1: packages share the servers, and one package's WAL must not land in

@@ -22,7 +22,8 @@ func catalogState(t *testing.T, db *sql.DB) string {
 	var s string
 	err := db.QueryRow(`SELECT (SELECT count(*) FROM pg_namespace)::text || '/' ||
 		(SELECT count(*) FROM pg_class WHERE relkind IN ('r','i'))::text || '/' ||
-		(SELECT string_agg(extname, ',' ORDER BY extname) FROM pg_extension)`).Scan(&s)
+		(SELECT string_agg(extname, ',' ORDER BY extname) FROM pg_extension) || '/slots:' ||
+		(SELECT count(*) FROM pg_replication_slots)::text`).Scan(&s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,7 @@ func (PgStatCheckpointer) Collect(ctx context.Context, qr dialects.Querier, s di
 	if err := qr.QueryRowContext(ctx, q("pg_stat_checkpointer", s)).Scan(&n, &reset); err != nil {
 		return nil, err
 	}
+	reset = resetMark(reset, s)
 	c := exact(collectors.DB, "", "checkpoints", float64(n), "pg_stat_checkpointer.num_done", "")
 	switch {
 	case s.VersionNum < 170000:

@@ -20,6 +20,7 @@ func (PgStatDatabase) Collect(ctx context.Context, qr dialects.Querier, s dialec
 	if err := qr.QueryRowContext(ctx, q("pg_stat_database", s)).Scan(&commit, &rollback, &reset); err != nil {
 		return nil, err
 	}
+	reset = resetMark(reset, s)
 	return withReset(reset, []collectors.Counter{
 		exact(collectors.DB, "", "transactions_committed", float64(commit), "pg_stat_database.xact_commit (this database, all sessions)", ""),
 		exact(collectors.DB, "", "transactions_rolled_back", float64(rollback), "pg_stat_database.xact_rollback (this database, all sessions)", ""),

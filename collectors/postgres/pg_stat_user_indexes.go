@@ -29,6 +29,7 @@ func (PgStatUserIndexes) Collect(ctx context.Context, qr dialects.Querier, s dia
 		if err := rows.Scan(&schema, &table, &name, &id, &scans, &read, &fetch, &reset); err != nil {
 			return nil, err
 		}
+		reset = resetMark(reset, s)
 		if !sc.InScope(schema, table) {
 			continue
 		}

@@ -31,6 +31,7 @@ func (PgStatUserTables) Collect(ctx context.Context, qr dialects.Querier, s dial
 		if err := rows.Scan(&schema, &name, &relid, &ins, &upd, &hot, &del, &newpage, &av, &aa, &vac, &reset); err != nil {
 			return nil, err
 		}
+		reset = resetMark(reset, s)
 		if !sc.InScope(schema, name) {
 			continue
 		}

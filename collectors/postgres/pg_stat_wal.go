@@ -29,6 +29,7 @@ func (PgStatWAL) Collect(ctx context.Context, qr dialects.Querier, s dialects.Se
 	if err := qr.QueryRowContext(ctx, q("pg_stat_wal", s)).Scan(&recs, &fpi, &bytes, &full, &reset); err != nil {
 		return nil, err
 	}
+	reset = resetMark(reset, s)
 	return withReset(reset, []collectors.Counter{
 		exact(collectors.DB, "", "log_records", float64(recs), "pg_stat_wal.wal_records (whole cluster)", ""),
 		exact(collectors.DB, "", "fpi_count", float64(fpi), "pg_stat_wal.wal_fpi (whole cluster)", ""),

@@ -67,3 +67,14 @@ func withReset(reset string, cs []collectors.Counter) []collectors.Counter {
 	}
 	return cs
 }
+
+// resetMark is a stats_reset value as a counter's Reset. From 15 on it is NULL
+// until the first reset ("never"), so a first reset inside the window still
+// shows; 13/14 set it when the database's statistics entry is created, and
+// NULL there means no entry yet ("": counted from zero, not a reset).
+func resetMark(reset string, s dialects.Server) string {
+	if reset == "" && s.VersionNum >= 150000 {
+		return "never"
+	}
+	return reset
+}

@@ -35,8 +35,8 @@ func slotName(kind string) string {
 // temporary slot on a connection of its own, which the server drops when
 // the connection ends, even if writeamp is killed. release drops it at once.
 func (Dialect) HoldWAL(ctx context.Context, db *sql.DB, s dialects.Server) (release func(context.Context) error, err error) {
-	if !s.Has(CapHoldWAL) {
-		return nil, fmt.Errorf("%w: %s", dialects.ErrUnsupported, s.Why(CapHoldWAL))
+	if err := canHold(s); err != nil {
+		return nil, err
 	}
 	conn, err := db.Conn(ctx)
 	if err != nil {
@@ -59,14 +59,26 @@ func (Dialect) HoldWAL(ctx context.Context, db *sql.DB, s dialects.Server) (rele
 // ReserveWAL creates a slot that outlives this process, for a snapshot file:
 // the diff that reads the window drops it (ReleaseWAL).
 func (Dialect) ReserveWAL(ctx context.Context, db *sql.DB, s dialects.Server) (string, error) {
-	if !s.Has(CapHoldWAL) {
-		return "", fmt.Errorf("%w: %s", dialects.ErrUnsupported, s.Why(CapHoldWAL))
+	if err := canHold(s); err != nil {
+		return "", err
 	}
 	name := slotName("snap")
 	if _, err := db.ExecContext(ctx, queries.MustGet(Name, "create_slot", s.VersionNum), name); err != nil {
 		return "", fmt.Errorf("reserve the window's WAL (replication slot %s): %w", name, err)
 	}
 	return name, nil
+}
+
+// canHold says whether a slot is both possible and of use: without
+// pg_walinspect nothing reads the window's WAL afterwards.
+func canHold(s dialects.Server) error {
+	if !s.Has(CapWalinspect) {
+		return fmt.Errorf("%w: nothing reads the window's WAL (%s)", dialects.ErrUnsupported, s.Why(CapWalinspect))
+	}
+	if !s.Has(CapHoldWAL) {
+		return fmt.Errorf("%w: %s", dialects.ErrUnsupported, s.Why(CapHoldWAL))
+	}
+	return nil
 }
 
 // ReleaseWAL drops a slot ReserveWAL made; one that is already gone is fine.
