@@ -348,7 +348,11 @@ func matrixLongWindow(t *testing.T, srv *pgmatrix.Server, db *sql.DB, s dialects
 	mustExec(t, db, `SELECT pg_reload_conf()`)
 	mustExec(t, db, `CREATE SCHEMA lw`)
 	mustExec(t, db, `CREATE TABLE lw.w (id int PRIMARY KEY, v text)`)
-	t.Cleanup(func() { db.Exec(`DROP SCHEMA lw CASCADE`); db.Exec(`ALTER SYSTEM RESET ALL`); db.Exec(`SELECT pg_reload_conf()`) })
+	t.Cleanup(func() {
+		db.Exec(`DROP SCHEMA lw CASCADE`)
+		db.Exec(`ALTER SYSTEM RESET ALL`)
+		db.Exec(`SELECT pg_reload_conf()`)
+	})
 	recycle := []string{`SELECT pg_switch_wal()`, `CHECKPOINT`, `SELECT pg_switch_wal()`, `CHECKPOINT`, `SELECT pg_switch_wal()`, `CHECKPOINT`}
 	n := 0
 	window := func(db *sql.DB, s dialects.Server, dsn string) *result.Run {
