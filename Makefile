@@ -2,10 +2,10 @@
 SHELL := /bin/bash
 GO ?= $(shell command -v go 2>/dev/null || echo /usr/local/go/bin/go)
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -X github.com/writeamp/writeamp/measure.Version=$(VERSION)
+LDFLAGS := -X github.com/writeamp/writeamp/measure.Version=$(VERSION) -X main.Commit=$(shell git rev-parse HEAD 2>/dev/null)
 BIN := bin/writeamp
 
-.PHONY: build demo test test-unit fuzz bench lint fmt clean pg-versions
+.PHONY: build demo test test-unit fuzz bench lint fmt clean pg-versions dist
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/writeamp
@@ -21,6 +21,11 @@ demo: build
 # unreachable database fails the run instead of skipping.
 test: lint
 	scripts/test.sh
+
+# Release archives (linux/darwin/windows x amd64/arm64, static, with man pages
+# and completions) and SHA256SUMS in dist/.
+dist:
+	VERSION=$(VERSION) GO=$(GO) scripts/dist.sh
 
 # Server binaries of PostgreSQL 13-18 for the live version matrix and for
 # `writeamp run --pg-bin` (cached outside the repository; make test fetches them).
@@ -48,4 +53,4 @@ fmt:
 	gofmt -w $$(git ls-files '*.go')
 
 clean:
-	rm -rf bin
+	rm -rf bin dist

@@ -11,12 +11,10 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -78,31 +76,13 @@ type Server struct {
 	Port int
 	Bin  string
 	cmd  *exec.Cmd
-	cred *syscall.Credential
+	cred *owner
 	done chan error
 }
 
 // DSN connects over the socket in Dir as the bootstrap superuser.
 func (s *Server) DSN() string {
 	return fmt.Sprintf("host=%s port=%d user=postgres dbname=postgres sslmode=disable", s.Dir, s.Port)
-}
-
-// credential picks an unprivileged user when running as root: initdb and
-// postgres refuse to run as root.
-func credential() (*syscall.Credential, error) {
-	if os.Geteuid() != 0 {
-		return nil, nil
-	}
-	for _, name := range []string{"postgres", "nobody"} {
-		u, err := user.Lookup(name)
-		if err != nil {
-			continue
-		}
-		uid, _ := strconv.Atoi(u.Uid)
-		gid, _ := strconv.Atoi(u.Gid)
-		return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
-	}
-	return nil, errors.New("running as root, and neither a 'postgres' nor a 'nobody' user exists to run the throwaway PostgreSQL as (initdb refuses root)")
 }
 
 func freePort() (int, error) {
@@ -169,10 +149,8 @@ func StartBin(ctx context.Context, bin string, log io.Writer) (_ *Server, err er
 			s.Stop()
 		}
 	}()
-	if cred != nil {
-		if err := os.Chown(dir, int(cred.Uid), int(cred.Gid)); err != nil {
-			return nil, err
-		}
+	if err := cred.chown(dir); err != nil {
+		return nil, err
 	}
 	if s.Port, err = freePort(); err != nil {
 		return nil, err
@@ -189,9 +167,7 @@ func StartBin(ctx context.Context, bin string, log io.Writer) (_ *Server, err er
 		return nil, err
 	}
 	defer logf.Close()
-	if cred != nil {
-		os.Chown(logf.Name(), int(cred.Uid), int(cred.Gid))
-	}
+	_ = cred.chown(logf.Name())
 	if err := s.launch(ctx, logf); err != nil {
 		return nil, err
 	}
@@ -235,11 +211,11 @@ func (s *Server) shutdown() error {
 	if s.cmd == nil || s.cmd.Process == nil {
 		return nil
 	}
-	_ = s.cmd.Process.Signal(syscall.SIGINT)
+	_ = interrupt(s.cmd.Process)
 	select {
 	case <-s.done:
 	case <-time.After(15 * time.Second):
-		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(s.cmd.Process)
 		<-s.done
 	}
 	s.cmd = nil
@@ -249,9 +225,7 @@ func (s *Server) shutdown() error {
 func (s *Server) command(ctx context.Context, name string, args ...string) *exec.Cmd {
 	c := exec.CommandContext(ctx, filepath.Join(s.Bin, name), args...)
 	c.Dir = s.Dir
-	// Its own process group: a Ctrl-C on the terminal reaches writeamp, which
-	// cleans up and then stops the server, instead of reaching the server first.
-	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: s.cred}
+	c.SysProcAttr = s.cred.procAttr()
 	c.Env = append(cleanEnv(os.Environ()), "LC_ALL=C", "LANG=C")
 	return c
 }

@@ -36,5 +36,6 @@ Every number says where it came from and whether it is exact or derived.`,
 	})
 	root.AddCommand(newRunCmd(), newVersionCmd(), newMeasureCmd(), newSnapshotCmd(), newDiffCmd(), newCompareCmd())
 	root.AddCommand(newCheckCmd(), newPlanCmd(), newDoctorCmd())
+	root.AddCommand(newGenCmd(root))
 	return root
 }

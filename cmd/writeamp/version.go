@@ -11,24 +11,44 @@ import (
 	"github.com/writeamp/writeamp/measure"
 )
 
+// Commit is set by the linker in release builds (make dist).
+var Commit = ""
+
+// buildVersion is what this binary is: the release stamp, else the module
+// version `go install …@v1.2.3` records, else the VCS revision of a
+// checkout build.
+func buildVersion() (version, commit string) {
+	version, commit = measure.Version, Commit
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return version, commit
+	}
+	if version == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		version = bi.Main.Version
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && commit == "" {
+			commit = s.Value
+		}
+		if s.Key == "vcs.modified" && s.Value == "true" && commit != "" && Commit == "" {
+			commit += "-dirty"
+		}
+	}
+	return version, commit
+}
+
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:     "version",
-		Short:   "Print the version and the dialects this build supports",
+		Short:   "Print the version, commit, Go version and the dialects this build supports",
 		Example: "  writeamp version",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v := measure.Version
-			if v == "dev" {
-				if bi, ok := debug.ReadBuildInfo(); ok {
-					for _, s := range bi.Settings {
-						if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-							v = "dev+" + s.Value[:12]
-						}
-					}
-				}
+			v, c := buildVersion()
+			if c == "" {
+				c = "unknown"
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "writeamp %s (%s, %s/%s)\ndialects: %v\n", v, runtime.Version(), runtime.GOOS, runtime.GOARCH, dialects.Names())
+			fmt.Fprintf(cmd.OutOrStdout(), "writeamp %s\ncommit: %s\ngo: %s %s/%s\ndialects: %v\n", v, c, runtime.Version(), runtime.GOOS, runtime.GOARCH, dialects.Names())
 			return nil
 		},
 	}
