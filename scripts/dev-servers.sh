@@ -33,7 +33,8 @@ start)
       --no-defaults --user=mysql --datadir="$dir/my/data" --port="$myport" --bind-address=127.0.0.1 \
       --socket="$dir/my/sock" --pid-file="$dir/my/pid" --log-error="$dir/my/err.log"
     for _ in $(seq 1 60); do mariadb-admin -uroot -h127.0.0.1 -P"$myport" ping >/dev/null 2>&1 && break; sleep 0.5; done
-    mariadb -uroot -h127.0.0.1 -P"$myport" -e "CREATE DATABASE IF NOT EXISTS test" >/dev/null
+    # mariadb-install-db leaves anonymous users, which the shared server has not.
+    mariadb -uroot -h127.0.0.1 -P"$myport" -e "CREATE DATABASE IF NOT EXISTS test; DROP USER IF EXISTS ''@'localhost', ''@'$(hostname)'" >/dev/null
   fi
   echo "export WRITEAMP_TEST_PG_DSN='postgres://postgres@127.0.0.1:$pgport/postgres?sslmode=disable'"
   echo "export WRITEAMP_TEST_MYSQL_DSN='mysql://root@127.0.0.1:$myport/test'"
