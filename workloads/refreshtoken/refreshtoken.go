@@ -226,6 +226,9 @@ func (w *Workload) Prepare(ctx context.Context, db *sql.DB, s dialects.Server, v
 	if err != nil {
 		return fmt.Errorf("refresh-token has no %s DDL for %s: %w", variant, s, err)
 	}
+	if err := dialects.CheckIdentifiers(s, w.mustSQL("rt_create_schema")+"\n"+ddl); err != nil {
+		return fmt.Errorf("refresh-token cannot create its %s tables: %w", variant, err)
+	}
 	return w.onConn(ctx, db, func(conn *sql.Conn) error {
 		if err := w.create(ctx, conn, ddl); err != nil || w.AfterPrepare == nil {
 			return err
