@@ -80,7 +80,7 @@ var gives = map[string][2]string{
 	"pg_walinspect":                     {"exact per-index leaf inserts and page splits, WAL bytes per table and index", "leaf inserts are derived from the table counters (inserts + non-HOT updates; partial indexes n/a), no per-object WAL bytes"},
 	"global_status":                     {"redo LSN and bytes, row and handler counters", "no redo volume"},
 	"statistics":                        {"index definitions, to derive per-index writes by InnoDB's rules", "no per-index writes"},
-	"innodb_metrics":                    {"index page splits and merges (INNODB_METRICS module_index)", "no page split counts"},
+	"innodb_metrics":                    {"index page splits and merges, transactions committed (INNODB_METRICS module_index, module_trx)", "no page split counts, and no transaction count (commit_statements counts COMMIT statements only)"},
 	"innodb_index_stats":                {"index sizes in pages", "no index sizes"},
 	"file_summary_by_event_name":        {"binary log bytes (MySQL)", "no binlog volume"},
 	"sys_dm_db_index_operational_stats": {"per-index leaf inserts/deletes/updates, page latch waits", "no per-index writes"},
