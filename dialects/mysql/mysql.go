@@ -216,7 +216,7 @@ func (d Dialect) Open(ctx context.Context, dsn string) (*sql.DB, error) {
 		return nil, fmt.Errorf("mysql: %s", redactText(err.Error(), dsn))
 	}
 	db := sql.OpenDB(conn)
-	if err := dialects.PingWithin(ctx, db, ConnectTimeout+2*time.Second); err != nil {
+	if err := dialects.PingWithin(ctx, db, ConnectTimeout); err != nil {
 		return nil, fmt.Errorf("mysql: cannot connect to %s: %s", d.Redact(dsn), redactText(err.Error(), dsn))
 	}
 	return db, nil

@@ -90,7 +90,7 @@ func (d Dialect) Open(ctx context.Context, dsn string) (*sql.DB, error) {
 		oc.Dialer(&net.Dialer{Timeout: ConnectTimeout})
 	}
 	db := sql.OpenDB(conn)
-	if err := dialects.PingWithin(ctx, db, ConnectTimeout+2*time.Second); err != nil {
+	if err := dialects.PingWithin(ctx, db, ConnectTimeout); err != nil {
 		return nil, fmt.Errorf("oracle: cannot connect to %s: %s", d.Redact(dsn), redactText(err.Error(), dsn))
 	}
 	return db, nil
