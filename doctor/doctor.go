@@ -35,6 +35,9 @@ type Report struct {
 	Server dialects.Server `json:"server"`
 	Where  string          `json:"where"`
 	Items  []Item          `json:"items"`
+	// Needs says, per group of numbers, the privilege it needs in the
+	// vendor's words and whether this login has it.
+	Needs []NeedStatus `json:"needs,omitempty"`
 }
 
 // OK reports whether everything needed is available.
@@ -201,9 +204,11 @@ func Diagnose(ctx context.Context, db *sql.DB, s dialects.Server) (*Report, erro
 	for _, c := range set.Collectors {
 		add(c.Name(), "collector", c.Supports(s))
 	}
+	unread := map[string]string{}
 	for _, c := range set.Interval {
 		add(c.Name(), "interval collector", c.Supports(s))
 	}
+
 	// Capabilities the probe found missing that no collector above stands
 	// for (CHECKPOINT, version-gated counters ...).
 	listed := map[string]bool{}
@@ -239,6 +244,12 @@ func Diagnose(ctx context.Context, db *sql.DB, s dialects.Server) (*Report, erro
 		}
 		r.Items = append(r.Items, it)
 	}
+	for _, it := range r.Items {
+		if !it.Available {
+			unread[it.Name] = it.Reason
+		}
+	}
+	r.Needs = needStatus(s, unread)
 	return r, nil
 }
 

@@ -311,7 +311,7 @@ var ddlGrants = map[string]string{
 	"postgres":  "GRANT CREATE ON DATABASE <db> TO <user>",
 	"mysql":     "GRANT CREATE, DROP, ALTER, INDEX, INSERT, UPDATE, DELETE, SELECT ON *.* TO '<user>'@'<host>' (the workload creates its own database)",
 	"sqlserver": "GRANT CREATE SCHEMA, CREATE TABLE TO <user>, and ALTER on the schema it creates (or membership in db_ddladmin)",
-	"oracle":    "GRANT CREATE USER, DROP USER, CREATE ANY TABLE, CREATE ANY INDEX, SELECT/INSERT/UPDATE/DELETE ANY TABLE TO <user> (see queries/oracle/refresh_token.sql)",
+	"oracle":    "GRANT CREATE USER, DROP USER, CREATE ANY TABLE, CREATE ANY INDEX, SELECT/INSERT/UPDATE/DELETE ANY TABLE TO <user>; the workload's own user gets QUOTA UNLIMITED on the default permanent tablespace from its CREATE USER (see queries/oracle/refresh_token.sql)",
 }
 
 // explainDDL adds the statement that fixes a refused CREATE.
