@@ -73,7 +73,7 @@ var Needs = map[string][]Need{
 			Caps: []string{ms.CapViewDatabaseStateFull}, Applies: azureSQLDatabase},
 		{Numbers: "log bytes per index (sys.fn_dblog)", Privilege: "sysadmin",
 			Without: "no log bytes per index; the database's log bytes (sys.dm_io_virtual_file_stats) and the per-index leaf writes (sys.dm_db_index_operational_stats) need no sysadmin and stay",
-			Caps: []string{ms.CapFnDblog}},
+			Caps:    []string{ms.CapFnDblog}},
 		{Numbers: "CHECKPOINT before each window", Privilege: "sysadmin, db_owner or db_backupoperator",
 			Without: "pages dirtied before the window may be written inside it", Caps: []string{ms.CapCheckpoint}},
 		{Numbers: "the refresh-token workload's own schema", Privilege: "CREATE SCHEMA and CREATE TABLE, ALTER on that schema (or db_ddladmin)"},
