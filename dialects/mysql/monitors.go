@@ -69,6 +69,19 @@ func mayEnableMonitors(grants []string, s dialects.Server) bool {
 	return false
 }
 
+// roleGrant matches "GRANT `role` TO ...": a role granted, no ON clause.
+var roleGrant = regexp.MustCompile(`(?i)^GRANT\s+[^ ]+(\s*,\s*[^ ]+)*\s+TO\s`)
+
+func grantsRole(grants []string) bool {
+	for _, g := range grants {
+		g = strings.TrimSpace(g)
+		if roleGrant.MatchString(g) && !strings.Contains(strings.ToUpper(g), " ON ") {
+			return true
+		}
+	}
+	return false
+}
+
 // probeMonitors records which counters are counting and whether this login
 // may turn them on (CapMonitorAdmin; unprobed when SHOW GRANTS fails).
 func probeMonitors(ctx context.Context, q dialects.Querier, s *dialects.Server) error {
@@ -84,7 +97,13 @@ func probeMonitors(ctx context.Context, q dialects.Querier, s *dialects.Server) 
 	}
 	s.Set(CapInnodbMetrics, true, "")
 	if grants, err := showGrants(ctx, q, *s); err == nil {
-		s.Set(CapMonitorAdmin, mayEnableMonitors(grants, *s), fmt.Sprintf("SHOW GRANTS lists no %s (or ALL PRIVILEGES) ON *.* for %s", MonitorPrivilege(*s), s.Prop(PropHostUser)))
+		may := mayEnableMonitors(grants, *s)
+		// MySQL's plain SHOW GRANTS names granted roles without their
+		// privileges (MariaDB's lists the active role's): a role may hold
+		// the privilege, so "no" would be a guess there; leave it unprobed.
+		if may || IsMariaDB(*s) || !grantsRole(grants) {
+			s.Set(CapMonitorAdmin, may, fmt.Sprintf("SHOW GRANTS lists no %s (or ALL PRIVILEGES) ON *.* for %s", MonitorPrivilege(*s), s.Prop(PropHostUser)))
+		}
 	}
 	s.Set(CapIndexMonitor, allOn(on, IndexMonitors), MonitorReason(*s, IndexMonitors))
 	s.Set(CapTrxMonitor, allOn(on, TrxMonitors), MonitorReason(*s, TrxMonitors))

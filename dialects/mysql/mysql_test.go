@@ -374,6 +374,9 @@ func TestMonitorAdminFromShowGrants(t *testing.T) {
 			t.Errorf("%s %q: %v, want %v", c.s.Flavor, c.grants, got, c.want)
 		}
 	}
+	if !grantsRole([]string{"GRANT `monitoring` TO `u`@`%`"}) || grantsRole([]string{"GRANT PROCESS ON *.* TO `u`@`%`"}) {
+		t.Error("grantsRole")
+	}
 	s := maria
 	s.SetProp(PropHostUser, "'root'@'localhost'")
 	s.Set(CapMonitorAdmin, true, "")
