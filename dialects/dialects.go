@@ -155,6 +155,16 @@ type WALHolder interface {
 // MarkWALSlot is the snapshot mark naming the reservation ReserveWAL made.
 const MarkWALSlot = "wal_slot"
 
+// StatefulInstrumenter is an Instrumenter whose undo can be written down and
+// run by a later process: `snapshot --enable-monitors` leaves the
+// instrumentation on for the window between two snapshots, and `diff`
+// undoes it from the state the first snapshot file recorded ("" when
+// nothing was changed).
+type StatefulInstrumenter interface {
+	InstrumentState(ctx context.Context, db *sql.DB, s *Server) (state string, notes []string)
+	RestoreState(ctx context.Context, db *sql.DB, s Server, state string) error
+}
+
 // SessionEnder is implemented by dialects whose statistics are published only
 // when a session says so (PostgreSQL 15+: pg_stat_force_next_flush()). A
 // workload calls it as the last statement of every connection it used.

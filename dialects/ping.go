@@ -7,7 +7,8 @@ import (
 	"time"
 )
 
-// PingWithin checks the server answers, giving up at limit even when the
+// PingWithin checks the server answers, giving up at limit (every dialect
+// passes its ConnectTimeout, the README's 10 s, with no slack) even when the
 // driver does not honour the context (go-ora reads the handshake with its own
 // 10-minute deadline; a login stuck on a half-open port must not hold the
 // command). On failure the pool is closed.

@@ -35,6 +35,9 @@ type Report struct {
 	Server dialects.Server `json:"server"`
 	Where  string          `json:"where"`
 	Items  []Item          `json:"items"`
+	// Needs says, per group of numbers, the privilege it needs in the
+	// vendor's words and whether this login has it.
+	Needs []NeedStatus `json:"needs,omitempty"`
 }
 
 // OK reports whether everything needed is available.
@@ -80,7 +83,7 @@ var gives = map[string][2]string{
 	"pg_walinspect":                     {"exact per-index leaf inserts and page splits, WAL bytes per table and index", "leaf inserts are derived from the table counters (inserts + non-HOT updates; partial indexes n/a), no per-object WAL bytes"},
 	"global_status":                     {"redo LSN and bytes, row and handler counters", "no redo volume"},
 	"statistics":                        {"index definitions, to derive per-index writes by InnoDB's rules", "no per-index writes"},
-	"innodb_metrics":                    {"index page splits and merges (INNODB_METRICS module_index)", "no page split counts"},
+	"innodb_metrics":                    {"index page splits and merges, transactions committed (INNODB_METRICS module_index, module_trx)", "no page split counts, and no transaction count (commit_statements counts COMMIT statements only)"},
 	"innodb_index_stats":                {"index sizes in pages", "no index sizes"},
 	"file_summary_by_event_name":        {"binary log bytes (MySQL)", "no binlog volume"},
 	"sys_dm_db_index_operational_stats": {"per-index leaf inserts/deletes/updates, page latch waits", "no per-index writes"},
@@ -201,9 +204,11 @@ func Diagnose(ctx context.Context, db *sql.DB, s dialects.Server) (*Report, erro
 	for _, c := range set.Collectors {
 		add(c.Name(), "collector", c.Supports(s))
 	}
+	unread := map[string]string{}
 	for _, c := range set.Interval {
 		add(c.Name(), "interval collector", c.Supports(s))
 	}
+
 	// Capabilities the probe found missing that no collector above stands
 	// for (CHECKPOINT, version-gated counters ...).
 	listed := map[string]bool{}
@@ -239,6 +244,12 @@ func Diagnose(ctx context.Context, db *sql.DB, s dialects.Server) (*Report, erro
 		}
 		r.Items = append(r.Items, it)
 	}
+	for _, it := range r.Items {
+		if !it.Available {
+			unread[it.Name] = it.Reason
+		}
+	}
+	r.Needs = needStatus(s, unread)
 	return r, nil
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/writeamp/writeamp/dialects"
 )
 
 // Render writes the report as "table", "markdown" or "json".
@@ -77,6 +79,24 @@ func Render(w io.Writer, format string, r *Report) error {
 	section("collectors (what each source view gives):", "collector", "interval collector")
 	section("settings and privileges:", "capability", "privilege")
 	section("not in this server version:", "version")
+	if len(r.Needs) > 0 {
+		fmt.Fprintf(w, "%swhat each number needs (in %s's own terms):\n", b, vendor(r.Server))
+		for _, n := range r.Needs {
+			status := map[string]string{"available": "available", "missing": "MISSING", "not checked": "unchecked"}[n.Status]
+			fmt.Fprintf(w, "%s  %-9s  %s\n", b, status, n.Numbers)
+			pad := b + "  " + strings.Repeat(" ", 11)
+			fmt.Fprintf(w, "%sneeds:   %s\n", pad, n.Privilege)
+			if n.Status == "missing" {
+				if n.Why != "" {
+					fmt.Fprintf(w, "%swhy:     %s\n", pad, n.Why)
+				}
+				if n.Without != "" {
+					fmt.Fprintf(w, "%swithout: %s\n", pad, n.Without)
+				}
+			}
+		}
+		fmt.Fprintln(w)
+	}
 	var missNeeded, missOpt []string
 	for _, it := range r.Items {
 		if !it.Available && it.Kind != "version" {
@@ -97,4 +117,21 @@ func Render(w io.Writer, format string, r *Report) error {
 	}
 	fmt.Fprintf(w, "%sneeded = the refresh-token experiment has no headline numbers without it; exit code 0 when every needed item is available (--strict: every item)\n", b)
 	return nil
+}
+
+// vendor names the product whose terms the privileges are in.
+func vendor(s dialects.Server) string {
+	switch {
+	case s.Flavor == "mariadb":
+		return "MariaDB"
+	case s.Dialect == "mysql":
+		return "MySQL"
+	case s.Dialect == "postgres":
+		return "PostgreSQL"
+	case s.Dialect == "sqlserver":
+		return "SQL Server"
+	case s.Dialect == "oracle":
+		return "Oracle"
+	}
+	return s.Dialect
 }

@@ -34,6 +34,9 @@ type SnapshotFile struct {
 	Tool          result.Tool          `json:"tool"`
 	Where         string               `json:"where,omitempty"` // the DSN, password redacted
 	Snapshot      *collectors.Snapshot `json:"snapshot"`
+	// Instrumented is what `snapshot --enable-monitors` turned on and left
+	// on for the window, as the dialect's restore state; diff undoes it.
+	Instrumented string `json:"instrumented,omitempty"`
 	// Path is where it was read from (not stored).
 	Path string `json:"-"`
 }
@@ -126,6 +129,7 @@ func DiffSnapshots(ctx context.Context, in DiffInput) (*result.Result, error) {
 		warnings = append(warnings, fmt.Sprintf("the snapshots were taken with different scopes (%+v, %+v): objects in only one of them are shown as created during the window", b.Scope, a.Scope))
 	}
 	res := NewResult(a.Server)
+	res.Notes = append(res.Notes, restoreInstrumented(ctx, in)...)
 	if in.DB != nil && in.Server != nil {
 		if err := collectors.SameServer(a.Server, *in.Server); err != nil {
 			return nil, fmt.Errorf("%w: --dsn is not the server the snapshots were taken on: %v", ErrMismatch, err)
@@ -133,10 +137,13 @@ func DiffSnapshots(ctx context.Context, in DiffInput) (*result.Result, error) {
 		server := *in.Server
 		// pg_walinspect may be absent now as it was at snapshot time: it
 		// reads the WAL between the recorded positions whenever it exists,
-		// so create it for the diff and drop it again, as a run does.
-		notes, undo := instrument(ctx, in.DB, &server, 30*time.Second, in.Log, false)
-		res.Notes = append(res.Notes, notes...)
-		defer undo()
+		// so create it for the diff and drop it again, as a run does. Only
+		// the log readers need it: turning counters on now would count nothing.
+		if len(set.Interval) > 0 {
+			notes, undo := instrument(ctx, in.DB, &server, 30*time.Second, in.Log, false)
+			res.Notes = append(res.Notes, notes...)
+			defer undo()
+		}
 		delta.Server = server
 		set.RunInterval(ctx, in.DB, delta)
 		res.Notes = append(res.Notes, releaseWAL(ctx, in.DB, server, b, a)...)
@@ -189,6 +196,40 @@ func releaseWAL(ctx context.Context, db *sql.DB, s dialects.Server, snaps ...*co
 			continue
 		}
 		notes = append(notes, "dropped replication slot "+name+", which kept the window's log until it was read")
+	}
+	return notes
+}
+
+// restoreInstrumented undoes what `snapshot --enable-monitors` left on, now
+// that the window is over, when diff has the database; otherwise it says
+// that it is still on and how to turn it off. It runs even when ctx was
+// cancelled: an interrupted diff must not leave the server changed.
+func restoreInstrumented(ctx context.Context, in DiffInput) []string {
+	var notes []string
+	for _, f := range []*SnapshotFile{in.Before, in.After} {
+		if f.Instrumented == "" {
+			continue
+		}
+		d, _ := dialects.Get(f.Snapshot.Server.Dialect)
+		si, ok := d.(dialects.StatefulInstrumenter)
+		switch {
+		case !ok:
+			notes = append(notes, fmt.Sprintf("%s records instrumentation this writeamp cannot undo (%s): %s", f.Path, f.Snapshot.Server.Dialect, f.Instrumented))
+		case in.DB == nil || in.Server == nil || collectors.SameServer(f.Snapshot.Server, *in.Server) != nil:
+			notes = append(notes, fmt.Sprintf("what `writeamp snapshot --enable-monitors` turned on for %s is still on: run writeamp diff with --dsn naming that server to turn it off (recorded state: %s)", f.Path, f.Instrumented))
+		default:
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+			err := si.RestoreState(cctx, in.DB, *in.Server, f.Instrumented)
+			cancel()
+			if err != nil {
+				notes = append(notes, "restoring what `snapshot --enable-monitors` turned on failed: "+err.Error())
+				if in.Log != nil {
+					fmt.Fprintf(in.Log, "warning: %v\n", err)
+				}
+				continue
+			}
+			notes = append(notes, "what `writeamp snapshot --enable-monitors` turned on for the window ("+f.Path+") is turned off again")
+		}
 	}
 	return notes
 }

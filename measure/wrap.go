@@ -182,7 +182,7 @@ func (w *Wrapped) Run(ctx context.Context) (res *result.Result, exitCode int, er
 		run.Warnings = append(run.Warnings, "interrupted: the command was stopped before it finished")
 	}
 	if w.Operations == 0 && !w.CountRowWrites {
-		run.Warnings = append(run.Warnings, "no operation count given (--operations): per-unit figures are per row changed in the measured tables")
+		run.Warnings = append(run.Warnings, "no operation count given (--operations): per-unit figures are per row changed (the report says which rows)")
 	}
 	res.Runs = append(res.Runs, *run)
 	return res, exitCode, nil

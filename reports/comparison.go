@@ -89,7 +89,8 @@ var labels = map[string]string{
 // several result files, labelled).
 func Build(title string, subtitle []string, cols []Column) *Comparison {
 	c := &Comparison{Title: title, Subtitle: subtitle, Columns: cols}
-	c.PerOp, c.Denominators = normalization(cols)
+	var basis string
+	c.PerOp, c.Denominators, basis = normalization(cols)
 	src := map[string]int{}
 	ref := func(s string) int {
 		if s == "" {
@@ -150,6 +151,10 @@ func Build(title string, subtitle []string, cols []Column) *Comparison {
 			c.Notes = append(c.Notes, fmt.Sprintf("%s%d %s operations failed and are not counted", prefix, n, op))
 		}
 	}
+	if basis != "" {
+		c.Notes = append(c.Notes, basis)
+	}
+	c.Notes = append(c.Notes, unavailableNotes(c)...)
 	c.Notes = dedupe(c.Notes)
 	return c
 }
@@ -164,49 +169,6 @@ func dedupe(in []string) []string {
 		}
 	}
 	return out
-}
-
-// normalization picks what every column is divided by: the runs' common
-// main operation when each has a count of it, else the rows changed in the
-// measured tables (a wrapped command or a diff has no operation count, and
-// "log bytes per row changed" still compares a before/after migration).
-func normalization(cols []Column) (string, []float64) {
-	dens := make([]float64, len(cols))
-	if op := commonMainOp(cols); op != "" {
-		ok := true
-		for i, col := range cols {
-			_, n := col.Run.Main()
-			dens[i] = float64(n)
-			ok = ok && n > 0
-		}
-		if ok {
-			return op, dens
-		}
-	}
-	for i, col := range cols {
-		n, ok := RowsChanged(col.Run)
-		if !ok || n <= 0 {
-			return "", make([]float64, len(cols))
-		}
-		dens[i] = n
-	}
-	return "row changed", dens
-}
-
-// RowsChanged sums the rows inserted, updated and deleted in the run's
-// tables; false when no table has those counters.
-func RowsChanged(r *result.Run) (float64, bool) {
-	var n float64
-	ok := false
-	for _, t := range r.Tables {
-		for _, m := range []string{"rows_inserted", "rows_updated", "rows_deleted"} {
-			if v, has := t.Metrics[m]; has && v.OK() {
-				n += v.V()
-				ok = true
-			}
-		}
-	}
-	return n, ok
 }
 
 func commonMainOp(cols []Column) string {

@@ -221,10 +221,11 @@ func RunLines(c *Comparison) []RunLine {
 		}
 	}
 	if c.PerOp == "row changed" {
-		line("rows changed", func(r *result.Run) string {
-			n, _ := RowsChanged(r)
-			return formatValue("", n)
-		})
+		rl := RunLine{Label: "rows changed"}
+		for i := range c.Columns {
+			rl.Values = append(rl.Values, formatValue("", c.Denominators[i]))
+		}
+		out = append(out, rl)
 	}
 	line("operations/s", func(r *result.Run) string {
 		if len(r.Operations) == 0 {

@@ -146,3 +146,35 @@ func TestSingular(t *testing.T) {
 		}
 	}
 }
+
+// TestGoldenMeasureMariaDB: a real `writeamp measure` on MariaDB 10.11 (no
+// operation count, no per-table row counters, binary log off). The table
+// shows the per-row-changed column it announces, says which rows it divides
+// by, and says under notes why each n/a is n/a, as the JSON does.
+func TestGoldenMeasureMariaDB(t *testing.T) {
+	r, err := result.Read(filepath.Join("testdata", "measure_mariadb.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"table", "markdown"} {
+		var buf bytes.Buffer
+		if err := Render(&buf, f, r, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		out := buf.String()
+		for _, want := range []string{
+			"PER ROW CHANGED", "rows changed",
+			"per row changed = rows inserted + updated + deleted by the whole server (Handler_write + Handler_update + Handler_delete)",
+			"n/a binlog bytes: binary logging is off",
+			"n/a leaf inserts of nopk.GEN_CLUST_INDEX, t.PRIMARY, v: InnoDB keeps no per-index write counter",
+		} {
+			if f == "markdown" {
+				want = strings.ReplaceAll(want, "PER ROW CHANGED", "per row changed")
+			}
+			if !strings.Contains(out, want) {
+				t.Errorf("%s lacks %q", f, want)
+			}
+		}
+		golden(t, "measure_mariadb."+f, buf.Bytes())
+	}
+}

@@ -30,7 +30,11 @@ log of the window is still on the server. Without --dsn the report lists
 them as not measured, and says so.
 
 Elapsed is the time between the snapshots, and there is no operation count,
-so per-unit figures are per row changed.`,
+so per-unit figures are per row changed.
+
+What writeamp snapshot --enable-monitors turned on (the InnoDB monitors) is
+turned off again by diff when --dsn names the server the snapshots came
+from; without --dsn the report says it is still on.`,
 		Example: `  writeamp diff before.json after.json
   writeamp diff --dsn postgres://postgres@db:5432/app before.json after.json --format markdown
   writeamp diff before.json after.json --label nightly --format json -o nightly.json`,
@@ -74,7 +78,7 @@ so per-unit figures are per row changed.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&dsn, "dsn", "", "the database the snapshots were taken on, to read the log between them (pg_walinspect)")
+	f.StringVar(&dsn, "dsn", "", "the database the snapshots were taken on, to read the log between them (pg_walinspect) and turn off what snapshot --enable-monitors turned on")
 	f.StringVar(&label, "label", "diff", "name of this window in reports")
 	f.StringVar(&format, "format", "table", "output format: "+strings.Join(reports.Formats, "|"))
 	f.StringVarP(&output, "output", "o", "", "write the report to this file instead of stdout")

@@ -26,7 +26,10 @@ suite, a batch job): it snapshots the server's counters, runs the command with
 its input and output passed through, waits until the command's sessions have
 published their statistics, snapshots again and reports the difference.
 
---schema and --table limit the tables and indexes shown. The database-wide
+--schema and --table limit the tables and indexes shown. On MySQL/MariaDB
+the database the DSN names is the default --schema (PostgreSQL and SQL
+Server connections see only their database anyway); --schema '*' shows every
+database. The database-wide
 numbers (log bytes, records, full-page images) always stay, and where the
 server can tell (PostgreSQL with pg_walinspect) the report says how much of
 the log the scoped objects account for.
@@ -69,7 +72,7 @@ command and the numbers up to then are reported.`,
 			fmt.Fprintf(log, "measuring on %s (%s)\n", t.Server, t.Where)
 			w := &measure.Wrapped{
 				DB: t.DB, Server: t.Server, Command: args, Label: label,
-				Scope:      collectors.Scope{Schemas: schemas, Tables: tables},
+				Scope:      measure.DefaultScope(t.Server, collectors.Scope{Schemas: schemas, Tables: tables}),
 				Operations: ops, OperationName: opName,
 				Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(), Log: log,
 			}
@@ -93,7 +96,7 @@ command and the numbers up to then are reported.`,
 	f := cmd.Flags()
 	f.SetInterspersed(false) // everything after the first argument belongs to the command
 	f.StringVar(&dsn, "dsn", "", "database URL (postgres://..., mysql://..., sqlserver://..., oracle://...); default: WRITEAMP_DSN, DATABASE_URL or PG* variables")
-	f.StringSliceVar(&schemas, "schema", nil, "only show tables and indexes in these schemas (repeatable, comma-separated)")
+	f.StringSliceVar(&schemas, "schema", nil, "only show tables and indexes in these schemas (repeatable, comma-separated; MySQL/MariaDB default: the DSN's database; '*' for all)")
 	f.StringSliceVar(&tables, "table", nil, "only show these tables and their indexes (name or schema.name; repeatable)")
 	f.StringVar(&label, "label", "", "name of this run in reports (default: the command's name)")
 	f.Int64Var(&ops, "operations", 0, "how many operations the command performed, to normalize per operation (default: per row changed)")

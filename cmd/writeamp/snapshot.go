@@ -14,12 +14,17 @@ import (
 	"github.com/writeamp/writeamp/measure"
 )
 
+// afterInstrument lets a test interrupt a snapshot between turning the
+// monitors on and writing the file, where Ctrl-C must turn them off again.
+var afterInstrument = func() {}
+
 func newSnapshotCmd() *cobra.Command {
 	var (
 		dsn, output     string
 		schemas, tables []string
 		checkpoint      bool
 		holdWAL         bool
+		enableMonitors  bool
 		quiet           bool
 	)
 	cmd := &cobra.Command{
@@ -34,11 +39,25 @@ diff refuses snapshots from different servers or databases, and across a
 restart or failover (the counters would have been reset).
 
 --checkpoint runs CHECKPOINT first (PostgreSQL), so full-page images in the
-window start from zero as they do in writeamp run and measure.`,
+window start from zero as they do in writeamp run and measure.
+
+--enable-monitors (MySQL/MariaDB) turns on the InnoDB monitors that are off
+(page splits, merges, transaction counts; they are off by default) before
+reading, and leaves them on for the window: writeamp diff --dsn turns them
+off again, exactly as they were. If the snapshot fails or is interrupted,
+they are turned off at once. Needs SUPER (MariaDB) / SYSTEM_VARIABLES_ADMIN
+(MySQL).
+
+On MySQL/MariaDB the default --schema is the database the DSN names;
+--schema '*' reads every database.`,
 		Example: `  writeamp snapshot --dsn postgres://postgres@db:5432/app -o before.json
   ./nightly-job
   writeamp snapshot --dsn postgres://postgres@db:5432/app -o after.json
-  writeamp diff --dsn postgres://postgres@db:5432/app before.json after.json`,
+  writeamp diff --dsn postgres://postgres@db:5432/app before.json after.json
+
+  writeamp snapshot --dsn mysql://root@db:3306/app --enable-monitors -o before.json
+  writeamp snapshot --dsn mysql://root@db:3306/app -o after.json
+  writeamp diff --dsn mysql://root@db:3306/app before.json after.json   # turns the monitors off again`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if output == "" {
@@ -55,6 +74,32 @@ window start from zero as they do in writeamp run and measure.`,
 			if err != nil {
 				return err
 			}
+			var state string
+			written := false
+			if enableMonitors {
+				si, ok := t.Dialect.(dialects.StatefulInstrumenter)
+				if !ok {
+					return usagef("--enable-monitors: %s has no monitors to enable (MySQL/MariaDB only)", t.Server)
+				}
+				var notes []string
+				state, notes = si.InstrumentState(ctx, t.DB, &t.Server)
+				afterInstrument()
+				for _, n := range notes {
+					fmt.Fprintln(log, "note: "+n)
+				}
+				// A snapshot that fails or is interrupted leaves nothing on:
+				// no diff would ever turn it off.
+				defer func() {
+					if state == "" || written {
+						return
+					}
+					cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+					defer cancel()
+					if err := si.RestoreState(cctx, t.DB, t.Server, state); err != nil {
+						fmt.Fprintf(log, "warning: %v\n", err)
+					}
+				}()
+			}
 			if checkpoint {
 				if s, ok := t.Dialect.(dialects.Settler); ok {
 					for _, w := range s.BeforeMeasure(ctx, t.DB, t.Server) {
@@ -63,9 +108,13 @@ window start from zero as they do in writeamp run and measure.`,
 				}
 			}
 			slot, release := reserveWAL(ctx, t, holdWAL, log)
-			snap, err := set.Take(ctx, t.DB, t.Server, collectors.Scope{Schemas: schemas, Tables: tables})
+			defer func() {
+				if !written {
+					release() // no file, so no diff would ever drop the slot
+				}
+			}()
+			snap, err := set.Take(ctx, t.DB, t.Server, measure.DefaultScope(t.Server, collectors.Scope{Schemas: schemas, Tables: tables}))
 			if err != nil {
-				release()
 				return err
 			}
 			if slot != "" {
@@ -74,16 +123,24 @@ window start from zero as they do in writeamp run and measure.`,
 			for _, m := range snap.Missing {
 				fmt.Fprintf(log, "note: not read: %s: %s\n", m.Collector, m.Reason)
 			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
 			var buf bytes.Buffer
-			if err := measure.NewSnapshotFile(snap, t.Where).Write(&buf); err != nil {
+			file := measure.NewSnapshotFile(snap, t.Where)
+			file.Instrumented = state
+			if err := file.Write(&buf); err != nil {
 				return err
 			}
 			if err := writeFileOrStdout(cmd.OutOrStdout(), output, buf.Bytes()); err != nil {
-				release()
 				return err
 			}
+			written = true
 			if slot != "" {
 				fmt.Fprintf(log, "replication slot %s keeps the server's WAL from this snapshot on, so a diff can read the window however long it is: `writeamp diff --dsn …` drops it after reading (or SELECT pg_drop_replication_slot('%s'))\n", slot, slot)
+			}
+			if state != "" {
+				fmt.Fprintln(log, "note: the InnoDB monitors stay on for the window: writeamp diff --dsn ... turns them off again")
 			}
 			fmt.Fprintf(log, "snapshot of %s taken at %s: %d counters, %d objects\n", t.Server, snap.TakenAt.Format("2006-01-02 15:04:05 MST"), len(snap.Counters), len(snap.Objects))
 			return nil
@@ -92,10 +149,11 @@ window start from zero as they do in writeamp run and measure.`,
 	f := cmd.Flags()
 	f.StringVar(&dsn, "dsn", "", "database URL; default: WRITEAMP_DSN, DATABASE_URL or PG* variables")
 	f.StringVarP(&output, "output", "o", "", "file to write the snapshot to (- for stdout)")
-	f.StringSliceVar(&schemas, "schema", nil, "only read tables and indexes in these schemas")
+	f.StringSliceVar(&schemas, "schema", nil, "only read tables and indexes in these schemas (MySQL/MariaDB default: the DSN's database; '*' for all)")
 	f.StringSliceVar(&tables, "table", nil, "only read these tables and their indexes (name or schema.name)")
 	f.BoolVar(&checkpoint, "checkpoint", false, "run CHECKPOINT before reading (PostgreSQL; needs pg_checkpoint or superuser)")
 	f.BoolVar(&holdWAL, "hold-wal", true, "keep the server's WAL from this snapshot until the diff reads it (PostgreSQL: a replication slot, needs REPLICATION; diff --dsn drops it)")
+	f.BoolVar(&enableMonitors, "enable-monitors", false, "turn on the InnoDB monitors that are off, until writeamp diff --dsn turns them off (MySQL/MariaDB; needs SUPER / SYSTEM_VARIABLES_ADMIN)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no notes on stderr")
 	return cmd
 }

@@ -26,12 +26,18 @@ func DeriveUnavailable(d *collectors.Delta) {
 		}
 		d.Put(key(collectors.DB, "", "binlog_bytes"), result.NA(src, why))
 	}
-	if !d.Has(key(collectors.DB, "", "page_splits")) {
-		why := s.Why(my.CapIndexMonitor)
+	for _, m := range []struct{ metric, source, capability string }{
+		{"page_splits", "INFORMATION_SCHEMA.INNODB_METRICS index_page_splits", my.CapIndexMonitor},
+		{"transactions_committed", "INFORMATION_SCHEMA.INNODB_METRICS trx_rw_commits, trx_ro_commits, trx_nl_ro_commits, trx_rollbacks", my.CapTrxMonitor},
+	} {
+		if d.Has(key(collectors.DB, "", m.metric)) {
+			continue
+		}
+		why := s.Why(m.capability)
 		if !s.Has(my.CapInnodbMetrics) {
 			why = s.Why(my.CapInnodbMetrics)
 		}
-		d.Put(key(collectors.DB, "", "page_splits"), result.NA("INFORMATION_SCHEMA.INNODB_METRICS index_page_splits", why))
+		d.Put(key(collectors.DB, "", m.metric), result.NA(m.source, why))
 	}
 	lb := d.Get(key(collectors.DB, "", "log_bytes"))
 	if lb.OK() && my.BlockFramedLSN(s) && strings.Contains(strings.ToLower(lb.Source), "lsn") {

@@ -107,6 +107,7 @@ func (g GlobalStatus) Collect(ctx context.Context, qr dialects.Querier, s dialec
 	}
 	db("waits.row_lock", "Innodb_row_lock_waits", result.Exact, "Innodb_row_lock_waits (whole server)", "")
 	db("waits.row_lock_ms", "Innodb_row_lock_time", result.Exact, "Innodb_row_lock_time (milliseconds, whole server)", "")
-	db("transactions_committed", "Com_commit", result.Exact, "Com_commit (COMMIT statements, whole server, all sessions)", "")
+	db("commit_statements", "Com_commit", result.Exact, "Com_commit (COMMIT statements, whole server, all sessions)",
+		"COMMIT statements only: an autocommit statement commits without one; transactions_committed counts transactions")
 	return out, nil
 }

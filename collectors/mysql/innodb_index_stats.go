@@ -38,7 +38,8 @@ func (InnodbIndexStats) Collect(ctx context.Context, qr dialects.Querier, s dial
 		return nil, err
 	}
 	defer rows.Close()
-	// PRIMARY is shared by every table; the catalog qualifies it (see Statistics).
+	// PRIMARY and InnoDB's hidden GEN_CLUST_INDEX are in every table that has
+	// them; the catalog qualifies them with the table (see Statistics).
 	var out []collectors.Counter
 	for rows.Next() {
 		var schema, table, index, stat, updated string
@@ -50,7 +51,7 @@ func (InnodbIndexStats) Collect(ctx context.Context, qr dialects.Querier, s dial
 			continue
 		}
 		name := index
-		if index == "PRIMARY" {
+		if index == "PRIMARY" || index == genClustIndex {
 			name = table + "." + index
 		}
 		metric := map[string]string{"n_leaf_pages": "leaf_pages", "size": "size_pages"}[stat]

@@ -10,26 +10,32 @@ import (
 	"github.com/writeamp/writeamp/result"
 )
 
-// InnodbMetrics reads InnoDB's page split and merge counters from
-// INFORMATION_SCHEMA.INNODB_METRICS (needs PROCESS). They are off by default;
-// the dialect's Instrument turns module_index on for the window when allowed.
-// InnoDB counts them for the whole server, not per index.
+// InnodbMetrics reads InnoDB's page split and merge counters and the
+// transaction ends from INFORMATION_SCHEMA.INNODB_METRICS (needs PROCESS).
+// They are off by default; the dialect's Instrument turns them on for the
+// window when allowed. InnoDB counts them for the whole server.
 type InnodbMetrics struct{}
 
 func (InnodbMetrics) Name() string { return "innodb_metrics" }
 
+// Supports names the real cause when nothing can be read: no PROCESS, or
+// counters that are off, which is a privilege problem only when this login
+// may not turn them on.
 func (InnodbMetrics) Supports(s dialects.Server) error {
 	if !s.Has(my.CapInnodbMetrics) {
 		return &dialects.PrivilegeError{Privilege: "PROCESS", Grant: "GRANT PROCESS ON *.* TO " + s.Prop(my.PropHostUser),
-			Err: fmt.Errorf("%w: INFORMATION_SCHEMA.INNODB_METRICS (page splits and merges) needs it", dialects.ErrUnsupported)}
+			Err: fmt.Errorf("%w: INFORMATION_SCHEMA.INNODB_METRICS (page splits, merges, transaction counts) needs it", dialects.ErrUnsupported)}
 	}
-	if !s.Has(my.CapIndexMonitor) {
+	if s.Has(my.CapIndexMonitor) || s.Has(my.CapTrxMonitor) {
+		return nil
+	}
+	why := my.MonitorReason(s, my.Monitors())
+	if ok, probed := s.Caps[my.CapMonitorAdmin]; probed && !ok {
 		return &dialects.PrivilegeError{Privilege: my.MonitorPrivilege(s),
 			Grant: fmt.Sprintf("GRANT %s ON *.* TO %s", my.MonitorPrivilege(s), s.Prop(my.PropHostUser)),
-			Err: fmt.Errorf("%w: the InnoDB monitor module_index (page splits and merges) is off; a measured run turns it on for its window when permitted, or run SET GLOBAL innodb_monitor_enable = 'module_index'",
-				dialects.ErrUnsupported)}
+			Err:   fmt.Errorf("%w: %s", dialects.ErrUnsupported, why)}
 	}
-	return nil
+	return fmt.Errorf("%w: %s", dialects.ErrUnsupported, why)
 }
 
 var metricNames = map[string]string{
@@ -37,6 +43,9 @@ var metricNames = map[string]string{
 	"index_page_merge_attempts":   "page_merge_attempts",
 	"index_page_merge_successful": "page_merges",
 }
+
+// commitRule is the Source of transactions_committed.
+const commitRule = "derived: INNODB_METRICS trx_rw_commits + trx_ro_commits + trx_nl_ro_commits - trx_rollbacks (InnoDB ends a rollback through its commit path, so each rollback is in one *_commits too; whole server)"
 
 func (InnodbMetrics) Collect(ctx context.Context, qr dialects.Querier, s dialects.Server, _ collectors.Scope) ([]collectors.Counter, error) {
 	rows, err := qr.QueryContext(ctx, q("innodb_metrics", s))
@@ -49,6 +58,7 @@ func (InnodbMetrics) Collect(ctx context.Context, qr dialects.Querier, s dialect
 	defer rows.Close()
 	var out []collectors.Counter
 	var off []string
+	trx := map[string]float64{}
 	for rows.Next() {
 		var name string
 		var count float64
@@ -56,20 +66,26 @@ func (InnodbMetrics) Collect(ctx context.Context, qr dialects.Querier, s dialect
 		if err := rows.Scan(&name, &count, &on); err != nil {
 			return nil, err
 		}
-		metric, ok := metricNames[name]
-		if !ok {
-			continue
-		}
 		if !on {
 			// A disabled counter keeps its old value: diffing it would say zero.
 			off = append(off, name)
 			continue
 		}
-		out = append(out, counter(collectors.DB, "", metric, count, result.Exact,
-			"INFORMATION_SCHEMA.INNODB_METRICS "+name+" (whole server, every index)", ""))
+		if metric, ok := metricNames[name]; ok {
+			out = append(out, counter(collectors.DB, "", metric, count, result.Exact,
+				"INFORMATION_SCHEMA.INNODB_METRICS "+name+" (whole server, every index)", ""))
+			continue
+		}
+		trx[name] = count
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
+	}
+	if len(trx) == len(my.TrxMonitors) {
+		// Commits only grow, so the combination diffs like a counter; a
+		// monitor reset lowers it and the diff calls it a reset.
+		n := trx["trx_rw_commits"] + trx["trx_ro_commits"] + trx["trx_nl_ro_commits"] - trx["trx_rollbacks"]
+		out = append(out, counter(collectors.DB, "", "transactions_committed", n, result.Derived, commitRule, ""))
 	}
 	if len(out) == 0 && len(off) > 0 {
 		return nil, fmt.Errorf("%w: the InnoDB monitors %v are off", dialects.ErrUnsupported, off)

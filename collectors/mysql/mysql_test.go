@@ -194,13 +194,22 @@ func TestInnodbMetricsSupports(t *testing.T) {
 	if err := (InnodbMetrics{}).Supports(s); !errors.As(err, &pe) || pe.Grant != "GRANT PROCESS ON *.* TO 'app'@'%'" {
 		t.Errorf("%v", err)
 	}
+	// Monitors off and a login that may not turn them on: the privilege.
 	s = server(1101119, my.CapInnodbMetrics)
+	s.Set(my.CapMonitorAdmin, false, "")
 	if err := (InnodbMetrics{}).Supports(s); !errors.As(err, &pe) || pe.Grant != "GRANT SUPER ON *.* TO 'app'@'%'" {
 		t.Errorf("%v", err)
 	}
 	s = server(80036, my.CapInnodbMetrics)
+	s.Set(my.CapMonitorAdmin, false, "")
 	if err := (InnodbMetrics{}).Supports(s); !errors.As(err, &pe) || pe.Grant != "GRANT SYSTEM_VARIABLES_ADMIN ON *.* TO 'app'@'%'" {
 		t.Errorf("%v", err)
+	}
+	// Monitors off and a login that may (root): no privilege is missing.
+	s = server(1101119, my.CapInnodbMetrics, my.CapMonitorAdmin)
+	err := (InnodbMetrics{}).Supports(s)
+	if err == nil || errors.As(err, &pe) || strings.Contains(err.Error(), "GRANT") || !strings.Contains(err.Error(), "--enable-monitors") {
+		t.Errorf("root is told: %v", err)
 	}
 }
 

@@ -41,12 +41,21 @@ type idxCol struct {
 
 type idxDef struct {
 	schema, table, name, method string
-	unique                      bool
+	unique, nullable            bool
 	cols                        []idxCol
 }
 
+// genClustIndex is the clustered index InnoDB makes for a table with neither
+// a PRIMARY KEY nor a UNIQUE index whose columns are all NOT NULL: keyed on a
+// hidden 6-byte row id (DB_ROW_ID), and absent from
+// INFORMATION_SCHEMA.STATISTICS (https://mariadb.com/kb/en/innodb-limitations/,
+// https://dev.mysql.com/doc/refman/8.0/en/innodb-index-types.html).
+const genClustIndex = "GEN_CLUST_INDEX"
+
 func (Statistics) objects(ctx context.Context, qr dialects.Querier, s dialects.Server, sc collectors.Scope) ([]collectors.Object, error) {
 	var out []collectors.Object
+	type tableKey struct{ schema, table string }
+	var innodb []tableKey
 	rows, err := qr.QueryContext(ctx, q("tables", s), schemaArgs(sc)...)
 	if err != nil {
 		return nil, err
@@ -62,6 +71,9 @@ func (Statistics) objects(ctx context.Context, qr dialects.Querier, s dialects.S
 		}
 		out = append(out, collectors.Object{Level: collectors.Table, Schema: schema, Name: name,
 			Info: map[string]string{"engine": strings.ToLower(engine), "created": created}})
+		if strings.EqualFold(engine, "InnoDB") {
+			innodb = append(innodb, tableKey{schema, name})
+		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -76,9 +88,9 @@ func (Statistics) objects(ctx context.Context, qr dialects.Querier, s dialects.S
 	var defs []*idxDef
 	byKey := map[string]*idxDef{}
 	for rows.Next() {
-		var schema, table, name, col, typ string
+		var schema, table, name, col, typ, nullable string
 		var seq, prefix, nonUnique int64
-		if err := rows.Scan(&schema, &table, &name, &seq, &col, &prefix, &nonUnique, &typ); err != nil {
+		if err := rows.Scan(&schema, &table, &name, &seq, &col, &prefix, &nonUnique, &typ, &nullable); err != nil {
 			return nil, err
 		}
 		if !sc.InScope(schema, table) {
@@ -92,9 +104,24 @@ func (Statistics) objects(ctx context.Context, qr dialects.Querier, s dialects.S
 			defs = append(defs, d)
 		}
 		d.cols = append(d.cols, idxCol{name: strings.ToLower(col), prefix: prefix})
+		d.nullable = d.nullable || nullable == "YES"
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
+	}
+	// A table InnoDB clusters on its hidden row id gets that index named, so
+	// its figures (innodb_index_stats, derived writes) belong to the table.
+	clustered := map[tableKey]bool{}
+	for _, d := range defs {
+		if d.name == "PRIMARY" || (d.unique && !d.nullable) {
+			clustered[tableKey{d.schema, d.table}] = true
+		}
+	}
+	for _, t := range innodb {
+		if !clustered[t] {
+			defs = append(defs, &idxDef{schema: t.schema, table: t.table, name: genClustIndex, method: "btree", unique: true,
+				cols: []idxCol{{name: "db_row_id"}}})
+		}
 	}
 	seen := map[string]int{}
 	for _, d := range defs {
@@ -102,7 +129,7 @@ func (Statistics) objects(ctx context.Context, qr dialects.Querier, s dialects.S
 	}
 	for _, d := range defs {
 		name := d.name
-		if d.name == "PRIMARY" || seen[d.schema+"\x00"+d.name] > 1 {
+		if d.name == "PRIMARY" || d.name == genClustIndex || seen[d.schema+"\x00"+d.name] > 1 {
 			name = d.table + "." + d.name
 		}
 		var cols, def []string
@@ -120,9 +147,16 @@ func (Statistics) objects(ctx context.Context, qr dialects.Querier, s dialects.S
 			"method":     d.method,
 			"definition": "(" + strings.Join(def, ", ") + ")",
 		}
-		if d.name == "PRIMARY" {
+		switch d.name {
+		case "PRIMARY":
 			info["primary"] = "true"
 			info["clustered"] = "true"
+		case genClustIndex:
+			// The clustered index for the InnoDB rules: its key, the row id,
+			// never changes, so updates change its records in place.
+			info["primary"] = "true"
+			info["clustered"] = "true"
+			info["hidden"] = "true"
 		}
 		if d.unique {
 			info["unique"] = "true"

@@ -40,9 +40,9 @@ func (AllObjects) objects(ctx context.Context, qr dialects.Querier, s dialects.S
 	var out []collectors.Object
 	for rows.Next() {
 		var owner, name, typ string
-		var table, indexType, uniqueness sql.NullString
+		var tableOwner, table, indexType, uniqueness sql.NullString
 		var dataObj sql.NullInt64
-		if err := rows.Scan(&owner, &name, &typ, &table, &indexType, &uniqueness, &dataObj); err != nil {
+		if err := rows.Scan(&owner, &name, &typ, &tableOwner, &table, &indexType, &uniqueness, &dataObj); err != nil {
 			return nil, err
 		}
 		o := collectors.Object{Schema: owner, Name: name, Info: map[string]string{}}
@@ -56,7 +56,9 @@ func (AllObjects) objects(ctx context.Context, qr dialects.Querier, s dialects.S
 			}
 			o.Level = collectors.Table
 		case "INDEX":
-			if !table.Valid || !sc.InScope(owner, table.String) {
+			// Scoped by its table: an index in another schema on a table in
+			// scope is the table's index all the same.
+			if !table.Valid || !sc.InScope(tableOwner.String, table.String) || lobIndex(indexType.String) {
 				continue
 			}
 			o.Level, o.Table = collectors.Index, table.String
@@ -72,6 +74,10 @@ func (AllObjects) objects(ctx context.Context, qr dialects.Querier, s dialects.S
 	}
 	return out, rows.Err()
 }
+
+// lobIndex reports a LOB index (SYS_IL...): Oracle's index of a LOB
+// column's chunks, created with the column, not an index anyone declared.
+func lobIndex(indexType string) bool { return strings.EqualFold(indexType, "LOB") }
 
 // method maps ALL_INDEXES.INDEX_TYPE to the vocabulary's access methods.
 // Oracle has no filtered (partial) indexes, so "partial" is never set.

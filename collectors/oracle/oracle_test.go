@@ -125,7 +125,8 @@ func TestTakeSnapshotReadOnly(t *testing.T) {
 	mock.ExpectBegin()
 	mock.ExpectExec(text("snapshot_read_only", s)).WillReturnResult(sqlmock.NewResult(0, 0))
 	mock.ExpectQuery(text("all_objects", s)).WithArgs(owners, owners).WillReturnRows(sqlmock.NewRows(objCols).
-		AddRow(own, "OFFLINE_USER_SESSION", "TABLE", nil, nil, nil, 73001))
+		AddRow(own, "OFFLINE_USER_SESSION", "TABLE", nil, nil, nil, nil, 73001))
+	mock.ExpectQuery(text("v_segstat_name", s)).WillReturnError(ora942)
 	mock.ExpectQuery(text("v_segment_statistics", s)).WithArgs(owners, owners).WillReturnError(ora942)
 	mock.ExpectQuery(text("v_sysstat", s)).WillReturnRows(sqlmock.NewRows([]string{"name", "value"}).AddRow("redo size", 123456))
 	mock.ExpectQuery(text("v_system_event", s)).WillReturnError(ora1031)

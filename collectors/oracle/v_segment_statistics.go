@@ -43,6 +43,7 @@ var segmentMetrics = map[string]string{
 }
 
 func (VSegmentStatistics) Collect(ctx context.Context, qr dialects.Querier, s dialects.Server, sc collectors.Scope) ([]collectors.Counter, error) {
+	sampled, sampledErr := segstatSampled(ctx, qr, s)
 	owners := ownerArg(sc)
 	rows, err := qr.QueryContext(ctx, q("v_segment_statistics", s), owners, owners)
 	if err != nil {
@@ -59,23 +60,23 @@ func (VSegmentStatistics) Collect(ctx context.Context, qr dialects.Querier, s di
 	var order []string
 	for rows.Next() {
 		var owner, name, typ, stat string
-		var sub, table sql.NullString
+		var sub, tableOwner, table, indexType sql.NullString
 		var dataObj, value sql.NullInt64
-		if err := rows.Scan(&owner, &name, &typ, &sub, &dataObj, &stat, &value, &table); err != nil {
+		if err := rows.Scan(&owner, &name, &typ, &sub, &dataObj, &stat, &value, &tableOwner, &table, &indexType); err != nil {
 			return nil, err
 		}
 		metric, ok := segmentMetrics[stat]
 		if !ok {
 			continue
 		}
-		level, tbl := collectors.Table, name
+		level, tblOwner, tbl := collectors.Table, owner, name
 		if strings.HasPrefix(typ, "INDEX") {
-			level, tbl = collectors.Index, table.String
-			if !table.Valid {
-				continue // an index the login cannot see in ALL_INDEXES: no table to scope it by
+			level, tblOwner, tbl = collectors.Index, tableOwner.String, table.String
+			if !table.Valid || lobIndex(indexType.String) {
+				continue // an index the login cannot see in ALL_INDEXES (no table to scope it by), or a LOB's own
 			}
 		}
-		if !sc.InScope(owner, tbl) {
+		if !sc.InScope(tblOwner, tbl) {
 			continue
 		}
 		k := string(level) + "/" + fqn(owner, name)
@@ -114,8 +115,47 @@ func (VSegmentStatistics) Collect(ctx context.Context, qr dialects.Querier, s di
 			if m == "block_changes" && o.level == collectors.Index {
 				c.Note = "block changes of the index segment: the nearest Oracle has to leaf writes, not an insert count"
 			}
+			switch smp, known := sampled[stat]; {
+			case sampledErr != nil:
+				c.Exactness = result.Approx
+				c.Note = joinNote(c.Note, "whether Oracle samples this statistic is unknown: V$SEGSTAT_NAME could not be read ("+sampledErr.Error()+")")
+			case !known:
+				c.Exactness = result.Approx
+				c.Note = joinNote(c.Note, "V$SEGSTAT_NAME does not list this statistic, so whether it is sampled is unknown")
+			case smp:
+				c.Exactness = result.Approx
+				c.Note = joinNote(c.Note, "Oracle collects this statistic by sampling (V$SEGSTAT_NAME.SAMPLED = 'YES'): an estimate, not a count")
+			}
 			out = append(out, c)
 		}
 	}
 	return out, nil
+}
+
+// segstatSampled reads which segment statistics Oracle samples
+// (V$SEGSTAT_NAME.SAMPLED), rather than assuming: a sampled one is an
+// estimate, an unsampled one a count.
+func segstatSampled(ctx context.Context, qr dialects.Querier, s dialects.Server) (map[string]bool, error) {
+	rows, err := qr.QueryContext(ctx, q("v_segstat_name", s))
+	if err != nil {
+		return nil, ora.AsPrivilegeError(err, s, "v_$segstat_name")
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var name string
+		var sampled sql.NullString
+		if err := rows.Scan(&name, &sampled); err != nil {
+			return nil, err
+		}
+		out[name] = strings.EqualFold(strings.TrimSpace(sampled.String), "YES")
+	}
+	return out, rows.Err()
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }

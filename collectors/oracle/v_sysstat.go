@@ -9,9 +9,10 @@ import (
 	"github.com/writeamp/writeamp/result"
 )
 
-// VSysstat reads the instance's redo, undo and B-tree split counters. They
-// are instance-wide (in a PDB: what V$SYSSTAT shows there), so every other
-// session's work in the window is included.
+// VSysstat reads the redo, undo and B-tree split counters: the instance's
+// from V$SYSSTAT outside a CDB and in its root, the PDB's own from
+// V$CON_SYSSTAT when connected to a pluggable database (CON_ID > 1). Every
+// other session's work in the window is included.
 type VSysstat struct{}
 
 func (VSysstat) Name() string                     { return "v_sysstat" }
@@ -31,9 +32,13 @@ var sysstats = map[string]sysstat{
 }
 
 func (VSysstat) Collect(ctx context.Context, qr dialects.Querier, s dialects.Server, _ collectors.Scope) ([]collectors.Counter, error) {
-	rows, err := qr.QueryContext(ctx, q("v_sysstat", s))
+	block, view, grant, scope := "v_sysstat", "V$SYSSTAT", "v_$sysstat", "instance-wide, all sessions"
+	if ora.InPDB(s) {
+		block, view, grant, scope = "v_con_sysstat", "V$CON_SYSSTAT", "v_$con_sysstat", "this PDB, CON_ID "+s.Prop(ora.PropConID)+", all its sessions"
+	}
+	rows, err := qr.QueryContext(ctx, q(block, s))
 	if err != nil {
-		return nil, ora.AsPrivilegeError(err, s, "v_$sysstat")
+		return nil, ora.AsPrivilegeError(err, s, grant)
 	}
 	defer rows.Close()
 	id := startIdentity(s)
@@ -48,12 +53,12 @@ func (VSysstat) Collect(ctx context.Context, qr dialects.Querier, s dialects.Ser
 		if !ok {
 			continue
 		}
-		c := counter(collectors.DB, "", st.metric, float64(value), result.Exact, "V$SYSSTAT '"+name+"' (instance-wide, all sessions)", id)
+		c := counter(collectors.DB, "", st.metric, float64(value), result.Exact, view+" '"+name+"' ("+scope+")", id)
 		c.Note = st.note
 		out = append(out, c)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, ora.AsPrivilegeError(err, s, "v_$sysstat")
+		return nil, ora.AsPrivilegeError(err, s, grant)
 	}
 	return out, nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/DATA-DOG/go-sqlmock"
 
 	"github.com/writeamp/writeamp/collectors"
+	ora "github.com/writeamp/writeamp/dialects/oracle"
 	"github.com/writeamp/writeamp/result"
 )
 
@@ -68,4 +69,39 @@ func TestSysstatResetAndPermission(t *testing.T) {
 	mock.ExpectQuery(text("v_sysstat", s)).WillReturnError(ora1031)
 	_, err := VSysstat{}.Collect(ctx(), db, s, collectors.Scope{})
 	wantPrivilege(t, err, "v_$sysstat")
+}
+
+// TestPDBReadsTheContainersOwnViews: connected to a PDB (CON_ID > 1) the
+// figures come from V$CON_SYSSTAT and V$CON_SYSTEM_EVENT, and say so; in the
+// root (1) and outside a CDB (0) from the instance views.
+func TestPDBReadsTheContainersOwnViews(t *testing.T) {
+	for _, c := range []struct {
+		conID, sysstat, event, source string
+	}{{"3", "v_con_sysstat", "v_con_system_event", "V$CON_SYSSTAT 'redo size' (this PDB, CON_ID 3"},
+		{"1", "v_sysstat", "v_system_event", "V$SYSSTAT 'redo size' (instance-wide"},
+		{"0", "v_sysstat", "v_system_event", "V$SYSSTAT 'redo size' (instance-wide"}} {
+		s := server()
+		s.SetProp(ora.PropConID, c.conID)
+		db, mock := mockDB(t)
+		mock.ExpectQuery(text(c.sysstat, s)).WillReturnRows(sysRows(1000))
+		mock.ExpectQuery(text(c.event, s)).WillReturnRows(sqlmock.NewRows([]string{"event", "total_waits", "time_waited_micro"}).AddRow("log file sync", 5, 9000))
+		cs, err := VSysstat{}.Collect(ctx(), db, s, collectors.Scope{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := VSystemEvent{}.Collect(ctx(), db, s, collectors.Scope{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lb := find(t, cs, collectors.DB, "", "log_bytes"); !strings.HasPrefix(lb.Source, c.source) {
+			t.Errorf("CON_ID %s: log_bytes source = %q", c.conID, lb.Source)
+		}
+		w := find(t, ev, collectors.DB, "", "waits.log_file_sync")
+		if (c.conID == "3") != strings.HasPrefix(w.Source, "V$CON_SYSTEM_EVENT") {
+			t.Errorf("CON_ID %s: waits source = %q", c.conID, w.Source)
+		}
+	}
+	if !strings.Contains(text("v_con_sysstat", server()), "FROM v$con_sysstat") || !strings.Contains(text("v_con_system_event", server()), "FROM v$con_system_event") {
+		t.Error("the PDB blocks must read the V$CON_ views")
+	}
 }

@@ -13,16 +13,21 @@ import (
 // VSystemEvent reads the write-relevant wait events of the instance: index
 // block contention ('enq: TX - index contention'), hot blocks ('buffer busy
 // waits') and commit waits ('log file sync', 'log file parallel write'), as
-// waits.<event> and waits.<event>_ms.
+// waits.<event> and waits.<event>_ms: V$SYSTEM_EVENT outside a CDB and in
+// its root, V$CON_SYSTEM_EVENT (the PDB's own) in a pluggable database.
 type VSystemEvent struct{}
 
 func (VSystemEvent) Name() string                     { return "v_system_event" }
 func (VSystemEvent) Supports(s dialects.Server) error { return unsupportedVersion(s) }
 
 func (VSystemEvent) Collect(ctx context.Context, qr dialects.Querier, s dialects.Server, _ collectors.Scope) ([]collectors.Counter, error) {
-	rows, err := qr.QueryContext(ctx, q("v_system_event", s))
+	block, view, grant, scope := "v_system_event", "V$SYSTEM_EVENT", "v_$system_event", "instance-wide"
+	if ora.InPDB(s) {
+		block, view, grant, scope = "v_con_system_event", "V$CON_SYSTEM_EVENT", "v_$con_system_event", "this PDB, CON_ID "+s.Prop(ora.PropConID)
+	}
+	rows, err := qr.QueryContext(ctx, q(block, s))
 	if err != nil {
-		return nil, ora.AsPrivilegeError(err, s, "v_$system_event")
+		return nil, ora.AsPrivilegeError(err, s, grant)
 	}
 	defer rows.Close()
 	id := startIdentity(s)
@@ -39,13 +44,13 @@ func (VSystemEvent) Collect(ctx context.Context, qr dialects.Querier, s dialects
 			return nil, err
 		}
 		m := "waits." + slug(event)
-		t := counter(collectors.DB, "", m+"_ms", float64(micro)/1000, timeExact, "V$SYSTEM_EVENT.time_waited_micro / 1000 event='"+event+"' (instance-wide)", id)
+		t := counter(collectors.DB, "", m+"_ms", float64(micro)/1000, timeExact, view+".time_waited_micro / 1000 event='"+event+"' ("+scope+")", id)
 		t.Note = timeNote
 		out = append(out,
-			counter(collectors.DB, "", m, float64(waits), result.Exact, "V$SYSTEM_EVENT.total_waits event='"+event+"' (instance-wide)", id), t)
+			counter(collectors.DB, "", m, float64(waits), result.Exact, view+".total_waits event='"+event+"' ("+scope+")", id), t)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, ora.AsPrivilegeError(err, s, "v_$system_event")
+		return nil, ora.AsPrivilegeError(err, s, grant)
 	}
 	return out, nil
 }

@@ -25,6 +25,8 @@ func server(vn int) dialects.Server {
 	s.SetProp(ms.PropLogin, "wa_login")
 	s.Set(ms.CapViewDatabaseState, true, "")
 	s.Set(ms.CapViewServerState, true, "")
+	s.Set(ms.CapInstanceDMVs, true, "")
+	s.Set(ms.CapViewDatabaseStateFull, true, "")
 	s.Set(ms.CapFnDblog, true, "")
 	s.Set(ms.CapDatabaseWaitStats, false, "not Azure")
 	return s

@@ -2,6 +2,8 @@ package sqlserver
 
 import (
 	"context"
+	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/writeamp/writeamp/collectors"
@@ -24,38 +26,89 @@ func (SysDmOsPerformanceCounters) Supports(s dialects.Server) error {
 	if err := unsupportedVersion(s); err != nil {
 		return err
 	}
-	return need(s, ms.CapViewServerState, ms.ServerScope)
+	return need(s, ms.CapInstanceDMVs, ms.InstanceScope)
+}
+
+// perfRow is one row as the server sends it: the three name columns are
+// nchar(128), blank-padded.
+type perfRow struct {
+	object, name, instance string
+	value                  int64
 }
 
 func (SysDmOsPerformanceCounters) Collect(ctx context.Context, qr dialects.Querier, s dialects.Server, _ collectors.Scope) ([]collectors.Counter, error) {
 	rows, err := qr.QueryContext(ctx, q("sys_dm_os_performance_counters", s))
 	if err != nil {
-		return nil, ms.AsPrivilegeError(err, s, ms.ServerScope)
+		return nil, ms.AsPrivilegeError(err, s, ms.InstanceScope)
 	}
 	defer rows.Close()
-	id := startIdentity(s)
-	var out []collectors.Counter
+	var all []perfRow
 	for rows.Next() {
-		var object, name, instance string
-		var value int64
-		if err := rows.Scan(&object, &name, &instance, &value); err != nil {
+		var r perfRow
+		if err := rows.Scan(&r.object, &r.name, &r.instance, &r.value); err != nil {
 			return nil, err
 		}
-		src := perfCounters + " '" + strings.TrimSpace(name) + "'"
-		v := float64(value)
-		switch strings.TrimSpace(name) {
-		case "Log Bytes Flushed/sec":
-			out = append(out, counter(collectors.DB, "", "log_bytes_flushed", v, result.Exact, src+" (this database)", id))
-		case "Log Flushes/sec":
-			out = append(out, counter(collectors.DB, "", "log_flushes", v, result.Exact, src+" (this database)", id))
-		case "Page Splits/sec":
-			c := counter(collectors.DB, "", "page_splits", v, result.Approx, src+" (whole instance)", id)
-			c.Note = "every database of the instance, and it counts new pages at the end of an index as splits too"
-			out = append(out, c)
-		}
+		r.object, r.name, r.instance = trimBlanks(r.object), trimBlanks(r.name), trimBlanks(r.instance)
+		all = append(all, r)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, ms.AsPrivilegeError(err, s, ms.ServerScope)
+		return nil, ms.AsPrivilegeError(err, s, ms.InstanceScope)
+	}
+	id := startIdentity(s)
+	var out []collectors.Counter
+	for _, c := range []struct{ counter, metric string }{{"Log Bytes Flushed/sec", "log_bytes_flushed"}, {"Log Flushes/sec", "log_flushes"}} {
+		if cn, ok := databaseCounter(all, c.counter, s.Database); ok {
+			cn.Key, cn.Identity = key(collectors.DB, "", c.metric), id
+			out = append(out, cn)
+		}
+	}
+	for _, r := range all {
+		if r.name == "Page Splits/sec" && strings.HasSuffix(r.object, ":Access Methods") {
+			c := counter(collectors.DB, "", "page_splits", float64(r.value), result.Approx, perfCounters+" 'Page Splits/sec' (whole instance)", id)
+			c.Note = "every database of the instance, and it counts new pages at the end of an index as splits too"
+			out = append(out, c)
+			break
+		}
 	}
 	return out, nil
 }
+
+// databaseCounter picks this database's row of a ":Databases" counter: the
+// one named DB_NAME() when there is one, else the rows the query matched by
+// the physical name's prefix (Azure SQL Database, where a suffix may follow
+// the GUID). Several such rows are summed and the figure says so.
+func databaseCounter(all []perfRow, counter, database string) (collectors.Counter, bool) {
+	var exact, prefixed []perfRow
+	for _, r := range all {
+		if r.name != counter || !strings.HasSuffix(r.object, ":Databases") {
+			continue
+		}
+		if strings.EqualFold(r.instance, database) {
+			exact = append(exact, r)
+		} else {
+			prefixed = append(prefixed, r)
+		}
+	}
+	src := perfCounters + " '" + counter + "'"
+	switch {
+	case len(exact) > 0:
+		return collectors.Counter{Value: float64(exact[0].value), Exactness: result.Exact, Source: src + " (this database)"}, true
+	case len(prefixed) == 1:
+		return collectors.Counter{Value: float64(prefixed[0].value), Exactness: result.Exact,
+			Source: src + " (this database, instance " + prefixed[0].instance + ")"}, true
+	case len(prefixed) > 1:
+		var sum float64
+		var names []string
+		for _, r := range prefixed {
+			sum += float64(r.value)
+			names = append(names, r.instance)
+		}
+		sort.Strings(names)
+		return collectors.Counter{Value: sum, Exactness: result.Approx, Source: src + " (this database)",
+			Note: fmt.Sprintf("summed over %d instances named after this database's physical name: %s", len(names), strings.Join(names, ", "))}, true
+	}
+	return collectors.Counter{}, false
+}
+
+// trimBlanks removes the padding of an nchar column.
+func trimBlanks(s string) string { return strings.TrimRight(s, " ") }

@@ -17,7 +17,9 @@ import (
 // sessions add to them.
 //
 // On Azure SQL Database the same collector reads sys.dm_db_wait_stats: the
-// same wait types for this database only (no other tenant's waits). One
+// same wait types for this database only (no other tenant's waits), with
+// VIEW DATABASE STATE on every service objective, where sys.dm_os_wait_stats
+// needs the server admin on Basic, S0, S1 and in elastic pools. One
 // collector rather than two, so that a server never lists the other flavor's
 // view among its missing numbers.
 type SysDmOsWaitStats struct{}
@@ -29,16 +31,16 @@ func (SysDmOsWaitStats) Supports(s dialects.Server) error {
 		return err
 	}
 	if s.Has(ms.CapDatabaseWaitStats) {
-		return need(s, ms.CapViewDatabaseState, ms.DatabaseScope)
+		return need(s, ms.CapViewDatabaseStateFull, ms.DatabaseStateScope)
 	}
-	return need(s, ms.CapViewServerState, ms.ServerScope)
+	return need(s, ms.CapInstanceDMVs, ms.InstanceScope)
 }
 
 func (SysDmOsWaitStats) Collect(ctx context.Context, qr dialects.Querier, s dialects.Server, _ collectors.Scope) ([]collectors.Counter, error) {
 	if s.Has(ms.CapDatabaseWaitStats) {
-		return collectWaits(ctx, qr, s, "sys_dm_db_wait_stats", "sys.dm_db_wait_stats", "this database", ms.DatabaseScope)
+		return collectWaits(ctx, qr, s, "sys_dm_db_wait_stats", "sys.dm_db_wait_stats", "this database", ms.DatabaseStateScope)
 	}
-	return collectWaits(ctx, qr, s, "sys_dm_os_wait_stats", "sys.dm_os_wait_stats", "whole instance", ms.ServerScope)
+	return collectWaits(ctx, qr, s, "sys_dm_os_wait_stats", "sys.dm_os_wait_stats", "whole instance", ms.InstanceScope)
 }
 
 // collectWaits reads waiting_tasks_count and wait_time_ms as

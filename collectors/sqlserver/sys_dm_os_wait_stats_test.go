@@ -50,9 +50,15 @@ func TestWaitStatsAzureReadsTheDatabaseView(t *testing.T) {
 	if c.Value != 640 || !strings.Contains(c.Source, "sys.dm_db_wait_stats") || !strings.Contains(c.Source, "this database") {
 		t.Errorf("waits.log_rate_governor_ms = %+v", c)
 	}
-	// On Azure the permission is the database one, with no USE.
-	s.Set(ms.CapViewDatabaseState, false, "no")
-	wantPrivilege(t, SysDmOsWaitStats{}.Supports(s), "VIEW DATABASE PERFORMANCE STATE", "GRANT VIEW DATABASE PERFORMANCE STATE TO [wa]")
+	// On Azure the permission is VIEW DATABASE STATE in the database, with no
+	// USE, on every service objective (Basic and S0 included).
+	s.SetProp(ms.PropServiceObjective, "Basic")
+	s.Set(ms.CapInstanceDMVs, false, "no")
+	if err := (SysDmOsWaitStats{}).Supports(s); err != nil {
+		t.Fatalf("sys.dm_db_wait_stats needs no admin on Basic: %v", err)
+	}
+	s.Set(ms.CapViewDatabaseStateFull, false, "no")
+	wantPrivilege(t, SysDmOsWaitStats{}.Supports(s), "VIEW DATABASE STATE", "GRANT VIEW DATABASE STATE TO [wa]")
 }
 
 func TestWaitStatsClearedIsAReset(t *testing.T) {

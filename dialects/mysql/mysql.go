@@ -66,6 +66,11 @@ const (
 	// CapIndexMonitor: the module_index counters (page splits, merges) are
 	// counting, already or because Instrument enabled them for the window.
 	CapIndexMonitor = "innodb_monitor_module_index"
+	// CapTrxMonitor: the transaction counters (commits, rollbacks) are counting.
+	CapTrxMonitor = "innodb_monitor_trx"
+	// CapMonitorAdmin: SHOW GRANTS gives this login what SET GLOBAL
+	// innodb_monitor_enable needs (unprobed when SHOW GRANTS fails).
+	CapMonitorAdmin = "set_global_innodb_monitor"
 	// CapIndexStats: mysql.innodb_index_stats is readable (leaf-page cross-check).
 	CapIndexStats = "innodb_index_stats"
 
@@ -96,14 +101,6 @@ func IsMariaDB(s dialects.Server) bool { return s.Flavor == FlavorMariaDB }
 // BlockFramedLSN reports whether the server's LSN counts 512-byte block
 // framing (payload ≈ ΔLSN × 496/512).
 func BlockFramedLSN(s dialects.Server) bool { return blockFramedLSN(s.VersionNum) }
-
-// MonitorPrivilege is the privilege SET GLOBAL innodb_monitor_enable needs.
-func MonitorPrivilege(s dialects.Server) string {
-	if IsMariaDB(s) {
-		return "SUPER"
-	}
-	return "SYSTEM_VARIABLES_ADMIN"
-}
 
 // Dialect implements dialects.Dialect, Settler and Instrumenter for MySQL and MariaDB.
 type Dialect struct{}
@@ -219,76 +216,11 @@ func (d Dialect) Open(ctx context.Context, dsn string) (*sql.DB, error) {
 		return nil, fmt.Errorf("mysql: %s", redactText(err.Error(), dsn))
 	}
 	db := sql.OpenDB(conn)
-	if err := dialects.PingWithin(ctx, db, ConnectTimeout+2*time.Second); err != nil {
+	if err := dialects.PingWithin(ctx, db, ConnectTimeout); err != nil {
 		return nil, fmt.Errorf("mysql: cannot connect to %s: %s", d.Redact(dsn), redactText(err.Error(), dsn))
 	}
 	return db, nil
 }
-
-// Redact hides the password of a URL or driver-form DSN.
-func (Dialect) Redact(dsn string) string {
-	if scheme, _, ok := strings.Cut(dsn, "://"); ok && !strings.Contains(scheme, "@") {
-		return redactURL(dsn)
-	}
-	if pw := password(dsn); pw != "" {
-		at := strings.LastIndex(dsn[:addrStart(dsn)], "@")
-		colon := strings.Index(dsn[:at], ":")
-		return dsn[:colon+1] + "xxxxx" + dsn[at:]
-	}
-	return dsn
-}
-
-var urlUserinfo = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*://[^:/@]*:)(.*)(@[^@]*)$`)
-
-func redactURL(dsn string) string {
-	if u, err := url.Parse(dsn); err == nil {
-		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), "xxxxx")
-		}
-		return u.String()
-	}
-	// Unparseable: cut whatever sits between "user:" and the last "@".
-	return urlUserinfo.ReplaceAllString(dsn, "${1}xxxxx${3}")
-}
-
-// addrStart is where the driver form's "@net(" begins (or the end).
-func addrStart(dsn string) int {
-	for _, n := range []string{"@tcp(", "@tcp6(", "@unix(", "@tcp4("} {
-		if i := strings.LastIndex(dsn, n); i >= 0 {
-			return i + 1
-		}
-	}
-	if i := strings.LastIndex(dsn, "/"); i >= 0 {
-		return i
-	}
-	return len(dsn)
-}
-
-// password extracts the password of either DSN form, for scrubbing error texts.
-func password(dsn string) string {
-	if scheme, _, ok := strings.Cut(dsn, "://"); ok && !strings.Contains(scheme, "@") {
-		if u, err := url.Parse(dsn); err == nil {
-			p, _ := u.User.Password()
-			return p
-		}
-		if m := urlUserinfo.FindStringSubmatch(dsn); m != nil {
-			return m[2]
-		}
-		return ""
-	}
-	head := dsn[:addrStart(dsn)]
-	at := strings.LastIndex(head, "@")
-	if at < 0 {
-		return ""
-	}
-	if _, pw, ok := strings.Cut(head[:at], ":"); ok {
-		return pw
-	}
-	return ""
-}
-
-// redactText removes a DSN's password from an error text, wherever it appears.
-func redactText(text, dsn string) string { return dialects.Scrub(text, password(dsn)) }
 
 var versionRE = regexp.MustCompile(`(\d+)\.(\d+)\.(\d+)`)
 
@@ -368,16 +300,8 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 	}
 
 	// INNODB_METRICS needs PROCESS; asking is the probe.
-	var enabled int64
-	err = q.QueryRowContext(ctx, queries.MustGet(Name, "innodb_metrics_probe", v)).Scan(&enabled)
-	if pe := AsPrivilegeError(err, s, "PROCESS", "GRANT PROCESS ON *.* TO "+s.Prop(PropHostUser)); pe != nil {
-		s.Set(CapInnodbMetrics, false, fmt.Sprintf("INFORMATION_SCHEMA.INNODB_METRICS needs the PROCESS privilege (fix: %s)", pe.Grant))
-		s.Set(CapIndexMonitor, false, s.Why(CapInnodbMetrics))
-	} else if err != nil {
-		return s, fmt.Errorf("mysql: probe INNODB_METRICS: %w", err)
-	} else {
-		s.Set(CapInnodbMetrics, true, "")
-		s.Set(CapIndexMonitor, enabled == int64(len(IndexMonitors)), monitorReason(s))
+	if err := probeMonitors(ctx, q, &s); err != nil {
+		return s, err
 	}
 
 	var n int64
@@ -390,19 +314,6 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 		s.Set(CapIndexStats, true, "")
 	}
 	return s, nil
-}
-
-// IndexMonitors are the module_index counters writeamp reads.
-var IndexMonitors = []string{"index_page_splits", "index_page_merge_attempts", "index_page_merge_successful"}
-
-func monitorReason(s dialects.Server) string {
-	return fmt.Sprintf("the InnoDB monitor module_index (index_page_splits, index_page_merge_*) is off; a measured run turns it on for its window when %s may (GRANT %s ON *.* TO %s), or enable it yourself: SET GLOBAL innodb_monitor_enable = 'module_index'",
-		s.User, MonitorPrivilege(s), s.Prop(PropHostUser))
-}
-
-func monitorDeniedReason(s dialects.Server) string {
-	return fmt.Sprintf("the InnoDB monitor module_index (index_page_splits, index_page_merge_*) is off and %s may not turn it on for the window (fix: GRANT %s ON *.* TO %s, or enable it yourself: SET GLOBAL innodb_monitor_enable = 'module_index')",
-		s.User, MonitorPrivilege(s), s.Prop(PropHostUser))
 }
 
 func redoReason(v int) string {

@@ -2,6 +2,7 @@ package mysql
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -163,8 +164,8 @@ func TestQueriesCoverBothFlavors(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, v := range []int{80028, 80036, 80403, 1101119, 1110403} {
-		for _, n := range []string{"probe", "status_names", "innodb_metrics_probe", "index_stats_probe", "history_len_metrics",
-			"engine_innodb_status", "monitor_state", "monitor_vars", "monitor_enable_module", "monitor_disable_module", "monitor_disable",
+		for _, n := range []string{"probe", "status_names", "show_grants", "index_stats_probe", "history_len_metrics",
+			"engine_innodb_status", "monitor_state", "monitor_vars", "monitor_enable", "monitor_disable",
 			"monitor_enable_var_default", "monitor_disable_var_default"} {
 			if _, err := queries.Get(Name, n, v); err != nil {
 				t.Error(err)
@@ -202,12 +203,30 @@ func expectProbe(mock sqlmock.Sqlmock, version, comment string, logBin int, stat
 	mock.ExpectQuery(queries.MustGet(Name, "status_names", v)).WillReturnRows(rows)
 }
 
+// monitorRows is INNODB_METRICS as monitor_state reads it, the named counters on.
+func monitorRows(on ...string) *sqlmock.Rows {
+	r := sqlmock.NewRows([]string{"NAME", "on"})
+	for _, n := range Monitors() {
+		r.AddRow(n, slices.Contains(on, n))
+	}
+	return r
+}
+
+func grantRows(lines ...string) *sqlmock.Rows {
+	r := sqlmock.NewRows([]string{"Grants"})
+	for _, l := range lines {
+		r.AddRow(l)
+	}
+	return r
+}
+
 func TestProbeMySQL8030(t *testing.T) {
 	mock, db := mockDB(t)
 	expectProbe(mock, "8.0.36", "MySQL Community Server - GPL", 1, map[string]string{
 		"Innodb_redo_log_current_lsn": "123456", "Innodb_rows_inserted": "0"}, 80036)
 	// MySQL names the column STATUS: this is the MySQL-only text.
-	mock.ExpectQuery(queries.MustGet(Name, "innodb_metrics_probe", 80036)).WillReturnRows(sqlmock.NewRows([]string{"n"}).AddRow(0))
+	mock.ExpectQuery(queries.MustGet(Name, "monitor_state", 80036)).WillReturnRows(monitorRows())
+	mock.ExpectQuery(queries.MustGet(Name, "show_grants", 80036)).WillReturnRows(grantRows("GRANT PROCESS ON *.* TO `app`@`%`"))
 	mock.ExpectQuery(queries.MustGet(Name, "index_stats_probe", 80036)).WillReturnRows(sqlmock.NewRows([]string{"n"}).AddRow(0))
 	s, err := Dialect{}.Probe(context.Background(), db)
 	if err != nil {
@@ -216,16 +235,17 @@ func TestProbeMySQL8030(t *testing.T) {
 	if s.Flavor != FlavorMySQL || s.VersionNum != 80036 || s.Version != "8.0.36" || s.String() != "MySQL 8.0.36" {
 		t.Errorf("server %+v", s)
 	}
-	if !strings.Contains(queries.MustGet(Name, "innodb_metrics_probe", 80036), "STATUS = 'enabled'") {
+	if !strings.Contains(queries.MustGet(Name, "monitor_state", 80036), "STATUS = 'enabled'") {
 		t.Error("MySQL probe must read the STATUS column")
 	}
 	for cap, want := range map[string]bool{CapRedoLSN: true, CapLSNCurrent: false, CapInnodbRows: true, CapBinlog: true,
-		CapBinlogStatus: false, CapPerfSchemaBinlog: true, CapInnodbMetrics: true, CapIndexMonitor: false, CapIndexStats: true} {
+		CapBinlogStatus: false, CapPerfSchemaBinlog: true, CapInnodbMetrics: true, CapIndexMonitor: false, CapIndexStats: true,
+		CapMonitorAdmin: false, CapTrxMonitor: false} {
 		if s.Has(cap) != want {
 			t.Errorf("%s = %v, want %v (%s)", cap, s.Has(cap), want, s.Why(cap))
 		}
 	}
-	if !strings.Contains(s.Why(CapIndexMonitor), "GRANT SYSTEM_VARIABLES_ADMIN ON *.* TO 'app'@'%')") {
+	if !strings.Contains(s.Why(CapIndexMonitor), "GRANT SYSTEM_VARIABLES_ADMIN ON *.* TO 'app'@'%'") {
 		t.Errorf("monitor reason: %s", s.Why(CapIndexMonitor))
 	}
 }
@@ -233,7 +253,7 @@ func TestProbeMySQL8030(t *testing.T) {
 func TestProbeMySQLBefore8030(t *testing.T) {
 	mock, db := mockDB(t)
 	expectProbe(mock, "8.0.28", "MySQL Community Server - GPL", 0, map[string]string{"Innodb_rows_inserted": "0"}, 80028)
-	mock.ExpectQuery(queries.MustGet(Name, "innodb_metrics_probe", 80028)).WillReturnError(denied("Access denied; you need (at least one of) the PROCESS privilege(s) for this operation"))
+	mock.ExpectQuery(queries.MustGet(Name, "monitor_state", 80028)).WillReturnError(denied("Access denied; you need (at least one of) the PROCESS privilege(s) for this operation"))
 	mock.ExpectQuery(queries.MustGet(Name, "index_stats_probe", 80028)).WillReturnRows(sqlmock.NewRows([]string{"n"}).AddRow(0))
 	s, err := Dialect{}.Probe(context.Background(), db)
 	if err != nil {
@@ -255,7 +275,8 @@ func TestProbeMariaDB(t *testing.T) {
 	v := 1101119
 	expectProbe(mock, "10.11.19-MariaDB-0+deb12u1", "Debian 12", 1, map[string]string{
 		"Innodb_lsn_current": "44760", "Binlog_bytes_written": "0", "Innodb_history_list_length": "0"}, v)
-	mock.ExpectQuery(queries.MustGet(Name, "innodb_metrics_probe", v)).WillReturnRows(sqlmock.NewRows([]string{"n"}).AddRow(3))
+	mock.ExpectQuery(queries.MustGet(Name, "monitor_state", v)).WillReturnRows(monitorRows(IndexMonitors...))
+	mock.ExpectQuery(queries.MustGet(Name, "show_grants", v)).WillReturnRows(grantRows("GRANT ALL PRIVILEGES ON *.* TO `root`@`localhost` WITH GRANT OPTION"))
 	mock.ExpectQuery(queries.MustGet(Name, "index_stats_probe", v)).WillReturnRows(sqlmock.NewRows([]string{"n"}).AddRow(0))
 	s, err := Dialect{}.Probe(context.Background(), db)
 	if err != nil {
@@ -265,15 +286,15 @@ func TestProbeMariaDB(t *testing.T) {
 		t.Errorf("server %+v", s)
 	}
 	for cap, want := range map[string]bool{CapRedoLSN: false, CapLSNCurrent: true, CapInnodbRows: false, CapBinlogStatus: true,
-		CapPerfSchemaBinlog: false, CapHistoryStatus: true, CapIndexMonitor: true} {
+		CapPerfSchemaBinlog: false, CapHistoryStatus: true, CapIndexMonitor: true, CapTrxMonitor: false, CapMonitorAdmin: true} {
 		if s.Has(cap) != want {
 			t.Errorf("%s = %v, want %v", cap, s.Has(cap), want)
 		}
 	}
 }
 
-// MySQL's Instrument reads the STATUS column, enables module_index and the
-// undo turns off only the counters that were off.
+// Instrument turns on, one by one, only the counters that are off, and the
+// undo turns off exactly those.
 func TestInstrumentMySQLRestoresOnlyWhatWasOff(t *testing.T) {
 	db, mock, err := sqlmock.New(sqlmock.QueryMatcherOption(sqlmock.QueryMatcherEqual))
 	if err != nil {
@@ -284,12 +305,12 @@ func TestInstrumentMySQLRestoresOnlyWhatWasOff(t *testing.T) {
 	s := dialects.Server{Dialect: Name, Flavor: FlavorMySQL, VersionNum: v}
 	s.Set(CapInnodbMetrics, true, "")
 	s.Set(CapIndexMonitor, false, "off")
-	mock.ExpectQuery(queries.MustGet(Name, "monitor_state", v)).WillReturnRows(sqlmock.NewRows([]string{"NAME", "on"}).
-		AddRow("index_page_merge_attempts", 0).AddRow("index_page_splits", 1))
+	on := append([]string{"index_page_splits", "index_page_merge_successful"}, TrxMonitors...)
+	mock.ExpectQuery(queries.MustGet(Name, "monitor_state", v)).WillReturnRows(monitorRows(on...))
 	mock.ExpectQuery(queries.MustGet(Name, "monitor_vars", v)).WillReturnRows(sqlmock.NewRows([]string{"e", "d"}).AddRow("index_page_splits", nil))
-	mock.ExpectExec(queries.MustGet(Name, "monitor_enable_module", v)).WillReturnResult(sqlmock.NewResult(0, 0))
+	mock.ExpectExec(queries.MustGet(Name, "monitor_enable", v)).WithArgs("index_page_merge_attempts").WillReturnResult(sqlmock.NewResult(0, 0))
 	undo, warns := Dialect{}.Instrument(context.Background(), db, &s)
-	if undo == nil || !s.Has(CapIndexMonitor) {
+	if undo == nil || !s.Has(CapIndexMonitor) || !s.Has(CapTrxMonitor) {
 		t.Fatalf("not instrumented: %v", warns)
 	}
 	if !strings.Contains(queries.MustGet(Name, "monitor_state", v), "STATUS = 'enabled'") {
@@ -302,6 +323,9 @@ func TestInstrumentMySQLRestoresOnlyWhatWasOff(t *testing.T) {
 	}
 	if err := mock.ExpectationsWereMet(); err != nil {
 		t.Error(err)
+	}
+	if s.Has(CapIndexMonitor) || !s.Has(CapTrxMonitor) {
+		t.Error("after the undo the index monitors are off again, the transaction ones still on")
 	}
 }
 
@@ -316,15 +340,52 @@ func TestInstrumentWithoutPrivilege(t *testing.T) {
 	s.SetProp(PropHostUser, "'app'@'%'")
 	s.Set(CapInnodbMetrics, true, "")
 	s.Set(CapIndexMonitor, false, "off")
-	mock.ExpectQuery(queries.MustGet(Name, "monitor_state", v)).WillReturnRows(sqlmock.NewRows([]string{"NAME", "on"}).AddRow("index_page_splits", 0))
+	mock.ExpectQuery(queries.MustGet(Name, "monitor_state", v)).WillReturnRows(monitorRows())
 	mock.ExpectQuery(queries.MustGet(Name, "monitor_vars", v)).WillReturnRows(sqlmock.NewRows([]string{"e", "d"}).AddRow(nil, nil))
-	mock.ExpectExec(queries.MustGet(Name, "monitor_enable_module", v)).WillReturnError(denied("Access denied; you need (at least one of) the SUPER privilege(s) for this operation"))
+	mock.ExpectExec(queries.MustGet(Name, "monitor_enable", v)).WithArgs("index_page_splits").WillReturnError(denied("Access denied; you need (at least one of) the SUPER privilege(s) for this operation"))
 	undo, warns := Dialect{}.Instrument(context.Background(), db, &s)
 	if undo != nil || s.Has(CapIndexMonitor) {
 		t.Fatal("instrumented without privilege?")
 	}
 	if len(warns) != 1 || !strings.Contains(warns[0], "GRANT SUPER ON *.* TO 'app'@'%'") {
 		t.Errorf("warnings: %v", warns)
+	}
+}
+
+// TestMonitorAdminFromShowGrants: SHOW GRANTS, active roles included, tells
+// who may SET GLOBAL innodb_monitor_enable; the monitors being off is then
+// reported as what it is, with no GRANT for a login that has the privilege.
+func TestMonitorAdminFromShowGrants(t *testing.T) {
+	maria := dialects.Server{Dialect: Name, Flavor: FlavorMariaDB, VersionNum: 1101119}
+	mysql := dialects.Server{Dialect: Name, Flavor: FlavorMySQL, VersionNum: 80036}
+	for _, c := range []struct {
+		s      dialects.Server
+		grants []string
+		want   bool
+	}{
+		{maria, []string{"GRANT ALL PRIVILEGES ON *.* TO `root`@`localhost` WITH GRANT OPTION"}, true},
+		{maria, []string{"GRANT `r` TO `u`@`localhost`", "GRANT PROCESS ON *.* TO `u`@`localhost`", "GRANT SUPER ON *.* TO `r`"}, true},
+		{maria, []string{"GRANT PROCESS, SUPER ON *.* TO `u`@`%`"}, true},
+		{maria, []string{"GRANT PROCESS ON *.* TO `u`@`%`", "GRANT ALL PRIVILEGES ON `app`.* TO `u`@`%`"}, false},
+		{mysql, []string{"GRANT PROCESS ON *.* TO `u`@`%`", "GRANT SYSTEM_VARIABLES_ADMIN ON *.* TO `u`@`%`"}, true},
+		{mysql, []string{"GRANT PROCESS ON *.* TO `u`@`%`"}, false},
+	} {
+		if got := mayEnableMonitors(c.grants, c.s); got != c.want {
+			t.Errorf("%s %q: %v, want %v", c.s.Flavor, c.grants, got, c.want)
+		}
+	}
+	if !grantsRole([]string{"GRANT `monitoring` TO `u`@`%`"}) || grantsRole([]string{"GRANT PROCESS ON *.* TO `u`@`%`"}) {
+		t.Error("grantsRole")
+	}
+	s := maria
+	s.SetProp(PropHostUser, "'root'@'localhost'")
+	s.Set(CapMonitorAdmin, true, "")
+	if why := MonitorReason(s, IndexMonitors); strings.Contains(why, "GRANT") || !strings.Contains(why, "--enable-monitors") || !strings.Contains(why, "are off") {
+		t.Errorf("a login that may enable them is told: %s", why)
+	}
+	s.Set(CapMonitorAdmin, false, "")
+	if why := MonitorReason(s, IndexMonitors); !strings.Contains(why, "GRANT SUPER ON *.* TO 'root'@'localhost'") {
+		t.Errorf("a login that may not: %s", why)
 	}
 }
 

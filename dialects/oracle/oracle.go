@@ -35,11 +35,26 @@ const (
 const (
 	CapStatisticsLevel = "statistics_level" // TYPICAL or ALL: segment statistics are kept
 	CapInstance        = "v$instance"       // the start time is readable
+	// CapLongIdentifiers: names up to 128 bytes (COMPATIBLE 12.2 or higher);
+	// below, 30 bytes, whatever the release.
+	CapLongIdentifiers = "long_identifiers"
 
 	PropStatisticsLevel = "statistics_level"
+	PropCompatible      = "compatible"
 	PropConName         = "con_name"
+	PropConID           = "con_id"
 	PropInstanceName    = "instance_name"
+	// PropDBIDSource says where the DBID in Identity came from, or why none.
+	PropDBIDSource = "dbid_source"
 )
+
+// InPDB reports whether the session is in a pluggable database (CON_ID > 1:
+// 0 is a non-CDB, 1 the root): the instance-wide V$SYSSTAT and
+// V$SYSTEM_EVENT are then not this database's figures, V$CON_* are.
+func InPDB(s dialects.Server) bool {
+	id, err := strconv.Atoi(s.Prop(PropConID))
+	return err == nil && id > 1
+}
 
 func supportedVersion(v int) bool         { return v >= Version12_2 }
 func supportsVersionFull(v int) bool      { return v >= Version18 }
@@ -75,7 +90,7 @@ func (d Dialect) Open(ctx context.Context, dsn string) (*sql.DB, error) {
 		oc.Dialer(&net.Dialer{Timeout: ConnectTimeout})
 	}
 	db := sql.OpenDB(conn)
-	if err := dialects.PingWithin(ctx, db, ConnectTimeout+2*time.Second); err != nil {
+	if err := dialects.PingWithin(ctx, db, ConnectTimeout); err != nil {
 		return nil, fmt.Errorf("oracle: cannot connect to %s: %s", d.Redact(dsn), redactText(err.Error(), dsn))
 	}
 	return db, nil
@@ -106,8 +121,8 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 	if !supportedVersion(v) {
 		return s, fmt.Errorf("oracle: Oracle %s is %w: writeamp needs Oracle 12.2 or later (18c or later for the built-in workload)", version, dialects.ErrUnsupported)
 	}
-	var dbName, conName, dbid, host sql.NullString
-	if err := q.QueryRowContext(ctx, queries.MustGet(Name, "probe", v)).Scan(&dbName, &conName, &s.User, &dbid, &host); err != nil {
+	var dbName, conName, host, conID sql.NullString
+	if err := q.QueryRowContext(ctx, queries.MustGet(Name, "probe", v)).Scan(&dbName, &conName, &s.User, &host, &conID); err != nil {
 		return s, fmt.Errorf("oracle: probe: %w", err)
 	}
 	s.Database = conName.String
@@ -115,7 +130,8 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 		s.Database = dbName.String
 	}
 	s.SetProp(PropConName, conName.String)
-	s.Identity = "dbid-" + dbid.String + "/" + s.Database
+	s.SetProp(PropConID, conID.String)
+	s.Identity = identity(ctx, q, &s, v, dbName.String, host.String)
 
 	var started, inst string
 	if err := q.QueryRowContext(ctx, queries.MustGet(Name, "instance", v)).Scan(&started, &inst); err != nil {
@@ -128,15 +144,81 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 		}
 	}
 
-	var level string
-	if err := q.QueryRowContext(ctx, queries.MustGet(Name, "statistics_level", v)).Scan(&level); err != nil {
-		// Unknown, not missing: the collectors still try and report their own error.
+	params, err := parameters(ctx, q, v)
+	if err != nil {
+		// Unknown, not missing: the collectors still try and report their own
+		// error, and an over-long name fails with ORA-00972 on its own.
 		return s, nil
 	}
-	s.SetProp(PropStatisticsLevel, level)
-	s.Set(CapStatisticsLevel, !strings.EqualFold(level, "BASIC"),
-		"STATISTICS_LEVEL is "+level+": Oracle keeps no segment statistics (fix: ALTER SYSTEM SET statistics_level = TYPICAL SCOPE = BOTH)")
+	if level, ok := params["statistics_level"]; ok {
+		s.SetProp(PropStatisticsLevel, level)
+		s.Set(CapStatisticsLevel, !strings.EqualFold(level, "BASIC"),
+			"STATISTICS_LEVEL is "+level+": Oracle keeps no segment statistics (fix: ALTER SYSTEM SET statistics_level = TYPICAL SCOPE = BOTH)")
+	}
+	if compat, ok := params["compatible"]; ok {
+		s.SetProp(PropCompatible, compat)
+		long := false
+		if cv, err := ParseVersion(compat); err == nil {
+			long = cv >= Version12_2
+		}
+		limit := 30
+		if long {
+			limit = 128
+		}
+		why := "COMPATIBLE is " + compat + ": names are limited to 30 bytes whatever the release (128 bytes need COMPATIBLE 12.2 or higher: ALTER SYSTEM SET compatible = '19.0.0' SCOPE = SPFILE and a restart, which cannot be undone)"
+		s.SetProp(dialects.PropMaxIdentifierBytes, strconv.Itoa(limit))
+		if !long {
+			s.SetProp(dialects.PropMaxIdentifierWhy, why)
+		}
+		s.Set(CapLongIdentifiers, long, why)
+	}
 	return s, nil
+}
+
+// identity names the database for SameServer: the DBID when it can be read
+// (USERENV, else V$DATABASE), else the database and host names. The probe
+// never fails for want of it.
+func identity(ctx context.Context, q dialects.Querier, s *dialects.Server, v int, dbName, host string) string {
+	var dbid sql.NullString
+	err := q.QueryRowContext(ctx, queries.MustGet(Name, "dbid", v)).Scan(&dbid)
+	src := "SYS_CONTEXT('USERENV', 'DBID')"
+	if err != nil || dbid.String == "" {
+		first := err
+		err = q.QueryRowContext(ctx, queries.MustGet(Name, "dbid_v_database", v)).Scan(&dbid)
+		src = "V$DATABASE.DBID (USERENV's DBID: " + errText(first) + ")"
+		if err != nil || dbid.String == "" {
+			s.SetProp(PropDBIDSource, "none: USERENV's DBID: "+errText(first)+"; V$DATABASE: "+errText(err))
+			return "db-" + dbName + "@" + host + "/" + s.Database
+		}
+	}
+	s.SetProp(PropDBIDSource, src)
+	return "dbid-" + dbid.String + "/" + s.Database
+}
+
+func errText(err error) string {
+	if err == nil {
+		return "empty"
+	}
+	return err.Error()
+}
+
+// parameters reads the initialization parameters the probe needs.
+func parameters(ctx context.Context, q dialects.Querier, v int) (map[string]string, error) {
+	rows, err := q.QueryContext(ctx, queries.MustGet(Name, "parameters", v))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var name string
+		var value sql.NullString
+		if err := rows.Scan(&name, &value); err != nil {
+			return nil, err
+		}
+		out[strings.ToLower(name)] = value.String
+	}
+	return out, rows.Err()
 }
 
 // ParseVersion turns "19.21.0.0.0" into VersionNum (192100).

@@ -93,9 +93,16 @@ func mockDB(t *testing.T) (*sql.DB, sqlmock.Sqlmock) {
 	return db, mock
 }
 
+var probeCols = []string{"db_name", "con_name", "user", "server_host", "con_id"}
+
 func expectIdentity(mock sqlmock.Sqlmock, vn int) {
-	mock.ExpectQuery(queries.MustGet(Name, "probe", vn)).WillReturnRows(sqlmock.NewRows([]string{"db", "con", "user", "dbid", "host"}).
-		AddRow("FREE", "FREEPDB1", "WA", "1234567", "dbhost"))
+	mock.ExpectQuery(queries.MustGet(Name, "probe", vn)).WillReturnRows(sqlmock.NewRows(probeCols).
+		AddRow("FREE", "FREEPDB1", "WA", "dbhost", "3"))
+	mock.ExpectQuery(queries.MustGet(Name, "dbid", vn)).WillReturnRows(sqlmock.NewRows([]string{"dbid"}).AddRow("1234567"))
+}
+
+func params(level, compatible string) *sqlmock.Rows {
+	return sqlmock.NewRows([]string{"name", "value"}).AddRow("compatible", compatible).AddRow("statistics_level", level)
 }
 
 func TestProbe19cWithCatalogAccess(t *testing.T) {
@@ -104,7 +111,7 @@ func TestProbe19cWithCatalogAccess(t *testing.T) {
 	mock.ExpectQuery(queries.MustGet(Name, "version_full", 190000)).WillReturnRows(sqlmock.NewRows([]string{"v"}).AddRow("19.21.0.0.0"))
 	expectIdentity(mock, 192100)
 	mock.ExpectQuery(queries.MustGet(Name, "instance", 192100)).WillReturnRows(sqlmock.NewRows([]string{"t", "i"}).AddRow("2026-01-02 03:04:05", "FREE"))
-	mock.ExpectQuery(queries.MustGet(Name, "statistics_level", 192100)).WillReturnRows(sqlmock.NewRows([]string{"v"}).AddRow("TYPICAL"))
+	mock.ExpectQuery(queries.MustGet(Name, "parameters", 192100)).WillReturnRows(params("TYPICAL", "19.0.0"))
 	s, err := Dialect{}.Probe(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
@@ -112,8 +119,11 @@ func TestProbe19cWithCatalogAccess(t *testing.T) {
 	if s.Version != "19.21.0.0.0" || s.VersionNum != 192100 || s.Database != "FREEPDB1" || s.User != "WA" || s.Identity != "dbid-1234567/FREEPDB1" {
 		t.Fatalf("server = %+v", s)
 	}
-	if !s.StartedAt.Equal(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)) || !s.Has(CapStatisticsLevel) || !s.Has(CapInstance) {
+	if !s.StartedAt.Equal(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)) || !s.Has(CapStatisticsLevel) || !s.Has(CapInstance) || !s.Has(CapLongIdentifiers) {
 		t.Fatalf("server = %+v", s)
+	}
+	if !InPDB(s) || s.Prop(dialects.PropMaxIdentifierBytes) != "128" {
+		t.Fatalf("props = %v", s.Props)
 	}
 }
 
@@ -124,7 +134,7 @@ func TestProbeWithoutCatalogAccessAndBasicLevel(t *testing.T) {
 	mock.ExpectQuery(queries.MustGet(Name, "version_full", 230000)).WillReturnRows(sqlmock.NewRows([]string{"v"}).AddRow("23.4.0.24.5"))
 	expectIdentity(mock, 230400)
 	mock.ExpectQuery(queries.MustGet(Name, "instance", 230400)).WillReturnError(denied)
-	mock.ExpectQuery(queries.MustGet(Name, "statistics_level", 230400)).WillReturnRows(sqlmock.NewRows([]string{"v"}).AddRow("BASIC"))
+	mock.ExpectQuery(queries.MustGet(Name, "parameters", 230400)).WillReturnRows(params("BASIC", "23.0.0"))
 	s, err := Dialect{}.Probe(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
@@ -170,5 +180,66 @@ func TestSettleNotes(t *testing.T) {
 	}
 	if w := (Dialect{}).Settle(context.Background(), nil, dialects.Server{}, nil); len(w) != 1 || !strings.Contains(w[0], "block cleanout") {
 		t.Errorf("Settle = %v", w)
+	}
+}
+
+// TestProbeDBIDNeverFailsTheProbe: USERENV's DBID is read on its own; an
+// ORA-02003 (unknown USERENV parameter) falls back to V$DATABASE, and without
+// that the probe goes on with the names.
+func TestProbeDBIDNeverFailsTheProbe(t *testing.T) {
+	invalid := &network.OracleError{ErrCode: 2003, ErrMsg: "ORA-02003: invalid USERENV parameter"}
+	denied := &network.OracleError{ErrCode: 942, ErrMsg: "ORA-00942: table or view does not exist"}
+	for _, c := range []struct {
+		viaVDatabase error
+		identity     string
+	}{{nil, "dbid-7654321/FREEPDB1"}, {denied, "db-FREE@dbhost/FREEPDB1"}} {
+		db, mock := mockDB(t)
+		mock.ExpectQuery(queries.MustGet(Name, "version", 0)).WillReturnRows(sqlmock.NewRows([]string{"v"}).AddRow("19.0.0.0.0"))
+		mock.ExpectQuery(queries.MustGet(Name, "version_full", 190000)).WillReturnRows(sqlmock.NewRows([]string{"v"}).AddRow("19.21.0.0.0"))
+		mock.ExpectQuery(queries.MustGet(Name, "probe", 192100)).WillReturnRows(sqlmock.NewRows(probeCols).AddRow("FREE", "FREEPDB1", "WA", "dbhost", "3"))
+		mock.ExpectQuery(queries.MustGet(Name, "dbid", 192100)).WillReturnError(invalid)
+		e := mock.ExpectQuery(queries.MustGet(Name, "dbid_v_database", 192100))
+		if c.viaVDatabase != nil {
+			e.WillReturnError(c.viaVDatabase)
+		} else {
+			e.WillReturnRows(sqlmock.NewRows([]string{"dbid"}).AddRow("7654321"))
+		}
+		mock.ExpectQuery(queries.MustGet(Name, "instance", 192100)).WillReturnError(denied)
+		mock.ExpectQuery(queries.MustGet(Name, "parameters", 192100)).WillReturnError(denied)
+		s, err := Dialect{}.Probe(context.Background(), db)
+		if err != nil {
+			t.Fatalf("the probe must not fail for want of a DBID: %v", err)
+		}
+		if s.Identity != c.identity || !strings.Contains(s.Prop(PropDBIDSource), "ORA-02003") {
+			t.Errorf("identity %q, source %q", s.Identity, s.Prop(PropDBIDSource))
+		}
+	}
+}
+
+// TestCompatibleBelow122LimitsNamesTo30Bytes: on 19c with COMPATIBLE 12.1
+// the workload's 42-byte index names would fail with ORA-00972; Prepare is
+// refused before anything is created, naming COMPATIBLE.
+func TestCompatibleBelow122LimitsNamesTo30Bytes(t *testing.T) {
+	db, mock := mockDB(t)
+	mock.ExpectQuery(queries.MustGet(Name, "version", 0)).WillReturnRows(sqlmock.NewRows([]string{"v"}).AddRow("19.0.0.0.0"))
+	mock.ExpectQuery(queries.MustGet(Name, "version_full", 190000)).WillReturnRows(sqlmock.NewRows([]string{"v"}).AddRow("19.21.0.0.0"))
+	expectIdentity(mock, 192100)
+	mock.ExpectQuery(queries.MustGet(Name, "instance", 192100)).WillReturnRows(sqlmock.NewRows([]string{"t", "i"}).AddRow("2026-01-02 03:04:05", "FREE"))
+	mock.ExpectQuery(queries.MustGet(Name, "parameters", 192100)).WillReturnRows(params("TYPICAL", "12.1.0.2"))
+	s, err := Dialect{}.Probe(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Has(CapLongIdentifiers) || !strings.Contains(s.Why(CapLongIdentifiers), "COMPATIBLE is 12.1.0.2") {
+		t.Fatalf("long identifiers on COMPATIBLE 12.1: %v %q", s.Caps, s.Why(CapLongIdentifiers))
+	}
+	ddl := queries.MustGet(Name, "rt_ddl_baseline", s.VersionNum)
+	err = dialects.CheckIdentifiers(s, ddl)
+	if err == nil || !strings.Contains(err.Error(), "idx_offline_uss_by_broker_session_id is 36 bytes") || !strings.Contains(err.Error(), "COMPATIBLE") {
+		t.Fatalf("CheckIdentifiers = %v", err)
+	}
+	s.SetProp(dialects.PropMaxIdentifierBytes, "128")
+	if err := dialects.CheckIdentifiers(s, ddl); err != nil {
+		t.Fatalf("COMPATIBLE 19: %v", err)
 	}
 }

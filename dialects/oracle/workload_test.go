@@ -2,6 +2,7 @@ package oracle_test
 
 import (
 	"flag"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -53,4 +54,62 @@ func TestOracleDDLAsKeycloakCreatesIt(t *testing.T) {
 	if _, err := queries.Get(ora.Name, "rt_ddl_baseline", 120200); err == nil {
 		t.Error("12.2 must get no workload DDL")
 	}
+}
+
+// createdObject finds what a DDL statement creates and in whose schema an
+// unqualified name lands: Oracle puts it in the connecting user's schema.
+var createdObject = regexp.MustCompile(`(?is)^CREATE\s+(?:UNIQUE\s+)?(TABLE|INDEX)\s+(?:(\w+)\.)?(\w+)(?:\s+ON\s+(?:(\w+)\.)?(\w+))?`)
+
+// TestEveryObjectLivesInTheWorkloadSchema holds item 5 of issue 12: an index
+// named without a schema lands in the login's schema, where the collectors
+// (scoped to the workload's schema) never see it, where its segment needs the
+// login's own quota, and where the next run by the same login fails with
+// ORA-00955. Two runs by one login must create disjoint (owner, name) sets,
+// all in their own schema.
+func TestEveryObjectLivesInTheWorkloadSchema(t *testing.T) {
+	const login = "WA"
+	for _, variant := range refreshtoken.Variants {
+		seen := map[string]string{}
+		for _, run := range []string{"writeamp_rt_0000aaaa_" + variant, "writeamp_rt_0000bbbb_" + variant} {
+			text := strings.ReplaceAll(queries.MustGet(ora.Name, "rt_ddl_"+variant, 192100), "{{schema}}", run)
+			for _, st := range refreshtoken.Statements(text) {
+				m := createdObject.FindStringSubmatch(st)
+				if m == nil {
+					t.Fatalf("%s: not a CREATE TABLE/INDEX: %.60s", variant, st)
+				}
+				owner := strings.ToUpper(m[2])
+				if owner == "" {
+					owner = login
+				}
+				if owner != strings.ToUpper(run) {
+					t.Errorf("%s: %s %s is created in %s, not in the workload's schema %s", variant, m[1], m[3], owner, run)
+				}
+				if m[1] == "INDEX" && !strings.EqualFold(m[4], run) {
+					t.Errorf("%s: index %s is on %s.%s, not on the workload's table", variant, m[3], m[4], m[5])
+				}
+				key := owner + "." + strings.ToUpper(m[3])
+				if prev, dup := seen[key]; dup {
+					t.Errorf("%s: ORA-00955: %s is created by run %s and again by run %s", variant, key, prev, run)
+				}
+				seen[key] = run
+			}
+		}
+	}
+	header := workloadHeader(t)
+	for _, want := range []string{"CREATE ANY INDEX", "tablespace quota", "QUOTA UNLIMITED"} {
+		if !strings.Contains(header, want) {
+			t.Errorf("the privilege list in queries/oracle/refresh_token.sql lacks %q", want)
+		}
+	}
+}
+
+// workloadHeader is the comment block that lists the privileges.
+func workloadHeader(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile("../../queries/oracle/refresh_token.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _, _ := strings.Cut(string(data), "-- name:")
+	return head
 }

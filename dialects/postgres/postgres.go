@@ -95,7 +95,7 @@ func (d Dialect) Open(ctx context.Context, dsn string) (*sql.DB, error) {
 		return nil, err
 	}
 	db := stdlib.OpenDB(*cfg)
-	if err := dialects.PingWithin(ctx, db, ConnectTimeout+2*time.Second); err != nil {
+	if err := dialects.PingWithin(ctx, db, ConnectTimeout); err != nil {
 		return nil, fmt.Errorf("postgres: cannot connect to %s: %s", d.Redact(dsn), redactText(err.Error(), dsn))
 	}
 	return db, nil

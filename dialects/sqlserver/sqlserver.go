@@ -60,10 +60,18 @@ const (
 	CapFnDblog               = "fn_dblog"                    // sysadmin: per-index log bytes
 	CapOptimizeSequentialKey = "optimize_for_sequential_key" // 2019+
 	CapDatabaseWaitStats     = "dm_db_wait_stats"            // Azure SQL Database: waits of this database only
+	// CapInstanceDMVs: sys.dm_os_performance_counters (and sys.dm_os_wait_stats
+	// off Azure) are readable: VIEW SERVER (PERFORMANCE) STATE on a server; on
+	// Azure SQL Database it depends on the service objective (InstanceScope).
+	CapInstanceDMVs = "instance_dmvs"
+	// CapViewDatabaseStateFull: VIEW DATABASE STATE itself (not only its
+	// PERFORMANCE part), which sys.dm_db_wait_stats names.
+	CapViewDatabaseStateFull = "view_database_state_full"
 
-	PropLogin         = "login"          // the server login (SUSER_SNAME), for server-level GRANTs
-	PropRecoveryModel = "recovery_model" // SIMPLE truncates the log at checkpoints (fn_dblog)
-	PropEngineEdition = "engine_edition"
+	PropLogin            = "login"          // the server login (SUSER_SNAME), for server-level GRANTs
+	PropRecoveryModel    = "recovery_model" // SIMPLE truncates the log at checkpoints (fn_dblog)
+	PropEngineEdition    = "engine_edition"
+	PropServiceObjective = "service_objective" // Azure SQL Database: Basic, S0, ..., ElasticPool
 )
 
 func supportedVersion(v int) bool                 { return v >= Version2016 }
@@ -105,15 +113,15 @@ func Config(dsn string) (msdsn.Config, error) {
 	return cfg, nil
 }
 
-// Open connects and checks the server answers, within ConnectTimeout plus a
-// little: a closed port fails at once, a silent one after the bound.
+// Open connects and checks the server answers within ConnectTimeout (the
+// README's 10 s): a closed port fails at once, a silent one at the bound.
 func (d Dialect) Open(ctx context.Context, dsn string) (*sql.DB, error) {
 	cfg, err := Config(dsn)
 	if err != nil {
 		return nil, err
 	}
 	db := sql.OpenDB(mssql.NewConnectorConfig(cfg))
-	if err := dialects.PingWithin(ctx, db, ConnectTimeout+2*time.Second); err != nil {
+	if err := dialects.PingWithin(ctx, db, ConnectTimeout); err != nil {
 		return nil, fmt.Errorf("sqlserver: cannot connect to %s: %s", d.Redact(dsn), redactText(err.Error(), dsn))
 	}
 	return db, nil
@@ -124,11 +132,12 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 	s := dialects.Server{Dialect: Name}
 	var product, server, login, user string
 	var edition int
-	var sysadmin, dbowner sql.NullInt64
+	var sysadmin, dbowner, backupop, stateReader sql.NullInt64
 	var tempdbCreated sql.NullTime
-	var recovery sql.NullString
+	var recovery, objective sql.NullString
 	err := q.QueryRowContext(ctx, queries.MustGet(Name, "probe", 0)).Scan(
-		&product, &edition, &server, &s.Database, &login, &user, &sysadmin, &dbowner, &tempdbCreated, &recovery)
+		&product, &edition, &server, &s.Database, &login, &user, &sysadmin, &dbowner, &backupop, &tempdbCreated, &recovery,
+		&objective, &stateReader)
 	if err != nil {
 		return s, fmt.Errorf("sqlserver: probe: %w", err)
 	}
@@ -136,6 +145,7 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 	s.SetProp(PropLogin, login)
 	s.SetProp(PropEngineEdition, strconv.Itoa(edition))
 	s.SetProp(PropRecoveryModel, recovery.String)
+	s.SetProp(PropServiceObjective, objective.String)
 	switch edition {
 	case engineAzureSQLDatabase:
 		s.Flavor, s.VersionNum = FlavorAzureSQLDatabase, AzureVersionNum
@@ -160,9 +170,9 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 	s.Set(CapOptimizeSequentialKey, supportsOptimizeForSequentialKey(v), "OPTIMIZE_FOR_SEQUENTIAL_KEY needs SQL Server 2019 or later")
 	s.Set(CapDatabaseWaitStats, s.Flavor == FlavorAzureSQLDatabase, "sys.dm_db_wait_stats is Azure SQL Database's; this server has sys.dm_os_wait_stats")
 
-	isSysadmin := sysadmin.Valid && sysadmin.Int64 == 1
+	isSysadmin := one(sysadmin)
 	s.Set("sysadmin", isSysadmin, "")
-	s.Set(CapCheckpoint, isSysadmin || (dbowner.Valid && dbowner.Int64 == 1),
+	s.Set(CapCheckpoint, isSysadmin || one(dbowner) || one(backupop),
 		"CHECKPOINT needs sysadmin, db_owner or db_backupoperator (fix: ALTER ROLE db_backupoperator ADD MEMBER "+QuoteIdent(user)+")")
 	switch {
 	case s.Flavor == FlavorAzureSQLDatabase:
@@ -171,22 +181,43 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 		s.Set(CapFnDblog, isSysadmin, "per-index log bytes read sys.fn_dblog, which needs sysadmin (fix, on a test server only: ALTER SERVER ROLE sysadmin ADD MEMBER "+QuoteIdent(login)+")")
 	}
 
-	var dbState, srvState sql.NullInt64
-	if err := q.QueryRowContext(ctx, queries.MustGet(Name, "permissions", v)).Scan(&dbState, &srvState); err != nil {
+	var dbState, srvState, dbStateFull sql.NullInt64
+	if err := q.QueryRowContext(ctx, queries.MustGet(Name, "permissions", v)).Scan(&dbState, &srvState, &dbStateFull); err != nil {
 		return s, fmt.Errorf("sqlserver: probe permissions: %w", err)
 	}
-	dbPriv, dbGrant := Privilege(s, DatabaseScope)
-	s.Set(CapViewDatabaseState, dbState.Valid && dbState.Int64 == 1, "missing "+dbPriv+" (fix: "+dbGrant+")")
-	srvOK := srvState.Valid && srvState.Int64 == 1
-	if s.Flavor == FlavorAzureSQLDatabase {
-		// Azure SQL Database has no server-level permissions: its "server"
-		// DMVs answer for this database and check the database permission.
-		srvOK = s.Has(CapViewDatabaseState)
+	set := func(c string, ok bool, sc Scope) {
+		p, g := Privilege(s, sc)
+		s.Set(c, ok, "missing "+p+" (fix: "+g+")")
 	}
-	srvPriv, srvGrant := Privilege(s, ServerScope)
-	s.Set(CapViewServerState, srvOK, "missing "+srvPriv+" (fix: "+srvGrant+")")
+	set(CapViewDatabaseState, one(dbState), DatabaseScope)
+	set(CapViewDatabaseStateFull, one(dbStateFull), DatabaseStateScope)
+	if s.Flavor != FlavorAzureSQLDatabase {
+		set(CapViewServerState, one(srvState), ServerScope)
+		set(CapInstanceDMVs, one(srvState), InstanceScope)
+		return s, nil
+	}
+	// Azure SQL Database has no server-level permissions: the file DMV
+	// answers for this database and checks the database permission. The
+	// instance DMVs depend on the service objective; where the admin is
+	// needed and this login is neither it nor a known ##MS_ServerStateReader##
+	// member, nothing is promised either way: the query decides, and its
+	// refusal names the fix.
+	set(CapViewServerState, s.Has(CapViewDatabaseState), ServerScope)
+	admin := strings.EqualFold(user, "dbo") || one(stateReader)
+	switch {
+	case RestrictedTier(s) && admin:
+		s.Set(CapInstanceDMVs, true, "")
+	case RestrictedTier(s) && stateReader.Valid:
+		set(CapInstanceDMVs, false, InstanceScope)
+	case RestrictedTier(s):
+		// IS_SRVROLEMEMBER gave no answer: leave it unprobed.
+	default:
+		set(CapInstanceDMVs, admin || one(dbStateFull), InstanceScope)
+	}
 	return s, nil
 }
+
+func one(n sql.NullInt64) bool { return n.Valid && n.Int64 == 1 }
 
 // ParseVersion turns ProductVersion ("16.0.4135.4") into VersionNum.
 func ParseVersion(product string) (int, error) {

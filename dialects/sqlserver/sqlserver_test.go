@@ -105,7 +105,10 @@ func TestParseVersion(t *testing.T) {
 	}
 }
 
-var probeCols = []string{"version", "edition", "server", "db", "login", "user", "sysadmin", "db_owner", "tempdb_created", "recovery"}
+var probeCols = []string{"version", "edition", "server", "db", "login", "user", "sysadmin", "db_owner", "db_backupoperator",
+	"tempdb_created", "recovery", "service_objective", "ms_serverstatereader"}
+
+var permCols = []string{"db", "srv", "db_full"}
 
 func mockDB(t *testing.T) (*sql.DB, sqlmock.Sqlmock) {
 	t.Helper()
@@ -126,8 +129,8 @@ func TestProbeOnPremises2019(t *testing.T) {
 	db, mock := mockDB(t)
 	started := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	mock.ExpectQuery(queries.MustGet(Name, "probe", 0)).WillReturnRows(sqlmock.NewRows(probeCols).
-		AddRow("15.0.4375.4", 3, "SQL1", "kc", "wa_login", "wa", 0, 1, started, "FULL"))
-	mock.ExpectQuery(queries.MustGet(Name, "permissions", 1504375)).WillReturnRows(sqlmock.NewRows([]string{"db", "srv"}).AddRow(1, 0))
+		AddRow("15.0.4375.4", 3, "SQL1", "kc", "wa_login", "wa", 0, 1, 0, started, "FULL", nil, nil))
+	mock.ExpectQuery(queries.MustGet(Name, "permissions", 1504375)).WillReturnRows(sqlmock.NewRows(permCols).AddRow(1, 0, 1))
 	s, err := Dialect{}.Probe(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
@@ -135,7 +138,7 @@ func TestProbeOnPremises2019(t *testing.T) {
 	if s.VersionNum != 1504375 || s.Flavor != "" || s.Database != "kc" || s.User != "wa" || !s.StartedAt.Equal(started) || s.Identity != "SQL1/kc" {
 		t.Fatalf("server = %+v", s)
 	}
-	if !s.Has(CapViewDatabaseState) || s.Has(CapViewServerState) || !s.Has(CapCheckpoint) || s.Has(CapFnDblog) || !s.Has(CapOptimizeSequentialKey) {
+	if !s.Has(CapViewDatabaseState) || s.Has(CapViewServerState) || s.Has(CapInstanceDMVs) || !s.Has(CapCheckpoint) || s.Has(CapFnDblog) || !s.Has(CapOptimizeSequentialKey) {
 		t.Fatalf("caps = %v", s.Caps)
 	}
 	if why := s.Why(CapViewServerState); !strings.Contains(why, "USE master; GRANT VIEW SERVER STATE TO [wa_login]") {
@@ -152,8 +155,8 @@ func TestProbeOnPremises2019(t *testing.T) {
 func TestProbeAzureSQLDatabase(t *testing.T) {
 	db, mock := mockDB(t)
 	mock.ExpectQuery(queries.MustGet(Name, "probe", 0)).WillReturnRows(sqlmock.NewRows(probeCols).
-		AddRow("12.0.2000.8", 5, "myserver", "kc", "wa", "wa", nil, 0, nil, "FULL"))
-	mock.ExpectQuery(queries.MustGet(Name, "permissions", AzureVersionNum)).WillReturnRows(sqlmock.NewRows([]string{"db", "srv"}).AddRow(0, nil))
+		AddRow("12.0.2000.8", 5, "myserver", "kc", "wa", "wa", nil, 0, 0, nil, "FULL", "P1", 0))
+	mock.ExpectQuery(queries.MustGet(Name, "permissions", AzureVersionNum)).WillReturnRows(sqlmock.NewRows(permCols).AddRow(0, nil, 0))
 	s, err := Dialect{}.Probe(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
@@ -175,7 +178,7 @@ func TestProbeAzureSQLDatabase(t *testing.T) {
 func TestProbeRefusesSQLServer2014(t *testing.T) {
 	db, mock := mockDB(t)
 	mock.ExpectQuery(queries.MustGet(Name, "probe", 0)).WillReturnRows(sqlmock.NewRows(probeCols).
-		AddRow("12.0.6024.0", 3, "OLD", "kc", "sa", "dbo", 1, 1, time.Now(), "SIMPLE"))
+		AddRow("12.0.6024.0", 3, "OLD", "kc", "sa", "dbo", 1, 1, 0, time.Now(), "SIMPLE", nil, nil))
 	_, err := Dialect{}.Probe(context.Background(), db)
 	if !errors.Is(err, dialects.ErrUnsupported) || !strings.Contains(err.Error(), "2016") {
 		t.Fatalf("want unsupported, got %v", err)
@@ -216,5 +219,82 @@ func TestBeforeMeasureCheckpoints(t *testing.T) {
 	}
 	if w := (Dialect{}).Settle(context.Background(), db, s, nil); len(w) != 1 || !strings.Contains(w[0], "ghost cleanup") {
 		t.Fatalf("settle = %v", w)
+	}
+}
+
+// TestProbeCheckpointAcceptsDbBackupoperator: CHECKPOINT may be run by
+// sysadmin, db_owner and db_backupoperator
+// (https://learn.microsoft.com/sql/t-sql/language-elements/checkpoint-transact-sql#permissions).
+func TestProbeCheckpointAcceptsDbBackupoperator(t *testing.T) {
+	for _, c := range []struct {
+		sysadmin, owner, backup any
+		want                    bool
+	}{{1, 0, 0, true}, {0, 1, 0, true}, {0, 0, 1, true}, {0, 0, 0, false}, {nil, nil, nil, false}} {
+		db, mock := mockDB(t)
+		mock.ExpectQuery(queries.MustGet(Name, "probe", 0)).WillReturnRows(sqlmock.NewRows(probeCols).
+			AddRow("16.0.4135.4", 3, "SQL1", "kc", "wa_login", "wa", c.sysadmin, c.owner, c.backup, time.Now(), "FULL", nil, nil))
+		mock.ExpectQuery(queries.MustGet(Name, "permissions", 1604135)).WillReturnRows(sqlmock.NewRows(permCols).AddRow(1, 1, 1))
+		s, err := Dialect{}.Probe(context.Background(), db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Has(CapCheckpoint) != c.want {
+			t.Errorf("sysadmin %v db_owner %v db_backupoperator %v: checkpoint = %v", c.sysadmin, c.owner, c.backup, s.Has(CapCheckpoint))
+		}
+		if !c.want && !strings.Contains(s.Why(CapCheckpoint), "ALTER ROLE db_backupoperator ADD MEMBER [wa]") {
+			t.Errorf("reason = %q", s.Why(CapCheckpoint))
+		}
+	}
+}
+
+// TestProbeAzureInstanceDMVsByServiceObjective: sys.dm_os_performance_counters
+// on Azure SQL Database needs the server admin (dbo), the Entra admin or
+// ##MS_ServerStateReader## on Basic, S0, S1 and in elastic pools; VIEW
+// DATABASE STATE elsewhere. The probe promises nothing it cannot know.
+func TestProbeAzureInstanceDMVsByServiceObjective(t *testing.T) {
+	for _, c := range []struct {
+		objective, user string
+		reader, dbState any
+		want            string // "yes", "no", "unprobed"
+	}{
+		{"S0", "wa", 0, 1, "no"},
+		{"Basic", "wa", 0, 1, "no"},
+		{"ElasticPool", "wa", 0, 1, "no"},
+		{"S1", "dbo", 0, 0, "yes"},
+		{"S0", "wa", 1, 0, "yes"},
+		{"S1", "wa", nil, 1, "unprobed"},
+		{"P1", "wa", 0, 1, "yes"},
+		{"S3", "wa", 0, 0, "no"},
+	} {
+		db, mock := mockDB(t)
+		mock.ExpectQuery(queries.MustGet(Name, "probe", 0)).WillReturnRows(sqlmock.NewRows(probeCols).
+			AddRow("12.0.2000.8", 5, "myserver", "kc", "wa_login", c.user, nil, 0, 0, nil, "FULL", c.objective, c.reader))
+		mock.ExpectQuery(queries.MustGet(Name, "permissions", AzureVersionNum)).WillReturnRows(sqlmock.NewRows(permCols).AddRow(1, nil, c.dbState))
+		s, err := Dialect{}.Probe(context.Background(), db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ok, probed := s.Caps[CapInstanceDMVs]
+		got := map[bool]string{true: "yes", false: "no"}[ok]
+		if !probed {
+			got = "unprobed"
+		}
+		if got != c.want {
+			t.Errorf("%s as %s (reader %v, VIEW DATABASE STATE %v): instance DMVs %s, want %s", c.objective, c.user, c.reader, c.dbState, got, c.want)
+		}
+		why := s.Why(CapInstanceDMVs)
+		switch {
+		case c.want == "no" && RestrictedTier(s):
+			if !strings.Contains(why, "##MS_ServerStateReader##") || strings.Contains(why, "GRANT VIEW DATABASE") {
+				t.Errorf("%s: reason = %q", c.objective, why)
+			}
+		case c.want == "no":
+			if !strings.Contains(why, "GRANT VIEW DATABASE STATE TO [wa]") {
+				t.Errorf("%s: reason = %q", c.objective, why)
+			}
+		}
+		if !s.Has(CapViewServerState) {
+			t.Errorf("%s: the log file DMV answers to the database permission on Azure", c.objective)
+		}
 	}
 }

@@ -4,21 +4,28 @@
 -- ('' = every user database).
 
 -- name: global_status
--- Needs no privilege. Which names exist differs by flavor and version; the
+-- Needs no privilege. Com_commit counts COMMIT statements, not
+-- transactions: an autocommit statement adds nothing to it
+-- (https://mariadb.com/kb/en/server-status-variables/#com_commit), so it is
+-- reported as commit_statements; transactions come from INNODB_METRICS. Which names exist differs by flavor and version; the
 -- collector takes what is there (Probe recorded which).
 SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_lsn_current', 'Innodb_redo_log_current_lsn', 'Innodb_os_log_written', 'Innodb_rows_inserted', 'Innodb_rows_updated', 'Innodb_rows_deleted', 'Handler_write', 'Handler_update', 'Handler_delete', 'Innodb_row_lock_waits', 'Innodb_row_lock_time', 'Binlog_bytes_written', 'Com_commit', 'Handler_commit')
 
 -- name: innodb_metrics
 -- Needs PROCESS. MySQL names the on/off column STATUS ('enabled'/'disabled').
+-- Page splits and merges (module_index) and the transaction ends (module_trx)
+-- from which commits are counted.
 -- max_version: 1000000
 SELECT NAME, COUNT, STATUS = 'enabled' FROM information_schema.INNODB_METRICS
-WHERE NAME IN ('index_page_splits', 'index_page_merge_attempts', 'index_page_merge_successful')
+WHERE NAME IN ('index_page_splits', 'index_page_merge_attempts', 'index_page_merge_successful',
+               'trx_rw_commits', 'trx_ro_commits', 'trx_nl_ro_commits', 'trx_rollbacks')
 
 -- name: innodb_metrics
 -- MariaDB names it ENABLED (1/0).
 -- min_version: 1000000
 SELECT NAME, COUNT, ENABLED <> 0 FROM information_schema.INNODB_METRICS
-WHERE NAME IN ('index_page_splits', 'index_page_merge_attempts', 'index_page_merge_successful')
+WHERE NAME IN ('index_page_splits', 'index_page_merge_attempts', 'index_page_merge_successful',
+               'trx_rw_commits', 'trx_ro_commits', 'trx_nl_ro_commits', 'trx_rollbacks')
 
 -- name: file_summary_by_event_name
 -- MySQL binlog bytes written (MariaDB has Binlog_bytes_written instead).
@@ -36,16 +43,23 @@ ORDER BY 1, 2
 
 -- name: statistics
 -- One row per index column; SUB_PART is the prefix length of a prefix index,
--- COLUMN_NAME is NULL for a functional key part (MySQL 8).
-SELECT TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX, COALESCE(COLUMN_NAME, ''), COALESCE(SUB_PART, 0), NON_UNIQUE, INDEX_TYPE
+-- COLUMN_NAME is NULL for a functional key part (MySQL 8). NULLABLE ('YES'
+-- or '') tells whether a table without a PRIMARY KEY has a UNIQUE NOT NULL
+-- index InnoDB clusters on, or its hidden GEN_CLUST_INDEX, which this view
+-- does not list (https://mariadb.com/kb/en/information-schema-statistics-table/).
+SELECT TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX, COALESCE(COLUMN_NAME, ''), COALESCE(SUB_PART, 0), NON_UNIQUE, INDEX_TYPE,
+       COALESCE(NULLABLE, '')
 FROM information_schema.STATISTICS
 WHERE TABLE_SCHEMA NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys')
   AND (? = '' OR FIND_IN_SET(TABLE_SCHEMA, ?) > 0)
 ORDER BY 1, 2, 3, 4
 
 -- name: innodb_index_stats
--- Persistent statistics: pages per index as of the last recalculation.
+-- Persistent statistics: pages per index as of the last recalculation. The
+-- system databases are left out as in tables and statistics (mysql.gtid_slave_pos
+-- and the statistics tables themselves are InnoDB tables with stats rows).
 SELECT database_name, table_name, index_name, stat_name, stat_value, CAST(last_update AS CHAR)
 FROM mysql.innodb_index_stats
 WHERE stat_name IN ('n_leaf_pages', 'size')
+  AND database_name NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys')
   AND (? = '' OR FIND_IN_SET(database_name, ?) > 0)

@@ -11,16 +11,11 @@ SELECT VERSION(), @@version_comment, DATABASE(), CURRENT_USER(), @@hostname, @@p
 -- Which of the names that differ by flavor and version this server has; no privilege needed.
 SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_lsn_current', 'Innodb_redo_log_current_lsn', 'Innodb_rows_inserted', 'Binlog_bytes_written', 'Innodb_history_list_length')
 
--- name: innodb_metrics_probe
--- Needs PROCESS (error 1227 without it); counts the module_index counters that are on.
--- max_version: 1000000
-SELECT COUNT(*) FROM information_schema.INNODB_METRICS
-WHERE NAME IN ('index_page_splits', 'index_page_merge_attempts', 'index_page_merge_successful') AND STATUS = 'enabled'
-
--- name: innodb_metrics_probe
--- min_version: 1000000
-SELECT COUNT(*) FROM information_schema.INNODB_METRICS
-WHERE NAME IN ('index_page_splits', 'index_page_merge_attempts', 'index_page_merge_successful') AND ENABLED = 1
+-- name: show_grants
+-- The current user's grants including its active roles' (which
+-- INFORMATION_SCHEMA.USER_PRIVILEGES leaves out), to tell "the monitors are
+-- off" from "this login may not turn them on".
+SHOW GRANTS
 
 -- name: index_stats_probe
 SELECT COUNT(*) FROM mysql.innodb_index_stats WHERE 1 = 0

@@ -19,26 +19,31 @@ SELECT COUNT, ENABLED <> 0 FROM information_schema.INNODB_METRICS WHERE NAME = '
 SHOW ENGINE INNODB STATUS
 
 -- name: monitor_state
--- The state of every counter of module_index, to restore exactly after the window.
+-- Needs PROCESS (error 1227 without it). The state of every counter writeamp
+-- reads, to enable only those that are off and restore exactly them.
 -- max_version: 1000000
-SELECT NAME, STATUS = 'enabled' FROM information_schema.INNODB_METRICS WHERE SUBSYSTEM = 'index' ORDER BY NAME
+SELECT NAME, STATUS = 'enabled' FROM information_schema.INNODB_METRICS
+WHERE NAME IN ('index_page_splits', 'index_page_merge_attempts', 'index_page_merge_successful',
+               'trx_rw_commits', 'trx_ro_commits', 'trx_nl_ro_commits', 'trx_rollbacks')
+ORDER BY NAME
 
 -- name: monitor_state
+-- MariaDB names the on/off column ENABLED.
 -- min_version: 1000000
-SELECT NAME, ENABLED <> 0 FROM information_schema.INNODB_METRICS WHERE SUBSYSTEM = 'index' ORDER BY NAME
+SELECT NAME, ENABLED <> 0 FROM information_schema.INNODB_METRICS
+WHERE NAME IN ('index_page_splits', 'index_page_merge_attempts', 'index_page_merge_successful',
+               'trx_rw_commits', 'trx_ro_commits', 'trx_nl_ro_commits', 'trx_rollbacks')
+ORDER BY NAME
 
 -- name: monitor_vars
 SELECT @@GLOBAL.innodb_monitor_enable, @@GLOBAL.innodb_monitor_disable
 
--- name: monitor_enable_module
--- Needs SUPER (MariaDB) / SYSTEM_VARIABLES_ADMIN (MySQL).
-SET GLOBAL innodb_monitor_enable = 'module_index'
-
--- name: monitor_disable_module
-SET GLOBAL innodb_monitor_disable = 'module_index'
+-- name: monitor_enable
+-- One counter by name. Needs SUPER (MariaDB) / SYSTEM_VARIABLES_ADMIN (MySQL).
+SET GLOBAL innodb_monitor_enable = ?
 
 -- name: monitor_disable
--- One counter by name (only those that were off before the window).
+-- One counter by name (only those writeamp turned on).
 SET GLOBAL innodb_monitor_disable = ?
 
 -- name: monitor_enable_var_default

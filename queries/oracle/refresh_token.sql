@@ -6,10 +6,23 @@
 -- 18c+). Statement blocks split on ";" lines; parameters are :1..:N in the
 -- order the workload passes them.
 --
+-- Every object is created in {{schema}}, indexes included: an unqualified
+-- index name would put the index in the connecting login's schema, where the
+-- collectors (scoped to {{schema}}) never see it, where its segment needs the
+-- login's own tablespace quota (ORA-01950 at the first INSERT, with deferred
+-- segment creation), and where a second run by the same login collides with
+-- the first (ORA-00955).
+--
 -- Privileges the measuring login needs (granted directly or through a role):
 --   CREATE USER, DROP USER                 the workload's own schema
---   CREATE ANY TABLE, CREATE ANY INDEX     its tables, in that schema
+--   CREATE ANY TABLE, CREATE ANY INDEX     its tables and indexes, in that schema
 --   SELECT/INSERT/UPDATE/DELETE ANY TABLE  the workload's statements there
+--   tablespace quota                       of the workload's user, not the login's: "the owner
+--                                          of the schema to contain the index must have ... space
+--                                          quota" (CREATE INDEX, CREATE TABLE prerequisites,
+--                                          https://docs.oracle.com/en/database/oracle/oracle-database/19/sqlrf/CREATE-INDEX.html);
+--                                          rt_create_schema gives it QUOTA UNLIMITED on the default
+--                                          permanent tablespace, which CREATE USER allows
 -- e.g. GRANT CREATE USER, DROP USER, CREATE ANY TABLE, CREATE ANY INDEX,
 --      SELECT ANY TABLE, INSERT ANY TABLE, UPDATE ANY TABLE, DELETE ANY TABLE TO <user>;
 -- Use a test database: these are powerful privileges.
@@ -56,10 +69,10 @@ CREATE TABLE {{schema}}.offline_user_session (
   remember_me NUMBER(1),
   CONSTRAINT constraint_offl_us_ses_pk2 PRIMARY KEY (user_session_id, offline_flag)
 );
-CREATE INDEX idx_offline_uss_by_user ON {{schema}}.offline_user_session (user_id, realm_id, offline_flag);
-CREATE INDEX idx_offline_uss_by_broker_session_id ON {{schema}}.offline_user_session (broker_session_id, realm_id);
-CREATE INDEX idx_user_session_expiration_created ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, created_on, user_session_id, user_id);
-CREATE INDEX idx_user_session_expiration_last_refresh ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, last_session_refresh, user_session_id, user_id);
+CREATE INDEX {{schema}}.idx_offline_uss_by_user ON {{schema}}.offline_user_session (user_id, realm_id, offline_flag);
+CREATE INDEX {{schema}}.idx_offline_uss_by_broker_session_id ON {{schema}}.offline_user_session (broker_session_id, realm_id);
+CREATE INDEX {{schema}}.idx_user_session_expiration_created ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, created_on, user_session_id, user_id);
+CREATE INDEX {{schema}}.idx_user_session_expiration_last_refresh ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, last_session_refresh, user_session_id, user_id);
 CREATE TABLE {{schema}}.offline_client_session (
   user_session_id VARCHAR2(36) NOT NULL,
   client_id VARCHAR2(255) NOT NULL,
@@ -72,10 +85,10 @@ CREATE TABLE {{schema}}.offline_client_session (
   realm_id VARCHAR2(36),
   CONSTRAINT constraint_offl_cl_ses_pk3 PRIMARY KEY (user_session_id, client_id, client_storage_provider, external_client_id, offline_flag)
 );
-CREATE INDEX idx_offline_css_by_client ON {{schema}}.offline_client_session (client_id, offline_flag);
-CREATE INDEX idx_offline_css_by_client_storage_provider ON {{schema}}.offline_client_session (client_storage_provider, external_client_id, offline_flag);
-CREATE INDEX idx_offline_css_by_user_session_and_offline ON {{schema}}.offline_client_session (offline_flag, user_session_id);
-CREATE INDEX idx_offline_css_by_client_and_realm ON {{schema}}.offline_client_session (realm_id, offline_flag, client_id, client_storage_provider, external_client_id)
+CREATE INDEX {{schema}}.idx_offline_css_by_client ON {{schema}}.offline_client_session (client_id, offline_flag);
+CREATE INDEX {{schema}}.idx_offline_css_by_client_storage_provider ON {{schema}}.offline_client_session (client_storage_provider, external_client_id, offline_flag);
+CREATE INDEX {{schema}}.idx_offline_css_by_user_session_and_offline ON {{schema}}.offline_client_session (offline_flag, user_session_id);
+CREATE INDEX {{schema}}.idx_offline_css_by_client_and_realm ON {{schema}}.offline_client_session (realm_id, offline_flag, client_id, client_storage_provider, external_client_id)
 
 -- name: rt_ddl_coarse
 -- Keycloak 26.8 on Oracle: the rebuilt expiration indexes, the broker index
@@ -96,10 +109,10 @@ CREATE TABLE {{schema}}.offline_user_session (
   last_session_refresh_coarse NUMBER(19) DEFAULT 0 NOT NULL,
   CONSTRAINT constraint_offl_us_ses_pk2 PRIMARY KEY (user_session_id, offline_flag)
 );
-CREATE INDEX idx_offline_uss_by_user ON {{schema}}.offline_user_session (user_id, realm_id, offline_flag);
-CREATE INDEX idx_offline_uss_by_broker_session_id ON {{schema}}.offline_user_session (broker_session_id, realm_id);
-CREATE INDEX idx_user_session_expiration_created ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, session_bucket, created_on);
-CREATE INDEX idx_user_session_expiration_last_refresh ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, session_bucket, last_session_refresh_coarse);
+CREATE INDEX {{schema}}.idx_offline_uss_by_user ON {{schema}}.offline_user_session (user_id, realm_id, offline_flag);
+CREATE INDEX {{schema}}.idx_offline_uss_by_broker_session_id ON {{schema}}.offline_user_session (broker_session_id, realm_id);
+CREATE INDEX {{schema}}.idx_user_session_expiration_created ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, session_bucket, created_on);
+CREATE INDEX {{schema}}.idx_user_session_expiration_last_refresh ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, session_bucket, last_session_refresh_coarse);
 CREATE TABLE {{schema}}.offline_client_session (
   user_session_id VARCHAR2(36) NOT NULL,
   client_id VARCHAR2(255) NOT NULL,
@@ -112,9 +125,9 @@ CREATE TABLE {{schema}}.offline_client_session (
   realm_id VARCHAR2(36),
   CONSTRAINT constraint_offl_cl_ses_pk3 PRIMARY KEY (user_session_id, client_id, client_storage_provider, external_client_id, offline_flag)
 );
-CREATE INDEX idx_offline_css_by_client ON {{schema}}.offline_client_session (client_id, offline_flag);
-CREATE INDEX idx_offline_css_by_client_storage_provider ON {{schema}}.offline_client_session (client_storage_provider, external_client_id, offline_flag);
-CREATE INDEX idx_offline_css_by_client_and_realm ON {{schema}}.offline_client_session (realm_id, offline_flag, client_id, client_storage_provider, external_client_id)
+CREATE INDEX {{schema}}.idx_offline_css_by_client ON {{schema}}.offline_client_session (client_id, offline_flag);
+CREATE INDEX {{schema}}.idx_offline_css_by_client_storage_provider ON {{schema}}.offline_client_session (client_storage_provider, external_client_id, offline_flag);
+CREATE INDEX {{schema}}.idx_offline_css_by_client_and_realm ON {{schema}}.offline_client_session (realm_id, offline_flag, client_id, client_storage_provider, external_client_id)
 
 -- name: rt_select_user_session
 SELECT version, last_session_refresh, created_on FROM {{schema}}.offline_user_session

@@ -45,28 +45,47 @@ WHERE f.type_desc = N'LOG'
 ORDER BY f.file_id
 
 -- name: sys_dm_os_performance_counters
--- The "/sec" counters are cumulative (cntr_type 272696576): diff them.
--- Object names carry the instance prefix (SQLServer: or MSSQL$NAME:).
+-- https://learn.microsoft.com/sql/relational-databases/system-dynamic-management-views/sys-dm-os-performance-counters-transact-sql
+-- object_name, counter_name and instance_name are nchar(128): blank-padded
+-- to 128 characters. LIKE on Unicode data treats trailing blanks as
+-- significant, so object_name LIKE N'%:Databases' matches no row of a real
+-- server ('SQLServer:Databases' plus 109 blanks does not end in "Databases"):
+-- RTRIM first (https://learn.microsoft.com/sql/t-sql/language-elements/like-transact-sql,
+-- "Pattern matching by using LIKE"). = ignores trailing blanks, so the
+-- counter_name and instance_name equalities need none. The rows come back
+-- padded; the collector trims them. The "/sec" counters are cumulative
+-- (cntr_type 272696576): diff them. Object names carry the instance prefix
+-- (SQLServer: or MSSQL$NAME:).
 -- max_version: 1500000
-SELECT RTRIM(object_name), RTRIM(counter_name), RTRIM(instance_name), cntr_value
+SELECT object_name, counter_name, instance_name, cntr_value
 FROM sys.dm_os_performance_counters
-WHERE (object_name LIKE N'%:Databases'
+WHERE (RTRIM(object_name) LIKE N'%:Databases'
        AND counter_name IN (N'Log Bytes Flushed/sec', N'Log Flushes/sec')
        AND instance_name = DB_NAME())
-   OR (object_name LIKE N'%:Access Methods' AND counter_name = N'Page Splits/sec')
+   OR (RTRIM(object_name) LIKE N'%:Access Methods' AND counter_name = N'Page Splits/sec')
 
 -- name: sys_dm_os_performance_counters
--- 2019+ and Azure: Azure SQL Database files the database's counters under
--- its physical name (a GUID), which sys.databases.physical_database_name gives.
+-- 2019+ and Azure: as above. Azure SQL Database files the database's
+-- counters under its physical name, a GUID (sys.databases.physical_database_name,
+-- 2019+ and Azure: https://learn.microsoft.com/sql/relational-databases/system-catalog-views/sys-databases-transact-sql),
+-- and an instance_name there can carry a suffix after the GUID: matched by
+-- prefix, on Azure SQL Database only (EngineEdition 5), so that a boxed
+-- server's "kc" never takes "kc2"'s rows. The collector prefers an exact
+-- DB_NAME() row.
 -- min_version: 1500000
-SELECT RTRIM(object_name), RTRIM(counter_name), RTRIM(instance_name), cntr_value
+SELECT object_name, counter_name, instance_name, cntr_value
 FROM sys.dm_os_performance_counters
-WHERE (object_name LIKE N'%:Databases'
+WHERE (RTRIM(object_name) LIKE N'%:Databases'
        AND counter_name IN (N'Log Bytes Flushed/sec', N'Log Flushes/sec')
-       AND instance_name IN (DB_NAME(), (SELECT physical_database_name FROM sys.databases WHERE database_id = DB_ID())))
-   OR (object_name LIKE N'%:Access Methods' AND counter_name = N'Page Splits/sec')
+       AND (instance_name = DB_NAME()
+            OR (CONVERT(int, SERVERPROPERTY('EngineEdition')) = 5
+                AND RTRIM(instance_name) LIKE (SELECT physical_database_name FROM sys.databases WHERE database_id = DB_ID()) + N'%')))
+   OR (RTRIM(object_name) LIKE N'%:Access Methods' AND counter_name = N'Page Splits/sec')
 
 -- name: sys_dm_os_wait_stats
+-- https://learn.microsoft.com/sql/relational-databases/system-dynamic-management-views/sys-dm-os-wait-stats-transact-sql
+-- wait_type is nvarchar(60): no padding. VIEW SERVER STATE (VIEW SERVER
+-- PERFORMANCE STATE on 2022+); Azure SQL Database reads sys.dm_db_wait_stats.
 SELECT wait_type, waiting_tasks_count, wait_time_ms
 FROM sys.dm_os_wait_stats
 WHERE wait_type IN (N'PAGELATCH_EX', N'PAGELATCH_SH', N'PAGEIOLATCH_EX', N'WRITELOG', N'LOGBUFFER',
@@ -75,7 +94,10 @@ WHERE wait_type IN (N'PAGELATCH_EX', N'PAGELATCH_SH', N'PAGEIOLATCH_EX', N'WRITE
 ORDER BY wait_type
 
 -- name: sys_dm_db_wait_stats
--- Azure SQL Database: the same columns, this database only.
+-- Azure SQL Database: the same columns, this database only; needs VIEW
+-- DATABASE STATE on every service objective, where sys.dm_os_wait_stats needs
+-- the server admin on Basic, S0, S1 and elastic pools
+-- (https://learn.microsoft.com/sql/relational-databases/system-dynamic-management-views/sys-dm-db-wait-stats-azure-sql-database).
 SELECT wait_type, waiting_tasks_count, wait_time_ms
 FROM sys.dm_db_wait_stats
 WHERE wait_type IN (N'PAGELATCH_EX', N'PAGELATCH_SH', N'PAGEIOLATCH_EX', N'WRITELOG', N'LOGBUFFER',

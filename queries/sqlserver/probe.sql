@@ -7,6 +7,15 @@
 -- everyone, so its create_date is the start time without VIEW SERVER STATE
 -- (sys.dm_os_sys_info.sqlserver_start_time needs it). NULL on Azure SQL
 -- Database, where tempdb is not listed in a user database.
+-- CHECKPOINT may be run by sysadmin, db_owner and db_backupoperator
+-- (https://learn.microsoft.com/sql/t-sql/language-elements/checkpoint-transact-sql#permissions).
+-- ServiceObjective is Azure SQL Database's (Basic, S0..S12, P1.., ElasticPool;
+-- NULL elsewhere): on Basic, S0, S1 and in elastic pools the instance DMVs
+-- need the server admin, the Microsoft Entra admin or ##MS_ServerStateReader##
+-- (https://learn.microsoft.com/sql/t-sql/functions/databasepropertyex-transact-sql,
+-- https://learn.microsoft.com/sql/relational-databases/system-dynamic-management-views/sys-dm-os-performance-counters-transact-sql#permissions).
+-- The server admin and the Entra admin enter every user database as dbo
+-- (USER_NAME()); IS_SRVROLEMEMBER answers NULL for a role the server lacks.
 SELECT CONVERT(nvarchar(128), SERVERPROPERTY('ProductVersion')),
        CONVERT(int, SERVERPROPERTY('EngineEdition')),
        CONVERT(nvarchar(128), SERVERPROPERTY('ServerName')),
@@ -15,18 +24,25 @@ SELECT CONVERT(nvarchar(128), SERVERPROPERTY('ProductVersion')),
        USER_NAME(),
        IS_SRVROLEMEMBER('sysadmin'),
        IS_MEMBER('db_owner'),
+       IS_MEMBER('db_backupoperator'),
        (SELECT create_date FROM sys.databases WHERE name = N'tempdb'),
-       (SELECT recovery_model_desc FROM sys.databases WHERE database_id = DB_ID())
+       (SELECT recovery_model_desc FROM sys.databases WHERE database_id = DB_ID()),
+       CONVERT(nvarchar(32), DATABASEPROPERTYEX(DB_NAME(), 'ServiceObjective')),
+       IS_SRVROLEMEMBER('##MS_ServerStateReader##')
 
 -- name: permissions
 -- 2016-2019 name the DMV permissions VIEW DATABASE STATE / VIEW SERVER STATE.
 -- max_version: 1600000
 SELECT HAS_PERMS_BY_NAME(NULL, 'DATABASE', 'VIEW DATABASE STATE'),
-       HAS_PERMS_BY_NAME(NULL, NULL, 'VIEW SERVER STATE')
+       HAS_PERMS_BY_NAME(NULL, NULL, 'VIEW SERVER STATE'),
+       HAS_PERMS_BY_NAME(NULL, 'DATABASE', 'VIEW DATABASE STATE')
 
 -- name: permissions
 -- 2022+ and Azure split them: the PERFORMANCE STATE permissions are what the
 -- DMVs check (VIEW ... STATE still implies them).
 -- min_version: 1600000
+-- The third column is VIEW DATABASE STATE itself, which Azure SQL Database's
+-- sys.dm_db_wait_stats and instance DMVs name on their pages.
 SELECT HAS_PERMS_BY_NAME(NULL, 'DATABASE', 'VIEW DATABASE PERFORMANCE STATE'),
-       HAS_PERMS_BY_NAME(NULL, NULL, 'VIEW SERVER PERFORMANCE STATE')
+       HAS_PERMS_BY_NAME(NULL, NULL, 'VIEW SERVER PERFORMANCE STATE'),
+       HAS_PERMS_BY_NAME(NULL, 'DATABASE', 'VIEW DATABASE STATE')

@@ -226,6 +226,9 @@ func (w *Workload) Prepare(ctx context.Context, db *sql.DB, s dialects.Server, v
 	if err != nil {
 		return fmt.Errorf("refresh-token has no %s DDL for %s: %w", variant, s, err)
 	}
+	if err := dialects.CheckIdentifiers(s, w.mustSQL("rt_create_schema")+"\n"+ddl); err != nil {
+		return fmt.Errorf("refresh-token cannot create its %s tables: %w", variant, err)
+	}
 	return w.onConn(ctx, db, func(conn *sql.Conn) error {
 		if err := w.create(ctx, conn, ddl); err != nil || w.AfterPrepare == nil {
 			return err
@@ -308,7 +311,7 @@ var ddlGrants = map[string]string{
 	"postgres":  "GRANT CREATE ON DATABASE <db> TO <user>",
 	"mysql":     "GRANT CREATE, DROP, ALTER, INDEX, INSERT, UPDATE, DELETE, SELECT ON *.* TO '<user>'@'<host>' (the workload creates its own database)",
 	"sqlserver": "GRANT CREATE SCHEMA, CREATE TABLE TO <user>, and ALTER on the schema it creates (or membership in db_ddladmin)",
-	"oracle":    "GRANT CREATE USER, DROP USER, CREATE ANY TABLE, CREATE ANY INDEX, SELECT/INSERT/UPDATE/DELETE ANY TABLE TO <user> (see queries/oracle/refresh_token.sql)",
+	"oracle":    "GRANT CREATE USER, DROP USER, CREATE ANY TABLE, CREATE ANY INDEX, SELECT/INSERT/UPDATE/DELETE ANY TABLE TO <user>; the workload's own user gets QUOTA UNLIMITED on the default permanent tablespace from its CREATE USER (see queries/oracle/refresh_token.sql)",
 }
 
 // explainDDL adds the statement that fixes a refused CREATE.
