@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -66,8 +68,8 @@ func TestUnreachableServerIsNotAUsageErrorAndHidesThePassword(t *testing.T) {
 
 func TestVersionAndHelpHaveExamples(t *testing.T) {
 	out, _, err := run(t, "version")
-	if err != nil || !strings.Contains(out, "writeamp ") || !strings.Contains(out, "postgres") {
-		t.Errorf("version: %q %v", out, err)
+	if err != nil || !strings.Contains(out, "writeamp ") || !strings.Contains(out, "postgres") || !strings.Contains(out, "commit: ") || !strings.Contains(out, "go: go1.") {
+		t.Errorf("version must say version, commit, Go version and dialects: %q %v", out, err)
 	}
 	for _, c := range newRoot().Commands() {
 		if c.Name() == "help" || c.Name() == "completion" {
@@ -104,5 +106,21 @@ func TestResolveDSNOrder(t *testing.T) {
 	}
 	if dsn, from, _ := resolveDSN("postgres://flag"); dsn != "postgres://flag" || from != "--dsn" {
 		t.Errorf("--dsn wins: %q %q", dsn, from)
+	}
+}
+
+// make dist ships one man page per command and four shells' completions.
+func TestGenWritesManPagesAndCompletions(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := run(t, "gen", "--man", dir+"/man", "--completions", dir+"/compl"); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"man/writeamp.1", "man/writeamp-run.1", "man/writeamp-check.1", "compl/writeamp.bash", "compl/_writeamp", "compl/writeamp.fish", "compl/writeamp.ps1"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "man", "writeamp-gen.1")); err == nil {
+		t.Error("the hidden gen command must not get a man page")
 	}
 }

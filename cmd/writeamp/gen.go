@@ -14,10 +14,11 @@ import (
 func newGenCmd(root *cobra.Command) *cobra.Command {
 	var manDir, complDir string
 	cmd := &cobra.Command{
-		Use:    "gen --man DIR --completions DIR",
-		Short:  "Write man pages and shell completions (for packaging)",
-		Hidden: true,
-		Args:   cobra.NoArgs,
+		Use:     "gen --man DIR --completions DIR",
+		Short:   "Write man pages and shell completions (for packaging)",
+		Hidden:  true,
+		Example: "  writeamp gen --man dist/man/man1 --completions dist/completions",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if manDir == "" && complDir == "" {
 				return usagef("gen: give --man DIR, --completions DIR or both")
