@@ -109,6 +109,12 @@ type Cataloger interface {
 	Catalog(ctx context.Context, q dialects.Querier, s dialects.Server, sc Scope) ([]Object, []Counter, error)
 }
 
+// CatalogNote is a Cataloger's "objects listed, some readings skipped": the
+// snapshot goes on and the report says what was not read and why.
+type CatalogNote struct{ Reason string }
+
+func (n *CatalogNote) Error() string { return n.Reason }
+
 // Marker is a collector that records positions (e.g. the WAL LSN) that
 // interval collectors later read between.
 type Marker interface {
@@ -189,6 +195,20 @@ func (set *Set) Take(ctx context.Context, db *sql.DB, s dialects.Server, sc Scop
 	// Rollback, not commit: the observer leaves nothing, not even a commit record.
 	defer tx.Rollback()
 	snap.TakenAt = time.Now().UTC()
+	// Each collector's counters are kept apart and joined once: appending
+	// tens of thousands of counters to one growing slice copied them over
+	// and over.
+	var parts [][]Counter
+	defer func() {
+		n := 0
+		for _, p := range parts {
+			n += len(p)
+		}
+		snap.Counters = make([]Counter, 0, n)
+		for _, p := range parts {
+			snap.Counters = append(snap.Counters, p...)
+		}
+	}()
 	for _, c := range set.Collectors {
 		if err := c.Supports(s); err != nil {
 			snap.Missing = append(snap.Missing, missingFrom(c.Name(), err))
@@ -205,11 +225,16 @@ func (set *Set) Take(ctx context.Context, db *sql.DB, s dialects.Server, sc Scop
 		}
 		if cat, ok := c.(Cataloger); ok {
 			objs, cs, err := cat.Catalog(ctx, tx, s, sc)
+			var note *CatalogNote
+			if errors.As(err, &note) {
+				snap.Missing = append(snap.Missing, Missing{Collector: c.Name(), Reason: note.Reason})
+				err = nil
+			}
 			if err != nil {
 				return nil, fmt.Errorf("snapshot: %s: %w", c.Name(), err)
 			}
 			snap.Objects = append(snap.Objects, objs...)
-			snap.Counters = append(snap.Counters, cs...)
+			parts = append(parts, cs)
 			continue
 		}
 		cs, err := set.collectOne(ctx, tx, s, c, sc)
@@ -220,7 +245,7 @@ func (set *Set) Take(ctx context.Context, db *sql.DB, s dialects.Server, sc Scop
 			snap.Missing = append(snap.Missing, missingFrom(c.Name(), err))
 			continue
 		}
-		snap.Counters = append(snap.Counters, cs...)
+		parts = append(parts, cs)
 	}
 	return snap, nil
 }

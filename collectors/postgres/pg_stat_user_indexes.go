@@ -2,7 +2,7 @@ package postgres
 
 import (
 	"context"
-	"fmt"
+	"strconv"
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
@@ -21,7 +21,7 @@ func (PgStatUserIndexes) Collect(ctx context.Context, qr dialects.Querier, s dia
 		return nil, err
 	}
 	defer rows.Close()
-	var out []collectors.Counter
+	out := make([]collectors.Counter, 0, 3*1024)
 	for rows.Next() {
 		var schema, table, name string
 		var id, scans, read, fetch int64
@@ -33,7 +33,7 @@ func (PgStatUserIndexes) Collect(ctx context.Context, qr dialects.Querier, s dia
 		if !sc.InScope(schema, table) {
 			continue
 		}
-		obj, ident := fqn(schema, name), fmt.Sprint(id)
+		obj, ident := fqn(schema, name), strconv.FormatInt(id, 10)
 		for _, c := range []collectors.Counter{
 			exact(collectors.Index, obj, "scans", float64(scans), "pg_stat_user_indexes.idx_scan", ident),
 			exact(collectors.Index, obj, "tuples_read", float64(read), "pg_stat_user_indexes.idx_tup_read", ident),

@@ -3,7 +3,7 @@ package postgres
 import (
 	"context"
 	"database/sql"
-	"fmt"
+	"strconv"
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
@@ -22,7 +22,7 @@ func (PgStatUserTables) Collect(ctx context.Context, qr dialects.Querier, s dial
 		return nil, err
 	}
 	defer rows.Close()
-	var out []collectors.Counter
+	out := make([]collectors.Counter, 0, 8*256)
 	for rows.Next() {
 		var schema, name string
 		var relid, ins, upd, hot, del, av, aa, vac int64
@@ -35,7 +35,7 @@ func (PgStatUserTables) Collect(ctx context.Context, qr dialects.Querier, s dial
 		if !sc.InScope(schema, name) {
 			continue
 		}
-		obj, id := fqn(schema, name), fmt.Sprint(relid)
+		obj, id := fqn(schema, name), strconv.FormatInt(relid, 10)
 		add := func(metric string, v int64, col string) {
 			c := exact(collectors.Table, obj, metric, float64(v), "pg_stat_user_tables."+col, id)
 			c.Reset = reset
