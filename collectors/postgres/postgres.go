@@ -19,7 +19,7 @@ func NewSet() *collectors.Set {
 		Collectors: []collectors.Collector{
 			WalLSN{}, PgClass{}, PgStatUserTables{}, PgStatUserIndexes{}, PgStatWAL{}, PgStatDatabase{}, PgStatCheckpointer{},
 		},
-		Interval:   []collectors.IntervalCollector{PgWalinspect{}},
+		Interval:   []collectors.IntervalCollector{PgWAL{}},
 		Derive:     []collectors.Deriver{DeriveTables, DeriveLeafInserts, DeriveCheckpoints},
 		SnapshotTx: snapshotTx,
 		Savepoint:  "SAVEPOINT writeamp_collector",

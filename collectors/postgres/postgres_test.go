@@ -139,6 +139,8 @@ func TestWalinspectAttributesRecords(t *testing.T) {
 			AddRow(int64(0), int64(0), "other", 4, 136, 0, 0, 0, 0, 0).            // the commits of its transactions
 			AddRow(int64(9), int64(1001), "other", 2, 90, 0, 0, 0, 0, 0).          // same filenode, other database
 			AddRow(int64(0), int64(0), "none", 3, 150, 0, 0, 0, 0, 0))             // running xacts
+		m.ExpectQuery(strings.ReplaceAll(queries.MustGet(pg.Name, "pg_walinspect_pages", v), "{{walinspect}}", `"public"`)).WithArgs("0/100", "0/200", int64(5), sqlmock.AnyArg()).
+			WillReturnRows(sqlmock.NewRows([]string{"relfilenode", "pages"}).AddRow(int64(1001), 7).AddRow(int64(1003), 2).AddRow(int64(1002), 3))
 		m.ExpectQuery(queries.MustGet(pg.Name, "relation_of_filenode", v)).WithArgs(int64(2000)).WillReturnRows(sqlmock.NewRows([]string{"r"}).AddRow("public.other"))
 		objs := []collectors.Object{
 			{Level: collectors.Table, Schema: "kc", Name: "t", ID: "1001", Info: map[string]string{"toast_filenodes": "1003,1004"}},
@@ -147,7 +149,7 @@ func TestWalinspectAttributesRecords(t *testing.T) {
 		}
 		before := &collectors.Snapshot{Marks: map[string]string{MarkLSN: "0/100"}, Objects: objs}
 		after := &collectors.Snapshot{Marks: map[string]string{MarkLSN: "0/200"}, Objects: objs}
-		cs, err := PgWalinspect{}.CollectInterval(context.Background(), q, server(v), before, after)
+		cs, err := PgWAL{}.CollectInterval(context.Background(), q, server(v), before, after)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -155,6 +157,9 @@ func TestWalinspectAttributesRecords(t *testing.T) {
 		want := map[string]float64{
 			"table:kc.t:log_bytes":             10300, // heap + TOAST
 			"index:kc.i:leaf_inserts":          105,
+			"index:kc.i:pages_touched":         3,
+			"table:kc.t:pages_touched":         9, // heap + TOAST
+			"index:kc.i:fpi_count":             1,
 			"index:kc.i:leaf_page_splits":      5,
 			"index:kc.i:fpi_bytes":             2000,
 			"index:kc.idle:leaf_inserts":       0, // "no WAL" is a finding, not a gap
@@ -181,7 +186,7 @@ func TestWalinspectAttributesRecords(t *testing.T) {
 func TestWalinspectUnsupportedSaysWhy(t *testing.T) {
 	s := server(150000)
 	s.Set(pg.CapWalinspect, false, "pg_walinspect is not installed ... (fix, as a superuser: CREATE EXTENSION pg_walinspect; GRANT pg_read_server_files TO app)")
-	err := PgWalinspect{}.Supports(s)
+	err := PgWAL{}.Supports(s)
 	if !errors.Is(err, dialects.ErrUnsupported) || !strings.Contains(err.Error(), "GRANT pg_read_server_files") {
 		t.Errorf("%v", err)
 	}

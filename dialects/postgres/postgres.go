@@ -32,9 +32,12 @@ const (
 	CapPrimary          = "primary"                  // not a standby: WAL positions are readable
 	CapCreateWalinspect = "create_pg_walinspect"     // not installed, but this login may create it
 	CapHoldWAL          = "replication_slot"         // may reserve a window's WAL with a physical slot
+	CapWALFiles         = "wal_files"                // may read pg_wal segments (writeamp's own decoder)
 
 	PropDatabaseOID      = "database_oid"
 	PropWalinspectSchema = "walinspect_schema"
+	PropWALSegmentSize   = "wal_segment_size"
+	PropDataDirectory    = "data_directory" // "" when this login may not read it
 )
 
 func supportsStatWAL(v int) bool        { return v >= 140000 }
@@ -164,6 +167,16 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 	s.Set(CapForceFlush, supportsSharedMemStats(v), "pg_stat_force_next_flush() needs PostgreSQL 15 or later")
 	s.Set(CapFetchConsistency, supportsSharedMemStats(v), "stats_fetch_consistency needs PostgreSQL 15 or later")
 	s.Set(CapWalBlockInfo, supportsWalBlockInfo(v), "pg_get_wal_block_info needs PostgreSQL 16 or later")
+
+	var files bool
+	var segSize int64
+	var dataDir string
+	if err := q.QueryRowContext(ctx, queries.MustGet(Name, "can_read_wal_files", v)).Scan(&files, &segSize, &dataDir); err != nil {
+		return s, fmt.Errorf("postgres: probe WAL file access: %w", err)
+	}
+	s.SetProp(PropWALSegmentSize, fmt.Sprint(segSize))
+	s.SetProp(PropDataDirectory, dataDir)
+	s.Set(CapWALFiles, files, fmt.Sprintf("%s may not read the pg_wal segments, which writeamp decodes itself (fix: GRANT pg_read_server_files TO %s)", s.User, quoteIdent(s.User)))
 
 	var repl, walLevel, freeSlot bool
 	if err := q.QueryRowContext(ctx, queries.MustGet(Name, "can_hold_wal", v)).Scan(&repl, &walLevel, &freeSlot); err != nil {

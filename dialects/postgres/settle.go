@@ -126,11 +126,11 @@ func (Dialect) EndSession(ctx context.Context, conn *sql.Conn, s dialects.Server
 }
 
 // Instrument creates pg_walinspect for the window when it is available but not
-// installed and this login may; undo drops it again, so the database is left
-// as it was found.
+// installed, this login may, and it cannot read the WAL segments itself; undo
+// drops it again, so the database is left as it was found.
 func (Dialect) Instrument(ctx context.Context, db *sql.DB, s *dialects.Server) (func(context.Context) error, []string) {
-	if !s.Has(CapCreateWalinspect) {
-		return nil, nil
+	if !s.Has(CapCreateWalinspect) || s.Has(CapWALFiles) {
+		return nil, nil // writeamp decodes the segments itself: no extension needed
 	}
 	if err := execPublished(ctx, db, *s, queries.MustGet(Name, "create_walinspect", s.VersionNum)); err != nil {
 		s.Set(CapWalinspect, false, "could not create pg_walinspect: "+err.Error())

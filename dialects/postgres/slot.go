@@ -69,10 +69,11 @@ func (Dialect) ReserveWAL(ctx context.Context, db *sql.DB, s dialects.Server) (s
 	return name, nil
 }
 
-// canHold says whether a slot is both possible and of use: without
-// pg_walinspect nothing reads the window's WAL afterwards.
+// canHold says whether a slot is both possible and of use: when this login
+// can neither decode the segments nor use pg_walinspect, nothing reads the
+// window's WAL afterwards.
 func canHold(s dialects.Server) error {
-	if !s.Has(CapWalinspect) {
+	if !s.Has(CapWALFiles) && !s.Has(CapWalinspect) {
 		return fmt.Errorf("%w: nothing reads the window's WAL (%s)", dialects.ErrUnsupported, s.Why(CapWalinspect))
 	}
 	if !s.Has(CapHoldWAL) {

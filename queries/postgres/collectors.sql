@@ -179,3 +179,31 @@ FROM pg_stat_checkpointer
 -- name: relation_of_filenode
 -- The relation a relfilenode of this database belongs to now (0: default tablespace).
 SELECT coalesce(pg_filenode_relation(0, $1::oid)::regclass::text, '')
+
+-- name: pg_walinspect_pages
+-- Distinct main-fork blocks of each scoped relation that the window's
+-- records changed (any block reference, not only the first).
+-- PG 15: every "blkref #N: rel T/D/R fork F blk B" of block_ref.
+-- min_version: 150000
+-- max_version: 160000
+SELECT m[2]::bigint, count(DISTINCT m[4]::bigint)
+FROM {{walinspect}}.pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn) r,
+     LATERAL regexp_matches(r.block_ref, 'blkref #\d+: rel \d+/(\d+)/(\d+) fork (\w+) blk (\d+)', 'g') m
+WHERE m[1]::bigint = $3 AND m[2]::bigint = ANY($4::bigint[]) AND m[3] = 'main'
+GROUP BY 1
+
+-- name: pg_walinspect_pages
+-- PG 16+: pg_get_wal_block_info's columns.
+-- min_version: 160000
+SELECT relfilenode::bigint, count(DISTINCT relblocknumber)
+FROM {{walinspect}}.pg_get_wal_block_info($1::pg_lsn, $2::pg_lsn, false)
+WHERE reldatabase = $3 AND relfilenode::bigint = ANY($4::bigint[]) AND relforknumber = 0
+GROUP BY 1
+
+-- name: wal_file_name
+-- The segment file of an LSN (its first 8 hex digits are the timeline).
+SELECT pg_walfile_name($1::pg_lsn)
+
+-- name: read_wal_segment
+-- Bytes of a segment for writeamp's WAL decoder: superuser or pg_read_server_files.
+SELECT pg_read_binary_file($1, $2, $3)

@@ -32,3 +32,13 @@ SELECT current_setting('is_superuser') = 'on'
 
 -- name: can_create_extension
 SELECT current_setting('is_superuser') = 'on'
+
+-- name: can_read_wal_files
+-- writeamp decodes the window's WAL itself from the pg_wal segments, read
+-- with pg_read_binary_file (superuser or pg_read_server_files), or from the
+-- data directory when it is local (its path needs superuser or
+-- pg_read_all_settings to read).
+SELECT current_setting('is_superuser') = 'on' OR pg_has_role('pg_read_server_files', 'MEMBER'),
+       pg_size_bytes(current_setting('wal_segment_size')),
+       CASE WHEN current_setting('is_superuser') = 'on' OR pg_has_role('pg_read_all_settings', 'MEMBER')
+            THEN current_setting('data_directory') ELSE '' END
