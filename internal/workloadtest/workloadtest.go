@@ -39,12 +39,46 @@ func Schema(variant string) string { return refreshtoken.SchemaPrefix + RunID + 
 
 // SQL is a workload block as a version and variant gets it.
 func (h Harness) SQL(t *testing.T, name string, vn int, variant string) string {
+	return h.SQLWith(t, name, vn, variant, refreshtoken.DefaultParams())
+}
+
+// SQLWith is SQL for a run with these parameters.
+func (h Harness) SQLWith(t *testing.T, name string, vn int, variant string, p refreshtoken.Params) string {
 	t.Helper()
 	s, err := queries.Get(h.Dialect, name, vn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return refreshtoken.Render(s, Schema(variant), refreshtoken.DefaultParams())
+	return refreshtoken.Render(s, Schema(variant), p)
+}
+
+// Index is one CREATE INDEX of the workload's DDL, as its text states it.
+type Index struct {
+	Schema, Table, Keys, Include, Where, With string
+}
+
+var createIndex = regexp.MustCompile(`^CREATE INDEX (?:(\w+)\.)?(\w+) ON (?:\w+)\.(\w+) \(([^()]*)\)(?: INCLUDE \(([^()]*)\))?(?: WHERE (.+?))?(?: WITH \((.*)\))?$`)
+
+// Indexes are the indexes a variant's DDL (and, with keep, the separately
+// created IDX_OFFLINE_CSS_BY_USER_SESSION_AND_OFFLINE) creates, by name.
+func (h Harness) Indexes(t *testing.T, vn int, variant string, p refreshtoken.Params) map[string]Index {
+	t.Helper()
+	stmts := refreshtoken.Statements(h.SQLWith(t, "rt_ddl_"+variant, vn, variant, p))
+	if variant == "coarse" && p.CSSUserSessionIndex == "keep" {
+		stmts = append(stmts, h.SQLWith(t, "rt_css_user_session_index", vn, variant, p))
+	}
+	out := map[string]Index{}
+	for _, st := range stmts {
+		if !strings.HasPrefix(st, "CREATE INDEX") {
+			continue
+		}
+		m := createIndex.FindStringSubmatch(st)
+		if m == nil {
+			t.Fatalf("cannot read %q", st)
+		}
+		out[m[2]] = Index{Schema: m[1], Table: m[3], Keys: m[4], Include: m[5], Where: m[6], With: m[7]}
+	}
+	return out
 }
 
 // Render is every workload block as a version and variant gets it.
