@@ -14,7 +14,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
-var h = workloadtest.Harness{Dialect: ora.Name, Title: "Oracle", Placeholder: regexp.MustCompile(`:(\d+)\b`)}
+var h = workloadtest.Harness{Dialect: ora.Name, Title: "Oracle", Placeholder: regexp.MustCompile(`:(\d+)\b`), RememberMe: int64(0)}
 
 func TestWorkloadGolden(t *testing.T) {
 	h.Update = *update

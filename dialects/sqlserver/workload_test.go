@@ -13,7 +13,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
-var h = workloadtest.Harness{Dialect: ms.Name, Title: "SQL Server", Placeholder: regexp.MustCompile(`@p(\d+)\b`)}
+var h = workloadtest.Harness{Dialect: ms.Name, Title: "SQL Server", Placeholder: regexp.MustCompile(`@p(\d+)\b`), RememberMe: false}
 
 func TestWorkloadGolden(t *testing.T) {
 	h.Update = *update

@@ -31,6 +31,7 @@ type Harness struct {
 	Dialect     string         // registry name
 	Title       string         // for golden file headers ("SQL Server")
 	Placeholder *regexp.Regexp // one bind parameter, the number in group 1 (`@p(\d+)\b`)
+	RememberMe  driver.Value   // REMEMBER_ME as the driver returns it (bit: bool; NUMBER(1): int64)
 	Update      bool           // rewrite golden files
 }
 
@@ -213,15 +214,18 @@ func (h Harness) MockRun(t *testing.T, vn int) {
 			if variant == "coarse" {
 				insert = append(insert, anyArg, anyArg)
 			}
-			row := func(cols ...string) *sqlmock.Rows {
-				vals := make([]driver.Value, len(cols))
-				for i := range vals {
-					vals[i] = 0
-				}
-				return sqlmock.NewRows(cols).AddRow(vals...)
-			}
+			// Rows as the servers return them: strings for the varchar keys, NULL
+			// BROKER_SESSION_ID, int64 numbers, REMEMBER_ME as the dialect's type.
+			id, client := "1b1f5c1e-6a2b-4c7e-9d1a-0123456789ab", "c0ffee00-0000-4000-8000-000000000001"
+			version := func(v int64) *sqlmock.Rows { return sqlmock.NewRows([]string{"version"}).AddRow(v) }
 			userCols := []string{"user_session_id", "realm_id", "user_id", "created_on", "last_session_refresh", "broker_session_id", "version", "offline_flag", "data", "remember_me"}
-			clientCols := []string{"user_session_id", "client_id", "client_storage_provider", "external_client_id", "timestamp", "version", "offline_flag", "data"}
+			userRow := func(v int64) *sqlmock.Rows {
+				return sqlmock.NewRows(userCols).AddRow(id, "b2a3c4d5-0000-4000-8000-00000000beef", "user-0", refreshtoken.Epoch, refreshtoken.Epoch, nil, v, "0", `{"state":"LOGGED_IN"}`, h.RememberMe)
+			}
+			clientRows := func(v int64) *sqlmock.Rows {
+				return sqlmock.NewRows([]string{"user_session_id", "client_id", "client_storage_provider", "external_client_id", "timestamp", "version", "offline_flag", "data"}).
+					AddRow(id, client, "local", "local", refreshtoken.Epoch, v, "0", `{"authMethod":"openid-connect"}`)
+			}
 			t0, t2 := refreshtoken.Epoch, refreshtoken.Epoch+2
 			// login
 			mock.ExpectBegin()
@@ -231,20 +235,20 @@ func (h Harness) MockRun(t *testing.T, vn int) {
 			mock.ExpectCommit()
 			// the second refresh, two seconds later: lock both rows, load, update both
 			mock.ExpectBegin()
-			mock.ExpectQuery(sql("rt_lock_user_session_skip_locked")).WithArgs("0", anyArg).WillReturnRows(row("version"))
-			mock.ExpectQuery(sql("rt_lock_client_session_skip_locked")).WithArgs(anyArg, "0", anyArg).WillReturnRows(row("version"))
-			mock.ExpectQuery(sql("rt_select_user_session")).WithArgs("0", anyArg, anyArg, anyArg).WillReturnRows(row(userCols...))
-			mock.ExpectQuery(sql("rt_select_client_sessions")).WithArgs("0", anyArg).WillReturnRows(row(clientCols...))
+			mock.ExpectQuery(sql("rt_lock_user_session_skip_locked")).WithArgs("0", anyArg).WillReturnRows(version(0))
+			mock.ExpectQuery(sql("rt_lock_client_session_skip_locked")).WithArgs(anyArg, "0", anyArg).WillReturnRows(version(0))
+			mock.ExpectQuery(sql("rt_select_user_session")).WithArgs("0", anyArg, anyArg, anyArg).WillReturnRows(userRow(0))
+			mock.ExpectQuery(sql("rt_select_client_sessions")).WithArgs("0", anyArg).WillReturnRows(clientRows(0))
 			mock.ExpectExec(sql("rt_update_user_session")).WithArgs(t2, int64(1), "0", anyArg, int64(0)).WillReturnResult(ok)
 			mock.ExpectExec(sql("rt_update_client_session")).WithArgs(t2, int64(1), anyArg, "0", anyArg, int64(0)).WillReturnResult(ok)
 			mock.ExpectCommit()
 			// logout: lock both, delete the client session, lock and delete the user session, VERSION checked
 			mock.ExpectBegin()
-			mock.ExpectQuery(sql("rt_lock_user_session_skip_locked")).WithArgs("0", anyArg).WillReturnRows(row("version"))
-			mock.ExpectQuery(sql("rt_lock_client_session_skip_locked")).WithArgs(anyArg, "0", anyArg).WillReturnRows(row("version"))
-			mock.ExpectQuery(sql("rt_select_client_sessions")).WithArgs("0", anyArg).WillReturnRows(row(clientCols...))
+			mock.ExpectQuery(sql("rt_lock_user_session_skip_locked")).WithArgs("0", anyArg).WillReturnRows(version(1))
+			mock.ExpectQuery(sql("rt_lock_client_session_skip_locked")).WithArgs(anyArg, "0", anyArg).WillReturnRows(version(1))
+			mock.ExpectQuery(sql("rt_select_client_sessions")).WithArgs("0", anyArg).WillReturnRows(clientRows(1))
 			mock.ExpectExec(sql("rt_delete_client_session")).WithArgs(anyArg, "0", anyArg, int64(1)).WillReturnResult(ok)
-			mock.ExpectQuery(sql("rt_lock_user_session")).WithArgs("0", anyArg).WillReturnRows(row(userCols...))
+			mock.ExpectQuery(sql("rt_lock_user_session")).WithArgs("0", anyArg).WillReturnRows(userRow(1))
 			mock.ExpectExec(sql("rt_delete_user_session")).WithArgs("0", anyArg, int64(1)).WillReturnResult(ok)
 			mock.ExpectCommit()
 			st, err := w.Run(context.Background(), db, srv, nil)
