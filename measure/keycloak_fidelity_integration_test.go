@@ -2,8 +2,10 @@ package measure_test
 
 import (
 	"context"
+	"database/sql"
 	"strings"
 	"testing"
+	"time"
 
 	_ "github.com/writeamp/writeamp/collectors/mysql"
 	"github.com/writeamp/writeamp/dialects/mysql/mysqltest"
@@ -58,16 +60,45 @@ func TestDefaultScenarioGivesThePRsRatioOnPostgres(t *testing.T) {
 	if s.VersionNum < 150000 {
 		t.Skipf("exact leaf inserts need pg_walinspect (15+), server is %s", s.Version)
 	}
-	res, err := (&measure.Experiment{DB: db, Server: s, Workload: refreshtoken.New(prParams()), Variants: refreshtoken.Variants}).Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
+	// One transaction at a time, as the reference scenario loads the
+	// database, every coarse update is HOT. Another transaction's snapshot
+	// (an autoanalyze of the catalogs the previous tests churned) can hold
+	// back pruning, and an update then finds its page full: that run is
+	// repeated after the autovacuum workers went quiet, at most twice, and
+	// only when every non-HOT update was such a page move.
+	var res *result.Result
+	for attempt := 1; ; attempt++ {
+		waitForAutovacuum(t, db)
+		var err error
+		res, err = (&measure.Experiment{DB: db, Server: s, Workload: refreshtoken.New(prParams()), Variants: refreshtoken.Variants}).Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		us := res.Runs[1].Table("offline_user_session")
+		hot, upd, moved := metric(t, us, "hot_updates").V(), metric(t, us, "rows_updated").V(), metric(t, us, "newpage_updates").V()
+		if hot == upd || attempt == 3 || moved != upd-hot {
+			if hot != upd {
+				t.Errorf("coarse: %v of %v updates HOT (%v moved to another page), want all", hot, upd, moved)
+			}
+			break
+		}
+		t.Logf("attempt %d: %v coarse updates found their page full (pruning held back by another transaction); again", attempt, moved)
 	}
 	checkPRRatio(t, res, result.Exact, "pg_walinspect")
-	// One transaction at a time, as the reference scenario loads the
-	// database: every coarse update is HOT.
-	us := res.Runs[1].Table("offline_user_session")
-	if hot, upd := metric(t, us, "hot_updates").V(), metric(t, us, "rows_updated").V(); hot != upd {
-		t.Errorf("coarse: %v of %v updates HOT, want all", hot, upd)
+}
+
+// waitForAutovacuum waits (a minute at most) until no autovacuum worker runs.
+func waitForAutovacuum(t *testing.T, db *sql.DB) {
+	t.Helper()
+	for i := 0; i < 120; i++ {
+		var n int
+		if err := db.QueryRow(`SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		time.Sleep(500 * time.Millisecond)
 	}
 }
 
