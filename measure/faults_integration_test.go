@@ -69,7 +69,8 @@ func TestConcurrency64OnPostgresHasNoErrors(t *testing.T) {
 		if len(run.Errors) > 0 || run.Operations["refreshes"] != 1920 {
 			t.Errorf("%s: errors %v, operations %v", run.Variant, run.Errors, run.Operations)
 		}
-		if run.Table("offline_user_session").Metrics["rows_updated"].V() != 1920 {
+		// 2 updates per session: its first refresh shares the login's second.
+		if run.Table("offline_user_session").Metrics["rows_updated"].V() != 1280 {
 			t.Errorf("%s: rows_updated %v", run.Variant, run.Table("offline_user_session").Metrics["rows_updated"].V())
 		}
 	}

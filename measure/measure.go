@@ -68,7 +68,7 @@ func (e *Experiment) Run(ctx context.Context) (*result.Result, error) {
 	}
 	meta := e.Workload.Meta()
 	res := NewResult(e.Server)
-	res.Workload = result.Workload{Name: meta.Name, Params: meta.Params}
+	res.Workload = result.Workload{Name: meta.Name, Params: meta.Params, Assumptions: meta.Assumptions}
 	if e.CleanupTimeout == 0 {
 		e.CleanupTimeout = 30 * time.Second
 	}

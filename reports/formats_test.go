@@ -65,16 +65,16 @@ func TestPerRowChangedWithoutOperationCounts(t *testing.T) {
 	if c.PerOp != "row changed" {
 		t.Fatalf("unit %q", c.PerOp)
 	}
-	// Both variants change the same rows: 2 tables x (1,500 inserts + 15,000
-	// updates + 150 deletes).
-	if c.Denominators[0] != 33300 || c.Denominators[1] != 33300 {
+	// Both variants change the same rows: 2 tables x (1,500 inserts + 13,500
+	// updates + 150 deletes; a session's first refresh updates nothing).
+	if c.Denominators[0] != 30300 || c.Denominators[1] != 30300 {
 		t.Errorf("rows changed %v", c.Denominators)
 	}
 	var buf bytes.Buffer
 	if err := Table(&buf, c, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"PER ROW CHANGED", "rows changed", "33,300", "—"} {
+	for _, want := range []string{"PER ROW CHANGED", "rows changed", "30,300", "—"} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("table lacks %q", want)
 		}
@@ -102,10 +102,10 @@ func TestCSVHasEveryNumberWithItsBasis(t *testing.T) {
 		t.Fatalf("no row %s %s %s %s", label, level, object, metric)
 		return nil
 	}
-	if r := find("coarse", "table", "offline_user_session", "hot_updates"); r[8] != "15000" || r[9] != "exact" || r[10] != "pg_stat_user_tables.n_tup_hot_upd" {
+	if r := find("coarse", "table", "offline_user_session", "hot_updates"); r[8] != "13500" || r[9] != "exact" || r[10] != "pg_stat_user_tables.n_tup_hot_upd" {
 		t.Errorf("row %v", r)
 	}
-	if r := find("baseline", "index", "idx_user_session_expiration_last_refresh", "leaf_inserts"); r[8] != "16500" || r[5] != "offline_user_session" || !strings.Contains(r[10], "pg_walinspect") {
+	if r := find("baseline", "index", "idx_user_session_expiration_last_refresh", "leaf_inserts"); r[8] != "15000" || r[5] != "offline_user_session" || !strings.Contains(r[10], "pg_walinspect") {
 		t.Errorf("row %v", r)
 	}
 	if r := find("baseline", "run", "refresh", "latency_ms_p95"); r[9] != "approx" || r[8] == "" {
@@ -136,9 +136,9 @@ func TestHTMLIsSelfContainedWithChartsAndHoverBasis(t *testing.T) {
 	if n := strings.Count(page, "<svg"); n != 5 {
 		t.Errorf("%d charts, want 5 (leaf inserts, log bytes, HOT ratio, latency, throughput)", n)
 	}
-	// The headline bar: baseline's expiration index, 1.1 leaf inserts per
-	// refresh, with its total, exactness and source on hover.
-	if !strings.Contains(page, "<title>baseline: 1.100 per refresh · total 16,500 · exact · pg_walinspect") {
+	// The headline bar: baseline's expiration index, 1 leaf insert per
+	// refresh (10 per login), with its total, exactness and source on hover.
+	if !strings.Contains(page, "<title>baseline: 1.000 per refresh · total 15,000 · exact · pg_walinspect") {
 		t.Error("the leaf-insert bar has no hover basis")
 	}
 	if !strings.Contains(page, `title="coarse: hot ratio · derived · derived: n_tup_hot_upd / n_tup_upd"`) {

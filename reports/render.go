@@ -102,6 +102,9 @@ func subtitle(res *result.Result) []string {
 		}
 		out = append(out, "parameters: "+strings.Join(kv, " "))
 	}
+	for _, a := range res.Workload.Assumptions {
+		out = append(out, "assumption: "+a)
+	}
 	return out
 }
 

@@ -170,6 +170,9 @@ type Server struct {
 type Workload struct {
 	Name   string         `json:"name"`
 	Params map[string]any `json:"params,omitempty"`
+	// Assumptions are the modelling choices behind the workload that its
+	// sources leave open (added in schema_version 1; absent before).
+	Assumptions []string `json:"assumptions,omitempty"`
 }
 
 // Result is the whole document.

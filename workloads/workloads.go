@@ -28,6 +28,9 @@ type Meta struct {
 	// MainOperation is what results are normalized by (e.g. "refreshes").
 	MainOperation string
 	Params        map[string]any
+	// Assumptions are the modelling choices the workload's sources leave
+	// open, each naming the flag that changes it.
+	Assumptions []string
 }
 
 // Progress is told of completed operations.

@@ -56,7 +56,7 @@ func TestCompareSavedRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"BASELINE", "COARSE", "PER REFRESH", "CHANGE", "-90.9%", "+100.0 pt"} {
+	for _, want := range []string{"BASELINE", "COARSE", "PER REFRESH", "CHANGE", "-90.0%", "+100.0 pt"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("compare lacks %q", want)
 		}

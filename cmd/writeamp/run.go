@@ -27,12 +27,18 @@ func newRunCmd() *cobra.Command {
 		Use:   "run",
 		Short: "Run the refresh-token workload on each variant and compare what it cost",
 		Long: `run measures the built-in refresh-token workload, which models Keycloak's persistent
-user sessions (Keycloak PR #51904): logins insert a user and a client session,
-token refreshes update both, a share of users log out.
+user sessions (Keycloak PR #51904) with keycloak-benchmark's AuthorizationCode
+scenario: logins insert a user and a client session, token refreshes lock and
+update both (a refresh in the login's second writes nothing, as in Keycloak),
+a share of users log out. workloads/refreshtoken/README.md names the Keycloak
+source of every statement and index.
 
 Variants: baseline (Keycloak 26.7's tables and indexes, LAST_SESSION_REFRESH in
 an expiration index) and coarse (26.8: SESSION_BUCKET, LAST_SESSION_REFRESH_COARSE,
-rebuilt expiration indexes, filtered broker index).
+rebuilt expiration indexes with INCLUDE columns where the database has them,
+filtered broker index). What Keycloak has not published is a flag
+(--bucket-function, --bucket-position, --css-user-session-index,
+--first-refresh-after); the report lists these choices as assumptions.
 
 Without --dsn (and without WRITEAMP_DSN, DATABASE_URL or PG* variables) it
 starts a throwaway local PostgreSQL and removes it afterwards; --pg-bin (or
@@ -41,12 +47,14 @@ measured on two major versions and compared. With --dsn it
 creates its own schema in that database, touches nothing else, and drops the
 schema at the end, on error and on Ctrl-C (--keep keeps it for inspection).
 
-The clock is simulated: refresh timestamps follow --refresh-period, but the run
+The clock is simulated: refresh timestamps follow --first-refresh-after and
+--refresh-period, but the run
 does not sleep, so a 300-second scenario runs as fast as the database allows.`,
 		Example: `  writeamp run
   writeamp run --dsn postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable
   writeamp run --logins 300 --variants coarse --format json --output coarse.json
   writeamp run --concurrency 8 --refresh-period 10m --max-idle 30m   # sessions cross coarse boundaries
+  writeamp run --first-refresh-after 1s   # the first refresh writes too: 11 expiration-index entries per login
   writeamp run --concurrency 1,8,32 --variants coarse --format html -o sweep.html   # throughput, latency and write amplification per level
   writeamp run --pg-bin /usr/lib/postgresql/13/bin -o pg13.json --format json    # the same workload on two majors,
   writeamp run --pg-bin /usr/lib/postgresql/17/bin -o pg17.json --format json    # then: writeamp compare pg13.json pg17.json`,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/writeamp/writeamp/internal/testenv"
@@ -12,7 +13,10 @@ import (
 func TestRunWritesAResultFileWithBothVariants(t *testing.T) {
 	dsn := testenv.DSN(t, "WRITEAMP_TEST_PG_DSN")
 	out := filepath.Join(t.TempDir(), "r.json")
-	if _, _, err := run(t, "run", "-q", "--dsn", dsn, "--logins", "40", "--refreshes-per-login", "3", "--format", "json", "--output", out); err != nil {
+	// A first refresh a second after the login writes like the others, so
+	// every refresh updates; the 26.8 choices reach the DDL and the header.
+	if _, _, err := run(t, "run", "-q", "--dsn", dsn, "--logins", "40", "--refreshes-per-login", "3", "--first-refresh-after", "1s",
+		"--bucket-position", "leading", "--bucket-function", "java-hash", "--css-user-session-index", "keep", "--format", "json", "--output", out); err != nil {
 		t.Fatal(err)
 	}
 	r, err := result.Read(out)
@@ -27,8 +31,15 @@ func TestRunWritesAResultFileWithBothVariants(t *testing.T) {
 			t.Errorf("%s: %v", run.Variant, run.Operations)
 		}
 	}
-	if r.Workload.Params["logins"] != float64(40) {
-		t.Errorf("params %v", r.Workload.Params)
+	if c := r.Runs[1]; c.Index("idx_offline_css_by_user_session_and_offline") == nil {
+		t.Error("--css-user-session-index keep: the coarse variant lacks the index")
+	}
+	p := r.Workload.Params
+	if p["logins"] != float64(40) || p["first_refresh_after"] != "1s" || p["bucket_position"] != "leading" || p["bucket_function"] != "java-hash" {
+		t.Errorf("params %v", p)
+	}
+	if a := strings.Join(r.Workload.Assumptions, "\n"); !strings.Contains(a, "leading key column") || !strings.Contains(a, "hashCode") || !strings.Contains(a, "keeps IDX_OFFLINE_CSS") {
+		t.Errorf("assumptions do not follow the flags:\n%s", a)
 	}
 }
 

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/spf13/pflag"
 
 	"github.com/writeamp/writeamp/workloads/refreshtoken"
@@ -20,4 +22,9 @@ func workloadFlags(f *pflag.FlagSet, p *refreshtoken.Params, prefix string) {
 	f.Uint64Var(&p.Seed, "seed", p.Seed, prefix+"seed for session ids and who logs out (same seed, same work)")
 	f.IntVar(&p.FillFactor, "fillfactor", p.FillFactor, prefix+"PostgreSQL heap fillfactor of the session tables (Keycloak ships 100; lower leaves room for HOT updates)")
 	f.Float64Var(&p.UsersPerSecond, "users-per-second", p.UsersPerSecond, prefix+"simulated login arrival rate")
+	f.DurationVar(&p.FirstRefreshAfter, "first-refresh-after", p.FirstRefreshAfter, prefix+"simulated time from a login to its code exchange and first refresh (keycloak-benchmark: none, so the first refresh lands in the login's second and writes nothing)")
+	// The 26.8 details Keycloak has not published: defaults reproduce PR #51904, the report lists them as assumptions.
+	f.StringVar(&p.BucketFunction, "bucket-function", p.BucketFunction, prefix+"how a session gets its SESSION_BUCKET (coarse variant): "+strings.Join(refreshtoken.BucketFunctions, "|"))
+	f.StringVar(&p.BucketPosition, "bucket-position", p.BucketPosition, prefix+"where SESSION_BUCKET sits in the 26.8 expiration indexes: "+strings.Join(refreshtoken.BucketPositions, "|"))
+	f.StringVar(&p.CSSUserSessionIndex, "css-user-session-index", p.CSSUserSessionIndex, prefix+"whether 26.8 drops IDX_OFFLINE_CSS_BY_USER_SESSION_AND_OFFLINE: "+strings.Join(refreshtoken.CSSUserSessionIndexs, "|"))
 }

@@ -15,7 +15,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
-var h = workloadtest.Harness{Dialect: ora.Name, Title: "Oracle", Placeholder: regexp.MustCompile(`:(\d+)\b`)}
+var h = workloadtest.Harness{Dialect: ora.Name, Title: "Oracle", Placeholder: regexp.MustCompile(`:(\d+)\b`), RememberMe: int64(0)}
 
 func TestWorkloadGolden(t *testing.T) {
 	h.Update = *update
@@ -112,4 +112,39 @@ func workloadHeader(t *testing.T) string {
 	}
 	head, _, _ := strings.Cut(string(data), "-- name:")
 	return head
+}
+
+// Oracle has no INCLUDE and no filtered index: 26.8 keeps USER_SESSION_ID and
+// USER_ID as trailing key columns. Every index is created in the workload's
+// schema, not in the measuring login's.
+func TestIndexDefinitions(t *testing.T) {
+	for _, p := range []refreshtoken.Params{refreshtoken.DefaultParams(), func() refreshtoken.Params {
+		p := refreshtoken.DefaultParams()
+		p.CSSUserSessionIndex = "keep"
+		return p
+	}()} {
+		for _, variant := range refreshtoken.Variants {
+			ixs := h.Indexes(t, 192100, variant, p)
+			if len(ixs) < 7 {
+				t.Fatalf("%s: %d indexes", variant, len(ixs))
+			}
+			for name, ix := range ixs {
+				if ix.Schema != workloadtest.Schema(variant) || ix.Include != "" || ix.Where != "" || ix.With != "" {
+					t.Errorf("%s: %s %+v", variant, name, ix)
+				}
+			}
+		}
+	}
+	c := h.Indexes(t, 192100, "coarse", refreshtoken.DefaultParams())
+	if c["idx_user_session_expiration_last_refresh"].Keys != "realm_id, offline_flag, remember_me, session_bucket, last_session_refresh_coarse, user_session_id, user_id" ||
+		c["idx_user_session_expiration_created"].Keys != "realm_id, offline_flag, remember_me, session_bucket, created_on, user_session_id, user_id" {
+		t.Errorf("26.8 expiration indexes %+v", c)
+	}
+	if _, ok := c["idx_offline_css_by_user_session_and_offline"]; ok {
+		t.Error("the default 26.8 model drops idx_offline_css_by_user_session_and_offline")
+	}
+	if !strings.HasSuffix(h.SQL(t, "rt_lock_user_session_skip_locked", 192100, "baseline"), "FOR UPDATE SKIP LOCKED") ||
+		!strings.HasSuffix(h.SQL(t, "rt_lock_user_session", 192100, "baseline"), "FOR UPDATE") {
+		t.Error("Hibernate's OracleDialect locks with FOR UPDATE, SKIP LOCKED for a lock timeout of -2")
+	}
 }

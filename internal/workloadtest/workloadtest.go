@@ -31,6 +31,7 @@ type Harness struct {
 	Dialect     string         // registry name
 	Title       string         // for golden file headers ("SQL Server")
 	Placeholder *regexp.Regexp // one bind parameter, the number in group 1 (`@p(\d+)\b`)
+	RememberMe  driver.Value   // REMEMBER_ME as the driver returns it (bit: bool; NUMBER(1): int64)
 	Update      bool           // rewrite golden files
 }
 
@@ -39,12 +40,46 @@ func Schema(variant string) string { return refreshtoken.SchemaPrefix + RunID + 
 
 // SQL is a workload block as a version and variant gets it.
 func (h Harness) SQL(t *testing.T, name string, vn int, variant string) string {
+	return h.SQLWith(t, name, vn, variant, refreshtoken.DefaultParams())
+}
+
+// SQLWith is SQL for a run with these parameters.
+func (h Harness) SQLWith(t *testing.T, name string, vn int, variant string, p refreshtoken.Params) string {
 	t.Helper()
 	s, err := queries.Get(h.Dialect, name, vn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return strings.ReplaceAll(s, "{{schema}}", Schema(variant))
+	return refreshtoken.Render(s, Schema(variant), p)
+}
+
+// Index is one CREATE INDEX of the workload's DDL, as its text states it.
+type Index struct {
+	Schema, Table, Keys, Include, Where, With string
+}
+
+var createIndex = regexp.MustCompile(`^CREATE INDEX (?:(\w+)\.)?(\w+) ON (?:\w+)\.(\w+) \(([^()]*)\)(?: INCLUDE \(([^()]*)\))?(?: WHERE (.+?))?(?: WITH \((.*)\))?$`)
+
+// Indexes are the indexes a variant's DDL (and, with keep, the separately
+// created IDX_OFFLINE_CSS_BY_USER_SESSION_AND_OFFLINE) creates, by name.
+func (h Harness) Indexes(t *testing.T, vn int, variant string, p refreshtoken.Params) map[string]Index {
+	t.Helper()
+	stmts := refreshtoken.Statements(h.SQLWith(t, "rt_ddl_"+variant, vn, variant, p))
+	if variant == "coarse" && p.CSSUserSessionIndex == "keep" {
+		stmts = append(stmts, h.SQLWith(t, "rt_css_user_session_index", vn, variant, p))
+	}
+	out := map[string]Index{}
+	for _, st := range stmts {
+		if !strings.HasPrefix(st, "CREATE INDEX") {
+			continue
+		}
+		m := createIndex.FindStringSubmatch(st)
+		if m == nil {
+			t.Fatalf("cannot read %q", st)
+		}
+		out[m[2]] = Index{Schema: m[1], Table: m[3], Keys: m[4], Include: m[5], Where: m[6], With: m[7]}
+	}
+	return out
 }
 
 // Render is every workload block as a version and variant gets it.
@@ -107,34 +142,42 @@ func (h Harness) Golden(t *testing.T, versions map[string]int) {
 
 // argCounts are the arguments refreshtoken passes to each statement.
 var argCounts = map[string]int{
-	"rt_marker_insert": 4, "rt_select_user_session": 3, "rt_insert_user_session_baseline": 8, "rt_insert_user_session_coarse": 10,
-	"rt_select_client_session": 3, "rt_insert_client_session": 6, "rt_select_client_sessions": 2, "rt_update_user_session": 4,
-	"rt_update_user_session_coarse": 5, "rt_update_client_session": 5, "rt_delete_client_sessions": 2, "rt_lock_user_session": 2,
-	"rt_delete_user_session": 2, "rt_list_schemas": 0, "rt_create_schema": 0, "rt_drop_schema": 0, "rt_marker_create": 0, "rt_marker_read": 0,
+	"rt_marker_insert": 4, "rt_select_user_session": 4, "rt_insert_user_session_baseline": 8, "rt_insert_user_session_coarse": 10,
+	"rt_insert_client_session": 6, "rt_select_client_sessions": 2, "rt_lock_user_session_skip_locked": 2,
+	"rt_lock_client_session_skip_locked": 3, "rt_update_user_session": 5, "rt_update_user_session_coarse": 6,
+	"rt_update_client_session": 6, "rt_delete_client_session": 4, "rt_lock_user_session": 2, "rt_delete_user_session": 3,
+	"rt_list_schemas": 0, "rt_create_schema": 0, "rt_drop_schema": 0, "rt_marker_create": 0, "rt_marker_read": 0,
+	"rt_css_user_session_index": 0,
 }
 
 // CheckPlaceholders: each statement binds exactly parameters 1..N for the N
-// arguments the workload passes.
+// arguments the workload passes, in that order in the text (MySQL's "?" and
+// go-ora bind by position, so a statement must read its arguments in order).
 func (h Harness) CheckPlaceholders(t *testing.T, vn int) {
+	for _, name := range append([]string{"rt_insert_user_session_baseline", "rt_insert_user_session_coarse"}, refreshtoken.StatementNames...) {
+		if _, ok := argCounts[name]; !ok {
+			t.Errorf("the workload uses %s, argCounts does not know it", name)
+		}
+	}
 	for name, n := range argCounts {
-		got := map[string]bool{}
+		var seq []string
 		for _, m := range h.Placeholder.FindAllStringSubmatch(h.SQL(t, name, vn, "baseline"), -1) {
-			got[m[1]] = true
+			seq = append(seq, m[1])
 		}
-		if len(got) != n {
-			t.Errorf("%s uses %d distinct parameters, the workload passes %d", name, len(got), n)
+		want := make([]string, n)
+		for i := range want {
+			want[i] = fmt.Sprint(i + 1)
 		}
-		for i := 1; i <= n; i++ {
-			if !got[fmt.Sprint(i)] {
-				t.Errorf("%s lacks parameter %d", name, i)
-			}
+		if strings.Join(seq, ",") != strings.Join(want, ",") {
+			t.Errorf("%s binds parameters %v, the workload passes %d in order", name, seq, n)
 		}
 	}
 }
 
-// MockRun runs refreshtoken's Prepare, one login, refresh and logout, and
-// Cleanup against a mock that accepts exactly this dialect's statements in
-// order, with the workload's arguments.
+// MockRun runs refreshtoken's Prepare, one login, two refreshes and a
+// logout, and Cleanup against a mock that accepts exactly this dialect's
+// statements in order, with the workload's arguments. The first refresh lands
+// in the login's second and must send nothing at all (no transaction either).
 func (h Harness) MockRun(t *testing.T, vn int) {
 	srv := dialects.Server{Dialect: h.Dialect, VersionNum: vn}
 	for _, variant := range refreshtoken.Variants {
@@ -146,7 +189,7 @@ func (h Harness) MockRun(t *testing.T, vn int) {
 			defer db.Close()
 			sql := func(name string) string { return h.SQL(t, name, vn, variant) }
 			p := refreshtoken.DefaultParams()
-			p.Logins, p.RefreshesPerLogin, p.LogoutPercent, p.Concurrency = 1, 1, 100, 1
+			p.Logins, p.RefreshesPerLogin, p.LogoutPercent, p.Concurrency = 1, 2, 100, 1
 			w := refreshtoken.New(p)
 			w.RunID = RunID
 			anyArg := sqlmock.AnyArg()
@@ -171,30 +214,48 @@ func (h Harness) MockRun(t *testing.T, vn int) {
 			if variant == "coarse" {
 				insert = append(insert, anyArg, anyArg)
 			}
+			// Rows as the servers return them: strings for the varchar keys, NULL
+			// BROKER_SESSION_ID, int64 numbers, REMEMBER_ME as the dialect's type.
+			id, client := "1b1f5c1e-6a2b-4c7e-9d1a-0123456789ab", "c0ffee00-0000-4000-8000-000000000001"
+			version := func(v int64) *sqlmock.Rows { return sqlmock.NewRows([]string{"version"}).AddRow(v) }
+			userCols := []string{"user_session_id", "realm_id", "user_id", "created_on", "last_session_refresh", "broker_session_id", "version", "offline_flag", "data", "remember_me"}
+			userRow := func(v int64) *sqlmock.Rows {
+				return sqlmock.NewRows(userCols).AddRow(id, "b2a3c4d5-0000-4000-8000-00000000beef", "user-0", refreshtoken.Epoch, refreshtoken.Epoch, nil, v, "0", `{"state":"LOGGED_IN"}`, h.RememberMe)
+			}
+			clientRows := func(v int64) *sqlmock.Rows {
+				return sqlmock.NewRows([]string{"user_session_id", "client_id", "client_storage_provider", "external_client_id", "timestamp", "version", "offline_flag", "data"}).
+					AddRow(id, client, "local", "local", refreshtoken.Epoch, v, "0", `{"authMethod":"openid-connect"}`)
+			}
+			t0, t2 := refreshtoken.Epoch, refreshtoken.Epoch+2
+			// login
 			mock.ExpectBegin()
-			mock.ExpectQuery(sql("rt_select_user_session")).WithArgs(anyArg, "0", anyArg).WillReturnRows(sqlmock.NewRows([]string{"version", "l", "c"}))
+			mock.ExpectQuery(sql("rt_select_user_session")).WithArgs("0", anyArg, anyArg, anyArg).WillReturnRows(sqlmock.NewRows(userCols))
 			mock.ExpectExec(sql("rt_insert_user_session_" + variant)).WithArgs(insert...).WillReturnResult(ok)
-			mock.ExpectQuery(sql("rt_select_client_session")).WithArgs(anyArg, anyArg, "0").WillReturnRows(sqlmock.NewRows([]string{"version"}))
-			mock.ExpectExec(sql("rt_insert_client_session")).WithArgs(anyArg, anyArg, "0", anyArg, anyArg, anyArg).WillReturnResult(ok)
+			mock.ExpectExec(sql("rt_insert_client_session")).WithArgs(anyArg, anyArg, "0", t0, anyArg, anyArg).WillReturnResult(ok)
 			mock.ExpectCommit()
+			// the second refresh, two seconds later: lock both rows, load, update both
 			mock.ExpectBegin()
-			mock.ExpectQuery(sql("rt_select_user_session")).WithArgs(anyArg, "0", anyArg).
-				WillReturnRows(sqlmock.NewRows([]string{"version", "l", "c"}).AddRow(0, refreshtoken.Epoch, refreshtoken.Epoch))
-			mock.ExpectQuery(sql("rt_select_client_sessions")).WithArgs(anyArg, "0").
-				WillReturnRows(sqlmock.NewRows([]string{"client_id", "version"}).AddRow("c0ffee00-0000-4000-8000-000000000001", 0))
-			mock.ExpectExec(sql("rt_update_user_session")).WithArgs(anyArg, anyArg, "0", anyArg).WillReturnResult(ok)
-			mock.ExpectExec(sql("rt_update_client_session")).WithArgs(anyArg, anyArg, anyArg, "0", anyArg).WillReturnResult(ok)
+			mock.ExpectQuery(sql("rt_lock_user_session_skip_locked")).WithArgs("0", anyArg).WillReturnRows(version(0))
+			mock.ExpectQuery(sql("rt_lock_client_session_skip_locked")).WithArgs(anyArg, "0", anyArg).WillReturnRows(version(0))
+			mock.ExpectQuery(sql("rt_select_user_session")).WithArgs("0", anyArg, anyArg, anyArg).WillReturnRows(userRow(0))
+			mock.ExpectQuery(sql("rt_select_client_sessions")).WithArgs("0", anyArg).WillReturnRows(clientRows(0))
+			mock.ExpectExec(sql("rt_update_user_session")).WithArgs(t2, int64(1), "0", anyArg, int64(0)).WillReturnResult(ok)
+			mock.ExpectExec(sql("rt_update_client_session")).WithArgs(t2, int64(1), anyArg, "0", anyArg, int64(0)).WillReturnResult(ok)
 			mock.ExpectCommit()
+			// logout: lock both, delete the client session, lock and delete the user session, VERSION checked
 			mock.ExpectBegin()
-			mock.ExpectExec(sql("rt_delete_client_sessions")).WithArgs(anyArg, "0").WillReturnResult(ok)
-			mock.ExpectQuery(sql("rt_lock_user_session")).WithArgs(anyArg, "0").WillReturnRows(sqlmock.NewRows([]string{"version"}).AddRow(1))
-			mock.ExpectExec(sql("rt_delete_user_session")).WithArgs(anyArg, "0").WillReturnResult(ok)
+			mock.ExpectQuery(sql("rt_lock_user_session_skip_locked")).WithArgs("0", anyArg).WillReturnRows(version(1))
+			mock.ExpectQuery(sql("rt_lock_client_session_skip_locked")).WithArgs(anyArg, "0", anyArg).WillReturnRows(version(1))
+			mock.ExpectQuery(sql("rt_select_client_sessions")).WithArgs("0", anyArg).WillReturnRows(clientRows(1))
+			mock.ExpectExec(sql("rt_delete_client_session")).WithArgs(anyArg, "0", anyArg, int64(1)).WillReturnResult(ok)
+			mock.ExpectQuery(sql("rt_lock_user_session")).WithArgs("0", anyArg).WillReturnRows(userRow(1))
+			mock.ExpectExec(sql("rt_delete_user_session")).WithArgs("0", anyArg, int64(1)).WillReturnResult(ok)
 			mock.ExpectCommit()
 			st, err := w.Run(context.Background(), db, srv, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if st.Operations["logins"] != 1 || st.Operations["refreshes"] != 1 || st.Operations["logouts"] != 1 {
+			if st.Operations["logins"] != 1 || st.Operations["refreshes"] != 2 || st.Operations["logouts"] != 1 {
 				t.Fatalf("operations = %v", st.Operations)
 			}
 

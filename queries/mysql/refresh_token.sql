@@ -5,10 +5,14 @@
 -- {{schema}} is the workload's own schema, which in MySQL is a database.
 -- DDL blocks hold several statements, each ending with ";" at a line end.
 -- Differences from PostgreSQL, all Keycloak's own MySQL choices: longtext for
--- DATA, tinyint(1) for REMEMBER_ME, a 255-character prefix of
--- BROKER_SESSION_ID in its index, and no partial (filtered) indexes, which
--- MySQL does not have: those indexes are plain here and get an entry for
--- every row. TIMESTAMP is a non-reserved keyword, valid unquoted as a column name.
+-- DATA, tinyint(1) for REMEMBER_ME, TEXT for BROKER_SESSION_ID indexed by a
+-- 255-character prefix, no partial (filtered) indexes, which MySQL does not
+-- have (those indexes are plain here and get an entry for every row), and no
+-- INCLUDE: 26.8's expiration indexes keep USER_SESSION_ID and USER_ID as
+-- trailing key columns. Hibernate's MySQL/MariaDB dialects write
+-- PESSIMISTIC_WRITE as FOR UPDATE, with SKIP LOCKED for a lock timeout of -2
+-- (MySQL 8.0, MariaDB 10.6+). TIMESTAMP is a non-reserved keyword, valid
+-- unquoted as a column name.
 
 -- name: rt_list_schemas
 SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE 'writeamp\_rt\_%' ORDER BY 1
@@ -38,7 +42,7 @@ CREATE TABLE {{schema}}.offline_user_session (
   offline_flag varchar(4) NOT NULL,
   data longtext,
   last_session_refresh int NOT NULL DEFAULT 0,
-  broker_session_id varchar(1024),
+  broker_session_id text,
   version int DEFAULT 0,
   remember_me tinyint(1),
   CONSTRAINT constraint_offl_us_ses_pk2 PRIMARY KEY (user_session_id, offline_flag)
@@ -65,9 +69,12 @@ CREATE INDEX idx_offline_css_by_user_session_and_offline ON {{schema}}.offline_c
 CREATE INDEX idx_offline_css_by_client_and_realm ON {{schema}}.offline_client_session (realm_id, offline_flag, client_id, client_storage_provider, external_client_id)
 
 -- name: rt_ddl_coarse
--- 26.8 makes IDX_OFFLINE_USS_BY_BROKER_SESSION_ID filtered (WHERE
--- BROKER_SESSION_ID IS NOT NULL) on PostgreSQL and SQL Server only; on MySQL
--- it stays a plain prefix index, so every login still inserts into it.
+-- 26.8 on MySQL/MariaDB: SESSION_BUCKET and LAST_SESSION_REFRESH_COARSE, the
+-- expiration indexes rebuilt on them with USER_SESSION_ID and USER_ID still
+-- trailing key columns (no INCLUDE here). IDX_OFFLINE_USS_BY_BROKER_SESSION_ID
+-- is filtered on PostgreSQL and SQL Server only: here it stays a plain prefix
+-- index, so every login still inserts into it. {{lead_bucket}}/{{mid_bucket}}
+-- place SESSION_BUCKET (--bucket-position).
 CREATE TABLE {{schema}}.offline_user_session (
   user_session_id varchar(36) NOT NULL,
   user_id varchar(255),
@@ -76,7 +83,7 @@ CREATE TABLE {{schema}}.offline_user_session (
   offline_flag varchar(4) NOT NULL,
   data longtext,
   last_session_refresh int NOT NULL DEFAULT 0,
-  broker_session_id varchar(1024),
+  broker_session_id text,
   version int DEFAULT 0,
   remember_me tinyint(1),
   session_bucket smallint NOT NULL DEFAULT 0,
@@ -85,8 +92,8 @@ CREATE TABLE {{schema}}.offline_user_session (
 ) ENGINE=InnoDB;
 CREATE INDEX idx_offline_uss_by_user ON {{schema}}.offline_user_session (user_id, realm_id, offline_flag);
 CREATE INDEX idx_offline_uss_by_broker_session_id ON {{schema}}.offline_user_session (broker_session_id(255), realm_id);
-CREATE INDEX idx_user_session_expiration_created ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, session_bucket, created_on);
-CREATE INDEX idx_user_session_expiration_last_refresh ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, session_bucket, last_session_refresh_coarse);
+CREATE INDEX idx_user_session_expiration_created ON {{schema}}.offline_user_session ({{lead_bucket}}realm_id, offline_flag, remember_me, {{mid_bucket}}created_on, user_session_id, user_id);
+CREATE INDEX idx_user_session_expiration_last_refresh ON {{schema}}.offline_user_session ({{lead_bucket}}realm_id, offline_flag, remember_me, {{mid_bucket}}last_session_refresh_coarse, user_session_id, user_id);
 CREATE TABLE {{schema}}.offline_client_session (
   user_session_id varchar(36) NOT NULL,
   client_id varchar(255) NOT NULL,
@@ -103,9 +110,16 @@ CREATE INDEX idx_offline_css_by_client ON {{schema}}.offline_client_session (cli
 CREATE INDEX idx_offline_css_by_client_storage_provider ON {{schema}}.offline_client_session (client_storage_provider, external_client_id, offline_flag);
 CREATE INDEX idx_offline_css_by_client_and_realm ON {{schema}}.offline_client_session (realm_id, offline_flag, client_id, client_storage_provider, external_client_id)
 
+-- name: rt_css_user_session_index
+-- The coarse variant with --css-user-session-index=keep.
+CREATE INDEX idx_offline_css_by_user_session_and_offline ON {{schema}}.offline_client_session (offline_flag, user_session_id)
+
 -- name: rt_select_user_session
-SELECT version, last_session_refresh, created_on FROM {{schema}}.offline_user_session
-WHERE user_session_id = ? AND offline_flag = ? AND realm_id = ?
+-- The named query findUserSession (JpaUserSessionPersisterProvider.loadUserSession):
+-- the login finds nothing, a refresh loads the session it updates.
+SELECT user_session_id, realm_id, user_id, created_on, last_session_refresh, broker_session_id, version, offline_flag, data, remember_me
+FROM {{schema}}.offline_user_session
+WHERE offline_flag = ? AND user_session_id = ? AND realm_id = ? AND last_session_refresh >= ?
 
 -- name: rt_insert_user_session_baseline
 INSERT INTO {{schema}}.offline_user_session
@@ -117,36 +131,50 @@ INSERT INTO {{schema}}.offline_user_session
   (user_session_id, user_id, realm_id, created_on, offline_flag, data, last_session_refresh, broker_session_id, version, remember_me, session_bucket, last_session_refresh_coarse)
 VALUES (?, ?, ?, ?, ?, ?, ?, NULL, 0, ?, ?, ?)
 
--- name: rt_select_client_session
-SELECT version FROM {{schema}}.offline_client_session
-WHERE user_session_id = ? AND client_id = ? AND client_storage_provider = 'local' AND external_client_id = 'local' AND offline_flag = ?
-
 -- name: rt_insert_client_session
 INSERT INTO {{schema}}.offline_client_session
   (user_session_id, client_id, offline_flag, timestamp, data, client_storage_provider, external_client_id, version, realm_id)
 VALUES (?, ?, ?, ?, ?, 'local', 'local', 0, ?)
 
 -- name: rt_select_client_sessions
-SELECT client_id, version FROM {{schema}}.offline_client_session
-WHERE user_session_id = ? AND offline_flag = ?
+-- The named query findClientSessionsByUserSession.
+SELECT user_session_id, client_id, client_storage_provider, external_client_id, timestamp, version, offline_flag, data
+FROM {{schema}}.offline_client_session
+WHERE offline_flag = ? AND user_session_id = ?
+
+-- name: rt_lock_user_session_skip_locked
+-- PR #49454's prepare step: PESSIMISTIC_WRITE, lock timeout -2.
+SELECT version FROM {{schema}}.offline_user_session
+WHERE offline_flag = ? AND user_session_id = ? FOR UPDATE SKIP LOCKED
+
+-- name: rt_lock_client_session_skip_locked
+SELECT version FROM {{schema}}.offline_client_session
+WHERE client_id = ? AND client_storage_provider = 'local' AND external_client_id = 'local' AND offline_flag = ? AND user_session_id = ?
+FOR UPDATE SKIP LOCKED
 
 -- name: rt_update_user_session
-UPDATE {{schema}}.offline_user_session SET last_session_refresh = ?, version = version + 1
-WHERE user_session_id = ? AND offline_flag = ? AND version = ?
+-- @DynamicUpdate + @Version: the changed column and the new VERSION, checked against the old.
+UPDATE {{schema}}.offline_user_session SET last_session_refresh = ?, version = ?
+WHERE offline_flag = ? AND user_session_id = ? AND version = ?
 
 -- name: rt_update_user_session_coarse
-UPDATE {{schema}}.offline_user_session SET last_session_refresh = ?, last_session_refresh_coarse = ?, version = version + 1
-WHERE user_session_id = ? AND offline_flag = ? AND version = ?
+UPDATE {{schema}}.offline_user_session SET last_session_refresh = ?, last_session_refresh_coarse = ?, version = ?
+WHERE offline_flag = ? AND user_session_id = ? AND version = ?
 
 -- name: rt_update_client_session
-UPDATE {{schema}}.offline_client_session SET timestamp = ?, version = version + 1
-WHERE user_session_id = ? AND client_id = ? AND client_storage_provider = 'local' AND external_client_id = 'local' AND offline_flag = ? AND version = ?
+UPDATE {{schema}}.offline_client_session SET timestamp = ?, version = ?
+WHERE client_id = ? AND client_storage_provider = 'local' AND external_client_id = 'local' AND offline_flag = ? AND user_session_id = ? AND version = ?
 
--- name: rt_delete_client_sessions
-DELETE FROM {{schema}}.offline_client_session WHERE user_session_id = ? AND offline_flag = ?
+-- name: rt_delete_client_session
+-- removeUserSession deletes the loaded client sessions one by one (@Version).
+DELETE FROM {{schema}}.offline_client_session
+WHERE client_id = ? AND client_storage_provider = 'local' AND external_client_id = 'local' AND offline_flag = ? AND user_session_id = ? AND version = ?
 
 -- name: rt_lock_user_session
-SELECT version FROM {{schema}}.offline_user_session WHERE user_session_id = ? AND offline_flag = ? FOR UPDATE
+-- em.find(PersistentUserSessionEntity, key, PESSIMISTIC_WRITE) in removeUserSession.
+SELECT user_session_id, realm_id, user_id, created_on, last_session_refresh, broker_session_id, version, offline_flag, data, remember_me
+FROM {{schema}}.offline_user_session
+WHERE offline_flag = ? AND user_session_id = ? FOR UPDATE
 
 -- name: rt_delete_user_session
-DELETE FROM {{schema}}.offline_user_session WHERE user_session_id = ? AND offline_flag = ?
+DELETE FROM {{schema}}.offline_user_session WHERE offline_flag = ? AND user_session_id = ? AND version = ?

@@ -4,7 +4,12 @@
 -- has none; Keycloak creates the plain index there). {{schema}} is the
 -- workload's own schema, an Oracle user that cannot log in (NO AUTHENTICATION,
 -- 18c+). Statement blocks split on ";" lines; parameters are :1..:N in the
--- order the workload passes them.
+-- order the workload passes them. Indexes are created in the workload's
+-- schema (CREATE INDEX schema.index ON schema.table), not in the measuring
+-- login's. Hibernate's OracleDialect writes PESSIMISTIC_WRITE as FOR UPDATE,
+-- with SKIP LOCKED for a lock timeout of -2 (for_update_clause:
+-- https://docs.oracle.com/cd/F82042_01/sqlrf/img_text/for_update_clause.html);
+-- workloads/refreshtoken/README.md names the source of each statement.
 --
 -- Every object is created in {{schema}}, indexes included: an unqualified
 -- index name would put the index in the connecting login's schema, where the
@@ -91,8 +96,11 @@ CREATE INDEX {{schema}}.idx_offline_css_by_user_session_and_offline ON {{schema}
 CREATE INDEX {{schema}}.idx_offline_css_by_client_and_realm ON {{schema}}.offline_client_session (realm_id, offline_flag, client_id, client_storage_provider, external_client_id)
 
 -- name: rt_ddl_coarse
--- Keycloak 26.8 on Oracle: the rebuilt expiration indexes, the broker index
--- stays unfiltered (filtered only on PostgreSQL and SQL Server).
+-- jpa-changelog-26.8.0.xml on Oracle: SESSION_BUCKET and
+-- LAST_SESSION_REFRESH_COARSE, the expiration indexes rebuilt on them with
+-- USER_SESSION_ID and USER_ID still trailing key columns (Oracle has no
+-- INCLUDE), the broker index unfiltered (filtered only on PostgreSQL and SQL
+-- Server). {{lead_bucket}}/{{mid_bucket}} place SESSION_BUCKET (--bucket-position).
 -- min_version: 180000
 CREATE TABLE {{schema}}.offline_user_session (
   user_session_id VARCHAR2(36) NOT NULL,
@@ -111,8 +119,8 @@ CREATE TABLE {{schema}}.offline_user_session (
 );
 CREATE INDEX {{schema}}.idx_offline_uss_by_user ON {{schema}}.offline_user_session (user_id, realm_id, offline_flag);
 CREATE INDEX {{schema}}.idx_offline_uss_by_broker_session_id ON {{schema}}.offline_user_session (broker_session_id, realm_id);
-CREATE INDEX {{schema}}.idx_user_session_expiration_created ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, session_bucket, created_on);
-CREATE INDEX {{schema}}.idx_user_session_expiration_last_refresh ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, session_bucket, last_session_refresh_coarse);
+CREATE INDEX {{schema}}.idx_user_session_expiration_created ON {{schema}}.offline_user_session ({{lead_bucket}}realm_id, offline_flag, remember_me, {{mid_bucket}}created_on, user_session_id, user_id);
+CREATE INDEX {{schema}}.idx_user_session_expiration_last_refresh ON {{schema}}.offline_user_session ({{lead_bucket}}realm_id, offline_flag, remember_me, {{mid_bucket}}last_session_refresh_coarse, user_session_id, user_id);
 CREATE TABLE {{schema}}.offline_client_session (
   user_session_id VARCHAR2(36) NOT NULL,
   client_id VARCHAR2(255) NOT NULL,
@@ -129,9 +137,16 @@ CREATE INDEX {{schema}}.idx_offline_css_by_client ON {{schema}}.offline_client_s
 CREATE INDEX {{schema}}.idx_offline_css_by_client_storage_provider ON {{schema}}.offline_client_session (client_storage_provider, external_client_id, offline_flag);
 CREATE INDEX {{schema}}.idx_offline_css_by_client_and_realm ON {{schema}}.offline_client_session (realm_id, offline_flag, client_id, client_storage_provider, external_client_id)
 
+-- name: rt_css_user_session_index
+-- The coarse variant with --css-user-session-index=keep.
+CREATE INDEX {{schema}}.idx_offline_css_by_user_session_and_offline ON {{schema}}.offline_client_session (offline_flag, user_session_id)
+
 -- name: rt_select_user_session
-SELECT version, last_session_refresh, created_on FROM {{schema}}.offline_user_session
-WHERE user_session_id = :1 AND offline_flag = :2 AND realm_id = :3
+-- The named query findUserSession (JpaUserSessionPersisterProvider.loadUserSession):
+-- the login finds nothing, a refresh loads the session it updates.
+SELECT user_session_id, realm_id, user_id, created_on, last_session_refresh, broker_session_id, version, offline_flag, data, remember_me
+FROM {{schema}}.offline_user_session
+WHERE offline_flag = :1 AND user_session_id = :2 AND realm_id = :3 AND last_session_refresh >= :4
 
 -- name: rt_insert_user_session_baseline
 INSERT INTO {{schema}}.offline_user_session
@@ -143,36 +158,50 @@ INSERT INTO {{schema}}.offline_user_session
   (user_session_id, user_id, realm_id, created_on, offline_flag, data, last_session_refresh, broker_session_id, version, remember_me, session_bucket, last_session_refresh_coarse)
 VALUES (:1, :2, :3, :4, :5, :6, :7, NULL, 0, :8, :9, :10)
 
--- name: rt_select_client_session
-SELECT version FROM {{schema}}.offline_client_session
-WHERE user_session_id = :1 AND client_id = :2 AND client_storage_provider = 'local' AND external_client_id = 'local' AND offline_flag = :3
-
 -- name: rt_insert_client_session
 INSERT INTO {{schema}}.offline_client_session
   (user_session_id, client_id, offline_flag, timestamp, data, client_storage_provider, external_client_id, version, realm_id)
 VALUES (:1, :2, :3, :4, :5, 'local', 'local', 0, :6)
 
 -- name: rt_select_client_sessions
-SELECT client_id, version FROM {{schema}}.offline_client_session
-WHERE user_session_id = :1 AND offline_flag = :2
+-- The named query findClientSessionsByUserSession.
+SELECT user_session_id, client_id, client_storage_provider, external_client_id, timestamp, version, offline_flag, data
+FROM {{schema}}.offline_client_session
+WHERE offline_flag = :1 AND user_session_id = :2
+
+-- name: rt_lock_user_session_skip_locked
+-- PR #49454's prepare step: PESSIMISTIC_WRITE, lock timeout -2.
+SELECT version FROM {{schema}}.offline_user_session
+WHERE offline_flag = :1 AND user_session_id = :2 FOR UPDATE SKIP LOCKED
+
+-- name: rt_lock_client_session_skip_locked
+SELECT version FROM {{schema}}.offline_client_session
+WHERE client_id = :1 AND client_storage_provider = 'local' AND external_client_id = 'local' AND offline_flag = :2 AND user_session_id = :3
+FOR UPDATE SKIP LOCKED
 
 -- name: rt_update_user_session
-UPDATE {{schema}}.offline_user_session SET last_session_refresh = :1, version = version + 1
-WHERE user_session_id = :2 AND offline_flag = :3 AND version = :4
+-- @DynamicUpdate + @Version: the changed column and the new VERSION, checked against the old.
+UPDATE {{schema}}.offline_user_session SET last_session_refresh = :1, version = :2
+WHERE offline_flag = :3 AND user_session_id = :4 AND version = :5
 
 -- name: rt_update_user_session_coarse
-UPDATE {{schema}}.offline_user_session SET last_session_refresh = :1, last_session_refresh_coarse = :2, version = version + 1
-WHERE user_session_id = :3 AND offline_flag = :4 AND version = :5
+UPDATE {{schema}}.offline_user_session SET last_session_refresh = :1, last_session_refresh_coarse = :2, version = :3
+WHERE offline_flag = :4 AND user_session_id = :5 AND version = :6
 
 -- name: rt_update_client_session
-UPDATE {{schema}}.offline_client_session SET timestamp = :1, version = version + 1
-WHERE user_session_id = :2 AND client_id = :3 AND client_storage_provider = 'local' AND external_client_id = 'local' AND offline_flag = :4 AND version = :5
+UPDATE {{schema}}.offline_client_session SET timestamp = :1, version = :2
+WHERE client_id = :3 AND client_storage_provider = 'local' AND external_client_id = 'local' AND offline_flag = :4 AND user_session_id = :5 AND version = :6
 
--- name: rt_delete_client_sessions
-DELETE FROM {{schema}}.offline_client_session WHERE user_session_id = :1 AND offline_flag = :2
+-- name: rt_delete_client_session
+-- removeUserSession deletes the loaded client sessions one by one (@Version).
+DELETE FROM {{schema}}.offline_client_session
+WHERE client_id = :1 AND client_storage_provider = 'local' AND external_client_id = 'local' AND offline_flag = :2 AND user_session_id = :3 AND version = :4
 
 -- name: rt_lock_user_session
-SELECT version FROM {{schema}}.offline_user_session WHERE user_session_id = :1 AND offline_flag = :2 FOR UPDATE
+-- em.find(PersistentUserSessionEntity, key, PESSIMISTIC_WRITE) in removeUserSession.
+SELECT user_session_id, realm_id, user_id, created_on, last_session_refresh, broker_session_id, version, offline_flag, data, remember_me
+FROM {{schema}}.offline_user_session
+WHERE offline_flag = :1 AND user_session_id = :2 FOR UPDATE
 
 -- name: rt_delete_user_session
-DELETE FROM {{schema}}.offline_user_session WHERE user_session_id = :1 AND offline_flag = :2
+DELETE FROM {{schema}}.offline_user_session WHERE offline_flag = :1 AND user_session_id = :2 AND version = :3

@@ -1,7 +1,10 @@
 -- The refresh-token workload on PostgreSQL: Keycloak's session tables as its
 -- Liquibase changelogs create them (26.7 = baseline, 26.8 = coarse), and the
--- statements Keycloak's JPA layer issues per login, refresh and logout.
--- {{schema}} is the workload's own schema. Statement blocks separated by ";" lines.
+-- statements Keycloak's JPA layer (Hibernate's PostgreSQLDialect) issues per
+-- login, refresh and logout; workloads/refreshtoken/README.md names the source
+-- of each. {{schema}} is the workload's own schema. Statement blocks separated
+-- by ";" lines. Hibernate renders PESSIMISTIC_WRITE as FOR NO KEY UPDATE on
+-- PostgreSQL, and a lock timeout of -2 adds SKIP LOCKED.
 
 -- name: rt_list_schemas
 SELECT nspname FROM pg_namespace WHERE nspname LIKE 'writeamp\_rt\_%' ORDER BY 1
@@ -60,6 +63,12 @@ CREATE INDEX idx_offline_css_by_user_session_and_offline ON {{schema}}.offline_c
 CREATE INDEX idx_offline_css_by_client_and_realm ON {{schema}}.offline_client_session (realm_id, offline_flag, client_id, client_storage_provider, external_client_id)
 
 -- name: rt_ddl_coarse
+-- jpa-changelog-26.8.0.xml: SESSION_BUCKET and LAST_SESSION_REFRESH_COARSE,
+-- both expiration indexes rebuilt on them with USER_SESSION_ID and USER_ID
+-- moved to INCLUDE (leaf-only, PR #51858), the broker index filtered.
+-- {{lead_bucket}}/{{mid_bucket}} place SESSION_BUCKET (--bucket-position).
+-- IDX_OFFLINE_CSS_BY_USER_SESSION_AND_OFFLINE is created by
+-- rt_css_user_session_index when --css-user-session-index=keep.
 CREATE TABLE {{schema}}.offline_user_session (
   user_session_id varchar(36) NOT NULL,
   user_id varchar(255) NOT NULL,
@@ -77,8 +86,8 @@ CREATE TABLE {{schema}}.offline_user_session (
 ) WITH (autovacuum_enabled = false, fillfactor = {{fillfactor}});
 CREATE INDEX idx_offline_uss_by_user ON {{schema}}.offline_user_session (user_id, realm_id, offline_flag);
 CREATE INDEX idx_offline_uss_by_broker_session_id ON {{schema}}.offline_user_session (broker_session_id, realm_id) WHERE broker_session_id IS NOT NULL;
-CREATE INDEX idx_user_session_expiration_created ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, session_bucket, created_on);
-CREATE INDEX idx_user_session_expiration_last_refresh ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, session_bucket, last_session_refresh_coarse);
+CREATE INDEX idx_user_session_expiration_created ON {{schema}}.offline_user_session ({{lead_bucket}}realm_id, offline_flag, remember_me, {{mid_bucket}}created_on) INCLUDE (user_session_id, user_id);
+CREATE INDEX idx_user_session_expiration_last_refresh ON {{schema}}.offline_user_session ({{lead_bucket}}realm_id, offline_flag, remember_me, {{mid_bucket}}last_session_refresh_coarse) INCLUDE (user_session_id, user_id);
 CREATE TABLE {{schema}}.offline_client_session (
   user_session_id varchar(36) NOT NULL,
   client_id varchar(255) NOT NULL,
@@ -95,9 +104,16 @@ CREATE INDEX idx_offline_css_by_client ON {{schema}}.offline_client_session (cli
 CREATE INDEX idx_offline_css_by_client_storage_provider ON {{schema}}.offline_client_session (client_storage_provider, external_client_id, offline_flag) WHERE client_storage_provider <> 'internal';
 CREATE INDEX idx_offline_css_by_client_and_realm ON {{schema}}.offline_client_session (realm_id, offline_flag, client_id, client_storage_provider, external_client_id)
 
+-- name: rt_css_user_session_index
+-- The coarse variant with --css-user-session-index=keep.
+CREATE INDEX idx_offline_css_by_user_session_and_offline ON {{schema}}.offline_client_session (offline_flag, user_session_id)
+
 -- name: rt_select_user_session
-SELECT version, last_session_refresh, created_on FROM {{schema}}.offline_user_session
-WHERE user_session_id = $1 AND offline_flag = $2 AND realm_id = $3
+-- The named query findUserSession (JpaUserSessionPersisterProvider.loadUserSession):
+-- the login finds nothing, a refresh loads the session it updates.
+SELECT user_session_id, realm_id, user_id, created_on, last_session_refresh, broker_session_id, version, offline_flag, data, remember_me
+FROM {{schema}}.offline_user_session
+WHERE offline_flag = $1 AND user_session_id = $2 AND realm_id = $3 AND last_session_refresh >= $4
 
 -- name: rt_insert_user_session_baseline
 INSERT INTO {{schema}}.offline_user_session
@@ -109,39 +125,53 @@ INSERT INTO {{schema}}.offline_user_session
   (user_session_id, user_id, realm_id, created_on, offline_flag, data, last_session_refresh, broker_session_id, version, remember_me, session_bucket, last_session_refresh_coarse)
 VALUES ($1, $2, $3, $4, $5, $6, $7, NULL, 0, $8, $9, $10)
 
--- name: rt_select_client_session
-SELECT version FROM {{schema}}.offline_client_session
-WHERE user_session_id = $1 AND client_id = $2 AND client_storage_provider = 'local' AND external_client_id = 'local' AND offline_flag = $3
-
 -- name: rt_insert_client_session
 INSERT INTO {{schema}}.offline_client_session
   (user_session_id, client_id, offline_flag, timestamp, data, client_storage_provider, external_client_id, version, realm_id)
 VALUES ($1, $2, $3, $4, $5, 'local', 'local', 0, $6)
 
 -- name: rt_select_client_sessions
-SELECT client_id, version FROM {{schema}}.offline_client_session
-WHERE user_session_id = $1 AND offline_flag = $2
+-- The named query findClientSessionsByUserSession.
+SELECT user_session_id, client_id, client_storage_provider, external_client_id, timestamp, version, offline_flag, data
+FROM {{schema}}.offline_client_session
+WHERE offline_flag = $1 AND user_session_id = $2
+
+-- name: rt_lock_user_session_skip_locked
+-- PR #49454's prepare step: PESSIMISTIC_WRITE, lock timeout -2.
+SELECT version FROM {{schema}}.offline_user_session
+WHERE offline_flag = $1 AND user_session_id = $2 FOR NO KEY UPDATE SKIP LOCKED
+
+-- name: rt_lock_client_session_skip_locked
+SELECT version FROM {{schema}}.offline_client_session
+WHERE client_id = $1 AND client_storage_provider = 'local' AND external_client_id = 'local' AND offline_flag = $2 AND user_session_id = $3
+FOR NO KEY UPDATE SKIP LOCKED
 
 -- name: rt_update_user_session
-UPDATE {{schema}}.offline_user_session SET last_session_refresh = $1, version = version + 1
-WHERE user_session_id = $2 AND offline_flag = $3 AND version = $4
+-- @DynamicUpdate + @Version: the changed column and the new VERSION, checked against the old.
+UPDATE {{schema}}.offline_user_session SET last_session_refresh = $1, version = $2
+WHERE offline_flag = $3 AND user_session_id = $4 AND version = $5
 
 -- name: rt_update_user_session_coarse
-UPDATE {{schema}}.offline_user_session SET last_session_refresh = $1, last_session_refresh_coarse = $2, version = version + 1
-WHERE user_session_id = $3 AND offline_flag = $4 AND version = $5
+UPDATE {{schema}}.offline_user_session SET last_session_refresh = $1, last_session_refresh_coarse = $2, version = $3
+WHERE offline_flag = $4 AND user_session_id = $5 AND version = $6
 
 -- name: rt_update_client_session
-UPDATE {{schema}}.offline_client_session SET timestamp = $1, version = version + 1
-WHERE user_session_id = $2 AND client_id = $3 AND client_storage_provider = 'local' AND external_client_id = 'local' AND offline_flag = $4 AND version = $5
+UPDATE {{schema}}.offline_client_session SET timestamp = $1, version = $2
+WHERE client_id = $3 AND client_storage_provider = 'local' AND external_client_id = 'local' AND offline_flag = $4 AND user_session_id = $5 AND version = $6
 
--- name: rt_delete_client_sessions
-DELETE FROM {{schema}}.offline_client_session WHERE user_session_id = $1 AND offline_flag = $2
+-- name: rt_delete_client_session
+-- removeUserSession deletes the loaded client sessions one by one (@Version).
+DELETE FROM {{schema}}.offline_client_session
+WHERE client_id = $1 AND client_storage_provider = 'local' AND external_client_id = 'local' AND offline_flag = $2 AND user_session_id = $3 AND version = $4
 
 -- name: rt_lock_user_session
-SELECT version FROM {{schema}}.offline_user_session WHERE user_session_id = $1 AND offline_flag = $2 FOR NO KEY UPDATE
+-- em.find(PersistentUserSessionEntity, key, PESSIMISTIC_WRITE) in removeUserSession.
+SELECT user_session_id, realm_id, user_id, created_on, last_session_refresh, broker_session_id, version, offline_flag, data, remember_me
+FROM {{schema}}.offline_user_session
+WHERE offline_flag = $1 AND user_session_id = $2 FOR NO KEY UPDATE
 
 -- name: rt_delete_user_session
-DELETE FROM {{schema}}.offline_user_session WHERE user_session_id = $1 AND offline_flag = $2
+DELETE FROM {{schema}}.offline_user_session WHERE offline_flag = $1 AND user_session_id = $2 AND version = $3
 
 -- name: rt_seed_stats
 -- Production tables have planner statistics; the workload's start empty and

@@ -1,6 +1,9 @@
 package refreshtoken
 
-import "hash/fnv"
+import (
+	"hash/fnv"
+	"unicode/utf16"
+)
 
 // Granularity is how coarse LAST_SESSION_REFRESH_COARSE is: half of the
 // realm's SSO session max idle, at least one second (Keycloak 26.8).
@@ -37,9 +40,10 @@ func Coarse(lastRefresh, createdOn, granularity int64) int64 {
 	return floorDiv(lastRefresh-offset, granularity)*granularity + offset
 }
 
-// Bucket spreads sessions over SESSION_BUCKET values. Keycloak's rule was not
-// published; a hash of the session id modulo the bucket count is the model
-// (see keycloak-sessions.md), and --buckets sets the count.
+// Bucket spreads sessions over SESSION_BUCKET values with FNV-1a of the
+// session id modulo the count. Keycloak's rule is not published (README.md in
+// this directory); --bucket-function picks this or JavaHashBucket, --buckets
+// the count.
 func Bucket(sessionID string, buckets int) int {
 	if buckets <= 1 {
 		return 0
@@ -47,4 +51,25 @@ func Bucket(sessionID string, buckets int) int {
 	h := fnv.New32a()
 	h.Write([]byte(sessionID))
 	return int(h.Sum32() % uint32(buckets))
+}
+
+// JavaHashBucket is Math.floorMod(sessionId.hashCode(), buckets): what a Java
+// implementation would most plainly write.
+func JavaHashBucket(sessionID string, buckets int) int {
+	if buckets <= 1 {
+		return 0
+	}
+	var h int32
+	for _, c := range utf16.Encode([]rune(sessionID)) {
+		h = 31*h + int32(c)
+	}
+	return int(floorMod(int64(h), int64(buckets)))
+}
+
+// bucket is the session's SESSION_BUCKET under the run's --bucket-function.
+func (p Params) bucket(sessionID string) int {
+	if p.BucketFunction == "java-hash" {
+		return JavaHashBucket(sessionID, p.Buckets)
+	}
+	return Bucket(sessionID, p.Buckets)
 }

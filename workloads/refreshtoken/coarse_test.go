@@ -93,3 +93,23 @@ func TestBucket(t *testing.T) {
 		t.Error("one bucket means bucket 0")
 	}
 }
+
+// JavaHashBucket is Math.floorMod(s.hashCode(), n): "abc".hashCode() is
+// 96354, and "polygenelubricants".hashCode() is Integer.MIN_VALUE, whose
+// floorMod is non-negative where Go's % would not be.
+func TestJavaHashBucket(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		n    int
+		want int
+	}{{"abc", 64, 96354 % 64}, {"polygenelubricants", 100, 52}, {"polygenelubricants", 64, 0}, {"x", 1, 0}} {
+		if got := JavaHashBucket(c.s, c.n); got != c.want {
+			t.Errorf("JavaHashBucket(%q, %d) = %d, want %d", c.s, c.n, got, c.want)
+		}
+	}
+	p := DefaultParams()
+	p.BucketFunction = "java-hash"
+	if p.bucket("abc") != 96354%64 || DefaultParams().bucket("abc") != Bucket("abc", 64) {
+		t.Error("--bucket-function does not pick the function")
+	}
+}

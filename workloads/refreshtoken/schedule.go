@@ -36,7 +36,10 @@ type session struct {
 	next      int64 // simulated ms of the next event
 	done      int   // refreshes done
 	logout    bool  // this session logs out after its refreshes
-	version   int64 // VERSION column of both rows (the optimistic lock)
+	// What Keycloak's session cache holds: LAST_SESSION_REFRESH, the client
+	// session's TIMESTAMP, and the VERSION (optimistic lock) of each row.
+	lastRefresh, timestamp     int64
+	userVersion, clientVersion int64
 }
 
 type event struct {
@@ -50,6 +53,7 @@ type Plan struct {
 	Logins, Refreshes int   // refreshes per login
 	PeriodMS          int64 // between refreshes
 	ArrivalMS         int64 // between logins
+	FirstMS           int64 // from a login to its first refresh
 	Seed              uint64
 	logouts           []bool
 }
@@ -127,7 +131,7 @@ func (c *cursor) next() (event, bool) {
 	i := c.nextLogin
 	c.nextLogin += c.stride
 	s := &session{idx: i, id: c.p.sessionID(i), userID: fmt.Sprintf("user-%d", i), createdOn: Epoch + loginAt/1000,
-		next: loginAt + c.p.PeriodMS, logout: c.p.logouts[i]}
+		next: loginAt + c.p.FirstMS, logout: c.p.logouts[i]}
 	if c.p.Refreshes > 0 || s.logout {
 		heap.Push(&c.active, s)
 	}

@@ -4,11 +4,14 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestPlanCountsAndOrder(t *testing.T) {
-	for _, workers := range []int{1, 3, 8} {
+	for _, c := range []struct{ workers, first int }{{1, 0}, {3, 0}, {8, 0}, {3, 700}} {
+		workers := c.workers
 		p := NewPlan(1500, 10, 2000, 200, 10, 7)
+		p.FirstMS = int64(c.first)
 		if p.Logouts() != 150 {
 			t.Fatalf("logouts = %d, want exactly 10%% of 1500", p.Logouts())
 		}
@@ -36,13 +39,18 @@ func TestPlanCountsAndOrder(t *testing.T) {
 						t.Fatalf("session %s logged in twice", id)
 					}
 				case opRefresh:
+					// keycloak-benchmark: exchangeCode, then repeat { refreshToken; pause }.
+					want := int64(2000)
+					if refreshes[id] == 0 {
+						want = p.FirstMS
+					}
 					refreshes[id]++
-					if ev.at-lastAt[id] != 2000 {
-						t.Fatalf("refresh %d ms after the previous event, want the 2 s period", ev.at-lastAt[id])
+					if ev.at-lastAt[id] != want {
+						t.Fatalf("refresh %d: %d ms after the previous event, want %d", refreshes[id], ev.at-lastAt[id], want)
 					}
 				case opLogout:
-					if refreshes[id] != 10 {
-						t.Fatalf("logout after %d refreshes", refreshes[id])
+					if refreshes[id] != 10 || ev.at-lastAt[id] != 2000 {
+						t.Fatalf("logout after %d refreshes, %d ms after the last (the loop pauses after each refresh)", refreshes[id], ev.at-lastAt[id])
 					}
 					loggedOut[id] = true
 				}
@@ -109,8 +117,13 @@ func TestParamsValidateNamesTheFlag(t *testing.T) {
 		func(p *Params) { p.Concurrency = 0 },
 		func(p *Params) { p.FillFactor = 5 },
 		func(p *Params) { p.RefreshPeriod = 0 },
+		func(p *Params) { p.FirstRefreshAfter = -time.Second },
+		func(p *Params) { p.BucketFunction = "md5" },
+		func(p *Params) { p.BucketPosition = "last" },
+		func(p *Params) { p.CSSUserSessionIndex = "maybe" },
 	}
-	flags := []string{"--logins", "--logout-percent", "--buckets", "--concurrency", "--fillfactor", "--refresh-period"}
+	flags := []string{"--logins", "--logout-percent", "--buckets", "--concurrency", "--fillfactor", "--refresh-period",
+		"--first-refresh-after", "--bucket-function", "--bucket-position", "--css-user-session-index"}
 	for i, f := range bad {
 		q := DefaultParams()
 		f(&q)

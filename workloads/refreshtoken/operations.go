@@ -1,0 +1,156 @@
+package refreshtoken
+
+import (
+	"time"
+
+	"github.com/writeamp/writeamp/dialects"
+	"github.com/writeamp/writeamp/workloads"
+)
+
+// The statements of a login, a refresh and a logout as Keycloak 26.7+ issues
+// them with persistent user sessions. README.md in this directory names the
+// class each one comes from; the short version:
+//
+//   - Writes reach the database from JpaChangesPerformer in the request's own
+//     transaction (PR #49454): the rows are first locked with JPA
+//     PESSIMISTIC_WRITE and a lock timeout of -2 (SKIP LOCKED), and the lock
+//     query returns VERSION to compare with the cached one.
+//   - The entities are @DynamicUpdate and @Version: an UPDATE sets only the
+//     columns that changed plus the new VERSION, and checks the old VERSION.
+//   - A refresh changes the cached session only when the new second is later
+//     than the stored one (UserSessionAdapter.setLastSessionRefresh,
+//     AuthenticatedClientSessionAdapter.setTimestamp return early otherwise):
+//     a refresh within the login's second queues no change, so nothing is
+//     locked or written. That is where keycloak-benchmark's 10 refreshes give
+//     9 updates, and PR #51904's 10 leaf inserts per login (1 insert + 9).
+//   - The code exchange (AuthorizationCodeGrantType) reads the session from
+//     the cache and writes nothing to these tables, so it has no statements.
+
+// Effects says what each DML statement writes (statement names as counted in
+// Stats.Statements).
+func (w *Workload) Effects() map[string]workloads.Effect {
+	return map[string]workloads.Effect{
+		"rt_insert_user_session":        {Table: "offline_user_session", Kind: "insert"},
+		"rt_insert_client_session":      {Table: "offline_client_session", Kind: "insert"},
+		"rt_update_user_session":        {Table: "offline_user_session", Kind: "update", Columns: []string{"last_session_refresh", "version"}},
+		"rt_update_user_session_coarse": {Table: "offline_user_session", Kind: "update", Columns: []string{"last_session_refresh", "last_session_refresh_coarse", "version"}},
+		"rt_update_client_session":      {Table: "offline_client_session", Kind: "update", Columns: []string{"timestamp", "version"}},
+		"rt_delete_client_session":      {Table: "offline_client_session", Kind: "delete"},
+		"rt_delete_user_session":        {Table: "offline_user_session", Kind: "delete"},
+	}
+}
+
+// StatementNames are the blocks the operations use ("rt_insert_user_session_"
+// plus the variant is the insert).
+var StatementNames = []string{"rt_select_user_session", "rt_insert_client_session", "rt_select_client_sessions",
+	"rt_lock_user_session_skip_locked", "rt_lock_client_session_skip_locked", "rt_update_user_session",
+	"rt_update_user_session_coarse", "rt_update_client_session", "rt_delete_client_session", "rt_lock_user_session",
+	"rt_delete_user_session"}
+
+type texts map[string]string
+
+func (w *Workload) prepareTexts() (texts, error) {
+	t := texts{}
+	for _, n := range append([]string{"rt_insert_user_session_" + w.variant}, StatementNames...) {
+		s, err := w.sql(n)
+		if err != nil {
+			return nil, err
+		}
+		t[n] = s
+	}
+	// The insert differs per variant; the rest are shared by name.
+	t["rt_insert_user_session"] = t["rt_insert_user_session_"+w.variant]
+	return t, nil
+}
+
+// step is one statement of an operation and what it must do.
+type step struct {
+	name string
+	stmt dialects.Stmt
+	want int64 // rows affected (DML) or returned (query); -1 = any
+}
+
+// steps are the statements of one operation, one transaction, and what the
+// session's cached state becomes once they committed. They do not change the
+// session themselves, so a retried transaction issues the same statements.
+func (w *Workload) steps(t texts, ev event, gran int64) ([]step, func()) {
+	s := ev.s
+	now := Epoch + ev.at/1000
+	// findUserSession only returns a session refreshed within max idle.
+	live := now - int64(w.P.MaxIdle/time.Second)
+	st := func(name string, query bool, want int64, args ...any) step {
+		return step{name: name, stmt: dialects.Stmt{SQL: t[name], Args: args, Query: query}, want: want}
+	}
+	switch ev.kind {
+	case opLogin:
+		// JpaChangesPerformer, ADD_IF_ABSENT: loadUserSession finds nothing,
+		// then createUserSession and createClientSession persist both rows.
+		args := []any{s.id, s.userID, realmID, s.createdOn, offlineFlag, userSessionData(s.id, s.userID, s.createdOn), s.createdOn, false}
+		if w.variant == "coarse" {
+			args = append(args, w.P.bucket(s.id), Coarse(s.createdOn, s.createdOn, gran))
+		}
+		return []step{
+				st("rt_select_user_session", true, 0, offlineFlag, s.id, realmID, live),
+				st("rt_insert_user_session", false, 1, args...),
+				st("rt_insert_client_session", false, 1, s.id, clientID, offlineFlag, s.createdOn, clientSessionData(clientID, s.createdOn), realmID),
+			}, func() {
+				s.lastRefresh, s.timestamp = s.createdOn, s.createdOn
+			}
+	case opRefresh:
+		return w.refresh(st, s, now, live, gran)
+	default:
+		// The logout removes the user session and its client sessions
+		// (REMOVE tasks): both rows are locked in the prepare step, then
+		// JpaUserSessionPersisterProvider.removeUserSession loads the client
+		// sessions and removes them one by one (@Version: the DELETE checks
+		// VERSION), finds the user session with PESSIMISTIC_WRITE and
+		// removes it.
+		return []step{
+			st("rt_lock_user_session_skip_locked", true, 1, offlineFlag, s.id),
+			st("rt_lock_client_session_skip_locked", true, 1, clientID, offlineFlag, s.id),
+			st("rt_select_client_sessions", true, 1, offlineFlag, s.id),
+			st("rt_delete_client_session", false, 1, clientID, offlineFlag, s.id, s.clientVersion),
+			st("rt_lock_user_session", true, 1, offlineFlag, s.id),
+			st("rt_delete_user_session", false, 1, offlineFlag, s.id, s.userVersion),
+		}, func() {}
+	}
+}
+
+// refresh: TokenManager.refreshAccessToken sets the client session's
+// timestamp and the user session's last refresh to the current second. Each
+// setter queues a change only for a later second; the queued changes lock
+// their rows, load the session, and update what changed.
+func (w *Workload) refresh(st func(string, bool, int64, ...any) step, s *session, now, live, gran int64) ([]step, func()) {
+	user, client := now > s.lastRefresh, now > s.timestamp
+	var out []step
+	if user {
+		out = append(out, st("rt_lock_user_session_skip_locked", true, 1, offlineFlag, s.id))
+	}
+	if client {
+		out = append(out, st("rt_lock_client_session_skip_locked", true, 1, clientID, offlineFlag, s.id))
+	}
+	if user {
+		// loadUserSession: the user session and its client sessions.
+		out = append(out, st("rt_select_user_session", true, 1, offlineFlag, s.id, realmID, live),
+			st("rt_select_client_sessions", true, 1, offlineFlag, s.id))
+		upd := st("rt_update_user_session", false, 1, now, s.userVersion+1, offlineFlag, s.id, s.userVersion)
+		// @DynamicUpdate: 26.8's coarse column is written only when it changes.
+		if c := Coarse(now, s.createdOn, gran); w.variant == "coarse" && c != Coarse(s.lastRefresh, s.createdOn, gran) {
+			upd = st("rt_update_user_session_coarse", false, 1, now, c, s.userVersion+1, offlineFlag, s.id, s.userVersion)
+		}
+		out = append(out, upd)
+	} else if client {
+		out = append(out, st("rt_select_client_sessions", true, 1, offlineFlag, s.id))
+	}
+	if client {
+		out = append(out, st("rt_update_client_session", false, 1, now, s.clientVersion+1, clientID, offlineFlag, s.id, s.clientVersion))
+	}
+	return out, func() {
+		if user {
+			s.lastRefresh, s.userVersion = now, s.userVersion+1
+		}
+		if client {
+			s.timestamp, s.clientVersion = now, s.clientVersion+1
+		}
+	}
+}
