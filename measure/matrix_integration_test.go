@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io"
 	"os/exec"
 	"strings"
 	"testing"
@@ -48,14 +49,12 @@ func TestEveryPostgresMajor(t *testing.T) {
 	})
 }
 
-// wantMissing is which collectors a major cannot give (and only those).
+// wantMissing is which collectors a major cannot give (and only those): the
+// superuser reads the WAL on every major (writeamp decodes the segments).
 func wantMissing(major int) map[string]bool {
 	m := map[string]bool{}
 	if major < 14 {
 		m["pg_stat_wal"] = true
-	}
-	if major < 15 {
-		m["pg_walinspect"] = true
 	}
 	return m
 }
@@ -112,27 +111,18 @@ func matrixRefreshAB(t *testing.T, db *sql.DB, s dialects.Server) {
 		for _, ix := range run.Indexes {
 			tb := run.Table(ix.Table)
 			want := metric(t, tb, "rows_inserted").V() + metric(t, tb, "rows_updated").V() - metric(t, tb, "hot_updates").V()
-			partial := ix.Info["partial"] == "true"
 			if strings.Contains(ix.Info["definition"], "IS NOT NULL") {
 				want = 0 // the filtered broker index: BROKER_SESSION_ID is NULL
 			}
 			li := metric(t, &ix, "leaf_inserts")
-			switch {
-			case major >= 15:
-				if li.Exactness != result.Exact || li.V() != want {
-					t.Errorf("%s %s: leaf_inserts %v (%s), want exactly %v", run.Variant, ix.Name, li.V(), li.Exactness, want)
-				}
-				if sp := metric(t, &ix, "leaf_page_splits"); sp.Exactness != result.Exact {
-					t.Errorf("%s %s: leaf_page_splits %s", run.Variant, ix.Name, sp.Exactness)
-				}
-			case partial:
-				if li.OK() || !strings.Contains(li.Note, "partial") {
-					t.Errorf("%s %s: a partial index without pg_walinspect must be unavailable with the reason, got %+v", run.Variant, ix.Name, li)
-				}
-			default:
-				if li.Exactness != result.Derived || li.V() != want {
-					t.Errorf("%s %s: leaf_inserts %v (%s), want derived %v", run.Variant, ix.Name, li.V(), li.Exactness, want)
-				}
+			if li.Exactness != result.Exact || li.V() != want {
+				t.Errorf("%s %s: leaf_inserts %v (%s), want exactly %v", run.Variant, ix.Name, li.V(), li.Exactness, want)
+			}
+			if sp := metric(t, &ix, "leaf_page_splits"); sp.Exactness != result.Exact {
+				t.Errorf("%s %s: leaf_page_splits %s", run.Variant, ix.Name, sp.Exactness)
+			}
+			if pt := metric(t, &ix, "pages_touched"); pt.Exactness != result.Exact || (want > 0 && pt.V() < 1) {
+				t.Errorf("%s %s: pages_touched %v (%s) for %v entries", run.Variant, ix.Name, pt.V(), pt.Exactness, want)
 			}
 		}
 		checkMissing(t, &run, major)
@@ -162,7 +152,7 @@ func psqlCmd(t *testing.T, dsn string, sqls ...string) []string {
 
 func wrapped(t *testing.T, db *sql.DB, s dialects.Server, schema string, cmd []string) *result.Run {
 	t.Helper()
-	res, code, err := (&measure.Wrapped{DB: db, Server: s, Scope: collectors.Scope{Schemas: []string{schema}}, Command: cmd}).Run(context.Background())
+	res, code, err := (&measure.Wrapped{DB: db, Server: s, Scope: collectors.Scope{Schemas: []string{schema}}, Command: cmd, Stdout: io.Discard}).Run(context.Background())
 	if err != nil || code != 0 {
 		t.Fatalf("measure: exit %d, %v", code, err)
 	}
@@ -190,20 +180,8 @@ func matrixPartialExpression(t *testing.T, srv *pgmatrix.Server, db *sql.DB, s d
 	// rows inserted and the 15 flagged among ids 101..160.
 	want := map[string]float64{"m_pkey": 260, "m_expr": 260, "m_part": 65}
 	for name, n := range want {
-		li := metric(t, run.Index(name), "leaf_inserts")
-		switch {
-		case major >= 15:
-			if li.Exactness != result.Exact || li.V() != n {
-				t.Errorf("%s: %v (%s), want exactly %v", name, li.V(), li.Exactness, n)
-			}
-		case name == "m_part":
-			if li.OK() || !strings.Contains(li.Note, "partial index") {
-				t.Errorf("%s without pg_walinspect: want unavailable with the reason, got %+v", name, li)
-			}
-		default:
-			if li.Exactness != result.Derived || li.V() != n {
-				t.Errorf("%s: %v (%s), want derived %v", name, li.V(), li.Exactness, n)
-			}
+		if li := metric(t, run.Index(name), "leaf_inserts"); li.Exactness != result.Exact || li.V() != n {
+			t.Errorf("%s: %v (%s), want exactly %v", name, li.V(), li.Exactness, n)
 		}
 	}
 	checkMissing(t, run, major)
@@ -212,7 +190,6 @@ func matrixPartialExpression(t *testing.T, srv *pgmatrix.Server, db *sql.DB, s d
 // Leaf page splits: an index grown by random inserts, its new leaf pages
 // counted by pageinspect, against the splits writeamp read from the WAL.
 func matrixSplits(t *testing.T, srv *pgmatrix.Server, db *sql.DB, s dialects.Server) {
-	major := s.VersionNum / 10000
 	mustExec(t, db, `CREATE EXTENSION IF NOT EXISTS pageinspect`)
 	mustExec(t, db, `CREATE SCHEMA sx`)
 	t.Cleanup(func() { db.Exec(`DROP SCHEMA sx CASCADE`); db.Exec(`DROP EXTENSION IF EXISTS pageinspect`) })
@@ -234,12 +211,6 @@ func matrixSplits(t *testing.T, srv *pgmatrix.Server, db *sql.DB, s dialects.Ser
 		t.Fatalf("the index grew by only %v leaf pages: not a split test", grown)
 	}
 	li, sp := metric(t, run.Index("s_k"), "leaf_inserts"), run.Index("s_k").Metrics["leaf_page_splits"]
-	if major < 15 {
-		if sp.OK() {
-			t.Errorf("leaf_page_splits without pg_walinspect must not be a number: %+v", sp)
-		}
-		return
-	}
 	if sp.Exactness != result.Exact || sp.V() != grown {
 		t.Errorf("leaf_page_splits %v (%s); pageinspect counts %v new leaf pages", sp.V(), sp.Exactness, grown)
 	}
@@ -336,11 +307,11 @@ func matrixResetInWindow(t *testing.T, db *sql.DB, s dialects.Server) {
 	}
 }
 
-// A window that outlives the server's WAL retention: two WAL switches and
+// A window that outlives the server's WAL retention: three WAL switches and
 // checkpoints with the smallest max_wal_size recycle its start. A run's
 // window holds its WAL with a temporary slot, so the WAL is still read
-// exactly; a role that may not create slots gets a warning and derived
-// numbers, never an error; no slot is left either way.
+// exactly; a role that may read the WAL but not create slots gets a warning
+// and derived numbers, never an error; no slot is left either way.
 func matrixLongWindow(t *testing.T, srv *pgmatrix.Server, db *sql.DB, s dialects.Server) {
 	for _, q := range []string{`ALTER SYSTEM SET max_wal_size = '32MB'`, `ALTER SYSTEM SET min_wal_size = '32MB'`, `ALTER SYSTEM SET wal_keep_size = 0`} {
 		mustExec(t, db, q)
@@ -355,22 +326,12 @@ func matrixLongWindow(t *testing.T, srv *pgmatrix.Server, db *sql.DB, s dialects
 	})
 	recycle := []string{`SELECT pg_switch_wal()`, `CHECKPOINT`, `SELECT pg_switch_wal()`, `CHECKPOINT`, `SELECT pg_switch_wal()`, `CHECKPOINT`}
 	n := 0
-	window := func(db *sql.DB, s dialects.Server, dsn string) *result.Run {
+	// The window's command runs as the superuser; only writeamp's login changes.
+	window := func(db *sql.DB, s dialects.Server) *result.Run {
 		n++
-		return wrapped(t, db, s, "lw", psqlCmd(t, dsn, append([]string{fmt.Sprintf(`INSERT INTO lw.w SELECT g, md5(g::text) FROM generate_series(%d, %d) g`, n*10000, n*10000+999)}, recycle...)...))
+		return wrapped(t, db, s, "lw", psqlCmd(t, srv.DSN, append([]string{fmt.Sprintf(`INSERT INTO lw.w SELECT g, md5(g::text) FROM generate_series(%d, %d) g`, n*10000, n*10000+999)}, recycle...)...))
 	}
-	run := window(db, s, srv.DSN)
-	if s.VersionNum < 150000 {
-		// No pg_walinspect: nothing reads the WAL afterwards, so nothing
-		// holds it; the table counters give the same figure, derived.
-		if li := metric(t, run.Index("w_pkey"), "leaf_inserts"); li.Exactness != result.Derived || li.V() != 1000 {
-			t.Errorf("w_pkey leaf_inserts %v (%s), want derived 1000", li.V(), li.Exactness)
-		}
-		if w := strings.Join(run.Warnings, "\n"); strings.Contains(w, "recycled") {
-			t.Errorf("no WAL is read on %s, so none can be lost: %q", s.Version, w)
-		}
-		return
-	}
+	run := window(db, s)
 	if li := metric(t, run.Index("w_pkey"), "leaf_inserts"); li.Exactness != result.Exact || li.V() != 1000 {
 		t.Errorf("held window: w_pkey leaf_inserts %v (%s), want exactly 1000", li.V(), li.Exactness)
 	}
@@ -380,28 +341,24 @@ func matrixLongWindow(t *testing.T, srv *pgmatrix.Server, db *sql.DB, s dialects
 	// A role that may read the WAL but not create slots.
 	role := "writeamp_noslot"
 	mustExec(t, db, `CREATE ROLE `+role+` LOGIN`)
-	mustExec(t, db, `GRANT pg_read_server_files, pg_checkpoint TO `+role)
-	mustExec(t, db, `GRANT EXECUTE ON FUNCTION pg_switch_wal() TO `+role)
-	mustExec(t, db, `GRANT USAGE, CREATE ON SCHEMA lw TO `+role)
-	mustExec(t, db, `GRANT ALL ON lw.w TO `+role)
-	mustExec(t, db, `CREATE EXTENSION IF NOT EXISTS pg_walinspect`)
+	mustExec(t, db, `GRANT EXECUTE ON FUNCTION pg_read_binary_file(text, bigint, bigint) TO `+role)
+	mustExec(t, db, `GRANT USAGE ON SCHEMA lw TO `+role)
 	t.Cleanup(func() {
-		db.Exec(`DROP EXTENSION IF EXISTS pg_walinspect`)
 		db.Exec(`DROP OWNED BY ` + role)
 		db.Exec(`DROP ROLE ` + role)
 	})
 	dsn := strings.Replace(srv.DSN, "user=postgres", "user="+role, 1)
 	rdb, rs := openPG(t, dsn)
-	if rs.Has(pg.CapHoldWAL) || !rs.Has(pg.CapWalinspect) {
+	if rs.Has(pg.CapHoldWAL) || !rs.Has(pg.CapWALFiles) {
 		t.Fatalf("the role must read the WAL but not hold it: %v", rs.Caps)
 	}
-	run = window(rdb, rs, dsn)
+	run = window(rdb, rs)
 	li := metric(t, run.Index("w_pkey"), "leaf_inserts")
 	if li.Exactness != result.Derived || li.V() != 1000 {
 		t.Errorf("recycled window: w_pkey leaf_inserts %v (%s), want derived 1000", li.V(), li.Exactness)
 	}
 	if w := strings.Join(run.Warnings, "\n"); !strings.Contains(w, "was recycled") || !strings.Contains(w, "REPLICATION") {
-		t.Errorf("want a warning that the window's start was recycled and how to hold it: %q", w)
+		t.Errorf("want a warning that the window's start was recycled and how to hold it: %q (missing: %+v)", w, run.Missing)
 	}
 	var slots int
 	db.QueryRow(`SELECT count(*) FROM pg_replication_slots`).Scan(&slots)

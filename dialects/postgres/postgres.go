@@ -176,7 +176,7 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 	}
 	s.SetProp(PropWALSegmentSize, fmt.Sprint(segSize))
 	s.SetProp(PropDataDirectory, dataDir)
-	s.Set(CapWALFiles, files, fmt.Sprintf("%s may not read the pg_wal segments, which writeamp decodes itself (fix: GRANT pg_read_server_files TO %s)", s.User, quoteIdent(s.User)))
+	s.Set(CapWALFiles, files, fmt.Sprintf("%s may not read the pg_wal segments, which writeamp decodes itself (fix: GRANT EXECUTE ON FUNCTION pg_read_binary_file(text, bigint, bigint) TO %s)", s.User, quoteIdent(s.User)))
 
 	var repl, walLevel, freeSlot bool
 	if err := q.QueryRowContext(ctx, queries.MustGet(Name, "can_hold_wal", v)).Scan(&repl, &walLevel, &freeSlot); err != nil {

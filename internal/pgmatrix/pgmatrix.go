@@ -74,8 +74,14 @@ func Start(t *testing.T, major int) *Server {
 
 // Each runs f as a subtest "pgNN" per major, each on its own fresh server,
 // one major at a time (a 2-core machine runs one server comfortably).
-func Each(t *testing.T, f func(t *testing.T, s *Server)) {
+func Each(t *testing.T, f func(t *testing.T, s *Server)) { EachSince(t, Majors[0], f) }
+
+// EachSince is Each for the majors from since on (a feature's first release).
+func EachSince(t *testing.T, since int, f func(t *testing.T, s *Server)) {
 	for _, m := range Majors {
+		if m < since {
+			continue
+		}
 		t.Run(fmt.Sprintf("pg%d", m), func(t *testing.T) {
 			f(t, Start(t, m))
 		})

@@ -35,10 +35,10 @@ SELECT current_setting('is_superuser') = 'on'
 
 -- name: can_read_wal_files
 -- writeamp decodes the window's WAL itself from the pg_wal segments, read
--- with pg_read_binary_file (superuser or pg_read_server_files), or from the
--- data directory when it is local (its path needs superuser or
--- pg_read_all_settings to read).
-SELECT current_setting('is_superuser') = 'on' OR pg_has_role('pg_read_server_files', 'MEMBER'),
+-- with pg_read_binary_file, whose EXECUTE is revoked from PUBLIC (a relative
+-- path inside the data directory needs no more), or from the data directory
+-- when it is local (its path needs superuser or pg_read_all_settings).
+SELECT has_function_privilege('pg_read_binary_file(text, bigint, bigint)', 'EXECUTE'),
        pg_size_bytes(current_setting('wal_segment_size')),
        CASE WHEN current_setting('is_superuser') = 'on' OR pg_has_role('pg_read_all_settings', 'MEMBER')
             THEN current_setting('data_directory') ELSE '' END

@@ -1,0 +1,160 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/writeamp/writeamp/collectors"
+	pg "github.com/writeamp/writeamp/dialects/postgres"
+	"github.com/writeamp/writeamp/internal/pgmatrix"
+)
+
+// TestDecoderAgreesWithWalinspect reads one window of varied WAL on every
+// major that has pg_walinspect, with writeamp's decoder and with
+// pg_walinspect, and requires the same figures from both for every relation
+// and transaction class, and the same record count and bytes as
+// pg_get_wal_stats: inserts and B-tree splits, HOT and non-HOT updates,
+// deletes, full-page images after a checkpoint, TOAST records larger than a
+// page, a subtransaction, VACUUM, and a WAL segment switch in the middle.
+func TestDecoderAgreesWithWalinspect(t *testing.T) {
+	pgmatrix.EachSince(t, 15, func(t *testing.T, srv *pgmatrix.Server) {
+		ctx := context.Background()
+		db, err := sql.Open("pgx", srv.DSN)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		exec := func(qs ...string) {
+			t.Helper()
+			for _, q := range qs {
+				if _, err := db.Exec(q); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+		}
+		exec(`CREATE EXTENSION pg_walinspect`,
+			`CREATE TABLE t1 (id int PRIMARY KEY, v text, k int) WITH (fillfactor = 70, autovacuum_enabled = false)`,
+			`CREATE INDEX t1_k ON t1 (k)`,
+			`CREATE TABLE t2 (id int PRIMARY KEY, big text) WITH (autovacuum_enabled = false)`,
+			`CREATE TABLE other (id int PRIMARY KEY)`)
+		s, err := pg.Dialect{}.Probe(ctx, db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !s.Has(pg.CapWALFiles) || !s.Has(pg.CapWalinspect) {
+			t.Fatalf("the superuser must have both sources: %v", s.Caps)
+		}
+		set := NewSet()
+		before, err := set.Take(ctx, db, s, collectors.Scope{Tables: []string{"t1", "t2"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		exec(`INSERT INTO t1 SELECT g, md5(g::text), g % 97 FROM generate_series(1, 5000) g`,
+			`CHECKPOINT`,
+			`UPDATE t1 SET k = k + 1 WHERE id <= 1000`,
+			`UPDATE t1 SET v = left(v, 30) WHERE id > 4000`,
+			`SELECT pg_switch_wal()`,
+			`BEGIN; INSERT INTO t1 VALUES (6001, 'a', 1); SAVEPOINT s; INSERT INTO t1 VALUES (6002, 'b', 2); ROLLBACK TO s; INSERT INTO t1 VALUES (6003, 'c', 3); COMMIT`,
+			`DELETE FROM t1 WHERE id BETWEEN 2000 AND 2500`,
+			`INSERT INTO t2 SELECT g, string_agg(md5((g * 1000 + i)::text), '') FROM generate_series(1, 20) g, generate_series(1, 400) i GROUP BY g`,
+			`INSERT INTO other SELECT generate_series(1, 300)`,
+			`VACUUM t1`)
+		after, err := set.Take(ctx, db, s, collectors.Scope{Tables: []string{"t1", "t2"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := walWindow{start: before.Marks[MarkLSN], end: after.Marks[MarkLSN], rels: relMap(before, after)}
+		fmt.Sscan(s.Prop(pg.PropDatabaseOID), &w.dboid)
+		for i := 0; i < 50; i++ { // flushed up to the end
+			var ahead int64
+			db.QueryRow(q("flush_lsn", s), w.end).Scan(&ahead)
+			if ahead >= 0 {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		dec, dpages, _, err := decodeWindow(ctx, db, s, w)
+		if err != nil {
+			t.Fatalf("decoder: %v", err)
+		}
+		// The same segments over the connection instead of from the local
+		// data directory.
+		remote := s
+		remote.Props = map[string]string{}
+		for k, v := range s.Props {
+			remote.Props[k] = v
+		}
+		remote.SetProp(pg.PropDataDirectory, "")
+		rdec, _, rsrc, err := decodeWindow(ctx, db, remote, w)
+		if err != nil || !strings.Contains(rsrc, "pg_read_binary_file") {
+			t.Fatalf("decoder over the connection: %v (%s)", err, rsrc)
+		}
+		ins, ipages, _, err := walinspectWindow(ctx, db, s, w)
+		if err != nil {
+			t.Fatalf("pg_walinspect: %v", err)
+		}
+		sum := func(rows []walRow) (map[string]walRow, walRow) {
+			m := map[string]walRow{}
+			var total walRow
+			for _, r := range rows {
+				k := fmt.Sprintf("%d/%d/%s", r.db, r.node, r.xact)
+				if _, mine := w.rels[r.node]; mine && r.db == w.dboid {
+					k = fmt.Sprintf("%d/%d", r.db, r.node) // a measured relation's figures do not depend on the class
+				}
+				a := m[k]
+				a.recs += r.recs
+				a.bytes += r.bytes
+				a.fpiBytes += r.fpiBytes
+				a.fpis += r.fpis
+				a.leafIns += r.leafIns
+				a.leafSplit += r.leafSplit
+				a.newpage += r.newpage
+				m[k] = a
+				total.recs += r.recs
+				total.bytes += r.bytes
+			}
+			return m, total
+		}
+		dm, dt := sum(dec)
+		im, it := sum(ins)
+		if rm, _ := sum(rdec); fmt.Sprint(rm) != fmt.Sprint(dm) {
+			t.Errorf("read over the connection and from the data directory differ:\n%v\n%v", rm, dm)
+		}
+		for k, a := range im {
+			if dm[k] != a {
+				t.Errorf("%s: decoder %+v, pg_walinspect %+v", k, dm[k], a)
+			}
+		}
+		for k, a := range dm {
+			if _, ok := im[k]; !ok {
+				t.Errorf("%s: only the decoder saw %+v", k, a)
+			}
+		}
+		for node, n := range ipages {
+			if dpages[node] != n {
+				t.Errorf("pages of %d: decoder %v, pg_walinspect %v", node, dpages[node], n)
+			}
+		}
+		var recs, bytes float64
+		if err := db.QueryRow(`SELECT sum(count), sum(combined_size) FROM pg_get_wal_stats($1, $2, false)`, w.start, w.end).Scan(&recs, &bytes); err != nil {
+			t.Fatal(err)
+		}
+		if dt.recs != recs || dt.bytes != bytes || it.recs != recs {
+			t.Errorf("records/bytes: decoder %v/%v, pg_walinspect %v/%v, pg_get_wal_stats %v/%v", dt.recs, dt.bytes, it.recs, it.bytes, recs, bytes)
+		}
+		var splits float64
+		for _, r := range dec {
+			splits += r.leafSplit
+		}
+		if splits == 0 || dt.recs < 10000 {
+			t.Errorf("the window is too plain to test the decoder: %v records, %v splits", dt.recs, splits)
+		}
+	})
+}
+
