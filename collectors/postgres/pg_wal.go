@@ -44,8 +44,8 @@ func (PgWAL) Supports(s dialects.Server) error {
 // database, from transactions of one class: "scope" wrote a measured
 // relation, "other" only other relations, "none" no relation at all.
 type walRow struct {
-	db, node                                               int64
-	xact                                                   string
+	db, node                                                 int64
+	xact                                                     string
 	recs, bytes, fpiBytes, fpis, leafIns, leafSplit, newpage float64
 }
 

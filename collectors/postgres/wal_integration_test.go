@@ -157,4 +157,3 @@ func TestDecoderAgreesWithWalinspect(t *testing.T) {
 		}
 	})
 }
-

@@ -39,15 +39,15 @@ const (
 	rmHeap  = 10
 	rmBtree = 11
 
-	xlogSwitch          = 0x40
-	heapOpMask          = 0x70
-	heapUpdate          = 0x20
-	btreeInsertLeaf     = 0x00
-	btreeSplitL         = 0x30
-	btreeSplitR         = 0x40
-	btreeInsertPost     = 0x50
-	rmgrInfoMask uint8  = 0xF0
-	maxAlign     uint64 = 8
+	xlogSwitch             = 0x40
+	heapOpMask             = 0x70
+	heapUpdate             = 0x20
+	btreeInsertLeaf        = 0x00
+	btreeSplitL            = 0x30
+	btreeSplitR            = 0x40
+	btreeInsertPost        = 0x50
+	rmgrInfoMask    uint8  = 0xF0
+	maxAlign        uint64 = 8
 )
 
 // imageCompressed says whether a block image's bimg_info marks it
