@@ -34,6 +34,7 @@ var (
 	binary  = flag.String("writeamp", "bin/writeamp", "the writeamp binary for the end-to-end rows")
 	updates = flag.Int("updates", 20000, "single-row UPDATEs per driver-vs-pgbench level")
 	indexes = flag.Int("indexes", 10000, "indexes for the snapshot-cost row")
+	walRows = flag.Int("wal-rows", 200000, "rows inserted for the WAL read-rate rows")
 	quick   = flag.Bool("quick", false, "smaller sizes (for a smoke run)")
 	rowsOut [][]string
 )
@@ -44,7 +45,7 @@ func main() {
 		fatal("no -dsn and no WRITEAMP_TEST_PG_DSN")
 	}
 	if *quick {
-		*updates, *indexes = 2000, 1000
+		*updates, *indexes, *walRows = 2000, 1000, 20000
 	}
 	ctx := context.Background()
 	db, err := pg.Dialect{}.Open(ctx, *dsn)
@@ -65,6 +66,14 @@ func main() {
 	for _, c := range []int{1, 2, 4} {
 		wa, pgb := driverVsPgbench(ctx, db, srv, c)
 		t.AppendRow(table.Row{fmt.Sprintf("single-row UPDATE rate, concurrency %d", c), fmt.Sprintf("%.0f/s", wa), fmt.Sprintf("pgbench %.0f/s", pgb), fmt.Sprintf("%.2f", wa/pgb), ">= 0.90"})
+	}
+	if n, d, err := walReadRate(ctx, db, srv, *walRows); err != nil {
+		fmt.Fprintln(os.Stderr, "bench: WAL read rate not measured: "+err.Error())
+	} else {
+		rate := func(d time.Duration) string { return fmt.Sprintf("%.0f k records/s", float64(n)/d.Seconds()/1000) }
+		for i, what := range []string{"decoder, segments read from the data directory", "decoder, segments read with pg_read_binary_file", "pg_walinspect (logins granted only its functions)"} {
+			t.AppendRow(table.Row{fmt.Sprintf("window's WAL read (%d records): %s", n, what), rate(d[i]), "pg_waldump --stats " + rate(d[3]), fmt.Sprintf("%.2f", d[i].Seconds()/d[3].Seconds()), "<= 2 (time)"})
+		}
 	}
 	small, large := snapshotCost(ctx, db, srv)
 	t.AppendRow(table.Row{fmt.Sprintf("snapshot, %d vs %d indexes", *indexes, *indexes/10), fmt.Sprintf("%.0f ms", large.Seconds()*1000), fmt.Sprintf("%.0f ms", small.Seconds()*1000), fmt.Sprintf("%.1f", large.Seconds()/small.Seconds()), "~10 (linear)"})

@@ -57,9 +57,6 @@ func checkPRRatio(t *testing.T, res *result.Result, exactness result.Exactness, 
 
 func TestDefaultScenarioGivesThePRsRatioOnPostgres(t *testing.T) {
 	db, s := openPG(t, testenv.DSN(t, pgEnv))
-	if s.VersionNum < 150000 {
-		t.Skipf("exact leaf inserts need pg_walinspect (15+), server is %s", s.Version)
-	}
 	// One transaction at a time, as the reference scenario loads the
 	// database, every coarse update is HOT. Another transaction's snapshot
 	// (an autoanalyze of the catalogs the previous tests churned) can hold
@@ -84,7 +81,7 @@ func TestDefaultScenarioGivesThePRsRatioOnPostgres(t *testing.T) {
 		}
 		t.Logf("attempt %d: %v coarse updates found their page full (pruning held back by another transaction); again", attempt, moved)
 	}
-	checkPRRatio(t, res, result.Exact, "pg_walinspect")
+	checkPRRatio(t, res, result.Exact, "WAL decoder")
 }
 
 // waitForAutovacuum waits (a minute at most) until no autovacuum worker runs.

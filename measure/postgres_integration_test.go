@@ -96,9 +96,6 @@ func hasWalinspect(t *testing.T, db *sql.DB) bool {
 func TestRefreshTokenOnPostgres(t *testing.T) {
 	dsn := testenv.DSN(t, pgEnv)
 	db, s := openPG(t, dsn)
-	if s.VersionNum < 150000 {
-		t.Skipf("this test needs PostgreSQL 15+ for pg_walinspect, server is %s", s.Version)
-	}
 	extBefore := hasWalinspect(t, db)
 	p := smallParams()
 	w := refreshtoken.New(p)
@@ -156,8 +153,8 @@ func TestRefreshTokenOnPostgres(t *testing.T) {
 				table := run.Table(ix.Table)
 				want := metric(t, table, "rows_inserted").V() + metric(t, table, "rows_updated").V() - metric(t, table, "hot_updates").V()
 				li := metric(t, &ix, "leaf_inserts")
-				if li.Exactness != result.Exact || !strings.Contains(li.Source, "pg_walinspect") {
-					t.Errorf("%s leaf_inserts is %s from %q, want exact from pg_walinspect", ix.Name, li.Exactness, li.Source)
+				if li.Exactness != result.Exact || !strings.Contains(li.Source, "WAL decoder") {
+					t.Errorf("%s leaf_inserts is %s from %q, want exact from writeamp's WAL decoder", ix.Name, li.Exactness, li.Source)
 				}
 				if strings.Contains(ix.Info["definition"], "IS NOT NULL") {
 					want = 0 // the filtered broker index: every BROKER_SESSION_ID is NULL
@@ -257,12 +254,12 @@ func TestPlainRoleGetsDerivedNumbersAndTheGrant(t *testing.T) {
 	run := res.Runs[0]
 	var fix string
 	for _, m := range run.Missing {
-		if m.Collector == "pg_walinspect" {
+		if m.Collector == "pg_wal" {
 			fix = m.Reason + " " + m.Fix
 		}
 	}
 	if !strings.Contains(fix, "GRANT") || !strings.Contains(fix, role) {
-		t.Errorf("pg_walinspect missing entry must carry the GRANT for %s: %q", role, fix)
+		t.Errorf("pg_wal missing entry must carry the GRANT for %s: %q", role, fix)
 	}
 	if !strings.Contains(strings.Join(run.Warnings, "\n"), "CHECKPOINT") {
 		t.Errorf("no warning about the missing CHECKPOINT privilege: %v", run.Warnings)

@@ -76,7 +76,7 @@ func TestDiffOfSnapshotFiles(t *testing.T) {
 	for _, m := range run.Missing {
 		reasons = append(reasons, m.Collector+": "+m.Reason)
 	}
-	if !strings.Contains(strings.Join(reasons, "\n"), "pg_walinspect: reads the log between the two snapshots, so it needs the database at diff time: pass --dsn") {
+	if !strings.Contains(strings.Join(reasons, "\n"), "pg_wal: reads the log between the two snapshots, so it needs the database at diff time: pass --dsn") {
 		t.Errorf("missing %v", reasons)
 	}
 	if res.Workload.Params["before"] != "before.json" {

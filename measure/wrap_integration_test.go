@@ -183,7 +183,7 @@ func TestMeasureScopeKeepsDatabaseTotalsAndOperationCount(t *testing.T) {
 		t.Fatalf("database log_bytes %+v", total)
 	}
 	// Tellers, branches and history are written too but are outside the
-	// scope: with pg_walinspect their log is counted as other objects.
+	// scope: read from the WAL, their log is counted as other objects.
 	if in := run.Database["log_bytes_in_scope"]; in.OK() {
 		other := run.Database["log_bytes_other_objects"]
 		if !(in.V() > 0 && in.V() < total.V()) || !other.OK() || other.V() <= 0 {
@@ -255,7 +255,7 @@ func TestSnapshotFilesDiffLikeAWrappedRun(t *testing.T) {
 	}
 	after := save("after.json", a)
 
-	// Without the database, the pg_walinspect numbers are named as missing.
+	// Without the database, the numbers read from the WAL are named as missing.
 	res, err := measure.DiffSnapshots(ctx, measure.DiffInput{Before: before, After: after, Label: "offline"})
 	if err != nil {
 		t.Fatal(err)
@@ -266,10 +266,10 @@ func TestSnapshotFilesDiffLikeAWrappedRun(t *testing.T) {
 	}
 	found := false
 	for _, m := range run.Missing {
-		found = found || (m.Collector == "pg_walinspect" && strings.Contains(m.Reason, "--dsn"))
+		found = found || (m.Collector == "pg_wal" && strings.Contains(m.Reason, "--dsn"))
 	}
 	if !found {
-		t.Errorf("offline diff does not say pg_walinspect needs --dsn: %+v", run.Missing)
+		t.Errorf("offline diff does not say the WAL reader needs --dsn: %+v", run.Missing)
 	}
 	// With it, the log between the two snapshots is read now.
 	online, err := measure.DiffSnapshots(ctx, measure.DiffInput{Before: before, After: after, DB: db, Server: &server})

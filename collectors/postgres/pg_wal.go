@@ -155,8 +155,10 @@ func walCounters(ctx context.Context, qr dialects.Querier, s dialects.Server, w 
 			t.newpage += a.newpage
 			inScope.bytes += a.bytes
 			inScope.recs += a.recs
-		case a.xact == "scope":
-			// Commit records and the like of transactions that wrote the scoped objects.
+		case a.node == 0 && a.xact == "scope":
+			// Commit records and the like of transactions that wrote the
+			// scoped objects; their records on other relations stay with
+			// those relations.
 			inScope.bytes += a.bytes
 			inScope.recs += a.recs
 		case a.node != 0 || a.xact == "other":

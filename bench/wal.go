@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/writeamp/writeamp/collectors"
+	"github.com/writeamp/writeamp/dialects"
+	pg "github.com/writeamp/writeamp/dialects/postgres"
+)
+
+// walReadRate times reading one window's WAL three ways against
+// pg_waldump --stats=record on the same LSN range: writeamp's decoder with
+// the segments read from the local data directory, the same decoder with the
+// segments read over the connection (pg_read_binary_file, as on a remote
+// server), and pg_walinspect (for a login granted only its functions). It
+// returns the records in the window and the four durations (best of three).
+func walReadRate(ctx context.Context, db *sql.DB, s dialects.Server, rows int) (int64, [4]time.Duration, error) {
+	var out [4]time.Duration
+	waldump, err := exec.LookPath(fmt.Sprintf("/usr/lib/postgresql/%d/bin/pg_waldump", s.VersionNum/10000))
+	if err != nil {
+		return 0, out, fmt.Errorf("no pg_waldump of PostgreSQL %d to compare with: %v", s.VersionNum/10000, err)
+	}
+	dataDir := s.Prop(pg.PropDataDirectory)
+	if dataDir == "" {
+		return 0, out, fmt.Errorf("the data directory is not readable: pg_waldump needs it")
+	}
+	mustExec(db, `DROP TABLE IF EXISTS writeamp_bench_w`)
+	mustExec(db, `CREATE TABLE writeamp_bench_w (id int PRIMARY KEY, v text, k int)`)
+	mustExec(db, `CREATE INDEX ON writeamp_bench_w (k)`)
+	defer mustExec(db, `DROP TABLE IF EXISTS writeamp_bench_w`)
+	mustExec(db, `CREATE EXTENSION IF NOT EXISTS pg_walinspect`)
+	defer mustExec(db, `DROP EXTENSION IF EXISTS pg_walinspect`)
+	s, err = pg.Dialect{}.Probe(ctx, db) // with pg_walinspect installed
+	if err != nil {
+		return 0, out, err
+	}
+	set, err := collectors.For(pg.Name)
+	if err != nil {
+		return 0, out, err
+	}
+	sc := collectors.Scope{Tables: []string{"writeamp_bench_w"}}
+	before, err := set.Take(ctx, db, s, sc)
+	if err != nil {
+		return 0, out, err
+	}
+	mustExec(db, fmt.Sprintf(`INSERT INTO writeamp_bench_w SELECT g, md5(g::text), g %% 1000 FROM generate_series(1, %d) g`, rows))
+	mustExec(db, `UPDATE writeamp_bench_w SET v = v || 'x' WHERE id % 3 = 0`)
+	after, err := set.Take(ctx, db, s, sc)
+	if err != nil {
+		return 0, out, err
+	}
+	start, end := before.Marks["wal_insert_lsn"], after.Marks["wal_insert_lsn"]
+	var records int64
+	if err := db.QueryRow(`SELECT sum(count) FROM pg_get_wal_stats($1, $2, false)`, start, end).Scan(&records); err != nil {
+		return 0, out, err
+	}
+	remote := s
+	remote.Props = map[string]string{}
+	for k, v := range s.Props {
+		remote.Props[k] = v
+	}
+	remote.SetProp(pg.PropDataDirectory, "")
+	inspect := s
+	inspect.Caps = map[string]bool{}
+	for k, v := range s.Caps {
+		inspect.Caps[k] = v
+	}
+	inspect.Set(pg.CapWALFiles, false, "")
+	read := func(srv dialects.Server, want string) (time.Duration, error) {
+		d, err := collectors.Diff(before, after)
+		if err != nil {
+			return 0, err
+		}
+		d.Server = srv
+		t0 := time.Now()
+		set.RunInterval(ctx, db, d)
+		el := time.Since(t0)
+		for k, m := range d.Values {
+			if k.Metric == "leaf_inserts" && !strings.Contains(m.Source, want) {
+				return 0, fmt.Errorf("read the WAL from %q, not %q", m.Source, want)
+			}
+		}
+		return el, nil
+	}
+	for i := range out {
+		out[i] = time.Hour
+	}
+	for rep := 0; rep < 3; rep++ {
+		for i, f := range []func() (time.Duration, error){
+			func() (time.Duration, error) { return read(s, "read from") },
+			func() (time.Duration, error) { return read(remote, "pg_read_binary_file") },
+			func() (time.Duration, error) { return read(inspect, "pg_walinspect") },
+			func() (time.Duration, error) {
+				t0 := time.Now()
+				err := exec.Command(waldump, "--stats=record", "-p", filepath.Join(dataDir, "pg_wal"), "-s", start, "-e", end).Run()
+				return time.Since(t0), err
+			},
+		} {
+			d, err := f()
+			if err != nil {
+				return 0, out, err
+			}
+			out[i] = min(out[i], d)
+		}
+	}
+	return records, out, nil
+}
