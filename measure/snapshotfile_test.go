@@ -142,3 +142,16 @@ func TestRedactArgsHidesPasswords(t *testing.T) {
 		t.Errorf("redacted too much: %s", got)
 	}
 }
+
+// A negative cumulative counter in a snapshot file was edited: refused, named.
+func TestReadSnapshotRefusesNegativeCounters(t *testing.T) {
+	dir := t.TempDir()
+	s := snap(pgServer(time.Now()), time.Now(), -100, 5)
+	var buf bytes.Buffer
+	measure.NewSnapshotFile(s, "").Write(&buf)
+	p := filepath.Join(dir, "edited.json")
+	os.WriteFile(p, buf.Bytes(), 0o644)
+	if _, err := measure.ReadSnapshot(p); err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "rows_updated") {
+		t.Errorf("want an error naming the file and the counter, got %v", err)
+	}
+}

@@ -3,9 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -146,8 +144,8 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 				if err := out.JUnit(&jb, runErr); err != nil {
 					return err
 				}
-				if err := writeFileOrStdout(nil, junit, jb.Bytes()); err != nil {
-					return fmt.Errorf("--junit: %w", err)
+				if err := writeOutput(cmd.OutOrStdout(), "--junit", junit, jb.Bytes()); err != nil {
+					return err
 				}
 			}
 			if runErr != nil {
@@ -172,7 +170,7 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 				}
 				out.RenderVerdicts(&buf, format == "markdown")
 			}
-			if err := writeFileOrStdout(cmd.OutOrStdout(), output, buf.Bytes()); err != nil {
+			if err := writeOutput(cmd.OutOrStdout(), "--output", output, buf.Bytes()); err != nil {
 				return err
 			}
 			if resultFile != "" {
@@ -180,8 +178,8 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 				if err := reports.JSON(&rb, out.Result); err != nil {
 					return err
 				}
-				if err := writeFileOrStdout(nil, resultFile, rb.Bytes()); err != nil {
-					return fmt.Errorf("--result: %w", err)
+				if err := writeOutput(cmd.OutOrStdout(), "--result", resultFile, rb.Bytes()); err != nil {
+					return err
 				}
 			}
 			if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
@@ -250,30 +248,3 @@ type exitError struct {
 
 func (e exitError) Error() string { return e.err.Error() }
 func (e exitError) Unwrap() error { return e.err }
-
-// writeFileOrStdout writes a report to a file (whole, then renamed, so a
-// failure never leaves half a file) or to stdout for "" and "-".
-func writeFileOrStdout(stdout io.Writer, output string, data []byte) error {
-	if output == "" || output == "-" {
-		_, err := stdout.Write(data)
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(output), ".writeamp-*")
-	if err != nil {
-		return fmt.Errorf("%s: %w", output, err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("%s: %w", output, err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("%s: %w", output, err)
-	}
-	if err := os.Rename(tmp.Name(), output); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("%s: %w", output, err)
-	}
-	return nil
-}

@@ -91,7 +91,7 @@ in capacity/ceilings.json: ` + strings.Join(capacity.CeilingNames(), ", ") + `).
 			if format != "json" {
 				fmt.Fprintf(&buf, "\nfrom %s (%s, measured %s)\n", args[0], res.Server.Name, orUnknown(res.CreatedAt))
 			}
-			return writeFileOrStdout(cmd.OutOrStdout(), output, buf.Bytes())
+			return writeOutput(cmd.OutOrStdout(), "--output", output, buf.Bytes())
 		},
 	}
 	f := cmd.Flags()

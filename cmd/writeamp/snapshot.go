@@ -69,7 +69,7 @@ window start from zero as they do in writeamp run and measure.`,
 			if err := measure.NewSnapshotFile(snap, t.Where).Write(&buf); err != nil {
 				return err
 			}
-			if err := writeFileOrStdout(cmd.OutOrStdout(), output, buf.Bytes()); err != nil {
+			if err := writeOutput(cmd.OutOrStdout(), "--output", output, buf.Bytes()); err != nil {
 				return err
 			}
 			fmt.Fprintf(log, "snapshot of %s taken at %s: %d counters, %d objects\n", t.Server, snap.TakenAt.Format("2006-01-02 15:04:05 MST"), len(snap.Counters), len(snap.Objects))
