@@ -9,6 +9,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -186,35 +188,50 @@ func Names() []string {
 	return out
 }
 
-// ForDSN picks the dialect from the DSN's URL scheme.
+var schemeRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*$`)
+
+// ForDSN picks the dialect from the DSN's URL scheme, or from the form of
+// the DSN (libpq key=value, MySQL user@tcp(...)). Errors never quote the
+// DSN: it may hold a password.
 func ForDSN(dsn string) (Dialect, error) {
 	scheme, _, ok := strings.Cut(dsn, "://")
-	if !ok {
-		// libpq key=value strings ("host=... dbname=...") are PostgreSQL's.
-		if strings.Contains(dsn, "=") && !strings.Contains(dsn, "@tcp(") {
-			scheme = "postgres"
-		} else if strings.Contains(dsn, "@tcp(") || strings.Contains(dsn, "@unix(") {
-			scheme = "mysql"
-		} else {
-			return nil, fmt.Errorf("--dsn: cannot tell the database from %q: use a URL such as postgres://user@host:5432/db, mysql://user@host:3306/db, sqlserver://user@host:1433?database=db or oracle://user@host:1521/service", scheme)
-		}
+	mysqlForm := strings.Contains(dsn, "@tcp(") || strings.Contains(dsn, "@unix(") || strings.Contains(dsn, "@tcp6(")
+	switch {
+	case ok && schemeRe.MatchString(scheme) && Known(scheme):
+	case mysqlForm:
+		scheme = "mysql"
+	case !ok && strings.Contains(dsn, "="):
+		scheme = "postgres" // libpq key=value strings ("host=... dbname=...") are PostgreSQL's
+	case ok && schemeRe.MatchString(scheme):
+		return nil, fmt.Errorf("--dsn: unknown scheme %q (known: %s)", scheme, strings.Join(schemes(), ", "))
+	default:
+		return nil, fmt.Errorf("--dsn: cannot tell the database from the DSN (not shown: it may hold a password): use a URL such as postgres://user@host:5432/db, mysql://user@host:3306/db, sqlserver://user@host:1433?database=db or oracle://user@host:1521/service")
 	}
 	scheme = strings.ToLower(scheme)
 	mu.RLock()
 	defer mu.RUnlock()
 	for _, d := range registry {
-		for _, s := range d.Schemes() {
-			if s == scheme {
-				return d, nil
-			}
+		if slices.Contains(d.Schemes(), scheme) {
+			return d, nil
 		}
 	}
+	return nil, fmt.Errorf("--dsn: no dialect for scheme %q", scheme)
+}
+
+// Known reports whether a URL scheme selects a registered dialect.
+func Known(scheme string) bool {
+	return slices.Contains(schemes(), strings.ToLower(scheme))
+}
+
+func schemes() []string {
+	mu.RLock()
+	defer mu.RUnlock()
 	var known []string
 	for _, d := range registry {
 		known = append(known, d.Schemes()...)
 	}
 	sort.Strings(known)
-	return nil, fmt.Errorf("--dsn: unknown scheme %q (known: %s)", scheme, strings.Join(known, ", "))
+	return known
 }
 
 // Stmt is one statement of a workload operation.

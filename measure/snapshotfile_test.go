@@ -134,9 +134,15 @@ func TestReadSnapshotRefusesWhatIsNotOne(t *testing.T) {
 }
 
 func TestRedactArgsHidesPasswords(t *testing.T) {
-	got := strings.Join(measure.RedactArgs([]string{"pgbench", "postgres://app:s3cret@db:5432/x", "host=db password=s3cret dbname=x", "--password=s3cret", "-c", "2"}), " ")
-	if strings.Contains(got, "s3cret") {
-		t.Errorf("password kept: %s", got)
+	got := strings.Join(measure.RedactArgs([]string{"pgbench", "postgres://app:s3cret@db:5432/x", "host=db password=s3cret dbname=x", "--password=s3cret", "-c", "2",
+		`host=db password='it\'s"q%20x' dbname=x`, "postgres://u:p@ss:w/rd%@h/x"}), " ")
+	for _, leak := range []string{"s3cret", "q%20x", `s"q`, "ss:w", "rd%"} {
+		if strings.Contains(got, leak) {
+			t.Errorf("password kept (%s): %s", leak, got)
+		}
+	}
+	if got := strings.Join(measure.RedactArgs([]string{"mysql", "-pS3cret", "-h", "db"}), " "); got != "mysql -pxxxxx -h db" {
+		t.Errorf("mysql -p: %s", got)
 	}
 	if !strings.Contains(got, "postgres://app:xxxxx@db:5432/x") || !strings.Contains(got, "-c 2") {
 		t.Errorf("redacted too much: %s", got)
