@@ -102,6 +102,9 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 				return usageError{err}
 			}
 			if command == nil {
+				if err := checkWorkloadParams(p); err != nil {
+					return usageError{err}
+				}
 				if err := p.Validate(); err != nil {
 					return usageError{err}
 				}
@@ -122,6 +125,9 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 			}
 			if _, _, embedded := resolveDSN(dsn); embedded && command != nil {
 				return usagef("-- COMMAND needs --dsn (or WRITEAMP_DSN, DATABASE_URL, PG*): the command must reach the database check measures")
+			}
+			if beforeConnect != nil && command == nil {
+				beforeConnect(p)
 			}
 			log := notesWriter(quiet)
 			ctx := cmd.Context()

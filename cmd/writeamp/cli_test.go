@@ -20,6 +20,10 @@ func run(t *testing.T, args ...string) (string, string, error) {
 	return out.String(), errb.String(), err
 }
 
+// closedPG is a DSN nothing answers: a test that reaches it failed to
+// refuse its input before connecting.
+const closedPG = "postgres://u@127.0.0.1:1/d?sslmode=disable&connect_timeout=1"
+
 func TestBadInputIsAUsageErrorNamingTheFlag(t *testing.T) {
 	cases := []struct {
 		args []string
@@ -33,6 +37,19 @@ func TestBadInputIsAUsageErrorNamingTheFlag(t *testing.T) {
 		{[]string{"run", "--refresh-period", "soon"}, "refresh-period"},
 		{[]string{"run", "--dsn", "redis://localhost"}, "--dsn"},
 		{[]string{"run", "--dsn", "nonsense"}, "--dsn"},
+		// Numbers that would panic, overflow a column or run something
+		// other than what the report says, refused before connecting.
+		{[]string{"run", "--dsn", closedPG, "--logout-percent", "NaN"}, "--logout-percent"},
+		{[]string{"run", "--dsn", closedPG, "--logout-percent", "-Inf"}, "--logout-percent"},
+		{[]string{"run", "--dsn", closedPG, "--users-per-second", "NaN"}, "--users-per-second"},
+		{[]string{"run", "--dsn", closedPG, "--users-per-second", "+Inf"}, "--users-per-second"},
+		{[]string{"run", "--dsn", closedPG, "--users-per-second", "1e-300"}, "--users-per-second"},
+		{[]string{"run", "--dsn", closedPG, "--users-per-second", "5000"}, "--users-per-second"},
+		{[]string{"run", "--dsn", closedPG, "--refresh-period", "2562047h"}, "--refresh-period"},
+		{[]string{"run", "--dsn", closedPG, "--refresh-period", "500us"}, "--refresh-period"},
+		{[]string{"run", "--dsn", closedPG, "--logins", "99999999999999999999"}, "--logins"},
+		{[]string{"run", "--dsn", closedPG, "--logins", "2000000000"}, "--logins"},
+		{[]string{"check", "--dsn", closedPG, "--migration", "cli_test.go", "--logout-percent", "NaN"}, "--logout-percent"},
 	}
 	for _, c := range cases {
 		_, _, err := run(t, c.args...)

@@ -55,6 +55,9 @@ does not sleep, so a 300-second scenario runs as fast as the database allows.`,
 				return usageError{err}
 			}
 			p.Concurrency = levels[0]
+			if err := checkWorkloadParams(p); err != nil {
+				return usageError{err}
+			}
 			if err := p.Validate(); err != nil {
 				return usageError{err}
 			}
@@ -65,6 +68,9 @@ does not sleep, so a 300-second scenario runs as fast as the database allows.`,
 				if !slices.Contains(refreshtoken.Variants, v) {
 					return usagef("--variants: unknown variant %q (known: %s)", v, strings.Join(refreshtoken.Variants, ", "))
 				}
+			}
+			if beforeConnect != nil {
+				beforeConnect(p)
 			}
 			log := notesWriter(quiet)
 			ctx := cmd.Context()
@@ -125,6 +131,10 @@ does not sleep, so a 300-second scenario runs as fast as the database allows.`,
 	_ = cmd.RegisterFlagCompletionFunc("variants", cobra.FixedCompletions(refreshtoken.Variants, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
+
+// beforeConnect, when set (FuzzCLIFlags), sees the workload parameters a
+// command accepted, before it connects.
+var beforeConnect func(refreshtoken.Params)
 
 // parseLevels reads --concurrency: one level, or a comma-separated sweep.
 func parseLevels(s string) ([]int, error) {
