@@ -101,6 +101,9 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 			if err != nil {
 				return usageError{err}
 			}
+			if err := budget.CheckMetrics(bs); err != nil {
+				return usageError{err}
+			}
 			if command == nil {
 				if err := checkWorkloadParams(p); err != nil {
 					return usageError{err}
@@ -212,7 +215,7 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 	f.StringVarP(&output, "output", "o", "", "write the report to this file instead of stdout")
 	f.StringVar(&junit, "junit", "", "also write a JUnit XML report (one test case per budget) to this file")
 	f.StringVar(&resultFile, "result", "", "also save the before/after result JSON (for writeamp plan) to this file")
-	f.StringSliceVar(&scope, "scope-schema", nil, "-- COMMAND only: measure the tables of these schemas (default: every user schema)")
+	listFlag(f, &scope, "scope-schema", "", nil, "-- COMMAND only: measure the tables of these schemas (default: every user schema)")
 	f.BoolVar(&showOutput, "show-output", false, "-- COMMAND only: pass the command's output to stderr (default: discarded)")
 	f.StringVar(&variant, "variant", "baseline", "built-in workload: the variant the migration is applied to ("+strings.Join(refreshtoken.Variants, "|")+")")
 	workloadFlags(f, &p, "built-in workload: ")

@@ -123,3 +123,36 @@ func TestResolveDSNOrder(t *testing.T) {
 		t.Errorf("--dsn wins: %q %q", dsn, from)
 	}
 }
+
+// A '"' in a list flag is part of a name or label, or a one-line error
+// (pflag's CSV reading gave a multi-line parse error).
+func TestQuotesInListFlags(t *testing.T) {
+	a, b := savedRuns(t)
+	out, _, err := run(t, "compare", a, b, "--label", `before "v1",after "v2"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, `BEFORE "V1"`) || !strings.Contains(out, `AFTER "V2"`) {
+		t.Errorf("labels with quotes:\n%s", out)
+	}
+	out, _, err = run(t, "compare", a, b, "--label", `"a,b"`, "--label", `c`)
+	if err != nil || !strings.Contains(out, "A,B") {
+		t.Errorf("a quoted label keeps its comma: %v\n%s", err, out)
+	}
+	for _, args := range [][]string{
+		{"measure", "--dsn", closedPG, "--schema", `"unclosed`, "--", "true"},
+		{"snapshot", "--dsn", closedPG, "-o", "-", "--table", `"a`},
+		{"compare", a, b, "--label", `"x,y`},
+	} {
+		_, _, err := run(t, args...)
+		wantUsage(t, err, "never closed", args)
+	}
+}
+
+// A budget naming an unknown metric is refused before anything is measured.
+func TestCheckRefusesAnUnknownBudgetMetricBeforeConnecting(t *testing.T) {
+	_, _, err := run(t, "check", "--dsn", closedPG, "--migration", "cli_test.go", "--budget", "leaf_insert/op<=+0%")
+	if exitCode(err) != 2 || err == nil || !strings.Contains(err.Error(), "unknown metric") || strings.Contains(err.Error(), "connect") {
+		t.Errorf("exit %d: %v", exitCode(err), err)
+	}
+}

@@ -66,7 +66,7 @@ run's label or variant; a label that repeats gets its file name.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringSliceVar(&labels, "label", nil, "column labels, one per file in order (comma-separated or repeated)")
+	labelFlag(f, &labels, "label", "column labels, one per file in order (comma-separated or repeated)")
 	f.StringVar(&format, "format", "table", "output format: "+strings.Join(reports.Formats, "|"))
 	f.StringVarP(&output, "output", "o", "", "write the report to this file instead of stdout")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(reports.Formats, cobra.ShellCompDirectiveNoFileComp))

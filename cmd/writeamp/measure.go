@@ -93,8 +93,8 @@ command and the numbers up to then are reported.`,
 	f := cmd.Flags()
 	f.SetInterspersed(false) // everything after the first argument belongs to the command
 	f.StringVar(&dsn, "dsn", "", "database URL (postgres://..., mysql://..., sqlserver://..., oracle://...); default: WRITEAMP_DSN, DATABASE_URL or PG* variables")
-	f.StringSliceVar(&schemas, "schema", nil, "only show tables and indexes in these schemas (repeatable, comma-separated)")
-	f.StringSliceVar(&tables, "table", nil, "only show these tables and their indexes (name or schema.name; repeatable)")
+	listFlag(f, &schemas, "schema", "", nil, "only show tables and indexes in these schemas (repeatable, comma-separated)")
+	listFlag(f, &tables, "table", "", nil, "only show these tables and their indexes (name or schema.name; repeatable)")
 	f.StringVar(&label, "label", "", "name of this run in reports (default: the command's name)")
 	f.Int64Var(&ops, "operations", 0, "how many operations the command performed, to normalize per operation (default: per row changed)")
 	f.StringVar(&opName, "operation-name", "operations", "what one --operations is called, plural (e.g. transactions)")

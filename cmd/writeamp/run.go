@@ -121,7 +121,7 @@ does not sleep, so a 300-second scenario runs as fast as the database allows.`,
 	f.StringVar(&dsn, "dsn", "", "database URL (postgres://..., mysql://..., sqlserver://..., oracle://...); default: WRITEAMP_DSN, DATABASE_URL, PG* variables, else a throwaway local PostgreSQL")
 	workloadFlags(f, &p, "")
 	f.StringVar(&concurrency, "concurrency", strconv.Itoa(p.Concurrency), "workers, each on its own connection (1 reproduces the reference run's one-at-a-time load; more adds contention); a list such as 1,8,32 sweeps the levels, each a column")
-	f.StringSliceVar(&variants, "variants", refreshtoken.Variants, "variants to measure, in order: "+strings.Join(refreshtoken.Variants, ","))
+	listFlag(f, &variants, "variants", "", refreshtoken.Variants, "variants to measure, in order: "+strings.Join(refreshtoken.Variants, ","))
 	f.StringVar(&format, "format", "table", "output format: "+strings.Join(reports.Formats, "|"))
 	f.StringVarP(&output, "output", "o", "", "write the report to this file instead of stdout")
 	f.BoolVar(&noPipe, "no-pipeline", false, "send each statement and wait for it (default: one round trip per transaction where the driver can pipeline)")

@@ -79,8 +79,8 @@ window start from zero as they do in writeamp run and measure.`,
 	f := cmd.Flags()
 	f.StringVar(&dsn, "dsn", "", "database URL; default: WRITEAMP_DSN, DATABASE_URL or PG* variables")
 	f.StringVarP(&output, "output", "o", "", "file to write the snapshot to (- for stdout)")
-	f.StringSliceVar(&schemas, "schema", nil, "only read tables and indexes in these schemas")
-	f.StringSliceVar(&tables, "table", nil, "only read these tables and their indexes (name or schema.name)")
+	listFlag(f, &schemas, "schema", "", nil, "only read tables and indexes in these schemas")
+	listFlag(f, &tables, "table", "", nil, "only read these tables and their indexes (name or schema.name)")
 	f.BoolVar(&checkpoint, "checkpoint", false, "run CHECKPOINT before reading (PostgreSQL; needs pg_checkpoint or superuser)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no notes on stderr")
 	return cmd
