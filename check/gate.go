@@ -280,6 +280,12 @@ func (g *Gate) runCommand(ctx context.Context) (*result.Result, *result.Run, *re
 			return nil, nil, nil, fmt.Errorf("%w: --schema: %w", errApply, err)
 		}
 	}
+	// --scope-schema may name a schema the --schema files just created.
+	sc, err := collectors.Resolve(ctx, g.DB, g.Server, g.Scope)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("--scope-schema: %w", err)
+	}
+	g.Scope = sc
 	before, notes, err := g.measureCommand(ctx, "before")
 	if err != nil {
 		return nil, nil, nil, err

@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -73,6 +74,9 @@ func (o Object) FQN() string { return o.Schema + "." + o.Name }
 type Scope struct {
 	Schemas []string `json:"schemas,omitempty"`
 	Tables  []string `json:"tables,omitempty"`
+	// Exact: the names are the catalog's own (Resolve), compared exactly;
+	// otherwise (a workload's own scope) case-insensitively.
+	Exact bool `json:"exact,omitempty"`
 }
 
 // Missing records a collector that gave nothing.
@@ -432,6 +436,10 @@ func mergeMissing(a, b []Missing) []Missing {
 
 // InScope reports whether schema.table passes the scope filter.
 func (sc Scope) InScope(schema, table string) bool {
+	if sc.Exact {
+		return (len(sc.Schemas) == 0 || slices.Contains(sc.Schemas, schema)) &&
+			(len(sc.Tables) == 0 || slices.Contains(sc.Tables, schema+"."+table))
+	}
 	if len(sc.Schemas) > 0 && !containsFold(sc.Schemas, schema) {
 		return false
 	}

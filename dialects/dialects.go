@@ -289,3 +289,22 @@ func ExecTx(ctx context.Context, conn *sql.Conn, stmts []Stmt) ([]StmtResult, er
 	}
 	return out, tx.Commit()
 }
+
+// Identifiers is implemented by dialects to say how the database reads a
+// schema or table name as the user typed it (--schema, --table): folded to
+// lower or upper case unless quoted, or compared by the server's case rule.
+type Identifiers interface {
+	// IdentMatcher returns whether a typed name denotes a catalog name, and
+	// a sentence saying the rule, for errors.
+	IdentMatcher(ctx context.Context, q Querier, s Server) (match func(typed, actual string) bool, rule string, err error)
+}
+
+// Unquote strips one pair of the given quotes from a typed name (a doubled
+// closing quote inside stands for one) and reports whether it was quoted.
+func Unquote(typed string, open, close byte) (string, bool) {
+	if len(typed) >= 2 && typed[0] == open && typed[len(typed)-1] == close {
+		inner := typed[1 : len(typed)-1]
+		return strings.ReplaceAll(inner, string([]byte{close, close}), string(close)), true
+	}
+	return typed, false
+}

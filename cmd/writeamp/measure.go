@@ -26,7 +26,11 @@ suite, a batch job): it snapshots the server's counters, runs the command with
 its input and output passed through, waits until the command's sessions have
 published their statistics, snapshots again and reports the difference.
 
---schema and --table limit the tables and indexes shown. The database-wide
+--schema and --table limit the tables and indexes shown. Names are read as
+the database reads them: PostgreSQL folds an unquoted name to lower case
+and takes a "quoted" one exactly, Oracle folds to upper case, MySQL/MariaDB
+and SQL Server compare by the server's case setting. A name that matches
+nothing is an error (exit 2) listing what exists. The database-wide
 numbers (log bytes, records, full-page images) always stay, and where the
 server can tell (PostgreSQL with pg_walinspect) the report says how much of
 the log the scoped objects account for.
@@ -66,10 +70,14 @@ command and the numbers up to then are reported.`,
 				return err
 			}
 			defer t.Close()
+			scope, err := resolveScope(ctx, t, collectors.Scope{Schemas: schemas, Tables: tables})
+			if err != nil {
+				return err
+			}
 			fmt.Fprintf(log, "measuring on %s (%s)\n", t.Server, t.Where)
 			w := &measure.Wrapped{
 				DB: t.DB, Server: t.Server, Command: args, Label: label,
-				Scope:      collectors.Scope{Schemas: schemas, Tables: tables},
+				Scope:      scope,
 				Operations: ops, OperationName: opName,
 				Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(), Log: log,
 			}
@@ -93,8 +101,8 @@ command and the numbers up to then are reported.`,
 	f := cmd.Flags()
 	f.SetInterspersed(false) // everything after the first argument belongs to the command
 	f.StringVar(&dsn, "dsn", "", "database URL (postgres://..., mysql://..., sqlserver://..., oracle://...); default: WRITEAMP_DSN, DATABASE_URL or PG* variables")
-	listFlag(f, &schemas, "schema", "", nil, "only show tables and indexes in these schemas (repeatable, comma-separated)")
-	listFlag(f, &tables, "table", "", nil, "only show these tables and their indexes (name or schema.name; repeatable)")
+	listFlag(f, &schemas, "schema", "", nil, "only show tables and indexes in these schemas (repeatable, comma-separated; \"Quoted\" names are exact)")
+	listFlag(f, &tables, "table", "", nil, "only show these tables and their indexes (name or schema.name; repeatable, comma-separated; \"Quoted\" names are exact)")
 	f.StringVar(&label, "label", "", "name of this run in reports (default: the command's name)")
 	f.Int64Var(&ops, "operations", 0, "how many operations the command performed, to normalize per operation (default: per row changed)")
 	f.StringVar(&opName, "operation-name", "operations", "what one --operations is called, plural (e.g. transactions)")

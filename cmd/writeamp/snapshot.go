@@ -58,7 +58,11 @@ window start from zero as they do in writeamp run and measure.`,
 					}
 				}
 			}
-			snap, err := set.Take(ctx, t.DB, t.Server, collectors.Scope{Schemas: schemas, Tables: tables})
+			scope, err := resolveScope(ctx, t, collectors.Scope{Schemas: schemas, Tables: tables})
+			if err != nil {
+				return err
+			}
+			snap, err := set.Take(ctx, t.DB, t.Server, scope)
 			if err != nil {
 				return err
 			}
