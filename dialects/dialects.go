@@ -133,6 +133,18 @@ type SessionEnder interface {
 	EndSession(ctx context.Context, conn *sql.Conn, s Server) error
 }
 
+// ErrInUse is what an Instrumenter's undo returns when it left something in
+// place because another writeamp run still uses it (and will remove it):
+// a note, not a failure.
+var ErrInUse = errors.New("in use by another writeamp run")
+
+// LeftoverFinder is implemented by dialects whose instrumentation can be
+// left behind by a run that did not finish (kill -9, a crash): Leftovers
+// lists what no run uses any more and, with drop, removes it.
+type LeftoverFinder interface {
+	Leftovers(ctx context.Context, db *sql.DB, s Server, drop bool) ([]string, error)
+}
+
 // ErrUnsupported marks a capability the server cannot provide.
 var ErrUnsupported = errors.New("unsupported")
 

@@ -3,6 +3,7 @@ package measure
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -26,13 +27,23 @@ func instrument(ctx context.Context, db *sql.DB, s *dialects.Server, timeout tim
 		return nil, undo
 	}
 	restore, notes := ins.Instrument(ctx, db, s)
+	for _, n := range notes {
+		if log != nil {
+			fmt.Fprintf(log, "note: %s\n", n) // what was created, found or will be removed
+		}
+	}
 	if restore == nil {
 		return notes, undo
 	}
 	return notes, func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 		defer cancel()
-		if err := restore(cctx); err != nil && log != nil {
+		err := restore(cctx)
+		switch {
+		case err == nil || log == nil:
+		case errors.Is(err, dialects.ErrInUse):
+			fmt.Fprintf(log, "note: %v\n", err)
+		default:
 			fmt.Fprintf(log, "warning: %v\n", err)
 		}
 	}

@@ -31,6 +31,7 @@ const (
 	CapCreateWalinspect = "create_pg_walinspect"     // not installed, but this login may create it
 
 	PropDatabaseOID      = "database_oid"
+	PropMeasuring        = "measuring_lock" // this run holds measuring_share (Instrument)
 	PropWalinspectSchema = "walinspect_schema"
 )
 
