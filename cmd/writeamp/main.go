@@ -79,7 +79,9 @@ func main() {
 	if err == nil {
 		return
 	}
-	if errors.Is(err, syscall.EPIPE) || errors.Is(context.Cause(ctx), errBrokenPipe) {
+	// Only pipeGuard's EPIPE: a database socket the server closed also
+	// fails with EPIPE, and that is a lost connection (exit 1).
+	if errors.Is(context.Cause(ctx), errBrokenPipe) {
 		// Nobody reads the output any more: say so where it may still be read.
 		fmt.Fprintln(stderr, "writeamp: "+errBrokenPipe.Error()+"; stopped after cleaning up")
 		os.Exit(exitBrokenPipe)

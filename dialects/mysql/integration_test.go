@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	my "github.com/writeamp/writeamp/dialects/mysql"
 	"github.com/writeamp/writeamp/dialects/mysql/mysqltest"
 	"github.com/writeamp/writeamp/queries"
+	"github.com/writeamp/writeamp/workloads/refreshtoken"
 )
 
 func TestProbeRealServer(t *testing.T) {
@@ -136,5 +138,47 @@ func TestSettleWaitsForPurge(t *testing.T) {
 	t.Logf("%s: %d before, %d after the deletes, %d after Settle (%s)", src, base, peak, after, time.Since(start).Round(time.Millisecond))
 	if after > base {
 		t.Errorf("Settle returned with history %d > %d", after, base)
+	}
+}
+
+// On MariaDB a schema's lock is a GET_LOCK named after it: a leftover whose
+// lock another session holds is in use and left alone, one whose lock is
+// free is dropped, whatever pid and host its marker names.
+func TestLeftoversAreJudgedByGetLock(t *testing.T) {
+	db, s := mysqltest.Open(t)
+	live, dead := mysqltest.Name("writeamp_rt_")+"_baseline", mysqltest.Name("writeamp_rt_")+"_coarse"
+	for _, n := range []string{live, dead} {
+		mysqltest.Exec(t, db, "CREATE DATABASE "+n,
+			"CREATE TABLE "+n+".writeamp_owner (run_id varchar(64), pid int, host varchar(255), started varchar(64), lock_kind varchar(16), kept int)",
+			"INSERT INTO "+n+".writeamp_owner VALUES ('r', 4194999, 'elsewhere', 'then', 'session', 0)")
+	}
+	t.Cleanup(func() {
+		for _, n := range []string{live, dead} {
+			db.Exec("DROP DATABASE IF EXISTS " + n)
+		}
+	})
+	holder, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	var got sql.NullInt64
+	if err := holder.QueryRowContext(context.Background(), "SELECT GET_LOCK(?, 0)", "writeamp:"+live).Scan(&got); err != nil || got.Int64 != 1 {
+		t.Fatalf("hold the live run's lock: %v %v", got, err)
+	}
+	dropped, left, err := refreshtoken.New(refreshtoken.DefaultParams()).CleanLeftovers(context.Background(), db, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dropped) != 1 || dropped[0] != dead {
+		t.Errorf("dropped %v, want %s", dropped, dead)
+	}
+	if !strings.Contains(strings.Join(left, "\n"), live+" (in use") {
+		t.Errorf("left %v should list %s in use", left, live)
+	}
+	var n int
+	db.QueryRow("SELECT count(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", live).Scan(&n)
+	if n != 1 {
+		t.Error("the live schema was dropped")
 	}
 }

@@ -9,13 +9,11 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/writeamp/writeamp/collectors"
@@ -103,6 +101,9 @@ type Workload struct {
 	// error drops the schema again and fails Prepare.
 	AfterPrepare func(ctx context.Context, conn *sql.Conn, schema string) error
 	plan         *Plan
+	keep         bool      // --keep: the schemas are marked kept and never dropped
+	created      bool      // this process created the current schema
+	lockConn     *sql.Conn // holds the current schema's lock until Cleanup
 	variant      string
 	schema       string
 	dialect      string
@@ -116,6 +117,7 @@ var (
 	_ workloads.Workload        = (*Workload)(nil)
 	_ workloads.LeftoverCleaner = (*Workload)(nil)
 	_ workloads.EffectDescriber = (*Workload)(nil)
+	_ workloads.Keeper          = (*Workload)(nil)
 )
 
 func init() {
@@ -201,8 +203,6 @@ func Statements(block string) []string {
 	return out
 }
 
-func hostname() string { h, _ := os.Hostname(); return h }
-
 // Prepare creates the variant's schema, marks it as writeamp's, and creates
 // the tables and indexes. A failure drops what was created.
 func (w *Workload) Prepare(ctx context.Context, db *sql.DB, s dialects.Server, variant string) (err error) {
@@ -226,7 +226,13 @@ func (w *Workload) Prepare(ctx context.Context, db *sql.DB, s dialects.Server, v
 	if err != nil {
 		return fmt.Errorf("refresh-token has no %s DDL for %s: %w", variant, s, err)
 	}
-	return w.onConn(ctx, db, func(conn *sql.Conn) error {
+	// The schema's lock is taken before the schema exists and held until
+	// Cleanup: no other run can see the schema without its lock being held.
+	w.created = false
+	if err := w.hold(ctx, db); err != nil {
+		return err
+	}
+	err = w.onConn(ctx, db, func(conn *sql.Conn) error {
 		if err := w.create(ctx, conn, ddl); err != nil || w.AfterPrepare == nil {
 			return err
 		}
@@ -238,6 +244,10 @@ func (w *Workload) Prepare(ctx context.Context, db *sql.DB, s dialects.Server, v
 		}
 		return nil
 	})
+	if err != nil {
+		w.release(context.WithoutCancel(ctx))
+	}
+	return err
 }
 
 // onConn runs DDL on one connection that publishes its statistics when done
@@ -273,6 +283,7 @@ func (w *Workload) create(ctx context.Context, db dialects.Querier, ddl string) 
 	if _, err := db.ExecContext(ctx, w.mustSQL("rt_create_schema")); err != nil {
 		return fmt.Errorf("create schema %s: %w", w.schema, w.explainDDL(err))
 	}
+	w.created = true
 	defer func() {
 		if err != nil {
 			if cerr := w.drop(context.WithoutCancel(ctx), db); cerr != nil {
@@ -283,7 +294,7 @@ func (w *Workload) create(ctx context.Context, db dialects.Querier, ddl string) 
 	if _, err := db.ExecContext(ctx, w.mustSQL("rt_marker_create")); err != nil {
 		return fmt.Errorf("create owner marker: %w", err)
 	}
-	if _, err := db.ExecContext(ctx, w.mustSQL("rt_marker_insert"), w.RunID, os.Getpid(), hostname(), time.Now().UTC().Format(time.RFC3339)); err != nil {
+	if _, err := db.ExecContext(ctx, w.mustSQL("rt_marker_insert"), w.RunID, os.Getpid(), hostname(), time.Now().UTC().Format(time.RFC3339), lockSession, boolInt(w.keep)); err != nil {
 		return fmt.Errorf("write owner marker: %w", err)
 	}
 	for _, stmt := range Statements(ddl) {
@@ -301,157 +312,6 @@ func (w *Workload) create(ctx context.Context, db dialects.Querier, ddl string) 
 		}
 	}
 	return nil
-}
-
-// ddlGrants say, per dialect, what lets the workload create its own schema;
-// explainDDL fills in the user, database and host of the connection.
-var ddlGrants = map[string]string{
-	"postgres":  "GRANT CREATE ON DATABASE <db> TO <user>",
-	"mysql":     "GRANT CREATE, DROP, ALTER, INDEX, INSERT, UPDATE, DELETE, SELECT ON *.* TO <grantee> (the workload creates its own database)",
-	"sqlserver": "GRANT CREATE SCHEMA, CREATE TABLE TO <user>, and ALTER on the schema it creates (or membership in db_ddladmin)",
-	"oracle":    "GRANT CREATE USER, DROP USER, CREATE ANY TABLE, CREATE ANY INDEX, SELECT/INSERT/UPDATE/DELETE ANY TABLE TO <user> (see queries/oracle/refresh_token.sql)",
-}
-
-// readOnlyFix says how a read-only session gets its writes back.
-var readOnlyFix = map[string]string{
-	"postgres": "the session is read-only (default_transaction_read_only = on for <user> or database <db>, or a standby): ALTER ROLE <user> SET default_transaction_read_only = off, or ALTER DATABASE <db> SET default_transaction_read_only = off, whichever set it (writeamp doctor says which)",
-	"mysql":    "the server or session is read-only (read_only, super_read_only or transaction_read_only = ON): point --dsn at the primary, or as an administrator SET GLOBAL read_only = OFF",
-}
-
-// names fills a fix text with the connection's own names.
-func (w *Workload) names(text string) string {
-	quote := func(s string) string { return s }
-	switch w.dialect {
-	case "postgres":
-		quote = func(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
-	case "sqlserver":
-		quote = func(s string) string { return "[" + strings.ReplaceAll(s, "]", "]]") + "]" }
-	}
-	r := []string{}
-	if w.server.User != "" {
-		r = append(r, "<user>", quote(w.server.User))
-	}
-	if w.server.Database != "" {
-		r = append(r, "<db>", quote(w.server.Database))
-	}
-	if g := w.server.Prop("grantee"); g != "" {
-		r = append(r, "<grantee>", g)
-	}
-	return strings.NewReplacer(r...).Replace(text)
-}
-
-// explainDDL adds the statement that fixes a refused CREATE, with the
-// user's and database's names filled in.
-func (w *Workload) explainDDL(err error) error {
-	msg := strings.ToLower(err.Error())
-	var st interface{ SQLState() string }
-	readOnly := errors.As(err, &st) && st.SQLState() == "25006" || strings.Contains(msg, "read-only") || strings.Contains(msg, "read only") || strings.Contains(msg, "error 1290") || strings.Contains(msg, "error 1792")
-	if fix, ok := readOnlyFix[w.dialect]; ok && readOnly {
-		return fmt.Errorf("%w (%s)", err, w.names(fix))
-	}
-	if !strings.Contains(msg, "permission denied") && !strings.Contains(msg, "denied") && !strings.Contains(msg, "insufficient privileges") && !strings.Contains(msg, "ora-01031") {
-		return err
-	}
-	if g, ok := ddlGrants[w.dialect]; ok {
-		return fmt.Errorf("%w (the workload needs to create its own schema: %s)", err, w.names(g))
-	}
-	return err
-}
-
-func (w *Workload) listSchemas(ctx context.Context, db dialects.Querier) ([]string, error) {
-	rows, err := db.QueryContext(ctx, w.mustSQL("rt_list_schemas"))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		out = append(out, n)
-	}
-	return out, rows.Err()
-}
-
-// owner reads a schema's marker: run id, pid and host of the run that made it.
-func (w *Workload) owner(ctx context.Context, db dialects.Querier) (runID string, pid int, host string, err error) {
-	err = db.QueryRowContext(ctx, w.mustSQL("rt_marker_read")).Scan(&runID, &pid, &host)
-	return
-}
-
-// Cleanup drops the current schema if, and only if, its marker is this run's.
-func (w *Workload) Cleanup(ctx context.Context, db *sql.DB) error {
-	if w.schema == "" {
-		return nil
-	}
-	return w.onConn(ctx, db, func(conn *sql.Conn) error { return w.drop(ctx, conn) })
-}
-
-func (w *Workload) drop(ctx context.Context, db dialects.Querier) error {
-	run, _, _, err := w.owner(ctx, db)
-	if err != nil || run != w.RunID {
-		if err == nil {
-			err = fmt.Errorf("marker names run %s", run)
-		}
-		// The schema may be half-made (marker not yet written): drop it only
-		// if it holds nothing at all.
-		return fmt.Errorf("schema %s not dropped: cannot confirm writeamp created it in this run (%v)", w.schema, err)
-	}
-	if _, err := db.ExecContext(ctx, w.mustSQL("rt_drop_schema")); err != nil {
-		return fmt.Errorf("drop schema %s: %w", w.schema, err)
-	}
-	return nil
-}
-
-// CleanLeftovers drops schemas left by earlier writeamp runs on this host
-// whose process is gone (a crash, a kill -9). Schemas of live runs, of other
-// hosts, or without a writeamp marker are listed but never touched.
-func (w *Workload) CleanLeftovers(ctx context.Context, db *sql.DB, s dialects.Server) (dropped, kept []string, err error) {
-	w.dialect, w.version, w.server = s.Dialect, s.VersionNum, s
-	err = w.onConn(ctx, db, func(conn *sql.Conn) error {
-		var err error
-		dropped, kept, err = w.cleanLeftovers(ctx, conn)
-		return err
-	})
-	return dropped, kept, err
-}
-
-func (w *Workload) cleanLeftovers(ctx context.Context, db dialects.Querier) (dropped, kept []string, err error) {
-	names, err := w.listSchemas(ctx, db)
-	if err != nil {
-		return nil, nil, err
-	}
-	saved := w.schema
-	defer func() { w.schema = saved }()
-	for _, n := range names {
-		w.schema = n
-		run, pid, host, err := w.owner(ctx, db)
-		switch {
-		case err != nil:
-			kept = append(kept, n+" (no writeamp marker: not ours)")
-		case run == w.RunID:
-		case host != hostname():
-			kept = append(kept, fmt.Sprintf("%s (run %s on host %s)", n, run, host))
-		case processAlive(pid):
-			kept = append(kept, fmt.Sprintf("%s (run %s, process %d still running)", n, run, pid))
-		default:
-			if _, err := db.ExecContext(ctx, w.mustSQL("rt_drop_schema")); err != nil {
-				return dropped, kept, fmt.Errorf("drop leftover schema %s: %w", n, err)
-			}
-			dropped = append(dropped, n)
-		}
-	}
-	return dropped, kept, nil
-}
-
-func processAlive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // Run drives the plan with Concurrency workers, each on its own connection
