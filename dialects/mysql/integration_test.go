@@ -3,6 +3,7 @@ package mysql_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -180,5 +181,100 @@ func TestLeftoversAreJudgedByGetLock(t *testing.T) {
 	db.QueryRow("SELECT count(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", live).Scan(&n)
 	if n != 1 {
 		t.Error("the live schema was dropped")
+	}
+}
+
+// Two runs at once: the first to end used to turn the monitors off under
+// the other's window. Now the last one out restores them; and after a run
+// killed before its undo, the record it left in writeamp_ledger lets the
+// next run restore them and say so.
+func TestMonitorsAreSharedByConcurrentRunsAndRestoredByTheLast(t *testing.T) {
+	db, s := mysqltest.Open(t)
+	if !s.Has(my.CapInnodbMetrics) {
+		t.Skip("the test login lacks PROCESS: " + s.Why(my.CapInnodbMetrics))
+	}
+	orig, _ := monitorStates(t, db, s)
+	t.Cleanup(func() {
+		for n, on := range orig {
+			verb := "disable"
+			if on {
+				verb = "enable"
+			}
+			db.Exec(fmt.Sprintf("SET GLOBAL innodb_monitor_%s = '%s'", verb, n))
+		}
+		db.Exec("SET GLOBAL innodb_monitor_enable = DEFAULT")
+		db.Exec("SET GLOBAL innodb_monitor_disable = DEFAULT")
+		db.Exec("DROP DATABASE IF EXISTS writeamp_ledger")
+	})
+	mysqltest.Exec(t, db, "SET GLOBAL innodb_monitor_disable = 'module_index'", "SET GLOBAL innodb_monitor_enable = DEFAULT", "SET GLOBAL innodb_monitor_disable = DEFAULT")
+	off, _ := monitorStates(t, db, s)
+	ctx := context.Background()
+	instrument := func() (func(context.Context) error, []string, dialects.Server) {
+		dbx, sx := mysqltest.OpenDSN(t, mysqltest.DSN(t))
+		undo, notes := my.Dialect{}.Instrument(ctx, dbx, &sx)
+		if undo == nil || !sx.Has(my.CapIndexMonitor) {
+			t.Fatalf("not instrumented: %v", notes)
+		}
+		return undo, notes, sx
+	}
+	allOn := func(when string) {
+		st, _ := monitorStates(t, db, s)
+		for n, on := range st {
+			if !on {
+				t.Errorf("%s: %s is off", when, n)
+			}
+		}
+	}
+	undoA, _, _ := instrument()
+	undoB, notesB, _ := instrument()
+	if !strings.Contains(strings.Join(notesB, " "), "another writeamp run still measuring") {
+		t.Errorf("B's notes: %v", notesB)
+	}
+	if err := undoA(ctx); !errors.Is(err, dialects.ErrInUse) {
+		t.Errorf("A ends first: %v, want ErrInUse (B still measures)", err)
+	}
+	allOn("after A ended, B measuring")
+	if err := undoB(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := monitorStates(t, db, s); !reflect.DeepEqual(after, off) {
+		t.Errorf("not restored by the last run: %v, want %v", after, off)
+	}
+
+	// A run killed before its undo: its session ends, its record stays.
+	dbk, sk := mysqltest.OpenDSN(t, mysqltest.DSN(t))
+	if undo, notes := (my.Dialect{}).Instrument(ctx, dbk, &sk); undo == nil {
+		t.Fatalf("not instrumented: %v", notes)
+	}
+	// The process dies: the server ends its session (KILL stands for the
+	// closed socket), no undo runs.
+	var id sql.NullInt64
+	for i := 0; i < 32 && !id.Valid; i++ {
+		db.QueryRow("SELECT IS_USED_LOCK(CONCAT('writeamp:measuring:', ?))", i).Scan(&id)
+	}
+	if !id.Valid {
+		t.Fatal("the killed run held no measuring slot")
+	}
+	mysqltest.Exec(t, db, fmt.Sprintf("KILL %d", id.Int64))
+	time.Sleep(200 * time.Millisecond)
+	allOn("after the kill")
+	left, err := my.Dialect{}.Leftovers(ctx, db, s, false)
+	if err != nil || len(left) != 1 || !strings.Contains(left[0], "abandoned") {
+		t.Errorf("clean should list the monitors as abandoned: %v %v", left, err)
+	}
+	undoC, notesC, _ := instrument()
+	if !strings.Contains(strings.Join(notesC, " "), "left on by a writeamp run that did not finish") {
+		t.Errorf("the next run should say it restores them: %v", notesC)
+	}
+	if err := undoC(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := monitorStates(t, db, s); !reflect.DeepEqual(after, off) {
+		t.Errorf("not restored after the kill: %v, want %v", after, off)
+	}
+	var n int
+	db.QueryRow("SELECT count(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = 'writeamp_ledger'").Scan(&n)
+	if n != 0 {
+		t.Error("writeamp_ledger left behind")
 	}
 }

@@ -3,12 +3,12 @@
 
 -- name: scope_schemas
 SELECT SCHEMA_NAME FROM information_schema.SCHEMATA
-WHERE SCHEMA_NAME NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys')
+WHERE SCHEMA_NAME NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys', 'writeamp_ledger')
 ORDER BY 1
 
 -- name: scope_tables
 SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES
-WHERE TABLE_TYPE = 'BASE TABLE' AND TABLE_SCHEMA NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys')
+WHERE TABLE_TYPE = 'BASE TABLE' AND TABLE_SCHEMA NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys', 'writeamp_ledger')
 ORDER BY 1, 2
 
 -- name: identifier_case
