@@ -12,6 +12,7 @@ import (
 	"github.com/writeamp/writeamp/budget"
 	"github.com/writeamp/writeamp/check"
 	"github.com/writeamp/writeamp/collectors"
+	"github.com/writeamp/writeamp/internal/safeio"
 	"github.com/writeamp/writeamp/reports"
 	"github.com/writeamp/writeamp/workloads/refreshtoken"
 )
@@ -235,17 +236,7 @@ func appendStepSummary(path string, out *check.Outcome) error {
 	return appendText(path, buf.String())
 }
 
-func appendText(path, text string) error {
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.WriteString(text); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
+func appendText(path, text string) error { return safeio.Append(path, text) }
 
 // exitError carries a specific exit code to main (check: 1 = a budget was
 // exceeded, 2 = could not measure; doctor: 1 = something the refresh-token

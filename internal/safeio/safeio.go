@@ -207,3 +207,25 @@ func writeInPlace(path, target string, data []byte) error {
 	}
 	return f.Close()
 }
+
+// Append adds text to the end of a file (created 0666 less the umask when
+// missing), following symlinks; a FIFO without a reader is an error at
+// once rather than a hang in open(2).
+func Append(path, text string) error {
+	flags := os.O_APPEND | os.O_CREATE | os.O_WRONLY
+	if fi, err := os.Stat(path); err == nil && fi.Mode()&fs.ModeNamedPipe != 0 {
+		flags |= syscall.O_NONBLOCK
+	}
+	f, err := os.OpenFile(path, flags, 0o666)
+	if err != nil {
+		if errors.Is(err, syscall.ENXIO) {
+			return fmt.Errorf("%s is a FIFO that nobody is reading", path)
+		}
+		return err
+	}
+	if _, err := f.WriteString(text); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
