@@ -8,9 +8,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -69,15 +67,6 @@ type Object struct {
 
 // FQN is "schema.name".
 func (o Object) FQN() string { return o.Schema + "." + o.Name }
-
-// Scope limits which tables and indexes a snapshot reads. Empty = all user objects.
-type Scope struct {
-	Schemas []string `json:"schemas,omitempty"`
-	Tables  []string `json:"tables,omitempty"`
-	// Exact: the names are the catalog's own (Resolve), compared exactly;
-	// otherwise (a workload's own scope) case-insensitively.
-	Exact bool `json:"exact,omitempty"`
-}
 
 // Missing records a collector that gave nothing.
 type Missing = result.Missing
@@ -432,28 +421,4 @@ func mergeMissing(a, b []Missing) []Missing {
 		}
 	}
 	return out
-}
-
-// InScope reports whether schema.table passes the scope filter.
-func (sc Scope) InScope(schema, table string) bool {
-	if sc.Exact {
-		return (len(sc.Schemas) == 0 || slices.Contains(sc.Schemas, schema)) &&
-			(len(sc.Tables) == 0 || slices.Contains(sc.Tables, schema+"."+table))
-	}
-	if len(sc.Schemas) > 0 && !containsFold(sc.Schemas, schema) {
-		return false
-	}
-	if len(sc.Tables) > 0 && !containsFold(sc.Tables, table) && !containsFold(sc.Tables, schema+"."+table) {
-		return false
-	}
-	return true
-}
-
-func containsFold(list []string, s string) bool {
-	for _, x := range list {
-		if strings.EqualFold(x, s) {
-			return true
-		}
-	}
-	return false
 }

@@ -10,6 +10,39 @@ import (
 	"github.com/writeamp/writeamp/queries"
 )
 
+// Scope limits which tables and indexes a snapshot reads. Empty = all user objects.
+type Scope struct {
+	Schemas []string `json:"schemas,omitempty"`
+	Tables  []string `json:"tables,omitempty"`
+	// Exact: the names are the catalog's own (Resolve), compared exactly;
+	// otherwise (a workload's own scope) case-insensitively.
+	Exact bool `json:"exact,omitempty"`
+}
+
+// InScope reports whether schema.table passes the scope filter.
+func (sc Scope) InScope(schema, table string) bool {
+	if sc.Exact {
+		return (len(sc.Schemas) == 0 || slices.Contains(sc.Schemas, schema)) &&
+			(len(sc.Tables) == 0 || slices.Contains(sc.Tables, schema+"."+table))
+	}
+	if len(sc.Schemas) > 0 && !containsFold(sc.Schemas, schema) {
+		return false
+	}
+	if len(sc.Tables) > 0 && !containsFold(sc.Tables, table) && !containsFold(sc.Tables, schema+"."+table) {
+		return false
+	}
+	return true
+}
+
+func containsFold(list []string, s string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
+}
+
 // ScopeError is a --schema or --table that names nothing on the server.
 type ScopeError struct{ msg string }
 
