@@ -140,7 +140,7 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 				return exitError{code: exitUsage, err: err}
 			}
 			defer t.Close()
-			t.DB.SetMaxOpenConns(p.Concurrency + 3)
+			t.DB.SetMaxOpenConns(p.Concurrency + 4) // workers, schema lock, instrumentation, snapshots, migration
 			fmt.Fprintf(log, "checking on %s (%s)\n", t.Server, t.Where)
 			g := &check.Gate{DB: t.DB, Server: t.Server, Schema: schemaFiles, Migration: migFiles, Budgets: bs,
 				Command: command, Scope: collectors.Scope{Schemas: scope}, Params: p, Variant: variant, Log: log,

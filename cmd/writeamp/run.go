@@ -80,8 +80,10 @@ does not sleep, so a 300-second scenario runs as fast as the database allows.`,
 			}
 			defer t.Close()
 			top := slices.Max(levels)
-			t.DB.SetMaxOpenConns(top + 2)
-			t.DB.SetMaxIdleConns(top + 2)
+			// Workers, plus the sessions that hold the schema's lock and the
+			// window's instrumentation for the whole run, plus snapshots.
+			t.DB.SetMaxOpenConns(top + 3)
+			t.DB.SetMaxIdleConns(top + 3)
 			fmt.Fprintf(log, "measuring on %s (%s)\n", t.Server, t.Where)
 			var res *result.Result
 			var runErr error
