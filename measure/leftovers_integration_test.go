@@ -2,6 +2,8 @@ package measure_test
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -79,5 +81,27 @@ func TestLeftoversOfDeadRunsAreDroppedOthersUntouched(t *testing.T) {
 	var n int
 	if err := db.QueryRow(`SELECT count(*) FROM ` + alien + `.precious`).Scan(&n); err != nil {
 		t.Errorf("the unmarked schema's table is gone: %v", err)
+	}
+}
+
+// A session killed while it prepares the schema: the drop on that session
+// cannot run, so Prepare drops the schema on a new one instead of leaving it.
+func TestPrepareOnAKilledSessionLeavesNoSchema(t *testing.T) {
+	dsn := testenv.DSN(t, pgEnv)
+	db, s := openPG(t, dsn)
+	w := refreshtoken.New(smallParams())
+	w.AfterPrepare = func(ctx context.Context, conn *sql.Conn, schema string) error {
+		_, err := conn.ExecContext(ctx, `SELECT pg_terminate_backend(pg_backend_pid())`)
+		if err == nil {
+			err = errors.New("the session survived its own termination")
+		}
+		return err
+	}
+	err := w.Prepare(context.Background(), db, s, "coarse")
+	if err == nil || !strings.Contains(err.Error(), "dropped on a new connection") {
+		t.Errorf("Prepare: %v", err)
+	}
+	if left := schemasLike(t, db, "writeamp_rt_"+w.RunID+"%"); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
 	}
 }

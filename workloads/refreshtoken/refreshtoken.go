@@ -245,6 +245,16 @@ func (w *Workload) Prepare(ctx context.Context, db *sql.DB, s dialects.Server, v
 		return nil
 	})
 	if err != nil {
+		if w.created {
+			// The drop on Prepare's own connection failed (the session was
+			// killed, say): try once more on a new one.
+			cctx := context.WithoutCancel(ctx)
+			if derr := w.onConn(cctx, db, func(c *sql.Conn) error { return w.drop(cctx, c) }); derr == nil {
+				err = fmt.Errorf("%w (schema %s dropped on a new connection)", err, w.schema)
+			} else {
+				err = fmt.Errorf("%w; schema %s was left behind: the next writeamp run on this database drops it, or `writeamp clean --drop`", err, w.schema)
+			}
+		}
 		w.release(context.WithoutCancel(ctx))
 	}
 	return err
