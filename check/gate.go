@@ -273,13 +273,20 @@ func (g *Gate) runCommand(ctx context.Context) (*result.Result, *result.Run, *re
 		return nil, nil, nil, fmt.Errorf("%w: command %q: %w", errApply, g.Command[0], err)
 	}
 	res := measure.NewResult(g.Server)
-	res.Workload = result.Workload{Name: "command", Params: map[string]any{"command": strings.Join(g.Command, " ")}}
+	// The command line goes into results people share: passwords masked.
+	res.Workload = result.Workload{Name: "command", Params: map[string]any{"command": strings.Join(measure.RedactArgs(g.Command), " ")}}
 	if len(g.Schema) > 0 {
 		g.logf("applying the starting schema %s", paths(g.Schema))
 		if err := g.applyPublished(ctx, "", g.Schema); err != nil {
 			return nil, nil, nil, fmt.Errorf("%w: --schema: %w", errApply, err)
 		}
 	}
+	// --scope-schema may name a schema the --schema files just created.
+	sc, err := collectors.Resolve(ctx, g.DB, g.Server, g.Scope)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("--scope-schema: %w", err)
+	}
+	g.Scope = sc
 	before, notes, err := g.measureCommand(ctx, "before")
 	if err != nil {
 		return nil, nil, nil, err

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/writeamp/writeamp/internal/safeio"
 )
 
 // File is one SQL file split into statements.
@@ -47,7 +49,7 @@ func LoadFiles(flag string, paths []string) ([]File, error) {
 			}
 		}
 		for _, n := range names {
-			data, err := os.ReadFile(n)
+			data, err := safeio.ReadFile(n, safeio.MaxInput)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", flag, err)
 			}

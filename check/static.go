@@ -2,10 +2,11 @@ package check
 
 import (
 	"fmt"
-	"os"
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/writeamp/writeamp/internal/safeio"
 )
 
 // IndexDef is an index a migration creates, as far as the text tells.
@@ -252,10 +253,9 @@ func UpdatesOfCommand(args []string) []Update {
 	var out []Update
 	for _, a := range args {
 		if strings.HasSuffix(strings.ToLower(a), ".sql") {
-			if st, err := os.Stat(a); err == nil && st.Mode().IsRegular() && st.Size() < 64<<20 {
-				if data, err := os.ReadFile(a); err == nil {
-					out = append(out, UpdatesIn(string(data), a)...)
-				}
+			// Only regular files: the command may name a FIFO or device it reads itself.
+			if data, err := safeio.ReadFile(a, 64<<20); err == nil {
+				out = append(out, UpdatesIn(string(data), a)...)
 			}
 			continue
 		}

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -72,12 +71,6 @@ type Object struct {
 
 // FQN is "schema.name".
 func (o Object) FQN() string { return o.Schema + "." + o.Name }
-
-// Scope limits which tables and indexes a snapshot reads. Empty = all user objects.
-type Scope struct {
-	Schemas []string `json:"schemas,omitempty"`
-	Tables  []string `json:"tables,omitempty"`
-}
 
 // Missing records a collector that gave nothing.
 type Missing = result.Missing
@@ -469,24 +462,4 @@ func mergeMissing(a, b []Missing) []Missing {
 		}
 	}
 	return out
-}
-
-// InScope reports whether schema.table passes the scope filter.
-func (sc Scope) InScope(schema, table string) bool {
-	if len(sc.Schemas) > 0 && !containsFold(sc.Schemas, schema) {
-		return false
-	}
-	if len(sc.Tables) > 0 && !containsFold(sc.Tables, table) && !containsFold(sc.Tables, schema+"."+table) {
-		return false
-	}
-	return true
-}
-
-func containsFold(list []string, s string) bool {
-	for _, x := range list {
-		if strings.EqualFold(x, s) {
-			return true
-		}
-	}
-	return false
 }

@@ -9,6 +9,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -172,6 +174,18 @@ type SessionEnder interface {
 	EndSession(ctx context.Context, conn *sql.Conn, s Server) error
 }
 
+// ErrInUse is what an Instrumenter's undo returns when it left something in
+// place because another writeamp run still uses it (and will remove it):
+// a note, not a failure.
+var ErrInUse = errors.New("in use by another writeamp run")
+
+// LeftoverFinder is implemented by dialects whose instrumentation can be
+// left behind by a run that did not finish (kill -9, a crash): Leftovers
+// lists what no run uses any more and, with drop, removes it.
+type LeftoverFinder interface {
+	Leftovers(ctx context.Context, db *sql.DB, s Server, drop bool) ([]string, error)
+}
+
 // ErrUnsupported marks a capability the server cannot provide.
 var ErrUnsupported = errors.New("unsupported")
 
@@ -227,35 +241,50 @@ func Names() []string {
 	return out
 }
 
-// ForDSN picks the dialect from the DSN's URL scheme.
+var schemeRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*$`)
+
+// ForDSN picks the dialect from the DSN's URL scheme, or from the form of
+// the DSN (libpq key=value, MySQL user@tcp(...)). Errors never quote the
+// DSN: it may hold a password.
 func ForDSN(dsn string) (Dialect, error) {
 	scheme, _, ok := strings.Cut(dsn, "://")
-	if !ok {
-		// libpq key=value strings ("host=... dbname=...") are PostgreSQL's.
-		if strings.Contains(dsn, "=") && !strings.Contains(dsn, "@tcp(") {
-			scheme = "postgres"
-		} else if strings.Contains(dsn, "@tcp(") || strings.Contains(dsn, "@unix(") {
-			scheme = "mysql"
-		} else {
-			return nil, fmt.Errorf("--dsn: cannot tell the database from %q: use a URL such as postgres://user@host:5432/db, mysql://user@host:3306/db, sqlserver://user@host:1433?database=db or oracle://user@host:1521/service", scheme)
-		}
+	mysqlForm := strings.Contains(dsn, "@tcp(") || strings.Contains(dsn, "@unix(") || strings.Contains(dsn, "@tcp6(")
+	switch {
+	case ok && schemeRe.MatchString(scheme) && Known(scheme):
+	case mysqlForm:
+		scheme = "mysql"
+	case !ok && strings.Contains(dsn, "="):
+		scheme = "postgres" // libpq key=value strings ("host=... dbname=...") are PostgreSQL's
+	case ok && schemeRe.MatchString(scheme):
+		return nil, fmt.Errorf("--dsn: unknown scheme %q (known: %s)", scheme, strings.Join(schemes(), ", "))
+	default:
+		return nil, fmt.Errorf("--dsn: cannot tell the database from the DSN (not shown: it may hold a password): use a URL such as postgres://user@host:5432/db, mysql://user@host:3306/db, sqlserver://user@host:1433?database=db or oracle://user@host:1521/service")
 	}
 	scheme = strings.ToLower(scheme)
 	mu.RLock()
 	defer mu.RUnlock()
 	for _, d := range registry {
-		for _, s := range d.Schemes() {
-			if s == scheme {
-				return d, nil
-			}
+		if slices.Contains(d.Schemes(), scheme) {
+			return d, nil
 		}
 	}
+	return nil, fmt.Errorf("--dsn: no dialect for scheme %q", scheme)
+}
+
+// Known reports whether a URL scheme selects a registered dialect.
+func Known(scheme string) bool {
+	return slices.Contains(schemes(), strings.ToLower(scheme))
+}
+
+func schemes() []string {
+	mu.RLock()
+	defer mu.RUnlock()
 	var known []string
 	for _, d := range registry {
 		known = append(known, d.Schemes()...)
 	}
 	sort.Strings(known)
-	return nil, fmt.Errorf("--dsn: unknown scheme %q (known: %s)", scheme, strings.Join(known, ", "))
+	return known
 }
 
 // Stmt is one statement of a workload operation.
@@ -312,4 +341,34 @@ func ExecTx(ctx context.Context, conn *sql.Conn, stmts []Stmt) ([]StmtResult, er
 		}
 	}
 	return out, tx.Commit()
+}
+
+// Identifiers is implemented by dialects to say how the database reads a
+// schema or table name as the user typed it (--schema, --table): folded to
+// lower or upper case unless quoted, or compared by the server's case rule.
+type Identifiers interface {
+	// IdentMatcher returns whether a typed name denotes a catalog name, and
+	// a sentence saying the rule, for errors.
+	IdentMatcher(ctx context.Context, q Querier, s Server) (match func(typed, actual string) bool, rule string, err error)
+}
+
+// Unquote strips one pair of the given quotes from a typed name (a doubled
+// closing quote inside stands for one) and reports whether it was quoted.
+func Unquote(typed string, open, close byte) (string, bool) {
+	if len(typed) >= 2 && typed[0] == open && typed[len(typed)-1] == close {
+		inner := typed[1 : len(typed)-1]
+		return strings.ReplaceAll(inner, string([]byte{close, close}), string(close)), true
+	}
+	return typed, false
+}
+
+// Statements splits a block of several statements at ";" line ends.
+func Statements(block string) []string {
+	var out []string
+	for _, s := range strings.Split(block, ";\n") {
+		if s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), ";")); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -15,7 +15,6 @@ import (
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
-	"github.com/writeamp/writeamp/queries"
 )
 
 // Item is one collector, capability or privilege.
@@ -150,21 +149,10 @@ func fromErr(err error) (string, string) {
 //go:embed postgres.sql
 var postgresSQL string
 
-func pgQuery(name string) string {
-	bs, err := queries.Parse("postgres", "doctor/postgres.sql", postgresSQL)
-	if err != nil {
-		panic(err)
-	}
-	for _, b := range bs {
-		if b.Name == name {
-			return b.SQL
-		}
-	}
-	panic("doctor: no query " + name)
-}
-
-// Diagnose probes what each collector of the server's dialect can give. It
-// only reads: a trial snapshot in a read-only transaction.
+// Diagnose probes what each collector of the server's dialect can give (a
+// trial snapshot in a read-only transaction) and whether run can do what it
+// does first: create a schema, a table and write a row (PostgreSQL: in a
+// transaction it rolls back; MySQL/MariaDB: a database it drops again).
 func Diagnose(ctx context.Context, db *sql.DB, s dialects.Server) (*Report, error) {
 	set, err := collectors.For(s.Dialect)
 	if err != nil {
@@ -230,19 +218,11 @@ func Diagnose(ctx context.Context, db *sql.DB, s dialects.Server) (*Report, erro
 		}
 		r.Items = append(r.Items, Item{Name: c, Kind: kind, Gives: capGives[c], Reason: reason, Fix: fix, Without: capWithout[c]})
 	}
-	if s.Dialect == "postgres" {
-		var can bool
-		it := Item{Name: "create schema", Kind: "privilege", Needed: true, Gives: "the refresh-token workload creates its own schema (writeamp_rt_*) and drops it afterwards"}
-		if err := db.QueryRowContext(ctx, pgQuery("can_create_schema")).Scan(&can); err != nil {
-			it.Reason = "could not check: " + err.Error()
-		} else if can {
-			it.Available = true
-		} else {
-			it.Reason = fmt.Sprintf("%s may not create schemas in database %s", s.User, s.Database)
-			it.Fix = fmt.Sprintf("GRANT CREATE ON DATABASE %s TO %s", quoteIdent(s.Database), quoteIdent(s.User))
-			it.Without = "writeamp run cannot create its tables (measure/check -- COMMAND still work)"
-		}
-		r.Items = append(r.Items, it)
+	switch s.Dialect {
+	case "postgres":
+		r.Items = append(r.Items, pgTrial(ctx, db, s))
+	case "mysql":
+		r.Items = append(r.Items, mysqlTrial(ctx, db, s))
 	}
 	for _, it := range r.Items {
 		if !it.Available {

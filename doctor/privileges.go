@@ -37,10 +37,14 @@ var Needs = map[string][]Need{
 	"postgres": {
 		{Numbers: "log bytes (WAL position), rows inserted/updated/deleted, HOT updates, WAL records and FPI (pg_stat_wal)", Privilege: "none: the functions and views are granted to PUBLIC",
 			Collectors: []string{"wal_lsn", "pg_stat_user_tables"}},
-		{Numbers: "exact per-index leaf inserts and page splits, log bytes per table and index", Privilege: "pg_walinspect installed, and EXECUTE on its functions (pg_read_server_files, or a superuser)",
+		{Numbers: "exact per-index leaf inserts and page splits, pages touched, log bytes per table and index (writeamp decodes the window's WAL segments)", Privilege: "EXECUTE on pg_read_binary_file(text, bigint, bigint), or a superuser",
+			Without: "the same figures through pg_walinspect when it is installed and executable", Caps: []string{pg.CapWALFiles}},
+		{Numbers: "the same through pg_walinspect, for a login that may not read the WAL segments", Privilege: "pg_walinspect installed, and EXECUTE on its functions (pg_read_server_files, or a superuser)",
 			Without: "leaf inserts derived from the table counters (inserts + non-HOT updates), no per-object log bytes", Caps: []string{pg.CapWalinspect}},
-		{Numbers: "pg_walinspect created for the run and dropped afterwards", Privilege: "superuser (CREATE EXTENSION pg_walinspect)",
+		{Numbers: "pg_walinspect created for the run and dropped afterwards (only when the WAL segments cannot be read)", Privilege: "superuser (CREATE EXTENSION pg_walinspect)",
 			Without: "pg_walinspect is used only if already installed", Caps: []string{pg.CapCreateWalinspect}},
+		{Numbers: "a long window's WAL kept on the server until it is read (a replication slot)", Privilege: "REPLICATION (or superuser), wal_level replica or logical, a free max_replication_slots entry",
+			Without: "a window that spans checkpoints can lose its start: its log bytes then come from the LSN difference and its per-index figures are derived, with a warning", Caps: []string{pg.CapHoldWAL}},
 		{Numbers: "CHECKPOINT before each window", Privilege: "pg_checkpoint (15+) or superuser",
 			Without: "full-page-image bytes depend on when the last checkpoint ran", Caps: []string{pg.CapCheckpoint}},
 		{Numbers: "the refresh-token workload's own schema", Privilege: "CREATE on the database", Collectors: []string{"create schema"}},
@@ -88,6 +92,7 @@ var Needs = map[string][]Need{
 		{Numbers: "restart detection, COMPATIBLE and STATISTICS_LEVEL", Privilege: "SELECT_CATALOG_ROLE (or SELECT on SYS.V_$INSTANCE and SYS.V_$PARAMETER)",
 			Without: "a restart shows only as counters going down; names over 30 bytes fail at CREATE", Caps: []string{ora.CapInstance}},
 		{Numbers: "the refresh-token workload's own schema", Privilege: "CREATE USER, DROP USER, CREATE ANY TABLE, CREATE ANY INDEX, SELECT/INSERT/UPDATE/DELETE ANY TABLE; the workload's user gets QUOTA UNLIMITED on the default permanent tablespace from its CREATE USER"},
+		{Numbers: "the workload schema's ownership lock, held while a run uses it", Privilege: "EXECUTE on SYS.DBMS_LOCK"},
 	},
 }
 

@@ -26,10 +26,16 @@ func TestKilledConnectionMidRunFailsNamingThePhaseAndLeavesNothing(t *testing.T)
 	p.Logins, p.RefreshesPerLogin = 50000, 10
 	w := refreshtoken.New(p)
 	go func() {
-		// Kill once the workload is running: its sessions are the ones that
-		// touch the workload's schema.
-		for i := 0; i < 100; i++ {
+		// Kill once the workload is running (more rows than the 500 that
+		// seed the planner statistics before the window): its sessions are
+		// the ones that touch the workload's schema.
+		for i := 0; i < 300; i++ {
 			time.Sleep(100 * time.Millisecond)
+			var rows int
+			admin.QueryRow(`SELECT count(*) FROM writeamp_rt_` + w.RunID + `_baseline.offline_client_session`).Scan(&rows)
+			if rows <= 500 {
+				continue
+			}
 			var n int
 			admin.QueryRow(`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
 				WHERE application_name = 'writeamp' AND pid <> pg_backend_pid() AND query LIKE '%writeamp_rt_` + w.RunID + `%' AND query NOT LIKE '%pg_stat_activity%'`).Scan(&n)

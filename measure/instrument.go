@@ -26,7 +26,11 @@ func instrument(ctx context.Context, db *sql.DB, s *dialects.Server, timeout tim
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 		defer cancel()
 		for i := len(restores) - 1; i >= 0; i-- {
-			if err := restores[i](cctx); err != nil && log != nil {
+			switch err := restores[i](cctx); {
+			case err == nil || log == nil:
+			case errors.Is(err, dialects.ErrInUse):
+				fmt.Fprintf(log, "note: %v\n", err)
+			default:
 				fmt.Fprintf(log, "warning: %v\n", err)
 			}
 		}
@@ -38,6 +42,11 @@ func instrument(ctx context.Context, db *sql.DB, s *dialects.Server, timeout tim
 	if ins, ok := d.(dialects.Instrumenter); ok {
 		restore, n := ins.Instrument(ctx, db, s)
 		notes = append(notes, n...)
+		for _, note := range n {
+			if log != nil {
+				fmt.Fprintf(log, "note: %s\n", note) // what was created, found or will be removed
+			}
+		}
 		if restore != nil {
 			restores = append(restores, restore)
 		}

@@ -76,14 +76,18 @@ func (e *Experiment) Run(ctx context.Context) (*result.Result, error) {
 		return context.WithTimeout(context.WithoutCancel(ctx), e.CleanupTimeout)
 	}
 
+	keeper, _ := e.Workload.(workloads.Keeper)
+	if e.Keep && keeper != nil {
+		keeper.KeepObjects()
+	}
 	if lc, ok := e.Workload.(workloads.LeftoverCleaner); ok {
 		dropped, kept, err := lc.CleanLeftovers(ctx, e.DB, e.Server)
 		if err != nil {
 			return nil, fmt.Errorf("clean leftovers of earlier runs: %w", err)
 		}
 		for _, s := range dropped {
-			res.Notes = append(res.Notes, "dropped "+s+", left by an earlier writeamp run that did not finish")
-			e.logf("dropped %s, left by an earlier writeamp run that did not finish", s)
+			res.Notes = append(res.Notes, "dropped "+s+", left by an earlier writeamp run that did not finish (its lock was free)")
+			e.logf("dropped %s, left by an earlier writeamp run that did not finish (its lock was free)", s)
 		}
 		for _, s := range kept {
 			e.logf("note: left alone: %s", s)
@@ -149,8 +153,10 @@ func (e *Experiment) variant(ctx context.Context, d dialects.Dialect, set *colle
 	e.logf("variant %s: prepared in %s", v, since())
 	defer func() {
 		if e.Keep {
-			e.logf("variant %s: kept the workload's objects (%v) for inspection (--keep)", v, w.Scope().Schemas)
-			return
+			e.logf("variant %s: kept the workload's objects (%v) for inspection (--keep); writeamp clean lists them, clean --drop removes them", v, w.Scope().Schemas)
+			if _, ok := w.(workloads.Keeper); !ok {
+				return
+			}
 		}
 		cctx, cancel := cleanupCtx()
 		defer cancel()
@@ -187,12 +193,16 @@ func (e *Experiment) variant(ctx context.Context, d dialects.Dialect, set *colle
 	wr := writes(w, stats, sc)
 	_, delta, err := awaitWrites(ctx, set, e.DB, s, sc, before, wr, 10*time.Second)
 	if err != nil {
+		// The server went away (killed, restarted, the connection lost): no
+		// counters, but what the driver counted is still a partial result.
+		run = unmeasured(v, stats, w.Meta().MainOperation, err)
+		run.Warnings = append(warnings, run.Warnings...)
 		if runErr != nil {
-			// The workload's failure is the cause (a lost connection, a
-			// restart); the snapshot failing after it is the consequence.
-			return nil, phase("workload", fmt.Errorf("%w (the after snapshot failed too: %v)", runErr, err))
+			// The workload's failure is the cause; the snapshot failing
+			// after it is the consequence.
+			return run, phase("workload", fmt.Errorf("%w (the after snapshot failed too: %v)", runErr, err))
 		}
-		return nil, phase("snapshot after", err)
+		return run, phase("snapshot after", err)
 	}
 	delta.Writes = wr
 	crossCheckWrites(delta, wr)
@@ -208,6 +218,18 @@ func (e *Experiment) variant(ctx context.Context, d dialects.Dialect, set *colle
 		return run, phase("workload", runErr)
 	}
 	return run, nil
+}
+
+// unmeasured is the partial run of a window whose after snapshot could not
+// be taken: the operations and latencies the driver counted, every server
+// number missing with the reason.
+func unmeasured(variant string, st workloads.Stats, main string, cause error) *result.Run {
+	why := "the server could not be read after the workload, so no counter of the window is known: " + cause.Error()
+	run := BuildRun(variant, &collectors.Delta{Values: map[collectors.Key]result.Metric{},
+		Missing: []result.Missing{{Collector: "all", Reason: why}}}, st, main)
+	run.Partial = true
+	run.Warnings = append(run.Warnings, why)
+	return run
 }
 
 // writes turns the workload's per-statement row counts into Delta.Writes.

@@ -297,52 +297,6 @@ func mustExec(t *testing.T, db *sql.DB, q string, args ...any) {
 	}
 }
 
-// TestLeftoversOfDeadRunsAreDroppedOthersUntouched plays a crashed run.
-func TestLeftoversOfDeadRunsAreDroppedOthersUntouched(t *testing.T) {
-	dsn := testenv.DSN(t, pgEnv)
-	db, s := openPG(t, dsn)
-	host, _ := os.Hostname()
-	dead, alien, elsewhere := "writeamp_rt_deadbeef_baseline", "writeamp_rt_notours_baseline", "writeamp_rt_farhost_baseline"
-	for _, n := range []string{dead, alien, elsewhere} {
-		mustExec(t, db, `DROP SCHEMA IF EXISTS `+n+` CASCADE`)
-		mustExec(t, db, `CREATE SCHEMA `+n)
-	}
-	t.Cleanup(func() {
-		for _, n := range []string{dead, alien, elsewhere} {
-			db.Exec(`DROP SCHEMA IF EXISTS ` + n + ` CASCADE`)
-		}
-	})
-	for n, h := range map[string]string{dead: host, elsewhere: "another-host"} {
-		mustExec(t, db, `CREATE TABLE `+n+`.writeamp_owner (run_id varchar(64), pid int, host varchar(255), started varchar(64))`)
-		// pid 2^22+ is above Linux's default pid_max: never a live process.
-		mustExec(t, db, `INSERT INTO `+n+`.writeamp_owner VALUES ('deadbeef', 4194999, $1, 'then')`, h)
-	}
-	mustExec(t, db, `CREATE TABLE `+alien+`.precious (id int)`)
-	w := refreshtoken.New(smallParams())
-	dropped, kept, err := w.CleanLeftovers(context.Background(), db, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(dropped) != 1 || dropped[0] != dead {
-		t.Errorf("dropped %v, want only %s", dropped, dead)
-	}
-	if len(schemasLike(t, db, dead)) != 0 {
-		t.Error("the dead run's schema is still there")
-	}
-	for _, n := range []string{alien, elsewhere} {
-		if len(schemasLike(t, db, n)) != 1 {
-			t.Errorf("%s was touched", n)
-		}
-	}
-	if !strings.Contains(strings.Join(kept, "\n"), "not ours") {
-		t.Errorf("kept %v should say the unmarked schema is not ours", kept)
-	}
-	var n int
-	if err := db.QueryRow(`SELECT count(*) FROM ` + alien + `.precious`).Scan(&n); err != nil {
-		t.Errorf("the unmarked schema's table is gone: %v", err)
-	}
-}
-
 // TestSnapshotWritesNoWAL: the observer only reads. An idle server can still
 // write a running-xacts record now and then, so one clean attempt of a few
 // suffices.

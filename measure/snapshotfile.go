@@ -8,12 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"math"
 	"path/filepath"
 	"time"
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
+	"github.com/writeamp/writeamp/internal/safeio"
 	"github.com/writeamp/writeamp/result"
 	"github.com/writeamp/writeamp/workloads"
 )
@@ -56,11 +57,8 @@ func (f *SnapshotFile) Write(w io.Writer) error {
 // ReadSnapshot parses a snapshot file. Every error is about the input and
 // names the file, so it can be shown as one line.
 func ReadSnapshot(path string) (*SnapshotFile, error) {
-	data, err := os.ReadFile(path)
+	data, err := safeio.ReadFile(path, safeio.MaxInput)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%s: no such file", path)
-		}
 		return nil, err
 	}
 	var probe struct {
@@ -86,6 +84,13 @@ func ReadSnapshot(path string) (*SnapshotFile, error) {
 	}
 	if f.Snapshot == nil || f.Snapshot.TakenAt.IsZero() {
 		return nil, fmt.Errorf("%s: damaged snapshot: no reading in it", path)
+	}
+	for i, c := range f.Snapshot.Counters {
+		// Cumulative counters and log positions only grow from zero; a
+		// negative one was edited, and would diff into a wrong number.
+		if (c.Value < 0 && !c.Gauge) || math.IsNaN(c.Value) || math.IsInf(c.Value, 0) {
+			return nil, fmt.Errorf("%s: damaged snapshot: counters[%d] (%s) is %v: a counter cannot be negative (was the file edited?)", path, i, c.Key, c.Value)
+		}
 	}
 	f.Path = path
 	return f, nil

@@ -134,11 +134,30 @@ func TestReadSnapshotRefusesWhatIsNotOne(t *testing.T) {
 }
 
 func TestRedactArgsHidesPasswords(t *testing.T) {
-	got := strings.Join(measure.RedactArgs([]string{"pgbench", "postgres://app:s3cret@db:5432/x", "host=db password=s3cret dbname=x", "--password=s3cret", "-c", "2"}), " ")
-	if strings.Contains(got, "s3cret") {
-		t.Errorf("password kept: %s", got)
+	got := strings.Join(measure.RedactArgs([]string{"pgbench", "postgres://app:s3cret@db:5432/x", "host=db password=s3cret dbname=x", "--password=s3cret", "-c", "2",
+		`host=db password='it\'s"q%20x' dbname=x`, "postgres://u:p@ss:w/rd%@h/x"}), " ")
+	for _, leak := range []string{"s3cret", "q%20x", `s"q`, "ss:w", "rd%"} {
+		if strings.Contains(got, leak) {
+			t.Errorf("password kept (%s): %s", leak, got)
+		}
+	}
+	if got := strings.Join(measure.RedactArgs([]string{"mysql", "-pS3cret", "-h", "db"}), " "); got != "mysql -pxxxxx -h db" {
+		t.Errorf("mysql -p: %s", got)
 	}
 	if !strings.Contains(got, "postgres://app:xxxxx@db:5432/x") || !strings.Contains(got, "-c 2") {
 		t.Errorf("redacted too much: %s", got)
+	}
+}
+
+// A negative cumulative counter in a snapshot file was edited: refused, named.
+func TestReadSnapshotRefusesNegativeCounters(t *testing.T) {
+	dir := t.TempDir()
+	s := snap(pgServer(time.Now()), time.Now(), -100, 5)
+	var buf bytes.Buffer
+	measure.NewSnapshotFile(s, "").Write(&buf)
+	p := filepath.Join(dir, "edited.json")
+	os.WriteFile(p, buf.Bytes(), 0o644)
+	if _, err := measure.ReadSnapshot(p); err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "rows_updated") {
+		t.Errorf("want an error naming the file and the counter, got %v", err)
 	}
 }

@@ -6,17 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
+	pg "github.com/writeamp/writeamp/dialects/postgres"
 	"github.com/writeamp/writeamp/result"
 	"github.com/writeamp/writeamp/workloads"
 )
@@ -267,25 +266,32 @@ func orStdW(w io.Writer, def *os.File) io.Writer {
 	return w
 }
 
-var kvPassword = regexp.MustCompile(`(?i)(password\s*=\s*)('[^']*'|\S+)`)
-
-// RedactArgs hides passwords in connection strings among the arguments: the
-// command line is written into results people share.
+// RedactArgs hides passwords among a wrapped command's arguments (the
+// command line is written into results people share), by each argument's
+// structure: a URL's user info and password parameters, a libpq key=value
+// string's password values, --password=X, and the attached -pX of the MySQL
+// clients and the -P X of sqlcmd.
 func RedactArgs(args []string) []string {
 	out := make([]string, len(args))
+	mysqlClient := len(args) > 0 && strings.HasPrefix(filepath.Base(args[0]), "mysql") || len(args) > 0 && strings.HasPrefix(filepath.Base(args[0]), "mariadb")
+	sqlcmd := len(args) > 0 && filepath.Base(args[0]) == "sqlcmd"
 	for i, a := range args {
-		out[i] = a
-		if strings.Contains(a, "://") {
-			if u, err := url.Parse(a); err == nil && u.User != nil {
-				if _, has := u.User.Password(); has {
-					u.User = url.UserPassword(u.User.Username(), "xxxxx")
-					out[i] = u.String()
-				}
-			}
-		}
-		out[i] = kvPassword.ReplaceAllString(out[i], "${1}xxxxx")
-		if strings.HasPrefix(strings.ToLower(a), "--password=") {
-			out[i] = a[:len("--password=")] + "xxxxx"
+		lower := strings.ToLower(a)
+		switch {
+		case i == 0:
+			out[i] = a
+		case strings.Contains(a, "://"):
+			out[i] = dialects.RedactURL(a, "password", "sslpassword", "pwd")
+		case strings.Contains(lower, "password") && strings.Contains(a, "=") && !strings.HasPrefix(a, "-"):
+			out[i] = pg.Redact(a) // libpq key=value: masked by structure, or not shown
+		case strings.HasPrefix(lower, "--password="):
+			out[i] = a[:len("--password=")] + dialects.Mask
+		case mysqlClient && strings.HasPrefix(a, "-p") && len(a) > 2:
+			out[i] = "-p" + dialects.Mask
+		case sqlcmd && i > 1 && args[i-1] == "-P":
+			out[i] = dialects.Mask
+		default:
+			out[i] = a
 		}
 	}
 	return out

@@ -5,9 +5,7 @@ package result
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
-	"os"
 	"sort"
 	"strings"
 )
@@ -218,22 +216,6 @@ func (r *Run) Sort() {
 		}
 		return r.Indexes[i].Name < r.Indexes[j].Name
 	})
-}
-
-// Read parses a result file, refusing what is not a writeamp result.
-func Read(path string) (*Result, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var r Result
-	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("%s: not a writeamp result JSON: %w", path, err)
-	}
-	if r.SchemaVersion != SchemaVersion {
-		return nil, fmt.Errorf("%s: schema_version %d, this writeamp reads %d", path, r.SchemaVersion, SchemaVersion)
-	}
-	return &r, nil
 }
 
 // MarshalJSON keeps NaN and Inf out of the document (they are not JSON).

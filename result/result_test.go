@@ -85,3 +85,57 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// A hand-edited negative counter gave `plan` output like -64.4 GB/day: Read
+// refuses it and names the file and the field.
+func TestReadRefusesNegativeCounters(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "reports", "testdata", "refresh_token_pg15.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	edits := map[string]func(r map[string]any){
+		`database.log_bytes`: func(r map[string]any) {
+			db := run0(r)["database"].(map[string]any)
+			db["log_bytes"].(map[string]any)["value"] = -5e10
+		},
+		`operations.refreshes`: func(r map[string]any) { run0(r)["operations"].(map[string]any)["refreshes"] = -15000 },
+		`indexes[idx_user_session_expiration_last_refresh].leaf_inserts`: func(r map[string]any) {
+			for _, ix := range run0(r)["indexes"].([]any) {
+				ix := ix.(map[string]any)
+				if ix["name"] == "idx_user_session_expiration_last_refresh" {
+					ix["metrics"].(map[string]any)["leaf_inserts"].(map[string]any)["value"] = -1
+				}
+			}
+		},
+		`per_operation.refresh.log_bytes`: func(r map[string]any) {
+			run0(r)["per_operation"].(map[string]any)["refresh"].(map[string]any)["log_bytes"] = -1.5
+		},
+	}
+	dir := t.TempDir()
+	for field, edit := range edits {
+		var r map[string]any
+		json.Unmarshal(data, &r)
+		edit(r)
+		b, _ := json.Marshal(r)
+		p := filepath.Join(dir, "edited.json")
+		os.WriteFile(p, b, 0o644)
+		_, err := Read(p)
+		if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), field) {
+			t.Errorf("%s negative: want an error naming %s and the field, got %v", field, p, err)
+		}
+	}
+	// A gauge may fall: a table shrank in the window.
+	var r map[string]any
+	json.Unmarshal(data, &r)
+	for _, tb := range run0(r)["tables"].([]any) {
+		tb.(map[string]any)["metrics"].(map[string]any)["size_bytes"] = map[string]any{"value": -8192, "exactness": "exact", "source": "pg_relation_size"}
+	}
+	b, _ := json.Marshal(r)
+	p := filepath.Join(dir, "shrunk.json")
+	os.WriteFile(p, b, 0o644)
+	if _, err := Read(p); err != nil {
+		t.Errorf("a smaller relation is not an edit: %v", err)
+	}
+}
+
+func run0(r map[string]any) map[string]any { return r["runs"].([]any)[0].(map[string]any) }

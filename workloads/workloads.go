@@ -88,6 +88,14 @@ type LeftoverCleaner interface {
 	CleanLeftovers(ctx context.Context, db *sql.DB, s dialects.Server) (dropped, kept []string, err error)
 }
 
+// Keeper is implemented by workloads that can keep their objects for
+// inspection (--keep): KeepObjects, called before the first Prepare, makes
+// them marked as kept, never dropped automatically by a later run, and
+// Cleanup then releases them without dropping them.
+type Keeper interface {
+	KeepObjects()
+}
+
 // ErrNotOwned is returned when an object with the workload's name exists but
 // was not created by writeamp: it is left alone.
 var ErrNotOwned = errors.New("exists but was not created by writeamp; refusing to touch it")

@@ -3,9 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -14,6 +12,7 @@ import (
 	"github.com/writeamp/writeamp/budget"
 	"github.com/writeamp/writeamp/check"
 	"github.com/writeamp/writeamp/collectors"
+	"github.com/writeamp/writeamp/internal/safeio"
 	"github.com/writeamp/writeamp/reports"
 	"github.com/writeamp/writeamp/workloads/refreshtoken"
 )
@@ -103,7 +102,13 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 			if err != nil {
 				return usageError{err}
 			}
+			if err := budget.CheckMetrics(bs); err != nil {
+				return usageError{err}
+			}
 			if command == nil {
+				if err := checkWorkloadParams(p); err != nil {
+					return usageError{err}
+				}
 				if err := p.Validate(); err != nil {
 					return usageError{err}
 				}
@@ -125,6 +130,9 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 			if _, _, embedded := resolveDSN(dsn); embedded && command != nil {
 				return usagef("-- COMMAND needs --dsn (or WRITEAMP_DSN, DATABASE_URL, PG*): the command must reach the database check measures")
 			}
+			if beforeConnect != nil && command == nil {
+				beforeConnect(p)
+			}
 			log := notesWriter(quiet)
 			ctx := cmd.Context()
 			t, err := connect(ctx, dsn, embedOpts{Allow: true}, log)
@@ -132,7 +140,7 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 				return exitError{code: exitUsage, err: err}
 			}
 			defer t.Close()
-			t.DB.SetMaxOpenConns(p.Concurrency + 3)
+			t.DB.SetMaxOpenConns(p.Concurrency + 4) // workers, schema lock, instrumentation, snapshots, migration
 			fmt.Fprintf(log, "checking on %s (%s)\n", t.Server, t.Where)
 			g := &check.Gate{DB: t.DB, Server: t.Server, Schema: schemaFiles, Migration: migFiles, Budgets: bs,
 				Command: command, Scope: collectors.Scope{Schemas: scope}, Params: p, Variant: variant, Log: log,
@@ -146,8 +154,8 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 				if err := out.JUnit(&jb, runErr); err != nil {
 					return err
 				}
-				if err := writeFileOrStdout(nil, junit, jb.Bytes()); err != nil {
-					return fmt.Errorf("--junit: %w", err)
+				if err := writeOutput(cmd.OutOrStdout(), "--junit", junit, jb.Bytes()); err != nil {
+					return err
 				}
 			}
 			if runErr != nil {
@@ -172,7 +180,7 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 				}
 				out.RenderVerdicts(&buf, format == "markdown")
 			}
-			if err := writeFileOrStdout(cmd.OutOrStdout(), output, buf.Bytes()); err != nil {
+			if err := writeOutput(cmd.OutOrStdout(), "--output", output, buf.Bytes()); err != nil {
 				return err
 			}
 			if resultFile != "" {
@@ -180,8 +188,8 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 				if err := reports.JSON(&rb, out.Result); err != nil {
 					return err
 				}
-				if err := writeFileOrStdout(nil, resultFile, rb.Bytes()); err != nil {
-					return fmt.Errorf("--result: %w", err)
+				if err := writeOutput(cmd.OutOrStdout(), "--result", resultFile, rb.Bytes()); err != nil {
+					return err
 				}
 			}
 			if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
@@ -208,7 +216,7 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 	f.StringVarP(&output, "output", "o", "", "write the report to this file instead of stdout")
 	f.StringVar(&junit, "junit", "", "also write a JUnit XML report (one test case per budget) to this file")
 	f.StringVar(&resultFile, "result", "", "also save the before/after result JSON (for writeamp plan) to this file")
-	f.StringSliceVar(&scope, "scope-schema", nil, "-- COMMAND only: measure the tables of these schemas (default: every user schema)")
+	listFlag(f, &scope, "scope-schema", "", nil, "-- COMMAND only: measure the tables of these schemas (default: every user schema)")
 	f.BoolVar(&showOutput, "show-output", false, "-- COMMAND only: pass the command's output to stderr (default: discarded)")
 	f.StringVar(&variant, "variant", "baseline", "built-in workload: the variant the migration is applied to ("+strings.Join(refreshtoken.Variants, "|")+")")
 	workloadFlags(f, &p, "built-in workload: ")
@@ -228,17 +236,7 @@ func appendStepSummary(path string, out *check.Outcome) error {
 	return appendText(path, buf.String())
 }
 
-func appendText(path, text string) error {
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.WriteString(text); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
+func appendText(path, text string) error { return safeio.Append(path, text) }
 
 // exitError carries a specific exit code to main (check: 1 = a budget was
 // exceeded, 2 = could not measure; doctor: 1 = something the refresh-token
@@ -250,30 +248,3 @@ type exitError struct {
 
 func (e exitError) Error() string { return e.err.Error() }
 func (e exitError) Unwrap() error { return e.err }
-
-// writeFileOrStdout writes a report to a file (whole, then renamed, so a
-// failure never leaves half a file) or to stdout for "" and "-".
-func writeFileOrStdout(stdout io.Writer, output string, data []byte) error {
-	if output == "" || output == "-" {
-		_, err := stdout.Write(data)
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(output), ".writeamp-*")
-	if err != nil {
-		return fmt.Errorf("%s: %w", output, err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("%s: %w", output, err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("%s: %w", output, err)
-	}
-	if err := os.Rename(tmp.Name(), output); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("%s: %w", output, err)
-	}
-	return nil
-}

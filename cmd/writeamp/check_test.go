@@ -10,7 +10,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 
@@ -204,5 +206,49 @@ func TestCheckRefusesBadInput(t *testing.T) {
 		if exitCode(err) != 2 || err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: exit %d, %v; want 2 and %q", c.args, exitCode(err), err, c.want)
 		}
+	}
+}
+
+// check -- COMMAND saved the command line raw in the result: a password in
+// a DSN argument went to the file people share. And a GITHUB_STEP_SUMMARY
+// that is a FIFO nobody reads hung check in open(2).
+func TestCheckCommandLineRedactedAndSummaryFIFODoesNotHang(t *testing.T) {
+	psql, err := exec.LookPath("psql")
+	if err != nil {
+		if testenv.CI() {
+			t.Fatal(err)
+		}
+		t.Skip("psql not installed")
+	}
+	dsn := scratchDB(t, "wa_test_check_redact")
+	u, _ := url.Parse(dsn)
+	u.User = url.UserPassword(u.User.Username(), "Secr3tPw") // trust auth takes any password
+	dir := t.TempDir()
+	m := write(t, dir, "m.sql", "create table t2 (id int);")
+	saved := filepath.Join(dir, "r.json")
+	if _, _, err := run(t, "check", "-q", "--dsn", dsn, "--migration", m, "--budget", "log_bytes<=+1000%", "--result", saved,
+		"--", psql, u.String(), "-XAtqc", "create table if not exists t1 (id int); insert into t1 values (1)"); err != nil && exitCode(err) != 1 {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(saved)
+	if strings.Contains(string(data), "Secr3tPw") || !strings.Contains(string(data), ":xxxxx@") {
+		t.Errorf("the result's command line shows the password:\n%.600s", data)
+	}
+	fifo := filepath.Join(dir, "summary")
+	syscall.Mkfifo(fifo, 0o644)
+	t.Setenv("GITHUB_STEP_SUMMARY", fifo)
+	bad := write(t, dir, "bad.sql", "this is not sql;")
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := run(t, "check", "-q", "--dsn", dsn, "--migration", bad, "--", psql, dsn, "-XAtqc", "select 1")
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if exitCode(err) != 2 {
+			t.Errorf("a failing migration: exit %d (%v), want 2", exitCode(err), err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("check hangs writing GITHUB_STEP_SUMMARY to a FIFO nobody reads")
 	}
 }

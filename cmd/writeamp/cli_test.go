@@ -22,6 +22,10 @@ func run(t *testing.T, args ...string) (string, string, error) {
 	return out.String(), errb.String(), err
 }
 
+// closedPG is a DSN nothing answers: a test that reaches it failed to
+// refuse its input before connecting.
+const closedPG = "postgres://u@127.0.0.1:1/d?sslmode=disable&connect_timeout=1"
+
 func TestBadInputIsAUsageErrorNamingTheFlag(t *testing.T) {
 	cases := []struct {
 		args []string
@@ -35,6 +39,19 @@ func TestBadInputIsAUsageErrorNamingTheFlag(t *testing.T) {
 		{[]string{"run", "--refresh-period", "soon"}, "refresh-period"},
 		{[]string{"run", "--dsn", "redis://localhost"}, "--dsn"},
 		{[]string{"run", "--dsn", "nonsense"}, "--dsn"},
+		// Numbers that would panic, overflow a column or run something
+		// other than what the report says, refused before connecting.
+		{[]string{"run", "--dsn", closedPG, "--logout-percent", "NaN"}, "--logout-percent"},
+		{[]string{"run", "--dsn", closedPG, "--logout-percent", "-Inf"}, "--logout-percent"},
+		{[]string{"run", "--dsn", closedPG, "--users-per-second", "NaN"}, "--users-per-second"},
+		{[]string{"run", "--dsn", closedPG, "--users-per-second", "+Inf"}, "--users-per-second"},
+		{[]string{"run", "--dsn", closedPG, "--users-per-second", "1e-300"}, "--users-per-second"},
+		{[]string{"run", "--dsn", closedPG, "--users-per-second", "5000"}, "--users-per-second"},
+		{[]string{"run", "--dsn", closedPG, "--refresh-period", "2562047h"}, "--refresh-period"},
+		{[]string{"run", "--dsn", closedPG, "--refresh-period", "500us"}, "--refresh-period"},
+		{[]string{"run", "--dsn", closedPG, "--logins", "99999999999999999999"}, "--logins"},
+		{[]string{"run", "--dsn", closedPG, "--logins", "2000000000"}, "--logins"},
+		{[]string{"check", "--dsn", closedPG, "--migration", "cli_test.go", "--logout-percent", "NaN"}, "--logout-percent"},
 	}
 	for _, c := range cases {
 		_, _, err := run(t, c.args...)
@@ -122,5 +139,38 @@ func TestGenWritesManPagesAndCompletions(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "man", "writeamp-gen.1")); err == nil {
 		t.Error("the hidden gen command must not get a man page")
+	}
+}
+
+// A '"' in a list flag is part of a name or label, or a one-line error
+// (pflag's CSV reading gave a multi-line parse error).
+func TestQuotesInListFlags(t *testing.T) {
+	a, b := savedRuns(t)
+	out, _, err := run(t, "compare", a, b, "--label", `before "v1",after "v2"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, `BEFORE "V1"`) || !strings.Contains(out, `AFTER "V2"`) {
+		t.Errorf("labels with quotes:\n%s", out)
+	}
+	out, _, err = run(t, "compare", a, b, "--label", `"a,b"`, "--label", `c`)
+	if err != nil || !strings.Contains(out, "A,B") {
+		t.Errorf("a quoted label keeps its comma: %v\n%s", err, out)
+	}
+	for _, args := range [][]string{
+		{"measure", "--dsn", closedPG, "--schema", `"unclosed`, "--", "true"},
+		{"snapshot", "--dsn", closedPG, "-o", "-", "--table", `"a`},
+		{"compare", a, b, "--label", `"x,y`},
+	} {
+		_, _, err := run(t, args...)
+		wantUsage(t, err, "never closed", args)
+	}
+}
+
+// A budget naming an unknown metric is refused before anything is measured.
+func TestCheckRefusesAnUnknownBudgetMetricBeforeConnecting(t *testing.T) {
+	_, _, err := run(t, "check", "--dsn", closedPG, "--migration", "cli_test.go", "--budget", "leaf_insert/op<=+0%")
+	if exitCode(err) != 2 || err == nil || !strings.Contains(err.Error(), "unknown metric") || strings.Contains(err.Error(), "connect") {
+		t.Errorf("exit %d: %v", exitCode(err), err)
 	}
 }

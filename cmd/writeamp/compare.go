@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -67,7 +66,7 @@ run's label or variant; a label that repeats gets its file name.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringSliceVar(&labels, "label", nil, "column labels, one per file in order (comma-separated or repeated)")
+	labelFlag(f, &labels, "label", "column labels, one per file in order (comma-separated or repeated)")
 	f.StringVar(&format, "format", "table", "output format: "+strings.Join(reports.Formats, "|"))
 	f.StringVarP(&output, "output", "o", "", "write the report to this file instead of stdout")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(reports.Formats, cobra.ShellCompDirectiveNoFileComp))
@@ -76,18 +75,11 @@ run's label or variant; a label that repeats gets its file name.`,
 
 // readResult reads a result file and says plainly what else it might be.
 func readResult(path string) (*result.Result, error) {
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("%s: no such file", path)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	if strings.Contains(string(data[:min(len(data), 200)]), `"kind": "writeamp-snapshot"`) {
-		return nil, fmt.Errorf("%s is a snapshot, not a result: turn two snapshots into a result with `writeamp diff before.json after.json --format json -o result.json`", path)
-	}
 	r, err := result.Read(path)
 	if err != nil {
+		if errors.Is(err, result.ErrSnapshot) {
+			return nil, fmt.Errorf("%s is a snapshot, not a result: turn two snapshots into a result with `writeamp diff before.json after.json --format json -o result.json`", path)
+		}
 		return nil, err
 	}
 	if len(r.Runs) == 0 {

@@ -137,7 +137,7 @@ func TestSweepMergeLabelsEachLevel(t *testing.T) {
 
 func TestMeasureExitsWithTheCommandsStatus(t *testing.T) {
 	dsn := testenv.DSN(t, "WRITEAMP_TEST_PG_DSN")
-	out, _, err := run(t, "measure", "-q", "--dsn", dsn, "--schema", "writeamp_nothing_here", "--", "sh", "-c", "echo from-the-command; exit 5")
+	out, _, err := run(t, "measure", "-q", "--dsn", dsn, "--schema", "public", "--", "sh", "-c", "echo from-the-command; exit 5")
 	var ee exitError
 	if !errors.As(err, &ee) || ee.code != 5 {
 		t.Errorf("want exit code 5 from the command, got %v", err)
@@ -145,7 +145,7 @@ func TestMeasureExitsWithTheCommandsStatus(t *testing.T) {
 	if !strings.Contains(out, "from-the-command") || !strings.Contains(out, "exit status") {
 		t.Errorf("the command's output and the report should both be on stdout:\n%s", out)
 	}
-	if _, _, err := run(t, "measure", "-q", "--dsn", dsn, "--schema", "writeamp_nothing_here", "--", "true"); err != nil {
+	if _, _, err := run(t, "measure", "-q", "--dsn", dsn, "--schema", "public", "--", "true"); err != nil {
 		t.Errorf("a successful command: %v", err)
 	}
 }

@@ -20,11 +20,16 @@ func newDoctorCmd() *cobra.Command {
 		Long: `doctor connects, probes the server and, for every collector of its dialect, says
 whether it is available or missing, why (version, extension, privilege, a setting
 such as STATISTICS_LEVEL or innodb_monitor_enable), and the exact statement that
-fixes it. It only reads: one trial snapshot in a read-only transaction.
+fixes it. It reads one trial snapshot in a read-only transaction, and tries
+what run does first: on PostgreSQL it creates a schema, a table and a row in
+a transaction it rolls back (a read-only session, a standby or a missing
+GRANT shows here, with the statement that fixes it for your user and
+database); on MySQL/MariaDB it creates a database and a table, writes a row
+and drops the database again. Nothing is left behind.
 
 "needed" items are those the refresh-token experiment has no headline numbers
 without. On PostgreSQL: wal_lsn (WAL bytes), pg_class, pg_stat_user_tables (rows,
-HOT), and CREATE on the database (the workload makes its own schema).
+HOT), and creating a schema and writing to it (the workload makes its own).
 pg_walinspect is optional: without it per-index leaf inserts are derived from the
 table counters (and labelled derived) instead of counted from the WAL.
 

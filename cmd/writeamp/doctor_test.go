@@ -60,3 +60,91 @@ func TestDoctorAsANonSuperuser(t *testing.T) {
 		t.Fatalf("superuser: %v\n%s", err, out)
 	}
 }
+
+// A role whose sessions are read-only (default_transaction_read_only = on):
+// doctor said ready (exit 0) and run then failed at CREATE SCHEMA with
+// <db>/<user> placeholders in its hint. Now doctor tries what run does
+// first and names the statement for this role; run's hint names it too.
+func TestDoctorAndRunOnAReadOnlyRole(t *testing.T) {
+	dsn := testenv.DSN(t, "WRITEAMP_TEST_PG_DSN")
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	testenv.Reachable(t, db, "PostgreSQL")
+	var dbname string
+	db.QueryRow("SELECT current_database()").Scan(&dbname)
+	role := fmt.Sprintf("wa_test_ro_%d", os.Getpid())
+	for _, q := range []string{"DROP ROLE IF EXISTS " + role, "CREATE ROLE " + role + " LOGIN PASSWORD 'ro-pw'",
+		"GRANT CREATE ON DATABASE " + dbname + " TO " + role, "ALTER ROLE " + role + " SET default_transaction_read_only = on"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	defer func() {
+		db.Exec("REVOKE CREATE ON DATABASE " + dbname + " FROM " + role)
+		db.Exec("DROP ROLE IF EXISTS " + role)
+	}()
+	u, _ := url.Parse(dsn)
+	u.User = url.UserPassword(role, "ro-pw")
+	before := catalogState(t, db)
+	out, _, err := run(t, "doctor", "--dsn", u.String())
+	if exitCode(err) != 1 {
+		t.Fatalf("doctor: exit %d (%v), want 1: run cannot create its schema\n%s", exitCode(err), err, out)
+	}
+	for _, want := range []string{"MISSING    create schema", "default_transaction_read_only = on (set by user)",
+		`ALTER ROLE "` + role + `" SET default_transaction_read_only = off`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor lacks %q:\n%s", want, out)
+		}
+	}
+	if after := catalogState(t, db); after != before {
+		t.Errorf("doctor left something: %s -> %s", before, after)
+	}
+	_, _, err = run(t, "run", "-q", "--dsn", u.String(), "--logins", "10", "--variants", "coarse")
+	if err == nil || !strings.Contains(err.Error(), `ALTER ROLE "`+role+`" SET default_transaction_read_only = off`) || strings.Contains(err.Error(), "<user>") {
+		t.Errorf("run's hint should name the role: %v", err)
+	}
+	// Without CREATE on the database the hint names both, no placeholders.
+	db.Exec("ALTER ROLE " + role + " RESET default_transaction_read_only")
+	db.Exec("REVOKE CREATE ON DATABASE " + dbname + " FROM " + role)
+	_, _, err = run(t, "run", "-q", "--dsn", u.String(), "--logins", "10", "--variants", "coarse")
+	if err == nil || !strings.Contains(err.Error(), `GRANT CREATE ON DATABASE "`+dbname+`" TO "`+role+`"`) {
+		t.Errorf("run's hint should name the database and the role: %v", err)
+	}
+}
+
+// On MariaDB doctor creates a database, a table and a row, and drops them:
+// root may, a user without privileges may not and is told the GRANT.
+func TestDoctorTriesTheSchemaOnMariaDB(t *testing.T) {
+	dsn := testenv.DSN(t, "WRITEAMP_TEST_MYSQL_DSN")
+	out, _, err := run(t, "doctor", "--dsn", dsn)
+	if err != nil || !strings.Contains(out, "available  create schema") {
+		t.Fatalf("root: %v\n%s", err, out)
+	}
+	u, _ := url.Parse(dsn)
+	db, err := sql.Open("mysql", u.User.Username()+"@tcp("+u.Host+")/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var left int
+	db.QueryRow(`SELECT count(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE 'writeamp\_doctor\_%'`).Scan(&left)
+	if left != 0 {
+		t.Errorf("doctor left %d databases", left)
+	}
+	// @localhost: a default MariaDB's anonymous ''@'localhost' would
+	// shadow a user @'%' connecting from here.
+	user := fmt.Sprintf("wa_doc_%d", os.Getpid())
+	db.Exec("DROP USER IF EXISTS '" + user + "'@'localhost'")
+	if _, err := db.Exec("CREATE USER '" + user + "'@'localhost' IDENTIFIED BY 'doc-pw'"); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Exec("DROP USER IF EXISTS '" + user + "'@'localhost'")
+	u.User = url.UserPassword(user, "doc-pw")
+	out, _, err = run(t, "doctor", "--dsn", u.String())
+	if exitCode(err) != 1 || !strings.Contains(out, "MISSING    create schema") || !strings.Contains(out, "GRANT CREATE, DROP, ALTER, INDEX, INSERT, UPDATE, DELETE, SELECT ON *.* TO '"+user+"'@'localhost'") {
+		t.Errorf("exit %d (%v):\n%s", exitCode(err), err, out)
+	}
+}

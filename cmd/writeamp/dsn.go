@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 
+	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/pgembed"
 )
@@ -128,4 +130,15 @@ func connect(ctx context.Context, dsnFlag string, embed embedOpts, log io.Writer
 	}
 	t.DB, t.Dialect, t.Server = db, d, srv
 	return t, nil
+}
+
+// resolveScope checks --schema/--table against the server's catalog by its
+// identifier rules; naming nothing that exists is bad input (exit 2).
+func resolveScope(ctx context.Context, t *target, sc collectors.Scope) (collectors.Scope, error) {
+	out, err := collectors.Resolve(ctx, t.DB, t.Server, sc)
+	var se *collectors.ScopeError
+	if errors.As(err, &se) {
+		return sc, usageError{err}
+	}
+	return out, err
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -12,11 +13,13 @@ import (
 
 // Exit codes, documented in the README.
 const (
-	exitOK     = 0
-	exitFailed = 1 // the measurement could not be completed
-	exitUsage  = 2 // bad flags or input
-	exitBudget = 1 // reserved for `check`: a budget was exceeded
-	_          = exitBudget
+	exitOK          = 0
+	exitFailed      = 1 // the measurement could not be completed
+	exitUsage       = 2 // bad flags or input
+	exitBudget      = 1 // reserved for `check`: a budget was exceeded
+	exitInterrupted = 130
+	exitBrokenPipe  = 141 // 128 + SIGPIPE, as a shell reports a command killed by it
+	_               = exitBudget
 )
 
 // usageError marks errors caused by what the user typed.
@@ -26,15 +29,64 @@ func (e usageError) Unwrap() error { return e.error }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
+var (
+	errInterrupted = errors.New("interrupted")
+	errBrokenPipe  = errors.New("output closed (broken pipe)")
+)
+
+// stop cancels the command's context the way Ctrl-C does; main sets it.
+var stop = func(error) {}
+
+// pipeGuard stops the command, as Ctrl-C would, when the reader of stdout or
+// stderr has gone (`writeamp run | head -2`): the run cleans up and exits
+// 141 instead of dying of SIGPIPE with its schema, extension or throwaway
+// server left behind.
+type pipeGuard struct{ w io.Writer }
+
+func (g pipeGuard) Write(p []byte) (int, error) {
+	n, err := g.w.Write(p)
+	if errors.Is(err, syscall.EPIPE) {
+		stop(errBrokenPipe)
+	}
+	return n, err
+}
+
+var stderr io.Writer = pipeGuard{os.Stderr}
+
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// SIGPIPE is ignored rather than caught: the kernel also raises it for a
+	// write to a database socket the server closed, which is a lost
+	// connection, not the user's reader going away. Ignored, a write to a
+	// closed stdout or stderr returns EPIPE, which pipeGuard turns into a stop.
+	signal.Ignore(syscall.SIGPIPE)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	stop = cancel
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s := <-sigs
+		// A second Ctrl-C ends writeamp at once: whatever it was doing
+		// (cleanup included) can be finished later by `writeamp clean` or
+		// the next run.
+		signal.Reset(os.Interrupt, syscall.SIGTERM)
+		fmt.Fprintf(stderr, "writeamp: %v: stopping and cleaning up (again to quit at once)\n", s)
+		cancel(errInterrupted)
+	}()
 	cmd := newRoot()
+	cmd.SetOut(pipeGuard{os.Stdout})
+	cmd.SetErr(stderr)
 	err := cmd.ExecuteContext(ctx)
 	if err == nil {
 		return
 	}
-	fmt.Fprintln(os.Stderr, "writeamp: "+err.Error())
+	// Only pipeGuard's EPIPE: a database socket the server closed also
+	// fails with EPIPE, and that is a lost connection (exit 1).
+	if errors.Is(context.Cause(ctx), errBrokenPipe) {
+		// Nobody reads the output any more: say so where it may still be read.
+		fmt.Fprintln(stderr, "writeamp: "+errBrokenPipe.Error()+"; stopped after cleaning up")
+		os.Exit(exitBrokenPipe)
+	}
+	fmt.Fprintln(stderr, "writeamp: "+err.Error())
 	var ee exitError // check and doctor: their own documented codes
 	if errors.As(err, &ee) && ctx.Err() == nil {
 		os.Exit(ee.code)
@@ -44,7 +96,7 @@ func main() {
 		os.Exit(exitUsage)
 	}
 	if ctx.Err() != nil {
-		os.Exit(130)
+		os.Exit(exitInterrupted)
 	}
 	os.Exit(exitFailed)
 }

@@ -29,7 +29,11 @@ published their statistics, snapshots again and reports the difference.
 --schema and --table limit the tables and indexes shown. On MySQL/MariaDB
 the database the DSN names is the default --schema (PostgreSQL and SQL
 Server connections see only their database anyway); --schema '*' shows every
-database. The database-wide
+database. Names are read as the database reads them: PostgreSQL folds an
+unquoted name to lower case and takes a "quoted" one exactly, Oracle folds
+to upper case, MySQL/MariaDB and SQL Server compare by the server's case
+setting. A name that matches nothing is an error (exit 2) listing what
+exists. The database-wide
 numbers (log bytes, records, full-page images) always stay, and where the
 server can tell (PostgreSQL with pg_walinspect) the report says how much of
 the log the scoped objects account for.
@@ -69,10 +73,14 @@ command and the numbers up to then are reported.`,
 				return err
 			}
 			defer t.Close()
+			scope, err := resolveScope(ctx, t, measure.DefaultScope(t.Server, collectors.Scope{Schemas: schemas, Tables: tables}))
+			if err != nil {
+				return err
+			}
 			fmt.Fprintf(log, "measuring on %s (%s)\n", t.Server, t.Where)
 			w := &measure.Wrapped{
 				DB: t.DB, Server: t.Server, Command: args, Label: label,
-				Scope:      measure.DefaultScope(t.Server, collectors.Scope{Schemas: schemas, Tables: tables}),
+				Scope:      scope,
 				Operations: ops, OperationName: opName,
 				Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(), Log: log,
 			}
@@ -96,8 +104,8 @@ command and the numbers up to then are reported.`,
 	f := cmd.Flags()
 	f.SetInterspersed(false) // everything after the first argument belongs to the command
 	f.StringVar(&dsn, "dsn", "", "database URL (postgres://..., mysql://..., sqlserver://..., oracle://...); default: WRITEAMP_DSN, DATABASE_URL or PG* variables")
-	f.StringSliceVar(&schemas, "schema", nil, "only show tables and indexes in these schemas (repeatable, comma-separated; MySQL/MariaDB default: the DSN's database; '*' for all)")
-	f.StringSliceVar(&tables, "table", nil, "only show these tables and their indexes (name or schema.name; repeatable)")
+	listFlag(f, &schemas, "schema", "", nil, "only show tables and indexes in these schemas (repeatable, comma-separated; \"Quoted\" names are exact; MySQL/MariaDB default: the DSN's database; '*' for all)")
+	listFlag(f, &tables, "table", "", nil, "only show these tables and their indexes (name or schema.name; repeatable, comma-separated; \"Quoted\" names are exact)")
 	f.StringVar(&label, "label", "", "name of this run in reports (default: the command's name)")
 	f.Int64Var(&ops, "operations", 0, "how many operations the command performed, to normalize per operation (default: per row changed)")
 	f.StringVar(&opName, "operation-name", "operations", "what one --operations is called, plural (e.g. transactions)")

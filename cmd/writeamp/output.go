@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/mattn/go-isatty"
 	"github.com/schollz/progressbar/v3"
 
+	"github.com/writeamp/writeamp/internal/safeio"
 	"github.com/writeamp/writeamp/reports"
 	"github.com/writeamp/writeamp/result"
 	"github.com/writeamp/writeamp/workloads"
@@ -22,7 +22,7 @@ func notesWriter(quiet bool) io.Writer {
 	if quiet {
 		return io.Discard
 	}
-	return os.Stderr
+	return stderr
 }
 
 func stderrIsTerminal() bool {
@@ -67,35 +67,31 @@ func (b *barProgress) Add(n int) {
 	b.mu.Unlock()
 }
 
-// emit renders the result to --output (written whole, then renamed, so a
-// failure never leaves half a file) or to stdout.
+// emit renders the result to --output, or to stdout for "" and "-".
 func emit(stdout io.Writer, format, output string, res *result.Result) error {
 	var buf bytes.Buffer
 	color := output == "" && format == "table" && stdoutIsTerminal() && os.Getenv("NO_COLOR") == ""
 	if err := reports.Render(&buf, format, res, reports.Options{Color: color}); err != nil {
 		return err
 	}
+	return writeOutput(stdout, "--output", output, buf.Bytes())
+}
+
+// writeOutput is the one way a command writes a report or file it was asked
+// for: stdout for "" and "-", else safeio.WriteFile (whole or not at all,
+// through symlinks, FIFOs and devices instead of replacing them, the file's
+// mode kept, new files by the umask).
+// flag names the option in errors.
+func writeOutput(stdout io.Writer, flag, output string, data []byte) error {
 	if output == "" || output == "-" {
-		_, err := stdout.Write(buf.Bytes())
+		if stdout == nil {
+			stdout = os.Stdout
+		}
+		_, err := stdout.Write(data)
 		return err
 	}
-	dir := filepath.Dir(output)
-	tmp, err := os.CreateTemp(dir, ".writeamp-*")
-	if err != nil {
-		return fmt.Errorf("--output: %w", err)
-	}
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("--output: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("--output: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), output); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("--output: %w", err)
+	if err := safeio.WriteFile(output, data); err != nil {
+		return fmt.Errorf("%s: %w", flag, err)
 	}
 	return nil
 }

@@ -91,12 +91,12 @@ in capacity/ceilings.json: ` + strings.Join(capacity.CeilingNames(), ", ") + `).
 			if format != "json" {
 				fmt.Fprintf(&buf, "\nfrom %s (%s, measured %s)\n", args[0], res.Server.Name, orUnknown(res.CreatedAt))
 			}
-			return writeFileOrStdout(cmd.OutOrStdout(), output, buf.Bytes())
+			return writeOutput(cmd.OutOrStdout(), "--output", output, buf.Bytes())
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&rateText, "rate", "", "rate of the main operation, or OPERATION=RATE: "+capacity.RateGrammar)
-	f.StringSliceVar(&ceilings, "ceiling", nil, "log-rate ceiling: a name ("+strings.Join(capacity.CeilingNames(), ", ")+") or a rate such as 50MiB/s; repeatable")
+	listFlag(f, &ceilings, "ceiling", "", nil, "log-rate ceiling: a name ("+strings.Join(capacity.CeilingNames(), ", ")+") or a rate such as 50MiB/s; repeatable")
 	f.IntVar(&vcores, "vcores", 0, "vCores for a per-vCore ceiling (azure-sql-gp, azure-sql-mi-bc); default: the ceiling's maximum")
 	f.StringVar(&format, "format", "table", "output format: table|markdown|json")
 	f.StringVarP(&output, "output", "o", "", "write to this file instead of stdout")

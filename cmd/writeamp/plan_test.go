@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -67,5 +69,23 @@ func TestPlanRefusesBadInput(t *testing.T) {
 		if exitCode(err) != 2 || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: exit %d, %v; want a usage error naming %q", c.args, exitCode(err), err, c.want)
 		}
+	}
+}
+
+// plan on a hand-edited result with a negative counter is bad input (exit 2)
+// naming the file and the field, not "-64.4 GB/day".
+func TestPlanRefusesNegativeCounters(t *testing.T) {
+	a, _ := savedRuns(t)
+	data, _ := os.ReadFile(a)
+	edited := strings.Replace(string(data), `"log_bytes":{"value":`, `"log_bytes":{"value":-`, 1)
+	if edited == string(data) {
+		t.Fatal("fixture has no log_bytes to edit")
+	}
+	p := filepath.Join(t.TempDir(), "neg.json")
+	os.WriteFile(p, []byte(edited), 0o644)
+	out, _, err := run(t, "plan", p, "--rate", "500/s")
+	wantUsage(t, err, "database.log_bytes", []string{"plan", p})
+	if strings.Contains(out, "GB/day") {
+		t.Errorf("a projection was printed from the edited file:\n%s", out)
 	}
 }

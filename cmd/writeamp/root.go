@@ -35,7 +35,7 @@ Every number says where it came from and whether it is exact or derived.`,
 		return usageError{err}
 	})
 	root.AddCommand(newRunCmd(), newVersionCmd(), newMeasureCmd(), newSnapshotCmd(), newDiffCmd(), newCompareCmd())
-	root.AddCommand(newCheckCmd(), newPlanCmd(), newDoctorCmd())
+	root.AddCommand(newCheckCmd(), newPlanCmd(), newDoctorCmd(), newCleanCmd())
 	root.AddCommand(newGenCmd(root))
 	return root
 }

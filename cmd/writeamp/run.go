@@ -68,6 +68,9 @@ does not sleep, so a 300-second scenario runs as fast as the database allows.`,
 				return usageError{err}
 			}
 			p.Concurrency = levels[0]
+			if err := checkWorkloadParams(p); err != nil {
+				return usageError{err}
+			}
 			if err := p.Validate(); err != nil {
 				return usageError{err}
 			}
@@ -83,6 +86,9 @@ does not sleep, so a 300-second scenario runs as fast as the database allows.`,
 			if err != nil {
 				return err
 			}
+			if beforeConnect != nil {
+				beforeConnect(p)
+			}
 			log := notesWriter(quiet)
 			ctx := cmd.Context()
 			t, err := connect(ctx, dsn, embedOpts{Allow: true, Bin: bin}, log)
@@ -91,8 +97,10 @@ does not sleep, so a 300-second scenario runs as fast as the database allows.`,
 			}
 			defer t.Close()
 			top := slices.Max(levels)
-			t.DB.SetMaxOpenConns(top + 2)
-			t.DB.SetMaxIdleConns(top + 2)
+			// Workers, plus the sessions that hold the schema's lock and the
+			// window's instrumentation for the whole run, plus snapshots.
+			t.DB.SetMaxOpenConns(top + 3)
+			t.DB.SetMaxIdleConns(top + 3)
 			fmt.Fprintf(log, "measuring on %s (%s)\n", t.Server, t.Where)
 			var res *result.Result
 			var runErr error
@@ -133,7 +141,7 @@ does not sleep, so a 300-second scenario runs as fast as the database allows.`,
 	f.StringVar(&pgBin, "pg-bin", "", "server binaries (the bin directory holding initdb and postgres) of the throwaway PostgreSQL, to measure on a chosen major version; default: WRITEAMP_PG_BIN, else the newest found on this machine")
 	workloadFlags(f, &p, "")
 	f.StringVar(&concurrency, "concurrency", strconv.Itoa(p.Concurrency), "workers, each on its own connection (1 reproduces the reference run's one-at-a-time load; more adds contention); a list such as 1,8,32 sweeps the levels, each a column")
-	f.StringSliceVar(&variants, "variants", refreshtoken.Variants, "variants to measure, in order: "+strings.Join(refreshtoken.Variants, ","))
+	listFlag(f, &variants, "variants", "", refreshtoken.Variants, "variants to measure, in order: "+strings.Join(refreshtoken.Variants, ","))
 	f.StringVar(&format, "format", "table", "output format: "+strings.Join(reports.Formats, "|"))
 	f.StringVarP(&output, "output", "o", "", "write the report to this file instead of stdout")
 	f.BoolVar(&noPipe, "no-pipeline", false, "send each statement and wait for it (default: one round trip per transaction where the driver can pipeline)")
@@ -143,6 +151,10 @@ does not sleep, so a 300-second scenario runs as fast as the database allows.`,
 	_ = cmd.RegisterFlagCompletionFunc("variants", cobra.FixedCompletions(refreshtoken.Variants, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
+
+// beforeConnect, when set (FuzzCLIFlags), sees the workload parameters a
+// command accepted, before it connects.
+var beforeConnect func(refreshtoken.Params)
 
 // parseLevels reads --concurrency: one level, or a comma-separated sweep.
 func parseLevels(s string) ([]int, error) {

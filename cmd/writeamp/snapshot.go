@@ -107,13 +107,17 @@ On MySQL/MariaDB the default --schema is the database the DSN names;
 					}
 				}
 			}
+			scope, err := resolveScope(ctx, t, measure.DefaultScope(t.Server, collectors.Scope{Schemas: schemas, Tables: tables}))
+			if err != nil {
+				return err
+			}
 			slot, release := reserveWAL(ctx, t, holdWAL, log)
 			defer func() {
 				if !written {
 					release() // no file, so no diff would ever drop the slot
 				}
 			}()
-			snap, err := set.Take(ctx, t.DB, t.Server, measure.DefaultScope(t.Server, collectors.Scope{Schemas: schemas, Tables: tables}))
+			snap, err := set.Take(ctx, t.DB, t.Server, scope)
 			if err != nil {
 				return err
 			}
@@ -132,7 +136,7 @@ On MySQL/MariaDB the default --schema is the database the DSN names;
 			if err := file.Write(&buf); err != nil {
 				return err
 			}
-			if err := writeFileOrStdout(cmd.OutOrStdout(), output, buf.Bytes()); err != nil {
+			if err := writeOutput(cmd.OutOrStdout(), "--output", output, buf.Bytes()); err != nil {
 				return err
 			}
 			written = true
@@ -149,8 +153,8 @@ On MySQL/MariaDB the default --schema is the database the DSN names;
 	f := cmd.Flags()
 	f.StringVar(&dsn, "dsn", "", "database URL; default: WRITEAMP_DSN, DATABASE_URL or PG* variables")
 	f.StringVarP(&output, "output", "o", "", "file to write the snapshot to (- for stdout)")
-	f.StringSliceVar(&schemas, "schema", nil, "only read tables and indexes in these schemas (MySQL/MariaDB default: the DSN's database; '*' for all)")
-	f.StringSliceVar(&tables, "table", nil, "only read these tables and their indexes (name or schema.name)")
+	listFlag(f, &schemas, "schema", "", nil, "only read tables and indexes in these schemas (MySQL/MariaDB default: the DSN's database; '*' for all)")
+	listFlag(f, &tables, "table", "", nil, "only read these tables and their indexes (name or schema.name)")
 	f.BoolVar(&checkpoint, "checkpoint", false, "run CHECKPOINT before reading (PostgreSQL; needs pg_checkpoint or superuser)")
 	f.BoolVar(&holdWAL, "hold-wal", true, "keep the server's WAL from this snapshot until the diff reads it (PostgreSQL: a replication slot, needs REPLICATION; diff --dsn drops it)")
 	f.BoolVar(&enableMonitors, "enable-monitors", false, "turn on the InnoDB monitors that are off, until writeamp diff --dsn turns them off (MySQL/MariaDB; needs SUPER / SYSTEM_VARIABLES_ADMIN)")

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"fmt"
+	"math"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -27,4 +30,45 @@ func workloadFlags(f *pflag.FlagSet, p *refreshtoken.Params, prefix string) {
 	f.StringVar(&p.BucketFunction, "bucket-function", p.BucketFunction, prefix+"how a session gets its SESSION_BUCKET (coarse variant): "+strings.Join(refreshtoken.BucketFunctions, "|"))
 	f.StringVar(&p.BucketPosition, "bucket-position", p.BucketPosition, prefix+"where SESSION_BUCKET sits in the 26.8 expiration indexes: "+strings.Join(refreshtoken.BucketPositions, "|"))
 	f.StringVar(&p.CSSUserSessionIndex, "css-user-session-index", p.CSSUserSessionIndex, prefix+"whether 26.8 drops IDX_OFFLINE_CSS_BY_USER_SESSION_AND_OFFLINE: "+strings.Join(refreshtoken.CSSUserSessionIndexs, "|"))
+}
+
+// Limits of the refresh-token workload's knobs beyond Params.Validate: what
+// the workload writes must fit its columns, and the simulated clock must run
+// the scenario the report states.
+const (
+	// maxLogins bounds the plan, which picks the sessions that log out from
+	// a permutation of every login (8 bytes each).
+	maxLogins = 10_000_000
+	// maxScenarioSeconds: created_on, last_session_refresh and timestamp are
+	// int columns (int4, as in Keycloak's schema) counting seconds from
+	// refreshtoken.Epoch, so the whole scenario must end by 2038-01-19.
+	maxScenarioSeconds = math.MaxInt32 - refreshtoken.Epoch
+)
+
+// checkWorkloadParams refuses values that would panic, overflow a column or
+// run something other than what the report says: NaN and infinities, rates
+// finer than the simulated clock's millisecond, and scenarios whose
+// timestamps leave the int columns. It runs before connecting.
+func checkWorkloadParams(p refreshtoken.Params) error {
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+	switch {
+	case !finite(p.LogoutPercent) || p.LogoutPercent < 0 || p.LogoutPercent > 100:
+		return fmt.Errorf("--logout-percent must be a number from 0 to 100 (got %g)", p.LogoutPercent)
+	case !finite(p.UsersPerSecond) || p.UsersPerSecond <= 0:
+		return fmt.Errorf("--users-per-second must be a positive number (got %g)", p.UsersPerSecond)
+	case p.UsersPerSecond > 1000:
+		return fmt.Errorf("--users-per-second must be at most 1000: the simulated clock counts milliseconds, so faster arrivals would all land at once (got %g)", p.UsersPerSecond)
+	case p.RefreshPeriod < time.Millisecond || p.RefreshPeriod%time.Millisecond != 0:
+		return fmt.Errorf("--refresh-period must be a whole number of milliseconds, at least 1ms: the simulated clock counts milliseconds (got %s)", p.RefreshPeriod)
+	case p.Logins > maxLogins:
+		return fmt.Errorf("--logins must be at most %d (got %d)", maxLogins, p.Logins)
+	case p.RefreshesPerLogin > math.MaxInt32:
+		return fmt.Errorf("--refreshes-per-login must be at most %d: VERSION is an int column counting them (got %d)", math.MaxInt32, p.RefreshesPerLogin)
+	}
+	arrival := 1 / p.UsersPerSecond
+	span := float64(max(p.Logins-1, 0))*arrival + p.FirstRefreshAfter.Seconds() + float64(p.RefreshesPerLogin)*p.RefreshPeriod.Seconds()
+	if limit := float64(maxScenarioSeconds); arrival > limit || span > limit {
+		return fmt.Errorf("--logins, --users-per-second, --refreshes-per-login and --refresh-period give a scenario of %.3g simulated seconds: its timestamps are int seconds from 2026-01-01 and must end by 2038-01-19 (at most %d s)", span, int64(maxScenarioSeconds))
+	}
+	return nil
 }

@@ -3,10 +3,10 @@ package mysql
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/writeamp/writeamp/dialects"
@@ -194,15 +194,15 @@ type MonitorRestore struct {
 
 // enableMonitors turns on the counters that are off, one by one, and
 // returns what restores them; nil when nothing was off.
-func enableMonitors(ctx context.Context, db *sql.DB, s *dialects.Server) (*MonitorRestore, error) {
+func enableMonitors(ctx context.Context, q dialects.Querier, s *dialects.Server) (*MonitorRestore, error) {
 	v := s.VersionNum
-	on, err := monitorState(ctx, db, *s)
+	on, err := monitorState(ctx, q, *s)
 	if err != nil {
 		return nil, fmt.Errorf("read the monitors' state: %w", err)
 	}
 	r := &MonitorRestore{}
 	var enVar, disVar sql.NullString
-	if err := db.QueryRowContext(ctx, queries.MustGet(Name, "monitor_vars", v)).Scan(&enVar, &disVar); err != nil {
+	if err := q.QueryRowContext(ctx, queries.MustGet(Name, "monitor_vars", v)).Scan(&enVar, &disVar); err != nil {
 		return nil, fmt.Errorf("read innodb_monitor_enable: %w", err)
 	}
 	r.EnableVarNull, r.DisableVarNull = !enVar.Valid, !disVar.Valid
@@ -210,9 +210,9 @@ func enableMonitors(ctx context.Context, db *sql.DB, s *dialects.Server) (*Monit
 		if on[n] {
 			continue
 		}
-		if _, err := db.ExecContext(ctx, queries.MustGet(Name, "monitor_enable", v), n); err != nil {
+		if _, err := q.ExecContext(ctx, queries.MustGet(Name, "monitor_enable", v), n); err != nil {
 			if len(r.Enabled) > 0 {
-				err = errors.Join(err, RestoreMonitors(context.WithoutCancel(ctx), db, *s, r))
+				err = errors.Join(err, RestoreMonitors(context.WithoutCancel(ctx), q, *s, r))
 			}
 			return nil, err
 		}
@@ -224,26 +224,36 @@ func enableMonitors(ctx context.Context, db *sql.DB, s *dialects.Server) (*Monit
 	return r, nil
 }
 
-// RestoreMonitors turns off exactly the counters writeamp turned on and puts
-// the variables' text back to NULL where it was NULL.
-func RestoreMonitors(ctx context.Context, db *sql.DB, s dialects.Server, r *MonitorRestore) error {
+// RestoreMonitors turns off exactly the counters writeamp turned on, puts
+// the variables' text back to NULL where it was NULL, and says the counters
+// are off again: Caps is a map shared by every copy of the Server, and a
+// later window must not read stale counters.
+func RestoreMonitors(ctx context.Context, q dialects.Querier, s dialects.Server, r *MonitorRestore) error {
 	if r == nil {
 		return nil
 	}
 	v := s.VersionNum
 	var errs []error
 	for _, n := range r.Enabled {
-		if _, err := db.ExecContext(ctx, queries.MustGet(Name, "monitor_disable", v), n); err != nil {
+		if _, err := q.ExecContext(ctx, queries.MustGet(Name, "monitor_disable", v), n); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", n, err))
+		}
+		for _, set := range []struct {
+			c     string
+			names []string
+		}{{CapIndexMonitor, IndexMonitors}, {CapTrxMonitor, TrxMonitors}} {
+			if slices.Contains(set.names, n) {
+				s.Set(set.c, false, MonitorReason(s, set.names))
+			}
 		}
 	}
 	if r.EnableVarNull {
-		if _, err := db.ExecContext(ctx, queries.MustGet(Name, "monitor_enable_var_default", v)); err != nil {
+		if _, err := q.ExecContext(ctx, queries.MustGet(Name, "monitor_enable_var_default", v)); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if r.DisableVarNull {
-		if _, err := db.ExecContext(ctx, queries.MustGet(Name, "monitor_disable_var_default", v)); err != nil {
+		if _, err := q.ExecContext(ctx, queries.MustGet(Name, "monitor_disable_var_default", v)); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -253,63 +263,17 @@ func RestoreMonitors(ctx context.Context, db *sql.DB, s dialects.Server, r *Moni
 	return nil
 }
 
-// Instrument turns on the counters that are off for the measured window when
-// this login may; the undo turns exactly those off again.
-func (d Dialect) Instrument(ctx context.Context, db *sql.DB, s *dialects.Server) (func(context.Context) error, []string) {
-	state, notes := d.InstrumentState(ctx, db, s)
-	if state == "" {
-		return nil, notes
-	}
-	return func(ctx context.Context) error { return d.RestoreState(ctx, db, *s, state) }, notes
-}
-
-// InstrumentState is Instrument with the undo as data, so that the counters
-// can stay on from `snapshot --enable-monitors` to `diff`.
-func (Dialect) InstrumentState(ctx context.Context, db *sql.DB, s *dialects.Server) (string, []string) {
-	if !s.Has(CapInnodbMetrics) || (s.Has(CapIndexMonitor) && s.Has(CapTrxMonitor)) {
-		return "", nil
-	}
-	r, err := enableMonitors(ctx, db, s)
-	if err != nil {
-		if pe := AsPrivilegeError(err, *s, MonitorPrivilege(*s), fmt.Sprintf("GRANT %s ON *.* TO %s", MonitorPrivilege(*s), s.Prop(PropHostUser))); pe != nil {
-			s.Set(CapMonitorAdmin, false, "SET GLOBAL innodb_monitor_enable was refused: "+err.Error())
-			for c, names := range map[string][]string{CapIndexMonitor: IndexMonitors, CapTrxMonitor: TrxMonitors} {
-				if !s.Has(c) {
-					s.Set(c, false, MonitorReason(*s, names))
-				}
-			}
-			return "", []string{"page splits, merges and transaction counts are unavailable: " + MonitorReason(*s, Monitors())}
-		}
-		return "", []string{"InnoDB monitors: " + err.Error()}
-	}
-	s.Set(CapIndexMonitor, true, "")
-	s.Set(CapTrxMonitor, true, "")
-	if r == nil {
-		return "", nil
-	}
-	state, _ := json.Marshal(r)
-	return string(state), []string{"InnoDB monitors " + strings.Join(r.Enabled, ", ") + " were off and are on for the measured window; they are turned off again afterwards"}
-}
-
-// RestoreState undoes InstrumentState, and says the counters are off again:
-// Caps is a map shared by every copy of the Server, and a later window must
-// not read stale counters.
-func (Dialect) RestoreState(ctx context.Context, db *sql.DB, s dialects.Server, state string) error {
-	var r MonitorRestore
-	if err := json.Unmarshal([]byte(state), &r); err != nil {
-		return fmt.Errorf("mysql: the recorded InnoDB monitor state is damaged: %w", err)
-	}
-	for _, n := range r.Enabled {
-		for _, set := range []struct {
-			c     string
-			names []string
-		}{{CapIndexMonitor, IndexMonitors}, {CapTrxMonitor, TrxMonitors}} {
-			for _, m := range set.names {
-				if m == n {
-					s.Set(set.c, false, MonitorReason(s, set.names))
-				}
+// enableNotes says what happened when enabling failed: a refused SET
+// GLOBAL names the privilege, anything else is passed on.
+func enableFailed(s *dialects.Server, err error) []string {
+	if pe := AsPrivilegeError(err, *s, MonitorPrivilege(*s), fmt.Sprintf("GRANT %s ON *.* TO %s", MonitorPrivilege(*s), s.Prop(PropHostUser))); pe != nil {
+		s.Set(CapMonitorAdmin, false, "SET GLOBAL innodb_monitor_enable was refused: "+err.Error())
+		for c, names := range map[string][]string{CapIndexMonitor: IndexMonitors, CapTrxMonitor: TrxMonitors} {
+			if !s.Has(c) {
+				s.Set(c, false, MonitorReason(*s, names))
 			}
 		}
+		return []string{"page splits, merges and transaction counts are unavailable: " + MonitorReason(*s, Monitors())}
 	}
-	return RestoreMonitors(ctx, db, s, &r)
+	return []string{"InnoDB monitors: " + err.Error()}
 }

@@ -118,8 +118,8 @@ var ConnectTimeout = 10 * time.Second
 // user:pass@tcp(host:3306)/db?params.
 func Config(dsn string) (*driver.Config, error) {
 	var cfg *driver.Config
-	if scheme, rest, ok := strings.Cut(dsn, "://"); ok && !strings.Contains(scheme, "@") {
-		c, err := fromURL(strings.ToLower(scheme), rest, dsn)
+	if scheme, rest, ok := urlForm(dsn); ok {
+		c, err := fromURL(scheme, rest, dsn)
 		if err != nil {
 			return nil, err
 		}
@@ -127,7 +127,7 @@ func Config(dsn string) (*driver.Config, error) {
 	} else {
 		c, err := driver.ParseDSN(dsn)
 		if err != nil {
-			return nil, fmt.Errorf("--dsn: %s (expected mysql://user[:password]@host:3306/database or user[:password]@tcp(host:3306)/database)", redactText(err.Error(), dsn))
+			return nil, fmt.Errorf("--dsn: %s (expected mysql://user[:password]@host:3306/database or user[:password]@tcp(host:3306)/database)", dialects.ParseErrorText(err))
 		}
 		cfg = c
 	}
@@ -144,13 +144,18 @@ type nopLogger struct{}
 
 func (nopLogger) Print(...any) {}
 
+// urlForm reports a mysql:// or mariadb:// URL; anything else is the
+// driver's form, whose password may itself hold "://".
+func urlForm(dsn string) (scheme, rest string, ok bool) {
+	scheme, rest, ok = strings.Cut(dsn, "://")
+	scheme = strings.ToLower(scheme)
+	return scheme, rest, ok && (scheme == "mysql" || scheme == "mariadb")
+}
+
 func fromURL(scheme, rest, dsn string) (*driver.Config, error) {
-	if scheme != "mysql" && scheme != "mariadb" {
-		return nil, fmt.Errorf("--dsn: scheme %q is not mysql:// or mariadb://", scheme)
-	}
 	u, err := url.Parse("mysql://" + rest)
 	if err != nil {
-		return nil, fmt.Errorf("--dsn: cannot parse the URL %s: %s", redactURL(dsn), redactText(errText(err), dsn))
+		return nil, fmt.Errorf("--dsn: cannot parse the URL: %s (percent-encode @ : / %% ? # & in a password, e.g. %%40 for @)", dialects.ParseErrorText(err))
 	}
 	q := u.Query()
 	cfg := driver.NewConfig()
@@ -162,7 +167,7 @@ func fromURL(scheme, rest, dsn string) (*driver.Config, error) {
 	if enc := q.Encode(); enc != "" {
 		pc, err := driver.ParseDSN("/?" + enc)
 		if err != nil {
-			return nil, fmt.Errorf("--dsn: %s", redactText(err.Error(), dsn))
+			return nil, fmt.Errorf("--dsn: %s", dialects.ParseErrorText(err))
 		}
 		cfg = pc
 	}
@@ -170,7 +175,9 @@ func fromURL(scheme, rest, dsn string) (*driver.Config, error) {
 	cfg.Passwd, _ = u.User.Password()
 	cfg.DBName = strings.TrimPrefix(u.Path, "/")
 	if strings.Contains(cfg.DBName, "/") {
-		return nil, fmt.Errorf("--dsn: database name %q contains '/'", cfg.DBName)
+		// Not quoted: with an unencoded '/' in the password, the "database
+		// name" is the password's tail.
+		return nil, fmt.Errorf("--dsn: the database name contains '/' (percent-encode / and @ in a password: %%2F, %%40)")
 	}
 	switch {
 	case socket != "":
@@ -185,19 +192,11 @@ func fromURL(scheme, rest, dsn string) (*driver.Config, error) {
 			port = "3306"
 		}
 		if _, err := strconv.Atoi(port); err != nil {
-			return nil, fmt.Errorf("--dsn: port %q is not a number", port)
+			return nil, fmt.Errorf("--dsn: the port is not a number (percent-encode : / @ in a password: %%3A, %%2F, %%40)")
 		}
 		cfg.Net, cfg.Addr = "tcp", net.JoinHostPort(host, port)
 	}
 	return cfg, nil
-}
-
-func errText(err error) string {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return ue.Err.Error()
-	}
-	return err.Error()
 }
 
 // Open connects and checks the server answers, with a bounded timeout.
@@ -213,13 +212,40 @@ func (d Dialect) Open(ctx context.Context, dsn string) (*sql.DB, error) {
 	}
 	conn, err := driver.NewConnector(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("mysql: %s", redactText(err.Error(), dsn))
+		return nil, fmt.Errorf("mysql: %s", dialects.ParseErrorText(err))
 	}
 	db := sql.OpenDB(conn)
 	if err := dialects.PingWithin(ctx, db, ConnectTimeout); err != nil {
-		return nil, fmt.Errorf("mysql: cannot connect to %s: %s", d.Redact(dsn), redactText(err.Error(), dsn))
+		// The driver names the user and host in connect errors, never the
+		// password (TestConnectErrorsDoNotDependOnThePassword).
+		return nil, fmt.Errorf("mysql: cannot connect to %s: %w", d.Redact(dsn), err)
 	}
 	return db, nil
+}
+
+// Redact hides the password of a URL or driver-form DSN, found where the
+// driver finds it: in the driver form user:password@net(addr)/db?params the
+// database follows the last '/', the user info ends at the last '@' before
+// it, and the password is everything after the user info's first ':'.
+func (Dialect) Redact(dsn string) string { return Redact(dsn) }
+
+// Redact hides the password of a DSN.
+func Redact(dsn string) string {
+	if _, _, ok := urlForm(dsn); ok {
+		return dialects.RedactURL(dsn)
+	}
+	head, tail := dsn, ""
+	if slash := strings.LastIndexByte(dsn, '/'); slash >= 0 {
+		head, tail = dsn[:slash], dsn[slash:]
+	}
+	at := strings.LastIndexByte(head, '@')
+	if at < 0 {
+		return dsn
+	}
+	if user, _, hasPw := strings.Cut(head[:at], ":"); hasPw {
+		return user + ":" + dialects.Mask + head[at:] + tail
+	}
+	return dsn
 }
 
 var versionRE = regexp.MustCompile(`(\d+)\.(\d+)\.(\d+)`)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/DATA-DOG/go-sqlmock"
+	driver "github.com/go-sql-driver/mysql"
 
 	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/queries"
@@ -305,10 +306,18 @@ func TestInstrumentMySQLRestoresOnlyWhatWasOff(t *testing.T) {
 	s := dialects.Server{Dialect: Name, Flavor: FlavorMySQL, VersionNum: v}
 	s.Set(CapInnodbMetrics, true, "")
 	s.Set(CapIndexMonitor, false, "off")
+	expectLedgerStart(mock, v)
 	on := append([]string{"index_page_splits", "index_page_merge_successful"}, TrxMonitors...)
 	mock.ExpectQuery(queries.MustGet(Name, "monitor_state", v)).WillReturnRows(monitorRows(on...))
 	mock.ExpectQuery(queries.MustGet(Name, "monitor_vars", v)).WillReturnRows(sqlmock.NewRows([]string{"e", "d"}).AddRow("index_page_splits", nil))
 	mock.ExpectExec(queries.MustGet(Name, "monitor_enable", v)).WithArgs("index_page_merge_attempts").WillReturnResult(sqlmock.NewResult(0, 0))
+	// The record of what to put back, for a later run if this one dies.
+	prior := `{"enabled":["index_page_merge_attempts"],"enable_var_null":false,"disable_var_null":true}`
+	for _, st := range dialects.Statements(queries.MustGet(Name, "ledger_create", v)) {
+		mock.ExpectExec(st).WillReturnResult(sqlmock.NewResult(0, 0))
+	}
+	mock.ExpectExec(queries.MustGet(Name, "ledger_write", v)).WithArgs(prior, sqlmock.AnyArg()).WillReturnResult(sqlmock.NewResult(0, 1))
+	mock.ExpectExec(queries.MustGet(Name, "ledger_unlock", v)).WillReturnResult(sqlmock.NewResult(0, 0))
 	undo, warns := Dialect{}.Instrument(context.Background(), db, &s)
 	if undo == nil || !s.Has(CapIndexMonitor) || !s.Has(CapTrxMonitor) {
 		t.Fatalf("not instrumented: %v", warns)
@@ -316,8 +325,16 @@ func TestInstrumentMySQLRestoresOnlyWhatWasOff(t *testing.T) {
 	if !strings.Contains(queries.MustGet(Name, "monitor_state", v), "STATUS = 'enabled'") {
 		t.Error("MySQL monitor_state must read STATUS")
 	}
+	// The last run measuring (the count is this session's own slot) restores.
+	mock.ExpectQuery(queries.MustGet(Name, "ledger_lock", v)).WillReturnRows(sqlmock.NewRows([]string{"r"}).AddRow(1))
+	mock.ExpectQuery(queries.MustGet(Name, "measuring_count", v)).WillReturnRows(sqlmock.NewRows([]string{"n"}).AddRow(1))
+	mock.ExpectQuery(queries.MustGet(Name, "ledger_pin_count", v)).WillReturnRows(sqlmock.NewRows([]string{"n"}).AddRow(0))
+	mock.ExpectQuery(queries.MustGet(Name, "ledger_read", v)).WillReturnRows(sqlmock.NewRows([]string{"prior", "created"}).AddRow(prior, "turned on by writeamp"))
 	mock.ExpectExec(queries.MustGet(Name, "monitor_disable", v)).WithArgs("index_page_merge_attempts").WillReturnResult(sqlmock.NewResult(0, 0))
 	mock.ExpectExec(queries.MustGet(Name, "monitor_disable_var_default", v)).WillReturnResult(sqlmock.NewResult(0, 0))
+	mock.ExpectExec(queries.MustGet(Name, "ledger_drop", v)).WillReturnResult(sqlmock.NewResult(0, 0))
+	mock.ExpectExec(queries.MustGet(Name, "ledger_unlock", v)).WillReturnResult(sqlmock.NewResult(0, 0))
+	mock.ExpectExec(queries.MustGet(Name, "release_all", v)).WillReturnResult(sqlmock.NewResult(0, 0))
 	if err := undo(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -340,12 +357,19 @@ func TestInstrumentWithoutPrivilege(t *testing.T) {
 	s.SetProp(PropHostUser, "'app'@'%'")
 	s.Set(CapInnodbMetrics, true, "")
 	s.Set(CapIndexMonitor, false, "off")
+	expectLedgerStart(mock, v)
 	mock.ExpectQuery(queries.MustGet(Name, "monitor_state", v)).WillReturnRows(monitorRows())
 	mock.ExpectQuery(queries.MustGet(Name, "monitor_vars", v)).WillReturnRows(sqlmock.NewRows([]string{"e", "d"}).AddRow(nil, nil))
 	mock.ExpectExec(queries.MustGet(Name, "monitor_enable", v)).WithArgs("index_page_splits").WillReturnError(denied("Access denied; you need (at least one of) the SUPER privilege(s) for this operation"))
+	mock.ExpectExec(queries.MustGet(Name, "ledger_unlock", v)).WillReturnResult(sqlmock.NewResult(0, 0))
 	undo, warns := Dialect{}.Instrument(context.Background(), db, &s)
-	if undo != nil || s.Has(CapIndexMonitor) {
+	if s.Has(CapIndexMonitor) {
 		t.Fatal("instrumented without privilege?")
+	}
+	// Nothing was turned on: the undo only gives the measuring slot back.
+	mock.ExpectExec(queries.MustGet(Name, "release_all", v)).WillReturnResult(sqlmock.NewResult(0, 0))
+	if err := undo(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 	if len(warns) != 1 || !strings.Contains(warns[0], "GRANT SUPER ON *.* TO 'app'@'%'") {
 		t.Errorf("warnings: %v", warns)
@@ -397,4 +421,13 @@ func TestParseHistoryLength(t *testing.T) {
 	if _, ok := parseHistoryLength("nothing"); ok {
 		t.Error("found a length in nothing")
 	}
+}
+
+// expectLedgerStart: Instrument takes a measuring slot (GET_LOCK returns a
+// BIGINT 1), the ledger lock, and finds no record (writeamp_ledger does not
+// exist: error 1049).
+func expectLedgerStart(mock sqlmock.Sqlmock, v int) {
+	mock.ExpectQuery(queries.MustGet(Name, "measuring_slot", v)).WithArgs(0).WillReturnRows(sqlmock.NewRows([]string{"GET_LOCK"}).AddRow(int64(1)))
+	mock.ExpectQuery(queries.MustGet(Name, "ledger_lock", v)).WillReturnRows(sqlmock.NewRows([]string{"GET_LOCK"}).AddRow(int64(1)))
+	mock.ExpectQuery(queries.MustGet(Name, "ledger_read", v)).WillReturnError(&driver.MySQLError{Number: 1049, Message: "Unknown database 'writeamp_ledger'"})
 }

@@ -83,7 +83,7 @@ var ConnectTimeout = 10 * time.Second
 // comes from a dialer of our own and a deadline on the first ping instead.
 func (d Dialect) Open(ctx context.Context, dsn string) (*sql.DB, error) {
 	if _, err := go_ora.ParseConfig(dsn); err != nil {
-		return nil, fmt.Errorf("--dsn: cannot parse the connection string: %s (expected oracle://user:password@host:1521/service)", redactText(err.Error(), dsn))
+		return nil, fmt.Errorf("--dsn: cannot parse the connection string: %s (expected oracle://user:password@host:1521/service)", dialects.ParseErrorText(err))
 	}
 	conn := go_ora.NewConnector(dsn)
 	if oc, ok := conn.(*go_ora.OracleConnector); ok {
@@ -91,7 +91,9 @@ func (d Dialect) Open(ctx context.Context, dsn string) (*sql.DB, error) {
 	}
 	db := sql.OpenDB(conn)
 	if err := dialects.PingWithin(ctx, db, ConnectTimeout); err != nil {
-		return nil, fmt.Errorf("oracle: cannot connect to %s: %s", d.Redact(dsn), redactText(err.Error(), dsn))
+		// go-ora names the address in connect errors, never the password
+		// (TestConnectErrorsDoNotDependOnThePassword).
+		return nil, fmt.Errorf("oracle: cannot connect to %s: %w", d.Redact(dsn), err)
 	}
 	return db, nil
 }

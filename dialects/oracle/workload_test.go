@@ -31,6 +31,10 @@ func TestPlaceholdersMatchTheWorkloadsArguments(t *testing.T) { h.CheckPlacehold
 // dialect's statements in order.
 func TestWorkloadDrivesTheseStatements(t *testing.T) { h.MockRun(t, 192100) }
 
+// TestLeftoversAreJudgedByTheirLock: a schema whose lock is free is dropped,
+// one in use, kept, unlocked (older writeamp) or unmarked is not.
+func TestLeftoversAreJudgedByTheirLock(t *testing.T) { h.MockSurvey(t, 192100) }
+
 func TestOracleDDLAsKeycloakCreatesIt(t *testing.T) {
 	for _, variant := range refreshtoken.Variants {
 		ddl := h.SQL(t, "rt_ddl_"+variant, 192100, variant)

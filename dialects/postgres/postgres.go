@@ -7,8 +7,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
-	"regexp"
 	"strings"
 	"time"
 
@@ -35,6 +33,7 @@ const (
 	CapWALFiles         = "wal_files"                // may read pg_wal segments (writeamp's own decoder)
 
 	PropDatabaseOID      = "database_oid"
+	PropMeasuring        = "measuring_lock" // this run holds measuring_share (Instrument)
 	PropWalinspectSchema = "walinspect_schema"
 	PropWALSegmentSize   = "wal_segment_size"
 	PropDataDirectory    = "data_directory" // "" when this login may not read it
@@ -68,16 +67,17 @@ func Config(dsn string) (*pgx.ConnConfig, error) {
 	}
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
-		// pgconn's parse errors can quote the DSN; say what is wrong without it.
+		// pgconn's parse errors quote the DSN or pieces of it; a DSN that
+		// did not parse has no structure to find the password by, so
+		// nothing of it is shown.
+		msg := "cannot parse the connection string"
 		var pe *pgconn.ParseConfigError
-		msg := err.Error()
-		if errors.As(err, &pe) {
-			msg = "cannot parse the connection string"
-			if pe.Unwrap() != nil {
-				msg += ": " + redactText(pe.Unwrap().Error(), dsn)
-			}
+		if errors.As(err, &pe) && pe.Unwrap() != nil {
+			msg += ": " + dialects.ParseErrorText(pe.Unwrap())
+		} else if !errors.As(err, &pe) {
+			msg += ": " + dialects.ParseErrorText(err)
 		}
-		return nil, fmt.Errorf("--dsn: %s (expected postgres://user[:password]@host:port/database?sslmode=disable or key=value pairs)", msg)
+		return nil, fmt.Errorf("--dsn: %s (expected postgres://user[:password]@host:port/database?sslmode=disable or key=value pairs; percent-encode @ : / %% ? # & in a URL password, e.g. %%40 for @)", msg)
 	}
 	if cfg.ConnectTimeout == 0 || cfg.ConnectTimeout > ConnectTimeout {
 		cfg.ConnectTimeout = ConnectTimeout
@@ -99,38 +99,11 @@ func (d Dialect) Open(ctx context.Context, dsn string) (*sql.DB, error) {
 	}
 	db := stdlib.OpenDB(*cfg)
 	if err := dialects.PingWithin(ctx, db, ConnectTimeout); err != nil {
-		return nil, fmt.Errorf("postgres: cannot connect to %s: %s", d.Redact(dsn), redactText(err.Error(), dsn))
+		// pgconn names host, user and database in connect errors, never
+		// the password (TestConnectErrorsDoNotDependOnThePassword).
+		return nil, fmt.Errorf("postgres: cannot connect to %s: %w", d.Redact(dsn), err)
 	}
 	return db, nil
-}
-
-var kvPassword = regexp.MustCompile(`(?i)(password\s*=\s*)('[^']*'|\S+)`)
-
-// Redact hides the password of a URL or key=value DSN.
-func (Dialect) Redact(dsn string) string {
-	if dsn == "" {
-		return "(PG* environment)"
-	}
-	if u, err := url.Parse(dsn); err == nil && u.Scheme != "" {
-		return dialects.RedactURL(dsn, "password")
-	}
-	return kvPassword.ReplaceAllString(dsn, "${1}xxxxx")
-}
-
-// redactText removes a DSN's password from an error text, wherever it appears.
-func redactText(text, dsn string) string { return dialects.Scrub(text, password(dsn)) }
-
-func password(dsn string) string {
-	if u, err := url.Parse(dsn); err == nil && u.Scheme != "" {
-		if p, ok := u.User.Password(); ok {
-			return p
-		}
-		return u.Query().Get("password")
-	}
-	if m := kvPassword.FindStringSubmatch(dsn); m != nil {
-		return strings.Trim(m[2], "'")
-	}
-	return ""
 }
 
 // Probe learns the version and what this login may do.

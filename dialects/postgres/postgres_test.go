@@ -13,10 +13,15 @@ func TestRedactHidesPasswords(t *testing.T) {
 	d := Dialect{}
 	for in, want := range map[string]string{
 		"postgres://app:s3cret@db:5432/kc":                 "postgres://app:xxxxx@db:5432/kc",
-		"postgres://app@db/kc?password=s3cret&sslmode=off": "postgres://app@db/kc?password=xxxxx&sslmode=off",
-		"host=db user=app password=s3cret dbname=kc":       "host=db user=app password=xxxxx dbname=kc",
-		"host=db user=app password='s3 cret' dbname=kc":    "host=db user=app password=xxxxx dbname=kc",
-		"postgres://app@db/kc":                             "postgres://app@db/kc",
+		"postgres://app@db/kc?password=s3cret&sslmode=off": "postgres://app@db/kc?password=xxxxx",
+		"postgres://app@db/kc?sslmode=off&password=s3cret": "postgres://app@db/kc?sslmode=off&password=xxxxx",
+		// An escaped quote inside a quoted value, and sslpassword.
+		`host=db user=app password='it\'s"q%20x' dbname=kc`:  "host=db user=app password=xxxxx dbname=kc",
+		`host=db password=a\ b\'c sslpassword='k' dbname=kc`: "host=db password=xxxxx sslpassword=xxxxx dbname=kc",
+		"host=db password='unterminated dbname=kc":           "(a key=value connection string that does not parse; not shown)",
+		"host=db user=app password=s3cret dbname=kc":         "host=db user=app password=xxxxx dbname=kc",
+		"host=db user=app password='s3 cret' dbname=kc":      "host=db user=app password=xxxxx dbname=kc",
+		"postgres://app@db/kc":                               "postgres://app@db/kc",
 	} {
 		if got := d.Redact(in); got != want {
 			t.Errorf("Redact(%q) = %q, want %q", in, got, want)

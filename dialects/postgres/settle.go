@@ -25,10 +25,27 @@ func (d Dialect) BeforeMeasure(ctx context.Context, db *sql.DB, s dialects.Serve
 // they do not land inside the window.
 func (Dialect) BeforeMeasureScope(ctx context.Context, db *sql.DB, s dialects.Server, schemas []string) []string {
 	var warnings []string
-	if !s.Has(CapCheckpoint) {
+	// Another writeamp run's window may still have WAL to read: a checkpoint
+	// now would let the server remove it.
+	var holders int
+	others := false
+	if err := db.QueryRowContext(ctx, queries.MustGet(Name, "others_measuring", s.VersionNum)).Scan(&holders); err == nil {
+		if s.Prop(PropMeasuring) != "" {
+			holders-- // this run's own hold
+		}
+		if holders > 0 {
+			others = true
+			warnings = append(warnings, fmt.Sprintf("no CHECKPOINT before the window: %d other writeamp run(s) are measuring on this server, and a checkpoint would let the server remove WAL their windows have yet to read; full-page-image bytes depend on the time since the last checkpoint", holders))
+		}
+	}
+	switch {
+	case others:
+	case !s.Has(CapCheckpoint):
 		warnings = append(warnings, "no CHECKPOINT before the window: "+s.Why(CapCheckpoint)+"; full-page-image bytes depend on the time since the last checkpoint")
-	} else if err := checkpoint(ctx, db, s); err != nil {
-		warnings = append(warnings, "CHECKPOINT before the window failed: "+err.Error())
+	default:
+		if err := checkpoint(ctx, db, s); err != nil {
+			warnings = append(warnings, "CHECKPOINT before the window failed: "+err.Error())
+		}
 	}
 	if !supportsSharedMemStats(s.VersionNum) && len(schemas) > 0 {
 		if !collectorSettled(ctx, db, s, schemas) {
@@ -123,43 +140,4 @@ func (Dialect) EndSession(ctx context.Context, conn *sql.Conn, s dialects.Server
 	}
 	_, err := conn.ExecContext(ctx, queries.MustGet(Name, "force_next_flush", s.VersionNum))
 	return err
-}
-
-// Instrument creates pg_walinspect for the window when it is available but not
-// installed, this login may, and it cannot read the WAL segments itself; undo
-// drops it again, so the database is left as it was found.
-func (Dialect) Instrument(ctx context.Context, db *sql.DB, s *dialects.Server) (func(context.Context) error, []string) {
-	if !s.Has(CapCreateWalinspect) || s.Has(CapWALFiles) {
-		return nil, nil // writeamp decodes the segments itself: no extension needed
-	}
-	if err := execPublished(ctx, db, *s, queries.MustGet(Name, "create_walinspect", s.VersionNum)); err != nil {
-		s.Set(CapWalinspect, false, "could not create pg_walinspect: "+err.Error())
-		return nil, []string{"pg_walinspect: CREATE EXTENSION failed: " + err.Error()}
-	}
-	var schema string
-	if err := db.QueryRowContext(ctx, queries.MustGet(Name, "walinspect_schema", s.VersionNum)).Scan(&schema); err == nil {
-		s.SetProp(PropWalinspectSchema, schema)
-	}
-	undo := func(ctx context.Context) error {
-		if err := execPublished(ctx, db, *s, queries.MustGet(Name, "drop_walinspect", s.VersionNum)); err != nil {
-			return fmt.Errorf("postgres: drop the pg_walinspect extension writeamp created: %w", err)
-		}
-		return nil
-	}
-	return undo, []string{"pg_walinspect was created for the measurement and is dropped afterwards"}
-}
-
-// execPublished runs a statement on its own connection and publishes that
-// session's statistics right away, so its WAL is not counted late inside a
-// measured window.
-func execPublished(ctx context.Context, db *sql.DB, s dialects.Server, stmt string) error {
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, stmt); err != nil {
-		return err
-	}
-	return Dialect{}.EndSession(ctx, conn, s)
 }

@@ -102,7 +102,7 @@ func Config(dsn string) (msdsn.Config, error) {
 	}
 	cfg, err := msdsn.Parse(dsn)
 	if err != nil {
-		return cfg, fmt.Errorf("--dsn: cannot parse the connection string: %s (expected sqlserver://user:password@host:1433?database=db)", redactText(err.Error(), dsn))
+		return cfg, fmt.Errorf("--dsn: cannot parse the connection string: %s (expected sqlserver://user:password@host:1433?database=db)", dialects.ParseErrorText(err))
 	}
 	if cfg.DialTimeout <= 0 || cfg.DialTimeout > ConnectTimeout {
 		cfg.DialTimeout = ConnectTimeout
@@ -122,7 +122,9 @@ func (d Dialect) Open(ctx context.Context, dsn string) (*sql.DB, error) {
 	}
 	db := sql.OpenDB(mssql.NewConnectorConfig(cfg))
 	if err := dialects.PingWithin(ctx, db, ConnectTimeout); err != nil {
-		return nil, fmt.Errorf("sqlserver: cannot connect to %s: %s", d.Redact(dsn), redactText(err.Error(), dsn))
+		// go-mssqldb names the host and the login in connect errors, never
+		// the password (TestConnectErrorsDoNotDependOnThePassword).
+		return nil, fmt.Errorf("sqlserver: cannot connect to %s: %w", d.Redact(dsn), err)
 	}
 	return db, nil
 }

@@ -31,6 +31,10 @@ func TestPlaceholdersMatchTheWorkloadsArguments(t *testing.T) {
 // dialect's statements in order.
 func TestWorkloadDrivesTheseStatements(t *testing.T) { h.MockRun(t, ms.Version2019+4375) }
 
+// TestLeftoversAreJudgedByTheirLock: a schema whose lock is free is dropped,
+// one in use, kept, unlocked (older writeamp) or unmarked is not.
+func TestLeftoversAreJudgedByTheirLock(t *testing.T) { h.MockSurvey(t, ms.Version2019+4375) }
+
 func TestCoarseExpirationIndexesOptimizeForSequentialKeyOn2019(t *testing.T) {
 	count := func(vn int) int {
 		return strings.Count(h.SQL(t, "rt_ddl_coarse", vn, "coarse"), "WITH (OPTIMIZE_FOR_SEQUENTIAL_KEY = ON)")

@@ -8,6 +8,7 @@ package workloadtest
 import (
 	"context"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -142,7 +143,7 @@ func (h Harness) Golden(t *testing.T, versions map[string]int) {
 
 // argCounts are the arguments refreshtoken passes to each statement.
 var argCounts = map[string]int{
-	"rt_marker_insert": 4, "rt_select_user_session": 4, "rt_insert_user_session_baseline": 8, "rt_insert_user_session_coarse": 10,
+	"rt_marker_insert": 6, "rt_schema_lock": 1, "rt_schema_unlock": 1, "rt_marker_read_legacy": 0, "rt_select_user_session": 4, "rt_insert_user_session_baseline": 8, "rt_insert_user_session_coarse": 10,
 	"rt_insert_client_session": 6, "rt_select_client_sessions": 2, "rt_lock_user_session_skip_locked": 2,
 	"rt_lock_client_session_skip_locked": 3, "rt_update_user_session": 5, "rt_update_user_session_coarse": 6,
 	"rt_update_client_session": 6, "rt_delete_client_session": 4, "rt_lock_user_session": 2, "rt_delete_user_session": 3,
@@ -195,10 +196,12 @@ func (h Harness) MockRun(t *testing.T, vn int) {
 			anyArg := sqlmock.AnyArg()
 			ok := sqlmock.NewResult(0, 1)
 
+			lock := "writeamp:writeamp_rt_" + RunID + "_" + variant
+			h.expectLock(mock, sql("rt_schema_lock"), lock, true)
 			mock.ExpectQuery(sql("rt_list_schemas")).WillReturnRows(sqlmock.NewRows([]string{"name"}))
 			mock.ExpectExec(sql("rt_create_schema")).WillReturnResult(ok)
 			mock.ExpectExec(sql("rt_marker_create")).WillReturnResult(ok)
-			mock.ExpectExec(sql("rt_marker_insert")).WithArgs(RunID, anyArg, anyArg, anyArg).WillReturnResult(ok)
+			mock.ExpectExec(sql("rt_marker_insert")).WithArgs(RunID, anyArg, anyArg, anyArg, "session", 0).WillReturnResult(ok)
 			ddl := refreshtoken.Statements(sql("rt_ddl_" + variant))
 			for _, st := range ddl {
 				mock.ExpectExec(st).WillReturnResult(ok)
@@ -259,8 +262,8 @@ func (h Harness) MockRun(t *testing.T, vn int) {
 				t.Fatalf("operations = %v", st.Operations)
 			}
 
-			mock.ExpectQuery(sql("rt_marker_read")).WillReturnRows(sqlmock.NewRows([]string{"run_id", "pid", "host"}).AddRow(RunID, 1, "h"))
 			mock.ExpectExec(sql("rt_drop_schema")).WillReturnResult(ok)
+			mock.ExpectExec(sql("rt_schema_unlock")).WithArgs(lock).WillReturnResult(ok)
 			if err := w.Cleanup(context.Background(), db); err != nil {
 				t.Fatal(err)
 			}
@@ -268,5 +271,91 @@ func (h Harness) MockRun(t *testing.T, vn int) {
 				t.Error(err)
 			}
 		})
+	}
+}
+
+// expectLock expects the schema lock to be asked for: a row of 1 (taken) or
+// 0 (held by another session), or for Oracle's PL/SQL block no row and, when
+// held, ORA-20001 as the block raises it.
+func (h Harness) expectLock(mock sqlmock.Sqlmock, text, name string, taken bool) {
+	if h.Dialect == "oracle" {
+		e := mock.ExpectExec(text).WithArgs(name)
+		if taken {
+			e.WillReturnResult(sqlmock.NewResult(0, 0))
+		} else {
+			e.WillReturnError(errors.New("ORA-20001: writeamp: lock " + name + " is held by another session"))
+		}
+		return
+	}
+	v := 0
+	if taken {
+		v = 1
+	}
+	// GET_LOCK and the CASE expressions return an integer (BIGINT, int).
+	mock.ExpectQuery(text).WithArgs(name).WillReturnRows(sqlmock.NewRows([]string{"taken"}).AddRow(int64(v)))
+}
+
+// MockSurvey plays the leftovers a run finds at its start: a schema whose
+// run is gone (lock free: dropped), one in use (lock held), one kept with
+// --keep, one from a writeamp without locks and one without a marker; only
+// the first is dropped, and the lock statements are this dialect's.
+func (h Harness) MockSurvey(t *testing.T, vn int) {
+	srv := dialects.Server{Dialect: h.Dialect, VersionNum: vn}
+	db, mock, err := sqlmock.New(sqlmock.QueryMatcherOption(sqlmock.QueryMatcherEqual))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	name := func(id string) string {
+		n := "writeamp_rt_" + id + "_baseline"
+		if h.Dialect == "oracle" {
+			n = strings.ToUpper(n)
+		}
+		return n
+	}
+	sql := func(stmt, schema string) string {
+		return strings.ReplaceAll(h.SQL(t, stmt, vn, "baseline"), "writeamp_rt_"+RunID+"_baseline", schema)
+	}
+	gone, busy, kept, old, alien := name("0000dead"), name("0000b05y"), name("0000keep"), name("000001d0"), name("0a11e000")
+	rows := sqlmock.NewRows([]string{"name"})
+	for _, n := range []string{gone, busy, kept, old, alien} {
+		rows.AddRow(n)
+	}
+	mock.ExpectQuery(sql("rt_list_schemas", "")).WillReturnRows(rows)
+	cols := []string{"run_id", "pid", "host", "started", "lock_kind", "kept"}
+	marker := func(schema string, keep int) {
+		mock.ExpectQuery(sql("rt_marker_read", schema)).WillReturnRows(sqlmock.NewRows(cols).AddRow("r-"+schema[12:16], 42, "other-host", "2026-11-30T10:00:00Z", "session", keep))
+	}
+	lock := func(schema string) string { return "writeamp:" + strings.ToLower(schema) }
+	marker(gone, 0)
+	h.expectLock(mock, sql("rt_schema_lock", gone), lock(gone), true)
+	mock.ExpectExec(sql("rt_drop_schema", gone)).WillReturnResult(sqlmock.NewResult(0, 0))
+	mock.ExpectExec(sql("rt_schema_unlock", gone)).WithArgs(lock(gone)).WillReturnResult(sqlmock.NewResult(0, 0))
+	marker(busy, 0)
+	h.expectLock(mock, sql("rt_schema_lock", busy), lock(busy), false)
+	marker(kept, 1)
+	h.expectLock(mock, sql("rt_schema_lock", kept), lock(kept), true)
+	mock.ExpectExec(sql("rt_schema_unlock", kept)).WithArgs(lock(kept)).WillReturnResult(sqlmock.NewResult(0, 0))
+	mock.ExpectQuery(sql("rt_marker_read", old)).WillReturnError(errors.New("invalid column name 'lock_kind'"))
+	mock.ExpectQuery(sql("rt_marker_read_legacy", old)).WillReturnRows(sqlmock.NewRows([]string{"run_id", "pid", "host"}).AddRow("r-old", 7, "h"))
+	mock.ExpectQuery(sql("rt_marker_read", alien)).WillReturnError(errors.New("table or view does not exist"))
+	mock.ExpectQuery(sql("rt_marker_read_legacy", alien)).WillReturnError(errors.New("table or view does not exist"))
+
+	w := refreshtoken.New(refreshtoken.DefaultParams())
+	dropped, left, err := w.CleanLeftovers(context.Background(), db, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dropped) != 1 || dropped[0] != gone {
+		t.Errorf("dropped %v, want only %s", dropped, gone)
+	}
+	all := strings.Join(left, "\n")
+	for _, want := range []string{busy + " (in use", kept + " (kept", old + " (unlocked", alien + " (not ours"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("left alone should list %q:\n%s", want, all)
+		}
+	}
+	if err := mock.ExpectationsWereMet(); err != nil {
+		t.Error(err)
 	}
 }

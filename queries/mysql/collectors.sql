@@ -37,7 +37,7 @@ WHERE EVENT_NAME = 'wait/io/file/sql/binlog'
 SELECT TABLE_SCHEMA, TABLE_NAME, COALESCE(ENGINE, ''), COALESCE(CAST(CREATE_TIME AS CHAR), '')
 FROM information_schema.TABLES
 WHERE TABLE_TYPE = 'BASE TABLE'
-  AND TABLE_SCHEMA NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys')
+  AND TABLE_SCHEMA NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys', 'writeamp_ledger')
   AND (? = '' OR FIND_IN_SET(TABLE_SCHEMA, ?) > 0)
 ORDER BY 1, 2
 
@@ -50,7 +50,7 @@ ORDER BY 1, 2
 SELECT TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX, COALESCE(COLUMN_NAME, ''), COALESCE(SUB_PART, 0), NON_UNIQUE, INDEX_TYPE,
        COALESCE(NULLABLE, '')
 FROM information_schema.STATISTICS
-WHERE TABLE_SCHEMA NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys')
+WHERE TABLE_SCHEMA NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys', 'writeamp_ledger')
   AND (? = '' OR FIND_IN_SET(TABLE_SCHEMA, ?) > 0)
 ORDER BY 1, 2, 3, 4
 

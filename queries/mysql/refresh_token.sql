@@ -24,13 +24,28 @@ CREATE DATABASE {{schema}} CHARACTER SET utf8mb4
 DROP DATABASE {{schema}}
 
 -- name: rt_marker_create
-CREATE TABLE {{schema}}.writeamp_owner (run_id varchar(64) NOT NULL, pid int NOT NULL, host varchar(255) NOT NULL, started varchar(64) NOT NULL) ENGINE=InnoDB
+CREATE TABLE {{schema}}.writeamp_owner (run_id varchar(64) NOT NULL, pid int NOT NULL, host varchar(255) NOT NULL, started varchar(64) NOT NULL, lock_kind varchar(16) NOT NULL, kept int NOT NULL) ENGINE=InnoDB
 
 -- name: rt_marker_insert
-INSERT INTO {{schema}}.writeamp_owner (run_id, pid, host, started) VALUES (?, ?, ?, ?)
+INSERT INTO {{schema}}.writeamp_owner (run_id, pid, host, started, lock_kind, kept) VALUES (?, ?, ?, ?, ?, ?)
 
 -- name: rt_marker_read
+SELECT run_id, pid, host, started, lock_kind, kept FROM {{schema}}.writeamp_owner
+
+-- name: rt_marker_read_legacy
+-- A marker written by a writeamp before the schema lock (no lock_kind, no kept).
 SELECT run_id, pid, host FROM {{schema}}.writeamp_owner
+
+-- name: rt_schema_lock
+-- The schema's lock, held by the run that made it for as long as it runs: a
+-- named lock of the session, released when the session ends, however the
+-- process ends. GET_LOCK returns 1 taken, 0 held by another, NULL on error.
+-- https://dev.mysql.com/doc/refman/8.0/en/locking-functions.html
+-- https://mariadb.com/kb/en/get_lock/
+SELECT GET_LOCK(?, 0)
+
+-- name: rt_schema_unlock
+SELECT RELEASE_LOCK(?)
 
 -- name: rt_ddl_baseline
 -- USER_ID is nullable in Keycloak's MariaDB/MySQL schema (NOT NULL on PostgreSQL).

@@ -50,13 +50,50 @@ END;
 DROP USER {{schema}} CASCADE
 
 -- name: rt_marker_create
-CREATE TABLE {{schema}}.writeamp_owner (run_id VARCHAR2(64) NOT NULL, pid NUMBER(10) NOT NULL, host VARCHAR2(255) NOT NULL, started VARCHAR2(64) NOT NULL)
+CREATE TABLE {{schema}}.writeamp_owner (run_id VARCHAR2(64) NOT NULL, pid NUMBER(10) NOT NULL, host VARCHAR2(255) NOT NULL, started VARCHAR2(64) NOT NULL, lock_kind VARCHAR2(16) NOT NULL, kept NUMBER(1) NOT NULL)
 
 -- name: rt_marker_insert
-INSERT INTO {{schema}}.writeamp_owner (run_id, pid, host, started) VALUES (:1, :2, :3, :4)
+INSERT INTO {{schema}}.writeamp_owner (run_id, pid, host, started, lock_kind, kept) VALUES (:1, :2, :3, :4, :5, :6)
 
 -- name: rt_marker_read
+SELECT run_id, pid, host, started, lock_kind, kept FROM {{schema}}.writeamp_owner
+
+-- name: rt_marker_read_legacy
+-- A marker written by a writeamp before the schema lock (no lock_kind, no kept).
 SELECT run_id, pid, host FROM {{schema}}.writeamp_owner
+
+-- name: rt_schema_lock
+-- The schema's lock, held by the run that made it for as long as it runs: a
+-- DBMS_LOCK user lock in exclusive mode, not waiting (timeout 0), kept past
+-- commits (release_on_commit FALSE) until released or the session ends.
+-- REQUEST returns 0 granted, 1 timeout (held by another), 4 already owned by
+-- this session; a lock held by another raises ORA-20001 here, any other
+-- result ORA-20002. ALLOCATE_UNIQUE commits. Needs EXECUTE on SYS.DBMS_LOCK.
+-- https://docs.oracle.com/en/database/oracle/oracle-database/19/arpls/DBMS_LOCK.html
+DECLARE
+  n VARCHAR2(128) := :1;
+  h VARCHAR2(128);
+  r INTEGER;
+BEGIN
+  DBMS_LOCK.ALLOCATE_UNIQUE(n, h);
+  r := DBMS_LOCK.REQUEST(h, DBMS_LOCK.X_MODE, 0, FALSE);
+  IF r = 1 THEN
+    RAISE_APPLICATION_ERROR(-20001, 'writeamp: lock ' || n || ' is held by another session');
+  ELSIF r NOT IN (0, 4) THEN
+    RAISE_APPLICATION_ERROR(-20002, 'writeamp: DBMS_LOCK.REQUEST(' || n || ') returned ' || r);
+  END IF;
+END;
+
+-- name: rt_schema_unlock
+-- RELEASE returns 0 released, 4 not owned; either way the lock is not ours.
+DECLARE
+  n VARCHAR2(128) := :1;
+  h VARCHAR2(128);
+  r INTEGER;
+BEGIN
+  DBMS_LOCK.ALLOCATE_UNIQUE(n, h);
+  r := DBMS_LOCK.RELEASE(h);
+END;
 
 -- name: rt_ddl_baseline
 -- The workload's schema is a NO AUTHENTICATION user: 18c or later.

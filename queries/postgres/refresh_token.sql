@@ -16,13 +16,27 @@ CREATE SCHEMA {{schema}}
 DROP SCHEMA {{schema}} CASCADE
 
 -- name: rt_marker_create
-CREATE TABLE {{schema}}.writeamp_owner (run_id varchar(64) NOT NULL, pid int NOT NULL, host varchar(255) NOT NULL, started varchar(64) NOT NULL)
+CREATE TABLE {{schema}}.writeamp_owner (run_id varchar(64) NOT NULL, pid int NOT NULL, host varchar(255) NOT NULL, started varchar(64) NOT NULL, lock_kind varchar(16) NOT NULL, kept int NOT NULL)
 
 -- name: rt_marker_insert
-INSERT INTO {{schema}}.writeamp_owner (run_id, pid, host, started) VALUES ($1, $2, $3, $4)
+INSERT INTO {{schema}}.writeamp_owner (run_id, pid, host, started, lock_kind, kept) VALUES ($1, $2, $3, $4, $5, $6)
 
 -- name: rt_marker_read
+SELECT run_id, pid, host, started, lock_kind, kept FROM {{schema}}.writeamp_owner
+
+-- name: rt_marker_read_legacy
+-- A marker written by a writeamp before the schema lock (no lock_kind, no kept).
 SELECT run_id, pid, host FROM {{schema}}.writeamp_owner
+
+-- name: rt_schema_lock
+-- The schema's lock, held by the run that made it for as long as it runs (a
+-- session-level advisory lock: released when the session ends, however the
+-- process ends, on any host or PID namespace). 1 taken, 0 held by another.
+-- https://www.postgresql.org/docs/current/functions-admin.html#FUNCTIONS-ADVISORY-LOCKS
+SELECT CASE WHEN pg_try_advisory_lock(hashtextextended($1, 0)) THEN 1 ELSE 0 END
+
+-- name: rt_schema_unlock
+SELECT pg_advisory_unlock(hashtextextended($1, 0))
 
 -- name: rt_ddl_baseline
 -- autovacuum is off on the workload's tables so a vacuum does not land in

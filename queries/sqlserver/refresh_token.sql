@@ -32,13 +32,32 @@ EXEC sys.sp_executesql @drop;
 DROP SCHEMA {{schema}};
 
 -- name: rt_marker_create
-CREATE TABLE {{schema}}.writeamp_owner (run_id varchar(64) NOT NULL, pid int NOT NULL, host varchar(255) NOT NULL, started varchar(64) NOT NULL)
+CREATE TABLE {{schema}}.writeamp_owner (run_id varchar(64) NOT NULL, pid int NOT NULL, host varchar(255) NOT NULL, started varchar(64) NOT NULL, lock_kind varchar(16) NOT NULL, kept int NOT NULL)
 
 -- name: rt_marker_insert
-INSERT INTO {{schema}}.writeamp_owner (run_id, pid, host, started) VALUES (@p1, @p2, @p3, @p4)
+INSERT INTO {{schema}}.writeamp_owner (run_id, pid, host, started, lock_kind, kept) VALUES (@p1, @p2, @p3, @p4, @p5, @p6)
 
 -- name: rt_marker_read
+SELECT run_id, pid, host, started, lock_kind, kept FROM {{schema}}.writeamp_owner
+
+-- name: rt_marker_read_legacy
+-- A marker written by a writeamp before the schema lock (no lock_kind, no kept).
 SELECT run_id, pid, host FROM {{schema}}.writeamp_owner
+
+-- name: rt_schema_lock
+-- The schema's lock, held by the run that made it for as long as it runs: an
+-- application lock owned by the session (released when the session ends,
+-- however the process ends), in the current database, not waiting
+-- (@LockTimeout = 0). sp_getapplock returns 0 or 1 when granted, -1 on
+-- timeout (held by another), -2/-3/-999 on errors: 1, 0 or NULL here.
+-- https://learn.microsoft.com/sql/relational-databases/system-stored-procedures/sp-getapplock-transact-sql
+DECLARE @r int;
+EXEC @r = sys.sp_getapplock @Resource = @p1, @LockMode = 'Exclusive', @LockOwner = 'Session', @LockTimeout = 0;
+SELECT CASE WHEN @r >= 0 THEN 1 WHEN @r = -1 THEN 0 END
+
+-- name: rt_schema_unlock
+-- https://learn.microsoft.com/sql/relational-databases/system-stored-procedures/sp-releaseapplock-transact-sql
+EXEC sys.sp_releaseapplock @Resource = @p1, @LockOwner = 'Session'
 
 -- name: rt_ddl_baseline
 -- The primary keys are clustered (SQL Server's default), as Keycloak's are.

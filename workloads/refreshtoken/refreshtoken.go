@@ -11,12 +11,10 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/writeamp/writeamp/collectors"
@@ -51,6 +49,9 @@ type Workload struct {
 	// error drops the schema again and fails Prepare.
 	AfterPrepare func(ctx context.Context, conn *sql.Conn, schema string) error
 	plan         *Plan
+	keep         bool      // --keep: the schemas are marked kept and never dropped
+	created      bool      // this process created the current schema
+	lockConn     *sql.Conn // holds the current schema's lock until Cleanup
 	variant      string
 	schema       string
 	dialect      string
@@ -64,6 +65,7 @@ var (
 	_ workloads.Workload        = (*Workload)(nil)
 	_ workloads.LeftoverCleaner = (*Workload)(nil)
 	_ workloads.EffectDescriber = (*Workload)(nil)
+	_ workloads.Keeper          = (*Workload)(nil)
 )
 
 func init() {
@@ -166,8 +168,6 @@ func Statements(block string) []string {
 	return out
 }
 
-func hostname() string { h, _ := os.Hostname(); return h }
-
 // Prepare creates the variant's schema, marks it as writeamp's, and creates
 // the tables and indexes. A failure drops what was created.
 func (w *Workload) Prepare(ctx context.Context, db *sql.DB, s dialects.Server, variant string) (err error) {
@@ -201,7 +201,13 @@ func (w *Workload) Prepare(ctx context.Context, db *sql.DB, s dialects.Server, v
 	if err := dialects.CheckIdentifiers(s, w.mustSQL("rt_create_schema")+"\n"+ddl); err != nil {
 		return fmt.Errorf("refresh-token cannot create its %s tables: %w", variant, err)
 	}
-	return w.onConn(ctx, db, func(conn *sql.Conn) error {
+	// The schema's lock is taken before the schema exists and held until
+	// Cleanup: no other run can see the schema without its lock being held.
+	w.created = false
+	if err := w.hold(ctx, db); err != nil {
+		return err
+	}
+	err = w.onConn(ctx, db, func(conn *sql.Conn) error {
 		if err := w.create(ctx, conn, ddl); err != nil || w.AfterPrepare == nil {
 			return err
 		}
@@ -213,6 +219,20 @@ func (w *Workload) Prepare(ctx context.Context, db *sql.DB, s dialects.Server, v
 		}
 		return nil
 	})
+	if err != nil {
+		if w.created {
+			// The drop on Prepare's own connection failed (the session was
+			// killed, say): try once more on a new one.
+			cctx := context.WithoutCancel(ctx)
+			if derr := w.onConn(cctx, db, func(c *sql.Conn) error { return w.drop(cctx, c) }); derr == nil {
+				err = fmt.Errorf("%w (schema %s dropped on a new connection)", err, w.schema)
+			} else {
+				err = fmt.Errorf("%w; schema %s was left behind: the next writeamp run on this database drops it, or `writeamp clean --drop`", err, w.schema)
+			}
+		}
+		w.release(context.WithoutCancel(ctx))
+	}
+	return err
 }
 
 // onConn runs DDL on one connection that publishes its statistics when done
@@ -248,6 +268,7 @@ func (w *Workload) create(ctx context.Context, db dialects.Querier, ddl string) 
 	if _, err := db.ExecContext(ctx, w.mustSQL("rt_create_schema")); err != nil {
 		return fmt.Errorf("create schema %s: %w", w.schema, w.explainDDL(err))
 	}
+	w.created = true
 	defer func() {
 		if err != nil {
 			if cerr := w.drop(context.WithoutCancel(ctx), db); cerr != nil {
@@ -258,7 +279,7 @@ func (w *Workload) create(ctx context.Context, db dialects.Querier, ddl string) 
 	if _, err := db.ExecContext(ctx, w.mustSQL("rt_marker_create")); err != nil {
 		return fmt.Errorf("create owner marker: %w", err)
 	}
-	if _, err := db.ExecContext(ctx, w.mustSQL("rt_marker_insert"), w.RunID, os.Getpid(), hostname(), time.Now().UTC().Format(time.RFC3339)); err != nil {
+	if _, err := db.ExecContext(ctx, w.mustSQL("rt_marker_insert"), w.RunID, os.Getpid(), hostname(), time.Now().UTC().Format(time.RFC3339), lockSession, boolInt(w.keep)); err != nil {
 		return fmt.Errorf("write owner marker: %w", err)
 	}
 	for _, stmt := range Statements(ddl) {
@@ -276,120 +297,4 @@ func (w *Workload) create(ctx context.Context, db dialects.Querier, ddl string) 
 		}
 	}
 	return nil
-}
-
-// ddlGrants say, per dialect, what lets the workload create its own schema.
-var ddlGrants = map[string]string{
-	"postgres":  "GRANT CREATE ON DATABASE <db> TO <user>",
-	"mysql":     "GRANT CREATE, DROP, ALTER, INDEX, INSERT, UPDATE, DELETE, SELECT ON *.* TO '<user>'@'<host>' (the workload creates its own database)",
-	"sqlserver": "GRANT CREATE SCHEMA, CREATE TABLE TO <user>, and ALTER on the schema it creates (or membership in db_ddladmin)",
-	"oracle":    "GRANT CREATE USER, DROP USER, CREATE ANY TABLE, CREATE ANY INDEX, SELECT/INSERT/UPDATE/DELETE ANY TABLE TO <user>; the workload's own user gets QUOTA UNLIMITED on the default permanent tablespace from its CREATE USER (see queries/oracle/refresh_token.sql)",
-}
-
-// explainDDL adds the statement that fixes a refused CREATE.
-func (w *Workload) explainDDL(err error) error {
-	msg := strings.ToLower(err.Error())
-	if !strings.Contains(msg, "permission denied") && !strings.Contains(msg, "denied") && !strings.Contains(msg, "insufficient privileges") && !strings.Contains(msg, "ora-01031") {
-		return err
-	}
-	if g, ok := ddlGrants[w.dialect]; ok {
-		return fmt.Errorf("%w (the workload needs to create its own schema: %s)", err, g)
-	}
-	return err
-}
-
-func (w *Workload) listSchemas(ctx context.Context, db dialects.Querier) ([]string, error) {
-	rows, err := db.QueryContext(ctx, w.mustSQL("rt_list_schemas"))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		out = append(out, n)
-	}
-	return out, rows.Err()
-}
-
-// owner reads a schema's marker: run id, pid and host of the run that made it.
-func (w *Workload) owner(ctx context.Context, db dialects.Querier) (runID string, pid int, host string, err error) {
-	err = db.QueryRowContext(ctx, w.mustSQL("rt_marker_read")).Scan(&runID, &pid, &host)
-	return
-}
-
-// Cleanup drops the current schema if, and only if, its marker is this run's.
-func (w *Workload) Cleanup(ctx context.Context, db *sql.DB) error {
-	if w.schema == "" {
-		return nil
-	}
-	return w.onConn(ctx, db, func(conn *sql.Conn) error { return w.drop(ctx, conn) })
-}
-
-func (w *Workload) drop(ctx context.Context, db dialects.Querier) error {
-	run, _, _, err := w.owner(ctx, db)
-	if err != nil || run != w.RunID {
-		if err == nil {
-			err = fmt.Errorf("marker names run %s", run)
-		}
-		// The schema may be half-made (marker not yet written): drop it only
-		// if it holds nothing at all.
-		return fmt.Errorf("schema %s not dropped: cannot confirm writeamp created it in this run (%v)", w.schema, err)
-	}
-	if _, err := db.ExecContext(ctx, w.mustSQL("rt_drop_schema")); err != nil {
-		return fmt.Errorf("drop schema %s: %w", w.schema, err)
-	}
-	return nil
-}
-
-// CleanLeftovers drops schemas left by earlier writeamp runs on this host
-// whose process is gone (a crash, a kill -9). Schemas of live runs, of other
-// hosts, or without a writeamp marker are listed but never touched.
-func (w *Workload) CleanLeftovers(ctx context.Context, db *sql.DB, s dialects.Server) (dropped, kept []string, err error) {
-	w.dialect, w.version, w.server = s.Dialect, s.VersionNum, s
-	err = w.onConn(ctx, db, func(conn *sql.Conn) error {
-		var err error
-		dropped, kept, err = w.cleanLeftovers(ctx, conn)
-		return err
-	})
-	return dropped, kept, err
-}
-
-func (w *Workload) cleanLeftovers(ctx context.Context, db dialects.Querier) (dropped, kept []string, err error) {
-	names, err := w.listSchemas(ctx, db)
-	if err != nil {
-		return nil, nil, err
-	}
-	saved := w.schema
-	defer func() { w.schema = saved }()
-	for _, n := range names {
-		w.schema = n
-		run, pid, host, err := w.owner(ctx, db)
-		switch {
-		case err != nil:
-			kept = append(kept, n+" (no writeamp marker: not ours)")
-		case run == w.RunID:
-		case host != hostname():
-			kept = append(kept, fmt.Sprintf("%s (run %s on host %s)", n, run, host))
-		case processAlive(pid):
-			kept = append(kept, fmt.Sprintf("%s (run %s, process %d still running)", n, run, pid))
-		default:
-			if _, err := db.ExecContext(ctx, w.mustSQL("rt_drop_schema")); err != nil {
-				return dropped, kept, fmt.Errorf("drop leftover schema %s: %w", n, err)
-			}
-			dropped = append(dropped, n)
-		}
-	}
-	return dropped, kept, nil
-}
-
-func processAlive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/writeamp/writeamp/dialects"
+	"github.com/writeamp/writeamp/workloads/refreshtoken"
+)
+
+func newCleanCmd() *cobra.Command {
+	var (
+		dsn     string
+		drop    bool
+		schemas []string
+	)
+	cmd := &cobra.Command{
+		Use:   "clean --dsn URL [--drop] [--schema NAME]...",
+		Short: "List what writeamp left in a database (kept schemas, runs that did not finish) and drop it on request",
+		Long: `clean lists every writeamp_rt_* schema in the database and what it is:
+
+  in use     a writeamp run holds its lock: it is running now (any host, any
+             container); never touched
+  abandoned  its lock is free: the run that made it did not finish (kill -9,
+             a crash, a lost server); the next run drops it anyway
+  kept       kept with --keep for inspection; never dropped automatically
+  unlocked   made by a writeamp from before schema locks: whether its run is
+             alive cannot be told; dropped only when named with --schema
+  not ours   no writeamp marker; never touched
+
+and, on PostgreSQL, a pg_walinspect extension writeamp created that no run
+uses any more. --drop removes the abandoned and kept schemas and that
+extension; with --schema only the schemas named (unlocked ones included).`,
+		Example: `  writeamp clean --dsn postgres://app@db.test:5432/keycloak
+  writeamp clean --dsn postgres://app@db.test:5432/keycloak --drop
+  writeamp clean --dsn mysql://root@127.0.0.1:3306/test --drop --schema writeamp_rt_1a2b3c4d_coarse`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			t, err := connect(ctx, dsn, embedOpts{Allow: false}, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			defer t.Close()
+			named := func(s string) bool {
+				return slices.ContainsFunc(schemas, func(n string) bool { return strings.EqualFold(n, s) })
+			}
+			wanted := func(l refreshtoken.Leftover) bool {
+				switch {
+				case !drop || l.State == refreshtoken.StateInUse || l.State == refreshtoken.StateNotOurs:
+					return false
+				case len(schemas) > 0:
+					return named(l.Schema)
+				}
+				return l.State == refreshtoken.StateAbandoned || l.State == refreshtoken.StateKept
+			}
+			found, err := refreshtoken.Survey(ctx, t.DB, t.Server, wanted)
+			if err != nil {
+				return err
+			}
+			for _, n := range schemas {
+				if !slices.ContainsFunc(found, func(l refreshtoken.Leftover) bool { return strings.EqualFold(l.Schema, n) }) {
+					return usagef("--schema %s: no writeamp schema of that name here", n)
+				}
+			}
+			var extra []string
+			if lf, ok := t.Dialect.(dialects.LeftoverFinder); ok {
+				if extra, err = lf.Leftovers(ctx, t.DB, t.Server, drop && len(schemas) == 0); err != nil {
+					return err
+				}
+			}
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "writeamp clean · %s (%s)\n", t.Server, t.Where)
+			if len(found) == 0 && len(extra) == 0 {
+				fmt.Fprintln(out, "nothing of writeamp's here")
+				return nil
+			}
+			dropped, droppable := 0, 0
+			for _, l := range found {
+				fmt.Fprintf(out, "  %-9s  %s  %s\n", l.State, l.Schema, l.Detail)
+				if strings.HasSuffix(l.Detail, "; dropped") {
+					dropped++
+				} else if l.State == refreshtoken.StateAbandoned || l.State == refreshtoken.StateKept {
+					droppable++
+				}
+			}
+			for _, e := range extra {
+				fmt.Fprintf(out, "  %s\n", e)
+			}
+			switch {
+			case drop:
+				fmt.Fprintf(out, "dropped %d schema(s)\n", dropped)
+			case droppable > 0:
+				fmt.Fprintf(out, "writeamp clean --drop removes the %d abandoned or kept schema(s)\n", droppable)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&dsn, "dsn", "", "database URL; default: WRITEAMP_DSN, DATABASE_URL or PG* variables")
+	f.BoolVar(&drop, "drop", false, "drop the abandoned and kept schemas (and an abandoned pg_walinspect writeamp created)")
+	listFlag(f, &schemas, "schema", "", nil, "with --drop: only these schemas (repeatable; unlocked ones too)")
+	return cmd
+}

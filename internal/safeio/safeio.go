@@ -1,0 +1,231 @@
+// Package safeio is how writeamp touches files the user names: reports and
+// results are written without replacing what the path is (a symlink, a FIFO,
+// a device), and inputs are read only from regular files of bounded size, so
+// /dev/urandom or a FIFO nobody writes to cannot hang a command.
+package safeio
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// MaxInput is the largest input file read: a result of 10,000 indexes and
+// four variants is a few MiB, so this only stops a mistake (a disk image, a
+// log) from filling memory.
+const MaxInput = 256 << 20
+
+// kind names a file type for messages.
+func kind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m.IsDir():
+		return "a directory"
+	}
+	return "not a regular file"
+}
+
+// ReadFile reads a whole input file. It refuses anything that is not a
+// regular file (FIFOs, devices, sockets never end or block) and files over
+// limit bytes; the error names the file and says why.
+func ReadFile(path string, limit int64) ([]byte, error) {
+	// O_NONBLOCK: opening a FIFO without a writer would block in open(2).
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s: no such file", path)
+		}
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is %s: writeamp reads input only from regular files (save it to a file first)", path, kind(st.Mode()))
+	}
+	if st.Size() > limit {
+		return nil, fmt.Errorf("%s is %d bytes, over the %d MiB input limit: not a writeamp file", path, st.Size(), limit>>20)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s grew past the %d MiB input limit while being read: not a writeamp file", path, limit>>20)
+	}
+	return data, nil
+}
+
+// resolve follows symlinks to what the path finally names; a dangling link
+// resolves to the file it would create. fi is nil when that does not exist.
+func resolve(path string) (string, fs.FileInfo, error) {
+	p := path
+	for range 40 {
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return p, nil, nil
+		}
+		if err != nil {
+			return "", nil, err
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			return p, fi, nil
+		}
+		to, err := os.Readlink(p)
+		if err != nil {
+			return "", nil, err
+		}
+		if !filepath.IsAbs(to) {
+			to = filepath.Join(filepath.Dir(p), to)
+		}
+		p = to
+	}
+	return "", nil, fmt.Errorf("%s: too many levels of symbolic links", path)
+}
+
+// WriteFile writes data to path as a report should be:
+//   - a symlink is followed and its target written, the link stays;
+//   - a FIFO, device or socket is written through (a FIFO needs its reader
+//     first: writeamp does not wait for one), never replaced by a file;
+//   - a regular file is replaced whole, through a temporary file in the same
+//     directory and a rename, keeping its permission bits (and, as root, its
+//     owner), so a failure never leaves half a report;
+//   - a new file gets 0666 less the umask (0644 usually): a report is not a
+//     secret.
+//
+// When the directory is not writable but an existing file is, the file is
+// overwritten in place (not atomic: the only way to write it at all).
+func WriteFile(path string, data []byte) error {
+	target, fi, err := resolve(path)
+	if err != nil {
+		return err
+	}
+	if fi != nil && !fi.Mode().IsRegular() {
+		if fi.IsDir() {
+			return fmt.Errorf("%s is a directory: name a file", path)
+		}
+		return writeThrough(path, target, fi, data)
+	}
+	tmp, err := createTemp(target)
+	if err != nil {
+		if fi != nil && errors.Is(err, fs.ErrPermission) {
+			return writeInPlace(path, target, data)
+		}
+		return err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if fi != nil {
+		if err := tmp.Chmod(fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)); err != nil {
+			return err
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && os.Geteuid() == 0 {
+			_ = tmp.Chown(int(st.Uid), int(st.Gid)) // best effort: keep root from taking the file over
+		}
+	}
+	if _, err := tmp.Write(data); err != nil {
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), target); err != nil {
+		return err
+	}
+	ok = true
+	return nil
+}
+
+// createTemp makes the temporary file next to target. O_EXCL with 0666 lets
+// the kernel apply the umask, as for any file a command creates (CreateTemp
+// would make it 0600).
+func createTemp(target string) (*os.File, error) {
+	dir, base := filepath.Split(target)
+	for range 10 {
+		b := make([]byte, 6)
+		rand.Read(b)
+		name := filepath.Join(dir, "."+base+".writeamp-"+hex.EncodeToString(b))
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return f, err
+	}
+	return nil, fmt.Errorf("%s: cannot create a temporary file next to it", target)
+}
+
+func writeThrough(path, target string, fi fs.FileInfo, data []byte) error {
+	flags := os.O_WRONLY
+	if fi.Mode()&fs.ModeNamedPipe != 0 {
+		flags |= syscall.O_NONBLOCK // no reader: ENXIO at once instead of blocking in open(2)
+	}
+	f, err := os.OpenFile(target, flags, 0)
+	if err != nil {
+		if errors.Is(err, syscall.ENXIO) {
+			return fmt.Errorf("%s is a FIFO that nobody is reading: start the reader first", path)
+		}
+		return fmt.Errorf("%s is %s and cannot be written: %w", path, kind(fi.Mode()), err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func writeInPlace(path, target string, data []byte) error {
+	f, err := os.OpenFile(target, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// Append adds text to the end of a file (created 0666 less the umask when
+// missing), following symlinks; a FIFO without a reader is an error at
+// once rather than a hang in open(2).
+func Append(path, text string) error {
+	flags := os.O_APPEND | os.O_CREATE | os.O_WRONLY
+	if fi, err := os.Stat(path); err == nil && fi.Mode()&fs.ModeNamedPipe != 0 {
+		flags |= syscall.O_NONBLOCK
+	}
+	f, err := os.OpenFile(path, flags, 0o666)
+	if err != nil {
+		if errors.Is(err, syscall.ENXIO) {
+			return fmt.Errorf("%s is a FIFO that nobody is reading", path)
+		}
+		return err
+	}
+	if _, err := f.WriteString(text); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
