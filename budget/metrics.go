@@ -19,15 +19,15 @@ var Metrics = names(
 	"leaf_inserts", "leaf_deletes", "leaf_updates", "leaf_page_splits", "leaf_allocations", "leaf_pages", "page_merges",
 	"page_merge_attempts", "scans", "tuples_read", "tuples_fetched", "block_changes", "physical_writes",
 	"page_latch_waits", "page_latch_wait_ms", "row_lock_waits", "row_lock_wait_ms", "buffer_busy_waits", "itl_waits",
-	// sizes
-	"size_bytes", "size_pages",
+	// sizes and pages
+	"size_bytes", "size_pages", "pages_touched",
 	// log volume
 	"log_bytes", "log_records", "fpi_bytes", "fpi_count", "log_bytes_in_scope", "log_bytes_other", "log_bytes_other_objects",
 	"log_bytes_stat", "log_bytes_written", "log_payload_bytes", "log_bytes_flushed", "log_flushes", "log_writes",
 	"log_write_stall_ms", "log_record_bytes", "binlog_bytes", "redo_wastage_bytes", "undo_bytes", "wal_buffers_full",
 	// database-wide
 	"page_splits", "leaf_node_90_10_splits", "branch_node_splits", "enq_tx_index_contention",
-	"transactions_committed", "transactions_rolled_back",
+	"transactions_committed", "transactions_rolled_back", "commit_statements", "checkpoints",
 )
 
 func names(ns ...string) map[string]bool {

@@ -172,7 +172,13 @@ func TestTwoConcurrentRunsInDifferentPIDNamespaces(t *testing.T) {
 		for _, run := range r.Runs {
 			refreshes, logins := int64(3*j.logins), int64(j.logins)
 			us := run.Table("offline_user_session")
-			if run.Operations["refreshes"] != refreshes || us.Metrics["rows_updated"].V() != float64(refreshes) || us.Metrics["rows_inserted"].V() != float64(logins) {
+			var updated float64 // the driver's count: a refresh in the login's second writes nothing
+			for _, w := range run.Writes {
+				if w.Table == "offline_user_session" && w.Kind == "update" {
+					updated += float64(w.Rows)
+				}
+			}
+			if run.Operations["refreshes"] != refreshes || us.Metrics["rows_updated"].V() != updated || updated == 0 || us.Metrics["rows_inserted"].V() != float64(logins) {
 				t.Errorf("run %d %s: operations %v, rows_updated %v, rows_inserted %v", i, run.Variant, run.Operations, us.Metrics["rows_updated"].V(), us.Metrics["rows_inserted"].V())
 			}
 			want := us.Metrics["rows_inserted"].V() + us.Metrics["rows_updated"].V() - us.Metrics["hot_updates"].V()

@@ -93,7 +93,7 @@ func claim(ctx context.Context, conn *sql.Conn, s *dialects.Server, slot int) (o
 		if slots, pins, err := inUse(ctx, conn, v, slot); err == nil && slots == 0 && pins == 0 {
 			return true, []string{"InnoDB monitors " + strings.Join(rec.Enabled, ", ") + " were left on by a writeamp run that did not finish (" + created + "): this window restores them at its end"}
 		}
-		return true, []string{"InnoDB monitors " + strings.Join(rec.Enabled, ", ") + " were turned on by another writeamp window still open (" + created + "); the last one restores them"}
+		return true, []string{"InnoDB monitors " + strings.Join(rec.Enabled, ", ") + " were turned on by another writeamp run still measuring, or a snapshot window still open (" + created + "); the last one restores them"}
 	}
 	if s.Has(CapIndexMonitor) && s.Has(CapTrxMonitor) {
 		return false, nil // on before writeamp: the server's own setting
