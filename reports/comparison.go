@@ -36,9 +36,14 @@ type Column struct {
 
 // Section groups rows (the database, one table, one index).
 type Section struct {
-	Kind  string // "database", "table", "index"
-	Title string
-	Rows  []Row
+	Kind   string // "database", "table", "index"
+	Title  string
+	Object string // the table or index name ("" for the database)
+	Table  string // an index's table
+	Rows   []Row
+	// Unshown are rows left out of the tables because no run measured them;
+	// the notes still say why.
+	Unshown []Row
 }
 
 // Row is one metric across the runs.
@@ -114,7 +119,9 @@ func Build(title string, subtitle []string, cols []Column) *Comparison {
 			}
 			return nil, false
 		}
-		c.Sections = append(c.Sections, c.section("table", "Table "+t, tableOrder, cols, get, ref))
+		sec := c.section("table", "Table "+t, tableOrder, cols, get, ref)
+		sec.Object = t
+		c.Sections = append(c.Sections, sec)
 	}
 	for _, ix := range objectNames(cols, func(r *result.Run) []result.Object { return r.Indexes }) {
 		get := func(r *result.Run) (map[string]result.Metric, bool) {
@@ -123,14 +130,17 @@ func Build(title string, subtitle []string, cols []Column) *Comparison {
 			}
 			return nil, false
 		}
-		title := "Index " + ix
+		title, table := "Index "+ix, ""
 		for _, col := range cols {
 			if o := col.Run.Index(ix); o != nil && o.Table != "" {
 				title += " on " + o.Table
+				table = o.Table
 				break
 			}
 		}
-		c.Sections = append(c.Sections, c.section("index", title, indexOrder, cols, get, ref))
+		sec := c.section("index", title, indexOrder, cols, get, ref)
+		sec.Object, sec.Table = ix, table
+		c.Sections = append(c.Sections, sec)
 	}
 	for _, col := range cols {
 		prefix := ""
@@ -154,7 +164,7 @@ func Build(title string, subtitle []string, cols []Column) *Comparison {
 	if basis != "" {
 		c.Notes = append(c.Notes, basis)
 	}
-	c.Notes = append(c.Notes, unavailableNotes(c)...)
+	c.Notes = append(c.Notes, metricNotes(c)...)
 	c.Notes = dedupe(c.Notes)
 	return c
 }
@@ -286,7 +296,8 @@ func (c *Comparison) section(kind, title string, order []string, cols []Column,
 			row.Cells = append(row.Cells, cell)
 		}
 		if allNA && kind != "database" && name != "leaf_inserts" {
-			continue // a metric nobody measured only adds noise; the notes say why
+			sec.Unshown = append(sec.Unshown, row) // only adds noise to the table; the notes say why
+			continue
 		}
 		if allZero && quietWhenZero[name] {
 			continue

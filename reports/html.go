@@ -290,7 +290,7 @@ ol, ul { padding-left: 22px; } li { margin: 2px 0; }
 {{range $r := .Rows}}<tr><td>{{$r.Label}}</td>{{range $i, $cell := $r.Cells}}<td title="{{cellTitle $.C $i $r}}">{{$cell.Text}}</td>{{if $.C.PerOp}}<td class="per" title="{{cellTitle $.C $i $r}} · divided by the {{$.C.PerOp}} count">{{$cell.PerText}}</td>{{end}}{{end}}{{if multi $.C}}<td class="{{changeClass $r}}">{{$r.Change}}</td>{{end}}<td class="basis {{exactClass $r}}">{{$r.Basis}}{{if $r.Refs}} [{{range $j, $n := $r.Refs}}{{if $j}},{{end}}<a href="#src-{{$n}}">{{$n}}</a>{{end}}]{{end}}</td></tr>
 {{end}}{{end}}</tbody>
 </table></div>
-<p class="foot">basis: exact = counted by the server; derived = computed by the stated rule; approx = a proxy; n/a = unavailable (see notes); — = object absent in that run.{{if and .C.PerOp (multi .C)}} change: last column vs first, per {{.C.PerOp}} (ratios in percentage points).{{end}}</p>
+<p class="foot">basis: exact = counted by the server; derived = computed by the stated rule; approx = a proxy; n/a = unavailable (see notes); · = not reported in that run; — = object absent in that run.{{if and .C.PerOp (multi .C)}} change: last column vs first, per {{.C.PerOp}} (ratios in percentage points).{{end}}</p>
 <h2>Sources</h2>
 <ol>{{range $i, $s := .C.Sources}}<li id="src-{{add $i 1}}">{{$s}}</li>{{end}}</ol>
 {{if .C.Notes}}<h2>Notes</h2>

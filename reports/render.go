@@ -335,7 +335,7 @@ func Table(w io.Writer, c *Comparison, o Options) error {
 
 func footer(w io.Writer, c *Comparison, bullet string) {
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, bullet+"basis: exact = counted by the server; derived = computed by the stated rule; approx = a proxy; n/a = unavailable (see notes); — = object absent in that run")
+	fmt.Fprintln(w, bullet+"basis: exact = counted by the server; derived = computed by the stated rule; approx = a proxy; n/a = unavailable (see notes); · = not reported in that run; — = object absent in that run")
 	if c.PerOp != "" && len(c.Columns) > 1 {
 		fmt.Fprintln(w, bullet+"change: last column vs first, per "+c.PerOp+" (ratios in percentage points)")
 	}
