@@ -26,6 +26,9 @@ type Comparison struct {
 	Sections     []Section
 	Sources      []string // footnotes, numbered from 1
 	Notes        []string // warnings, missing collectors, assumptions
+	// Findings lead every format; FindingsRule says when a change counts.
+	Findings     []result.Finding
+	FindingsRule string
 }
 
 // Column is one run.

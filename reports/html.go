@@ -23,6 +23,8 @@ func HTML(w io.Writer, res *result.Result) error {
 		page.Series = append(page.Series, htmlSeries{Label: col.Label, Color: seriesColor(i)})
 	}
 	page.Charts = charts(c)
+	page.Findings, page.MoreFindings = shown(c)
+	page.FindingsHeading = findingsHeading(c)
 	page.RunLines = RunLines(c)
 	for _, s := range c.Sections {
 		if len(s.Rows) > 0 {
@@ -41,6 +43,10 @@ type htmlPage struct {
 	Charts   []*barChart
 	RunLines []RunLine
 	Sections []Section
+	// Findings lead the page, above the charts.
+	Findings        []result.Finding
+	MoreFindings    int
+	FindingsHeading string
 }
 
 type htmlSeries struct{ Label, Color string }
@@ -267,6 +273,7 @@ td[title] { cursor: help; }
 td.up { color: #cf222e; } td.down { color: #1a7f37; }
 a { color: #0969da; }
 ol, ul { padding-left: 22px; } li { margin: 2px 0; }
+ol.findings { font-size: 15px; } ol.findings li[title] { cursor: help; }
 .foot { color: var(--muted); font-size: 12px; }
 </style>
 </head>
@@ -274,7 +281,12 @@ ol, ul { padding-left: 22px; } li { margin: 2px 0; }
 <h1>{{.C.Title}}</h1>
 {{range .C.Subtitle}}<p class="sub">{{.}}</p>
 {{end}}<div class="legend">{{range .Series}}<span style="--c:{{.Color}}">{{.Label}}</span>{{end}}</div>
-{{if .Charts}}<h2>Charts</h2>
+{{if .Findings}}<h2 id="findings">Findings</h2>
+<p class="foot">{{.FindingsHeading}}; hover one for the rule that makes it count.</p>
+<ol class="findings">{{range .Findings}}<li title="{{.Exactness}} · {{.Rule}}">{{.Text}}</li>{{end}}</ol>
+{{if .MoreFindings}}<p class="foot">…and {{.MoreFindings}} smaller changes beyond noise (every one in the JSON's findings).</p>
+{{end}}<p class="foot">{{.C.FindingsRule}}</p>
+{{end}}{{if .Charts}}<h2>Charts</h2>
 <p class="foot">Hover a bar for its exact value, exactness and source.</p>
 <div class="charts">
 {{range .Charts}}<figure id="chart-{{.ID}}"><h3>{{.Title}}</h3><figcaption>{{.Caption}}</figcaption>{{.SVG}}</figure>
