@@ -18,7 +18,7 @@ type Finding struct {
 	Unit    string   `json:"unit,omitempty"`    // what before/after count: "per refresh", "total", "ratio", "ms"
 	From    string   `json:"from,omitempty"`    // the first run's label
 	To      string   `json:"to,omitempty"`      // the last run's label
-	Value   *float64 `json:"value,omitempty"` // a single run's cost
+	Value   *float64 `json:"value,omitempty"`   // a single run's cost
 	Before  *float64 `json:"before,omitempty"`
 	After   *float64 `json:"after,omitempty"`
 	// Change is (after - before) / before in percent, or after - before in
