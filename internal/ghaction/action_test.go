@@ -49,7 +49,9 @@ type action struct {
 	} `yaml:"runs"`
 }
 
-func envName(input string) string { return "INPUT_" + strings.ToUpper(strings.ReplaceAll(input, "-", "_")) }
+func envName(input string) string {
+	return "INPUT_" + strings.ToUpper(strings.ReplaceAll(input, "-", "_"))
+}
 
 func TestActionPassesEveryInputToTheScript(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(root, "action.yml"))
