@@ -137,6 +137,9 @@ func indexCost(c *Comparison) (result.Finding, bool) {
 	})
 	var where []string
 	for _, g := range groups[:min(3, len(groups))] {
+		if g.v == 0 && total > 0 {
+			continue // where the entries go, not where they do not
+		}
 		if len(g.names) == 1 {
 			where = append(where, fmt.Sprintf("%s on %s%s", g.shown, g.names[0], ofTable(g.table)))
 		} else {
@@ -179,7 +182,11 @@ func hotCost(c *Comparison) (result.Finding, bool) {
 					n++
 				}
 			}
-			p += fmt.Sprintf(" (its %s non-HOT updates%s each add an entry to all %d of its indexes)", fmtVal(c, "rows_updated", upd*(1-ratio)), perUnit(c), n)
+			all := fmt.Sprintf("all %d of its indexes", n)
+			if n == 1 {
+				all = "its index"
+			}
+			p += fmt.Sprintf(" (its %s non-HOT updates%s each add an entry to %s)", fmtVal(c, "rows_updated", upd*(1-ratio)), perUnit(c), all)
 		}
 		parts = append(parts, p)
 		objs = append(objs, s.Object)
