@@ -291,3 +291,23 @@ func TestProjectRefusesGarbage(t *testing.T) {
 		t.Errorf("overflow: %v", err)
 	}
 }
+
+func FuzzParseRates(f *testing.F) {
+	for _, s := range []string{"100/s,500/s", "1,000/s", "rows=5/s,rows=6/s", ",", "5/s,", "a=1/s,b=2/s"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		rs, err := ParseRates(s)
+		if err != nil {
+			return
+		}
+		if len(rs) == 0 || len(rs) > maxRates {
+			t.Fatalf("ParseRates(%q): %d rates", s, len(rs))
+		}
+		for _, r := range rs {
+			if !(r.PerSecond > 0) || math.IsInf(r.PerSecond, 0) || !strings.EqualFold(r.Op, rs[0].Op) {
+				t.Fatalf("ParseRates(%q) = %+v", s, rs)
+			}
+		}
+	})
+}
