@@ -229,6 +229,33 @@ func fmtVal(c *Comparison, metric string, v float64) string {
 	return formatValue(metric, v)
 }
 
+// fmtPair formats a before/after pair so that two different values never
+// print alike: 1500 -> 1504 index entries per 15,000 refreshes is 0.100 ->
+// 0.1003, not 0.100 -> 0.100.
+func fmtPair(c *Comparison, metric string, a, b float64) (string, string) {
+	sa, sb := fmtVal(c, metric, a), fmtVal(c, metric, b)
+	if a == b || sa != sb || math.IsNaN(a) || math.IsNaN(b) {
+		return sa, sb
+	}
+	unit, scale := "", 1.0
+	switch {
+	case isRatio(metric):
+		unit, scale = "%", 100
+	case metric == "latency":
+		unit = " ms"
+	case isBytes(metric):
+		unit = " B"
+	}
+	for digits := 4; digits <= 12; digits++ {
+		sa = strconv.FormatFloat(scale*a, 'g', digits, 64)
+		sb = strconv.FormatFloat(scale*b, 'g', digits, 64)
+		if sa != sb {
+			break
+		}
+	}
+	return sa + unit, sb + unit
+}
+
 // exactnessWords is what a sentence says about a number that is not exact.
 func exactnessWords(e result.Exactness) string {
 	switch e {

@@ -67,7 +67,8 @@ func Findings(c *Comparison, res *result.Result) ([]result.Finding, string) {
 			if !ok {
 				continue
 			}
-			k := strings.Join([]string{r.Metric, sec.Kind, sec.Table, fmtVal(c, r.Metric, va), fmtVal(c, r.Metric, vb), string(e), rule}, "\x00")
+			sa, sb := fmtPair(c, r.Metric, va, vb)
+			k := strings.Join([]string{r.Metric, sec.Kind, sec.Table, sa, sb, string(e), rule}, "\x00")
 			g := byKey[k]
 			if g == nil {
 				g = &group{metric: r.Metric, level: sec.Kind, table: sec.Table, a: va, b: vb, e: e, rule: rule}
@@ -126,7 +127,12 @@ func changeFinding(c *Comparison, dialect string, g *group, total *[2]float64, f
 		if g.metric == "hot_ratio" {
 			name = "HOT updates"
 		}
-		f.Text = fmt.Sprintf("%s %s → %s%s (%+.1f pt%s)", name, fmtVal(c, g.metric, g.a), fmtVal(c, g.metric, g.b), where, 100*d, exactnessWords(g.e))
+		sa, sb := fmtPair(c, g.metric, g.a, g.b)
+		pt := fmt.Sprintf("%+.1f", 100*d)
+		if math.Abs(100*d) < 0.05 {
+			pt = fmt.Sprintf("%+.2f", 100*d)
+		}
+		f.Text = fmt.Sprintf("%s %s → %s%s (%s pt%s)", name, sa, sb, where, pt, exactnessWords(g.e))
 		return f
 	}
 	if g.a != 0 {
@@ -139,7 +145,7 @@ func changeFinding(c *Comparison, dialect string, g *group, total *[2]float64, f
 	if den > 0 {
 		f.Effect = math.Min(1, float64(max(1, len(g.objects)))*math.Abs(d)/den)
 	}
-	va, vb := fmtVal(c, g.metric, g.a), fmtVal(c, g.metric, g.b)
+	va, vb := fmtPair(c, g.metric, g.a, g.b)
 	if g.level == "database" {
 		name := logName(dialect)
 		if g.metric != "log_bytes" {

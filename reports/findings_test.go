@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -144,6 +145,13 @@ func TestFindingsNoiseRule(t *testing.T) {
 	setMetric(leaf, "leaf_inserts", leaf["leaf_inserts"].V()+1)
 	if f := findingAbout(FromResult(r).Findings, "leaf_inserts", ix); f == nil || !strings.Contains(f.Rule, "same work: any change") {
 		t.Errorf("an exact count of the same work that moved by one: %+v", f)
+	}
+	// ... and the sentence shows two different numbers, not 1.100 → 1.100.
+	if f := findingAbout(FromResult(r).Findings, "leaf_inserts", ix); f != nil {
+		m := regexp.MustCompile(`\(([^ ]+) → ([^ ]+) `).FindStringSubmatch(f.Text)
+		if m == nil || m[1] == m[2] {
+			t.Errorf("the change is not visible in %q", f.Text)
+		}
 	}
 	// A wrapped command: nobody knows the work was the same, 5% is the bar.
 	for _, run := range []int{0, 1} {
