@@ -93,7 +93,11 @@ func Render(w io.Writer, format, dialect string, p *Plan) error {
 		return s
 	}
 	logB := func(v VariantPlan) Figure { return v.LogBytes }
-	row(fmt.Sprintf("%s per %s, mix included (bytes)", log, one), basis(logB)+" [1]", func(v VariantPlan) string {
+	mixed := ", mix included"
+	if p.PerRow {
+		mixed = ""
+	}
+	row(fmt.Sprintf("%s per %s%s (bytes)", log, one, mixed), basis(logB)+" [1]", func(v VariantPlan) string {
 		return na(v.LogBytes.OK, fmt.Sprintf("%s B", commasF(v.LogBytes.PerOp, 1)))
 	})
 	row(fmt.Sprintf("%s rate, MB/s (10^6 B/s)", log), basis(logB)+" [1]", func(v VariantPlan) string {
