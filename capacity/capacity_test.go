@@ -2,6 +2,7 @@ package capacity
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -151,4 +152,168 @@ func TestProjectFixture(t *testing.T) {
 	if _, err := Project(res, Rate{Op: "nope", PerSecond: 1}, nil); err == nil || !strings.Contains(err.Error(), "refreshes") {
 		t.Fatalf("unknown operation: %v", err)
 	}
+}
+
+// A measure without --operations has no operation to scale: plan scales per
+// row changed, says so, and suggests --operations.
+func TestProjectPerRowChanged(t *testing.T) {
+	res, err := result.Read("../reports/testdata/refresh_token_pg15.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range res.Runs {
+		res.Runs[i].Operations, res.Runs[i].MainOperation = map[string]int64{}, ""
+	}
+	for _, text := range []string{"2000/s", "rows=2000/s"} {
+		rate, _ := ParseRate(text)
+		p, err := Project(res, rate, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		base := p.Variants[0]
+		var rows float64
+		for _, tb := range res.Runs[0].Tables {
+			for _, m := range []string{"rows_inserted", "rows_updated", "rows_deleted"} {
+				rows += tb.Metrics[m].V()
+			}
+		}
+		want := res.Runs[0].Database["log_bytes_in_scope"].V() / rows * 2000
+		if !p.PerRow || base.Op != "rows changed" || math.Abs(base.LogBytes.PerSecond-want) > 1e-6 || math.Abs(base.RowsChanged.PerSecond-2000) > 1e-9 {
+			t.Fatalf("%s: per row %v op %q log %v (want %v) rows/s %v", text, p.PerRow, base.Op, base.LogBytes.PerSecond, want, base.RowsChanged.PerSecond)
+		}
+		all := strings.Join(p.Assumptions, "\n")
+		for _, want := range []string{"the rate counts rows changed", "--operations N"} {
+			if !strings.Contains(all, want) {
+				t.Errorf("%s: assumptions lack %q:\n%s", text, want, all)
+			}
+		}
+		if strings.Contains(all, "mix (at") {
+			t.Errorf("an empty mix is not an assumption:\n%s", all)
+		}
+	}
+	rate, _ := ParseRate("operations=500/s")
+	if _, err := Project(res, rate, nil); err == nil || !strings.Contains(err.Error(), "rows=2000/s") {
+		t.Errorf("an operation the result has no count of: %v", err)
+	}
+	// rows= works on a result with operations too, and keeps their mix.
+	full, _ := result.Read("../reports/testdata/refresh_token_pg15.json")
+	rate, _ = ParseRate("rows=1110/s")
+	p, err := Project(full, rate, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The mix follows the fixture's own rows per refresh.
+	wantRefreshes := 1110 * float64(full.Runs[0].Operations["refreshes"]) / float64(p.Variants[0].Measured)
+	if err != nil || math.Abs(p.Variants[0].Mix["refreshes"]-wantRefreshes) > 1e-9 || strings.Contains(strings.Join(p.Assumptions, " "), "no operation count") {
+		t.Fatalf("rows= on a run with operations: %v %+v", err, p)
+	}
+	// A server that counts rows only server-wide (MariaDB) says so.
+	maria, _ := result.Read("../reports/testdata/measure_mariadb.json")
+	rate, _ = ParseRate("rows=100/s")
+	p, err = Project(maria, rate, nil)
+	if err != nil || !p.Variants[0].RowsChanged.OK || !strings.Contains(strings.Join(p.Assumptions, " "), "server-wide") {
+		t.Fatalf("MariaDB per row: %v %+v", err, p)
+	}
+}
+
+func TestParseRates(t *testing.T) {
+	rs, err := ParseRates("100/s,500/s, 2k/s")
+	if err != nil || len(rs) != 3 || rs[2].PerSecond != 2000 {
+		t.Fatalf("%+v %v", rs, err)
+	}
+	for bad, want := range map[string]string{
+		"1,000/s":                             "1000/s or 1k/s",
+		"100/s,logins=5/s":                    "same operation",
+		"100/s,,5/s":                          "empty rate",
+		"1/s,2/s,3/s,4/s,5/s,6/s,7/s,8/s,9/s": "at most 8",
+		"100/s,-5/s":                          "positive",
+	} {
+		if _, err := ParseRates(bad); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseRates(%q) = %v, want an error naming %q", bad, err, want)
+		}
+	}
+}
+
+func TestProjectSeveralRates(t *testing.T) {
+	res, _ := result.Read("../reports/testdata/refresh_token_pg15.json")
+	rates, _ := ParseRates("100/s,500/s,2000/s")
+	c, _ := ResolveCeiling("1MiB/s", 0)
+	p, err := ProjectRates(res, rates, []Ceiling{c})
+	if err != nil || len(p.AtRates) != 3 {
+		t.Fatalf("%v %+v", err, p)
+	}
+	perOp := res.Runs[0].Database["log_bytes_in_scope"].V() / 15000
+	for i, r := range []float64{100, 500, 2000} {
+		v := p.AtRates[i].Variants[0]
+		if math.Abs(v.LogBytes.PerSecond-perOp*r) > 1e-6 || v.Headroom[0].WithinBudget != (perOp*r <= MiB) {
+			t.Errorf("at %v/s: %v B/s, within %v", r, v.LogBytes.PerSecond, v.Headroom[0].WithinBudget)
+		}
+	}
+	var buf bytes.Buffer
+	if err := Render(&buf, "table", "postgres", p); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	reached := fmt.Sprintf("%s refreshes/s", commasF(math.Round(MiB/perOp), 0))
+	for _, want := range []string{"baseline @ 100/s", "baseline @ 2,000/s", "coarse @ 500/s", "at 100, 500, 2000 refreshes/s", "OVER", "reached at", reached, "at 2000 refreshes/s"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("several rates: output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// Numbers no writeamp run produces are refused, naming what is wrong.
+func TestProjectRefusesGarbage(t *testing.T) {
+	rate, _ := ParseRate("500/s")
+	for name, spoil := range map[string]func(*result.Result){
+		"the count of refreshes": func(r *result.Result) { r.Runs[0].Operations["refreshes"] = -15000 },
+		"log_bytes_in_scope": func(r *result.Result) {
+			m := r.Runs[1].Database["log_bytes_in_scope"]
+			v := -1.0
+			m.Value = &v
+			r.Runs[1].Database["log_bytes_in_scope"] = m
+		},
+		"leaf_inserts of index": func(r *result.Result) {
+			m := r.Runs[0].Indexes[0].Metrics["leaf_inserts"]
+			v := -3.0
+			m.Value = &v
+			r.Runs[0].Indexes[0].Metrics["leaf_inserts"] = m
+		},
+		"elapsed_seconds": func(r *result.Result) { r.Runs[0].ElapsedSeconds = -1 },
+	} {
+		res, _ := result.Read("../reports/testdata/refresh_token_pg15.json")
+		spoil(res)
+		if _, err := Project(res, rate, nil); err == nil || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), "not a result writeamp wrote") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	res, _ := result.Read("../reports/testdata/refresh_token_pg15.json")
+	huge, _ := ParseRate("99999999999M/s")
+	m := res.Runs[0].Database["log_bytes_in_scope"]
+	v := 1e300
+	m.Value = &v
+	res.Runs[0].Database["log_bytes_in_scope"] = m
+	if _, err := Project(res, huge, nil); err == nil || !strings.Contains(err.Error(), "out of range") {
+		t.Errorf("overflow: %v", err)
+	}
+}
+
+func FuzzParseRates(f *testing.F) {
+	for _, s := range []string{"100/s,500/s", "1,000/s", "rows=5/s,rows=6/s", ",", "5/s,", "a=1/s,b=2/s"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		rs, err := ParseRates(s)
+		if err != nil {
+			return
+		}
+		if len(rs) == 0 || len(rs) > maxRates {
+			t.Fatalf("ParseRates(%q): %d rates", s, len(rs))
+		}
+		for _, r := range rs {
+			if !(r.PerSecond > 0) || math.IsInf(r.PerSecond, 0) || !strings.EqualFold(r.Op, rs[0].Op) {
+				t.Fatalf("ParseRates(%q) = %+v", s, rs)
+			}
+		}
+	})
 }

@@ -63,16 +63,30 @@ type Saving struct {
 	LeafPerSec float64 `json:"leaf_inserts_per_second"`
 }
 
-// Plan is the projection of a result at a rate.
+// Plan is the projection of a result at a rate (the first, with several).
 type Plan struct {
-	Rate        Rate          `json:"-"`
-	RateText    string        `json:"rate"`
-	Server      string        `json:"server"`
-	Workload    string        `json:"workload"`
-	Variants    []VariantPlan `json:"variants"`
-	Savings     []Saving      `json:"savings,omitempty"`
-	Ceilings    []Ceiling     `json:"ceilings"`
-	Assumptions []string      `json:"assumptions"`
+	Rate     Rate          `json:"-"`
+	RateText string        `json:"rate"`
+	Server   string        `json:"server"`
+	Workload string        `json:"workload"`
+	Variants []VariantPlan `json:"variants"`
+	Savings  []Saving      `json:"savings,omitempty"`
+	// PerRow is set when the rate counts rows changed rather than an
+	// operation (--rate rows=N/s, or a result without operation counts).
+	PerRow bool `json:"per_row_changed,omitempty"`
+	// AtRates holds every rate given (the first is the one above), when
+	// several were: --rate 100/s,500/s,2000/s.
+	AtRates     []AtRate  `json:"rates,omitempty"`
+	Ceilings    []Ceiling `json:"ceilings"`
+	Assumptions []string  `json:"assumptions"`
+}
+
+// AtRate is the projection at one of several rates.
+type AtRate struct {
+	Rate     Rate          `json:"-"`
+	RateText string        `json:"rate"`
+	Variants []VariantPlan `json:"variants"`
+	Savings  []Saving      `json:"savings,omitempty"`
 }
 
 // Project scales each run of the result to the rate. The ceilings are held
@@ -81,26 +95,26 @@ func Project(res *result.Result, rate Rate, ceilings []Ceiling) (*Plan, error) {
 	if len(res.Runs) == 0 {
 		return nil, fmt.Errorf("the result has no runs")
 	}
-	p := &Plan{Rate: rate, RateText: rate.Text, Server: res.Server.Name, Workload: res.Workload.Name, Ceilings: ceilings}
-	var logSources, fpiNotes []string
+	if err := Validate(res); err != nil {
+		return nil, err
+	}
+	p := &Plan{Rate: rate, RateText: rate.Text, Server: res.Server.Name, Workload: res.Workload.Name, Ceilings: ceilings,
+		PerRow: perRow(res, rate)}
+	var logSources, fpiNotes, rowScopes []string
 	for i := range res.Runs {
 		r := &res.Runs[i]
-		op := rate.Op
-		if op == "" {
-			op = r.MainOperation
-		}
-		if op == "" {
-			return nil, fmt.Errorf("run %s has no main operation: name one in --rate, e.g. %s=500/s (operations: %s)", r.Variant, firstOp(r), strings.Join(opNames(r), ", "))
-		}
-		n, ok := r.Operations[op]
-		if !ok || n <= 0 {
-			return nil, fmt.Errorf("--rate: run %s has no %q operations (it has: %s)", r.Variant, op, strings.Join(opNames(r), ", "))
-		}
 		label := r.Variant
 		if r.Label != "" {
 			label = r.Label
 		}
-		vp := VariantPlan{Variant: label, Op: op, Measured: n, Scale: rate.PerSecond / float64(n), Mix: map[string]float64{}}
+		op, n, scope, err := denominator(r, label, rate, p.PerRow)
+		if err != nil {
+			return nil, err
+		}
+		if scope != "" && !slices.Contains(rowScopes, scope) {
+			rowScopes = append(rowScopes, scope)
+		}
+		vp := VariantPlan{Variant: label, Op: op, Measured: int64(n), Scale: rate.PerSecond / n, Mix: map[string]float64{}}
 		for k, c := range r.Operations {
 			vp.Mix[k] = float64(c) * vp.Scale
 		}
@@ -108,15 +122,15 @@ func Project(res *result.Result, rate Rate, ceilings []Ceiling) (*Plan, error) {
 		// records on the measured objects and their transactions' commits): the
 		// whole-cluster figure also holds other sessions' writes of the window.
 		if own := r.Database["log_bytes_in_scope"]; own.OK() {
-			vp.LogBytes = figure(own, float64(n), vp.Scale)
+			vp.LogBytes = figure(own, n, vp.Scale)
 			vp.LogBytes.Source = "log_bytes_in_scope: " + own.Source
 			if all := r.Database["log_bytes"]; all.OK() {
-				f := figure(all, float64(n), vp.Scale)
+				f := figure(all, n, vp.Scale)
 				f.Source = "log_bytes: " + all.Source
 				vp.ClusterLog = &f
 			}
 		} else {
-			vp.LogBytes = figure(r.Database["log_bytes"], float64(n), vp.Scale)
+			vp.LogBytes = figure(r.Database["log_bytes"], n, vp.Scale)
 			if vp.LogBytes.OK {
 				vp.LogBytes.Source = "log_bytes: " + vp.LogBytes.Source
 			}
@@ -127,8 +141,15 @@ func Project(res *result.Result, rate Rate, ceilings []Ceiling) (*Plan, error) {
 		if f := r.Database["fpi_bytes"]; f.OK() && r.Database["log_bytes"].OK() && r.Database["log_bytes"].V() > 0 {
 			fpiNotes = append(fpiNotes, fmt.Sprintf("%s %.1f%%", label, 100*f.V()/r.Database["log_bytes"].V()))
 		}
-		vp.LeafInserts = sum(r.Indexes, []string{"leaf_inserts"}, float64(n), vp.Scale, "sum of leaf_inserts over the measured indexes")
-		vp.RowsChanged = sum(r.Tables, []string{"rows_inserted", "rows_updated", "rows_deleted"}, float64(n), vp.Scale, "sum of rows_inserted + rows_updated + rows_deleted over the measured tables")
+		vp.LeafInserts = sum(r.Indexes, []string{"leaf_inserts"}, n, vp.Scale, "sum of leaf_inserts over the measured indexes")
+		vp.RowsChanged = sum(r.Tables, result.RowMetrics, n, vp.Scale, "sum of rows_inserted + rows_updated + rows_deleted over the measured tables")
+		if !vp.RowsChanged.OK && scope == "by the whole server" {
+			vp.RowsChanged = sum([]result.Object{{Name: "database", Metrics: r.Database}}, result.RowMetrics, n, vp.Scale,
+				"sum of rows_inserted + rows_updated + rows_deleted of the whole server")
+		}
+		if err := overflow(vp, rate); err != nil {
+			return nil, err
+		}
 		for _, c := range ceilings {
 			if !vp.LogBytes.OK || vp.LogBytes.PerOp <= 0 {
 				continue
@@ -141,7 +162,7 @@ func Project(res *result.Result, rate Rate, ceilings []Ceiling) (*Plan, error) {
 		p.Variants = append(p.Variants, vp)
 	}
 	first := p.Variants[0]
-	if p.Rate.Op == "" {
+	if p.Rate.Op == "" || p.PerRow {
 		p.Rate.Op = first.Op
 	}
 	rate = p.Rate
@@ -163,8 +184,8 @@ func Project(res *result.Result, rate Rate, ceilings []Ceiling) (*Plan, error) {
 			mix = append(mix, fmt.Sprintf("%s %s/s", trimFloat(first.Mix[k]), k))
 		}
 	}
+	p.Assumptions = append(p.Assumptions, rateAssumptions(res, p, rowScopes, mix)...)
 	p.Assumptions = append(p.Assumptions,
-		fmt.Sprintf("the rate counts %s; the other operations keep the measured mix (at %s: %s)", op, rate.String(), strings.Join(mix, ", ")),
 		"costs scale linearly with the rate: the measured window's bytes and writes per operation, no batching or group-commit effects, the same data size and cache state as measured",
 		"units: MB = 10^6 bytes, GB = 10^9 bytes, MiB = 2^20 bytes, GiB = 2^30 bytes; a day is 86,400 s at a constant rate",
 	)

@@ -36,7 +36,16 @@ func Render(w io.Writer, format, dialect string, p *Plan) error {
 	log := LogName(dialect)
 	op := p.Variants[0].Op
 	one := singular(op)
-	title := fmt.Sprintf("writeamp plan · %s on %s, at %s", p.Workload, p.Server, p.Rate.String())
+	cols := columns(p)
+	at := p.Rate.String()
+	if len(p.AtRates) > 1 {
+		var rs []string
+		for _, r := range p.AtRates {
+			rs = append(rs, trimFloat(r.Rate.PerSecond))
+		}
+		at = strings.Join(rs, ", ") + " " + op + "/s"
+	}
+	title := fmt.Sprintf("writeamp plan · %s on %s, at %s", p.Workload, p.Server, at)
 	if md {
 		fmt.Fprintf(w, "### %s\n\n", title)
 	} else {
@@ -49,27 +58,28 @@ func Render(w io.Writer, format, dialect string, p *Plan) error {
 	st.Color = table.ColorOptions{}
 	st.Format.Header = text.FormatDefault
 	t.SetStyle(st)
-	h := table.Row{"at " + p.Rate.String()}
-	for _, v := range p.Variants {
-		h = append(h, v.Variant)
+	h := table.Row{"at " + at}
+	for _, c := range cols {
+		h = append(h, c.label)
 	}
 	h = append(h, "basis / source")
 	t.AppendHeader(h)
 	var cfg []table.ColumnConfig
-	for i := range p.Variants {
+	for i := range cols {
 		cfg = append(cfg, table.ColumnConfig{Number: i + 2, Align: text.AlignRight})
 	}
 	t.SetColumnConfigs(cfg)
 	row := func(label string, basis string, f func(VariantPlan) string) {
 		r := table.Row{label}
-		for _, v := range p.Variants {
-			r = append(r, f(v))
+		for _, c := range cols {
+			r = append(r, f(c.v))
 		}
 		t.AppendRow(append(r, basis))
 	}
 	basis := func(f func(VariantPlan) Figure) string {
 		var seen []string
-		for _, v := range p.Variants {
+		for _, c := range cols {
+			v := c.v
 			if e := string(f(v).Exactness); !slices.Contains(seen, e) {
 				seen = append(seen, e)
 			}
@@ -83,7 +93,11 @@ func Render(w io.Writer, format, dialect string, p *Plan) error {
 		return s
 	}
 	logB := func(v VariantPlan) Figure { return v.LogBytes }
-	row(fmt.Sprintf("%s per %s, mix included (bytes)", log, one), basis(logB)+" [1]", func(v VariantPlan) string {
+	mixed := ", mix included"
+	if p.PerRow {
+		mixed = ""
+	}
+	row(fmt.Sprintf("%s per %s%s (bytes)", log, one, mixed), basis(logB)+" [1]", func(v VariantPlan) string {
 		return na(v.LogBytes.OK, fmt.Sprintf("%s B", commasF(v.LogBytes.PerOp, 1)))
 	})
 	row(fmt.Sprintf("%s rate, MB/s (10^6 B/s)", log), basis(logB)+" [1]", func(v VariantPlan) string {
@@ -123,7 +137,7 @@ func Render(w io.Writer, format, dialect string, p *Plan) error {
 		t.AppendSeparator()
 		for i, hr := range p.Variants[0].Headroom {
 			c := hr.Ceiling
-			row(fmt.Sprintf("ceiling %s: used / reached at", c.Short()), "derived [4]", func(v VariantPlan) string {
+			row(fmt.Sprintf("ceiling %s: share used", c.Short()), "derived [4]", func(v VariantPlan) string {
 				if i >= len(v.Headroom) {
 					return "n/a"
 				}
@@ -132,7 +146,13 @@ func Render(w io.Writer, format, dialect string, p *Plan) error {
 				if !x.WithinBudget {
 					mark = " OVER"
 				}
-				return fmt.Sprintf("%.1f%%%s / %s %s/s", x.UsedPercent, mark, strings.TrimSuffix(HumanRate(x.MaxRate), "/s"), op)
+				return fmt.Sprintf("%.1f%%%s", x.UsedPercent, mark)
+			})
+			row(fmt.Sprintf("ceiling %s: reached at", c.Short()), "derived [4]", func(v VariantPlan) string {
+				if i >= len(v.Headroom) {
+					return "n/a"
+				}
+				return fmt.Sprintf("%s %s/s", strings.TrimSuffix(HumanRate(v.Headroom[i].MaxRate), "/s"), op)
 			})
 		}
 	}
@@ -146,14 +166,14 @@ func Render(w io.Writer, format, dialect string, p *Plan) error {
 		b = "- "
 	}
 	fmt.Fprintln(w)
-	for _, s := range p.Savings {
-		verb := "saves"
-		gb := s.GBPerDay
-		if gb < 0 {
-			verb, gb = "adds", -gb
+	savings := []AtRate{{Rate: p.Rate, Savings: p.Savings}}
+	if len(p.AtRates) > 1 {
+		savings = p.AtRates
+	}
+	for _, ar := range savings {
+		for _, s := range ar.Savings {
+			saving(w, b, log, s, ar.Rate)
 		}
-		fmt.Fprintf(w, "%s%s over %s %s %s GB/day of %s (%s GiB/day, %.1f%% of %s's %s volume) and %s index leaf inserts/s at %s\n",
-			b, s.To, s.From, verb, commasF(gb, 1), log, commasF(gb*GB/GiB, 1), abs(s.Percent), s.From, log, strings.TrimSuffix(HumanRate(abs(s.LeafPerSec)), "/s"), p.Rate.String())
 	}
 	if len(p.Savings) > 0 {
 		fmt.Fprintln(w)
@@ -168,6 +188,26 @@ func Render(w io.Writer, format, dialect string, p *Plan) error {
 		}
 		fmt.Fprintf(w, "%s  [%d] %s\n", b, n, strings.Join(seen, "; "))
 	}
+	renderTail(w, b, log, one, p, src)
+	return nil
+}
+
+func saving(w io.Writer, b, log string, s Saving, rate Rate) {
+	{
+		verb := "saves"
+		gb := s.GBPerDay
+		if gb < 0 {
+			verb, gb = "adds", -gb
+		}
+		fmt.Fprintf(w, "%s%s over %s %s %s GB/day of %s (%s GiB/day, %.1f%% of %s's %s volume) and %s index leaf inserts/s at %s\n",
+			b, s.To, s.From, verb, commasF(gb, 1), log, commasF(gb*GB/GiB, 1), abs(s.Percent), s.From, log, strings.TrimSuffix(HumanRate(abs(s.LeafPerSec)), "/s"), rate.String())
+	}
+}
+
+func renderTail(w io.Writer, b, log, one string, p *Plan, src func(int, func(VariantPlan) Figure)) {
+	logB := func(v VariantPlan) Figure { return v.LogBytes }
+	leaf := func(v VariantPlan) Figure { return v.LeafInserts }
+	rows := func(v VariantPlan) Figure { return v.RowsChanged }
 	src(1, logB)
 	src(2, leaf)
 	src(3, rows)
@@ -197,10 +237,38 @@ func Render(w io.Writer, format, dialect string, p *Plan) error {
 			}
 		}
 	}
-	return nil
+}
+
+// column is one column of the plan table: a variant at a rate.
+type column struct {
+	label string
+	v     VariantPlan
+}
+
+func columns(p *Plan) []column {
+	var out []column
+	if len(p.AtRates) < 2 {
+		for _, v := range p.Variants {
+			out = append(out, column{v.Variant, v})
+		}
+		return out
+	}
+	for i := range p.Variants {
+		for _, r := range p.AtRates {
+			label := HumanRate(r.Rate.PerSecond)
+			if len(p.Variants) > 1 {
+				label = p.Variants[i].Variant + " @ " + label
+			}
+			out = append(out, column{label, r.Variants[i]})
+		}
+	}
+	return out
 }
 
 func singular(op string) string {
+	if op == "rows changed" {
+		return "row changed"
+	}
 	for _, suf := range []string{"shes", "ches", "sses", "xes"} {
 		if strings.HasSuffix(op, suf) {
 			return strings.TrimSuffix(op, "es")

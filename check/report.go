@@ -10,6 +10,7 @@ import (
 	"github.com/jedib0t/go-pretty/v6/table"
 
 	"github.com/writeamp/writeamp/budget"
+	"github.com/writeamp/writeamp/reports"
 	"github.com/writeamp/writeamp/result"
 )
 
@@ -132,6 +133,9 @@ type Document struct {
 // JSON writes the check document.
 func (o *Outcome) JSON(w io.Writer) error {
 	d := Document{Check: strings.ToLower(o.VerdictWord()), Exit: o.Exit(), Budgets: o.Verdicts, Result: o.Result}
+	if o.Result != nil {
+		d.Result = reports.FindingsOf(o.Result) // the before/after findings and change column, as every result file has them
+	}
 	if d.Budgets == nil {
 		d.Budgets = []budget.Verdict{}
 	}

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -248,19 +249,38 @@ func UpdatesIn(text, source string) []Update {
 
 // UpdatesOfCommand scans a wrapped command's arguments: SQL files it names
 // (*.sql) and inline SQL (e.g. psql -c "UPDATE ..."). A heuristic: it sees
-// only SQL that appears literally.
+// only SQL that appears literally. A shell command line in one argument
+// (bash -c 'psql "$DSN" -f work.sql', as the GitHub Action runs its
+// workload input) is looked into word by word for the files it names.
 func UpdatesOfCommand(args []string) []Update {
 	var out []Update
+	seen := map[string]bool{}
+	file := func(a string) {
+		if seen[a] {
+			return
+		}
+		seen[a] = true
+		// Only regular files: the command may name a FIFO or device it reads itself.
+		if data, err := safeio.ReadFile(a, 64<<20); err == nil {
+			out = append(out, UpdatesIn(string(data), a)...)
+		}
+	}
+	isSQL := func(a string) bool { return strings.HasSuffix(strings.ToLower(a), ".sql") }
 	for _, a := range args {
-		if strings.HasSuffix(strings.ToLower(a), ".sql") {
-			// Only regular files: the command may name a FIFO or device it reads itself.
-			if data, err := safeio.ReadFile(a, 64<<20); err == nil {
-				out = append(out, UpdatesIn(string(data), a)...)
-			}
+		if _, err := os.Stat(a); err == nil && isSQL(a) {
+			file(a)
 			continue
 		}
 		if strings.Contains(strings.ToLower(a), "update") {
 			out = append(out, UpdatesIn(a, "the command line")...)
+		}
+		for _, w := range strings.Fields(a) {
+			if _, v, ok := strings.Cut(w, "="); ok && isSQL(v) { // --file=work.sql
+				w = v
+			}
+			if w = strings.Trim(w, `"'`); isSQL(w) {
+				file(w)
+			}
 		}
 	}
 	return out

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -84,5 +85,25 @@ update other set id = id`, "work.sql")
 	ws = Warn("postgres", idx[1:], ups)
 	if len(ws) != 1 || ws[0].Column != "status" {
 		t.Fatalf("predicate column: %+v", ws)
+	}
+}
+
+// The GitHub Action runs its workload input as bash -c '...': the SQL files
+// named inside that one argument are read too.
+func TestUpdatesOfAShellCommandLine(t *testing.T) {
+	dir := t.TempDir()
+	p := dir + "/work.sql"
+	if err := os.WriteFile(p, []byte("update jobs set touched_at = 1 where id = 1;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"bash", "-c", `psql "$WRITEAMP_DSN" -XAtq -f '` + p + `'`},
+		{"bash", "-c", "psql --file=" + p},
+		{"psql", "-f", p},
+	} {
+		ups := UpdatesOfCommand(args)
+		if len(ups) != 1 || ups[0].Table != "jobs" || !reflect.DeepEqual(ups[0].Columns, []string{"touched_at"}) {
+			t.Errorf("%q: %+v", args, ups)
+		}
 	}
 }

@@ -9,8 +9,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/dustin/go-humanize"
-
 	"github.com/writeamp/writeamp/result"
 )
 
@@ -26,6 +24,9 @@ type Comparison struct {
 	Sections     []Section
 	Sources      []string // footnotes, numbered from 1
 	Notes        []string // warnings, missing collectors, assumptions
+	// Findings lead every format; FindingsRule says when a change counts.
+	Findings     []result.Finding
+	FindingsRule string
 }
 
 // Column is one run.
@@ -36,9 +37,14 @@ type Column struct {
 
 // Section groups rows (the database, one table, one index).
 type Section struct {
-	Kind  string // "database", "table", "index"
-	Title string
-	Rows  []Row
+	Kind   string // "database", "table", "index"
+	Title  string
+	Object string // the table or index name ("" for the database)
+	Table  string // an index's table
+	Rows   []Row
+	// Unshown are rows left out of the tables because no run measured them;
+	// the notes still say why.
+	Unshown []Row
 }
 
 // Row is one metric across the runs.
@@ -114,7 +120,9 @@ func Build(title string, subtitle []string, cols []Column) *Comparison {
 			}
 			return nil, false
 		}
-		c.Sections = append(c.Sections, c.section("table", "Table "+t, tableOrder, cols, get, ref))
+		sec := c.section("table", "Table "+t, tableOrder, cols, get, ref)
+		sec.Object = t
+		c.Sections = append(c.Sections, sec)
 	}
 	for _, ix := range objectNames(cols, func(r *result.Run) []result.Object { return r.Indexes }) {
 		get := func(r *result.Run) (map[string]result.Metric, bool) {
@@ -123,14 +131,17 @@ func Build(title string, subtitle []string, cols []Column) *Comparison {
 			}
 			return nil, false
 		}
-		title := "Index " + ix
+		title, table := "Index "+ix, ""
 		for _, col := range cols {
 			if o := col.Run.Index(ix); o != nil && o.Table != "" {
 				title += " on " + o.Table
+				table = o.Table
 				break
 			}
 		}
-		c.Sections = append(c.Sections, c.section("index", title, indexOrder, cols, get, ref))
+		sec := c.section("index", title, indexOrder, cols, get, ref)
+		sec.Object, sec.Table = ix, table
+		c.Sections = append(c.Sections, sec)
 	}
 	for _, col := range cols {
 		prefix := ""
@@ -154,7 +165,7 @@ func Build(title string, subtitle []string, cols []Column) *Comparison {
 	if basis != "" {
 		c.Notes = append(c.Notes, basis)
 	}
-	c.Notes = append(c.Notes, unavailableNotes(c)...)
+	c.Notes = append(c.Notes, metricNotes(c)...)
 	c.Notes = dedupe(c.Notes)
 	return c
 }
@@ -286,7 +297,8 @@ func (c *Comparison) section(kind, title string, order []string, cols []Column,
 			row.Cells = append(row.Cells, cell)
 		}
 		if allNA && kind != "database" && name != "leaf_inserts" {
-			continue // a metric nobody measured only adds noise; the notes say why
+			sec.Unshown = append(sec.Unshown, row) // only adds noise to the table; the notes say why
+			continue
 		}
 		if allZero && quietWhenZero[name] {
 			continue
@@ -310,48 +322,6 @@ func containsInt(xs []int, x int) bool {
 		}
 	}
 	return false
-}
-
-func labelOf(name string) string {
-	if l, ok := labels[name]; ok {
-		return l
-	}
-	return strings.ReplaceAll(name, "_", " ")
-}
-
-func isRatio(name string) bool   { return strings.HasSuffix(name, "_ratio") }
-func isAutovac(name string) bool { return strings.HasSuffix(name, "vacuum_runs") }
-func isBytes(name string) bool   { return strings.Contains(name, "bytes") }
-
-func formatValue(name string, v float64) string {
-	switch {
-	case isRatio(name):
-		return fmt.Sprintf("%.1f%%", 100*v)
-	case isBytes(name) && math.Abs(v) >= 10*1024:
-		return humanize.IBytes(uint64(math.Abs(v))) + sign(v)
-	case v == math.Trunc(v):
-		return humanize.Comma(int64(v))
-	default:
-		return humanize.CommafWithDigits(v, 2)
-	}
-}
-
-func sign(v float64) string {
-	if v < 0 {
-		return " (shrank)"
-	}
-	return ""
-}
-
-func formatPerOp(name string, v float64) string {
-	switch {
-	case isBytes(name):
-		return humanize.CommafWithDigits(v, 1) + " B"
-	case math.Abs(v) >= 100:
-		return humanize.CommafWithDigits(v, 0)
-	default:
-		return humanize.CommafWithDigits(v, 3)
-	}
 }
 
 // change compares the last column with the first: per operation when the

@@ -24,6 +24,9 @@ func CSV(w io.Writer, res *result.Result) error {
 	if err := cw.Write(CSVHeader); err != nil {
 		return err
 	}
+	if err := csvFindings(cw, FromResult(res)); err != nil {
+		return err
+	}
 	for i := range res.Runs {
 		r := &res.Runs[i]
 		label := r.Label
@@ -117,6 +120,38 @@ func CSV(w io.Writer, res *result.Result) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// csvFindings are the first rows: level "finding", run = the rank, label =
+// the run the finding is about (the last one of a comparison), value = its
+// figure after (or the single run's cost), source = the rule, note = the
+// sentence.
+func csvFindings(cw *csv.Writer, c *Comparison) error {
+	for _, f := range c.Findings {
+		v := f.After
+		if f.Value != nil {
+			v = f.Value
+		}
+		val, label := "", f.To
+		if v != nil {
+			val = num(*v)
+		}
+		if label == "" && len(c.Columns) > 0 {
+			label = c.Columns[0].Label
+		}
+		table := ""
+		if f.Level == "index" && len(f.Objects) > 0 {
+			for _, s := range c.Sections {
+				if s.Kind == "index" && s.Object == f.Objects[0] {
+					table = s.Table
+				}
+			}
+		}
+		if err := cw.Write([]string{strconv.Itoa(f.Rank), label, "", "finding", "", table, f.Object, f.Metric, val, string(f.Exactness), f.Rule, f.Text}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // exactnessOf a number divided by a count: derived at best.

@@ -23,6 +23,8 @@ func HTML(w io.Writer, res *result.Result) error {
 		page.Series = append(page.Series, htmlSeries{Label: col.Label, Color: seriesColor(i)})
 	}
 	page.Charts = charts(c)
+	page.Findings, page.MoreFindings = shown(c)
+	page.FindingsHeading = findingsHeading(c)
 	page.RunLines = RunLines(c)
 	for _, s := range c.Sections {
 		if len(s.Rows) > 0 {
@@ -41,6 +43,10 @@ type htmlPage struct {
 	Charts   []*barChart
 	RunLines []RunLine
 	Sections []Section
+	// Findings lead the page, above the charts.
+	Findings        []result.Finding
+	MoreFindings    int
+	FindingsHeading string
 }
 
 type htmlSeries struct{ Label, Color string }
@@ -267,6 +273,7 @@ td[title] { cursor: help; }
 td.up { color: #cf222e; } td.down { color: #1a7f37; }
 a { color: #0969da; }
 ol, ul { padding-left: 22px; } li { margin: 2px 0; }
+ol.findings { font-size: 15px; } ol.findings li[title] { cursor: help; }
 .foot { color: var(--muted); font-size: 12px; }
 </style>
 </head>
@@ -274,7 +281,12 @@ ol, ul { padding-left: 22px; } li { margin: 2px 0; }
 <h1>{{.C.Title}}</h1>
 {{range .C.Subtitle}}<p class="sub">{{.}}</p>
 {{end}}<div class="legend">{{range .Series}}<span style="--c:{{.Color}}">{{.Label}}</span>{{end}}</div>
-{{if .Charts}}<h2>Charts</h2>
+{{if .Findings}}<h2 id="findings">Findings</h2>
+<p class="foot">{{.FindingsHeading}}; hover one for the rule that makes it count.</p>
+<ol class="findings">{{range .Findings}}<li title="{{.Exactness}} · {{.Rule}}">{{.Text}}</li>{{end}}</ol>
+{{if .MoreFindings}}<p class="foot">…and {{.MoreFindings}} smaller changes beyond noise (every one in the JSON's findings).</p>
+{{end}}<p class="foot">{{.C.FindingsRule}}</p>
+{{end}}{{if .Charts}}<h2>Charts</h2>
 <p class="foot">Hover a bar for its exact value, exactness and source.</p>
 <div class="charts">
 {{range .Charts}}<figure id="chart-{{.ID}}"><h3>{{.Title}}</h3><figcaption>{{.Caption}}</figcaption>{{.SVG}}</figure>
@@ -290,7 +302,7 @@ ol, ul { padding-left: 22px; } li { margin: 2px 0; }
 {{range $r := .Rows}}<tr><td>{{$r.Label}}</td>{{range $i, $cell := $r.Cells}}<td title="{{cellTitle $.C $i $r}}">{{$cell.Text}}</td>{{if $.C.PerOp}}<td class="per" title="{{cellTitle $.C $i $r}} · divided by the {{$.C.PerOp}} count">{{$cell.PerText}}</td>{{end}}{{end}}{{if multi $.C}}<td class="{{changeClass $r}}">{{$r.Change}}</td>{{end}}<td class="basis {{exactClass $r}}">{{$r.Basis}}{{if $r.Refs}} [{{range $j, $n := $r.Refs}}{{if $j}},{{end}}<a href="#src-{{$n}}">{{$n}}</a>{{end}}]{{end}}</td></tr>
 {{end}}{{end}}</tbody>
 </table></div>
-<p class="foot">basis: exact = counted by the server; derived = computed by the stated rule; approx = a proxy; n/a = unavailable (see notes); — = object absent in that run.{{if and .C.PerOp (multi .C)}} change: last column vs first, per {{.C.PerOp}} (ratios in percentage points).{{end}}</p>
+<p class="foot">basis: exact = counted by the server; derived = computed by the stated rule; approx = a proxy; n/a = unavailable (see notes); · = not reported in that run; — = object absent in that run.{{if and .C.PerOp (multi .C)}} change: last column vs first, per {{.C.PerOp}} (ratios in percentage points).{{end}}</p>
 <h2>Sources</h2>
 <ol>{{range $i, $s := .C.Sources}}<li id="src-{{add $i 1}}">{{$s}}</li>{{end}}</ol>
 {{if .C.Notes}}<h2>Notes</h2>

@@ -7,8 +7,6 @@ import (
 	"github.com/writeamp/writeamp/result"
 )
 
-var rowMetrics = []string{"rows_inserted", "rows_updated", "rows_deleted"}
-
 // normalization picks what every column is divided by: the runs' common
 // main operation when each has a count of it, else the rows changed in the
 // measured tables (a wrapped command or a diff has no operation count, and
@@ -51,64 +49,51 @@ func normalization(cols []Column) (perOp string, dens []float64, basis string) {
 
 // RowsChanged sums the rows inserted, updated and deleted in the run's
 // tables; false when no table has those counters.
-func RowsChanged(r *result.Run) (float64, bool) {
-	var n float64
-	ok := false
-	for _, t := range r.Tables {
-		for _, m := range rowMetrics {
-			if v, has := t.Metrics[m]; has && v.OK() {
-				n += v.V()
-				ok = true
-			}
-		}
-	}
-	return n, ok
-}
+func RowsChanged(r *result.Run) (float64, bool) { return r.TableRowsChanged() }
 
-// serverRowsChanged is the same sum over the database-wide row counters.
-func serverRowsChanged(r *result.Run) (float64, bool) {
-	var n float64
-	ok := false
-	for _, m := range rowMetrics {
-		if v, has := r.Database[m]; has && v.OK() {
-			n += v.V()
-			ok = true
-		}
-	}
-	return n, ok
-}
+func serverRowsChanged(r *result.Run) (float64, bool) { return r.ServerRowsChanged() }
 
 func rowSources(r *result.Run) string {
 	var out []string
-	for _, m := range rowMetrics {
+	for _, m := range result.RowMetrics {
 		src, _, _ := strings.Cut(r.Database[m].Source, " (")
 		out = append(out, src)
 	}
 	return strings.Join(out, " + ")
 }
 
-// unavailableNotes says why each n/a in the tables is n/a: the reason is in
-// each metric's note, which only the JSON showed before. One line per
-// reason, naming the objects it applies to.
-func unavailableNotes(c *Comparison) []string {
+// metricNotes put in the notes what each metric's note says, which only the
+// JSON (and the html's hover text) showed before: why an n/a is n/a (rows
+// nobody measured included, which the tables leave out), and the caveats
+// of the numbers that are there (server-wide counts, sampled statistics,
+// a counter that disagrees with the driver). One line per note, naming the
+// metrics and objects it applies to.
+func metricNotes(c *Comparison) []string {
 	type group struct {
-		label   string
+		na      bool
+		labels  []string
 		objects []string
+		note    string
 	}
 	var order []string
 	groups := map[string]*group{}
 	for _, sec := range c.Sections {
-		for _, r := range sec.Rows {
+		for _, r := range append(append([]Row{}, sec.Rows...), sec.Unshown...) {
 			for _, cell := range r.Cells {
-				if !cell.Present || cell.Metric.OK() || cell.Metric.Exactness != result.Unavailable || cell.Metric.Note == "" {
+				m := cell.Metric
+				if !cell.Present || m.Note == "" {
 					continue
 				}
-				k := r.Metric + "\x00" + cell.Metric.Note
+				na := !m.OK()
+				k := fmt.Sprint(na) + "\x00" + m.Note
 				g := groups[k]
 				if g == nil {
-					g = &group{label: strings.TrimSpace(r.Label)}
+					g = &group{na: na, note: m.Note}
 					groups[k] = g
 					order = append(order, k)
+				}
+				if l := strings.TrimSpace(r.Label); !contains(g.labels, l) {
+					g.labels = append(g.labels, l)
 				}
 				if obj := objectOf(sec); obj != "" && !contains(g.objects, obj) {
 					g.objects = append(g.objects, obj)
@@ -119,12 +104,14 @@ func unavailableNotes(c *Comparison) []string {
 	var out []string
 	for _, k := range order {
 		g := groups[k]
-		_, note, _ := strings.Cut(k, "\x00")
-		what := g.label
+		what := strings.Join(g.labels, ", ")
 		if len(g.objects) > 0 {
 			what += " of " + strings.Join(g.objects, ", ")
 		}
-		out = append(out, fmt.Sprintf("n/a %s: %s", what, note))
+		if g.na {
+			what = "n/a " + what
+		}
+		out = append(out, fmt.Sprintf("%s: %s", what, g.note))
 	}
 	return out
 }
@@ -133,10 +120,9 @@ func unavailableNotes(c *Comparison) []string {
 func objectOf(sec Section) string {
 	switch sec.Kind {
 	case "table":
-		return "table " + strings.TrimPrefix(sec.Title, "Table ")
+		return "table " + sec.Object
 	case "index":
-		name, _, _ := strings.Cut(strings.TrimPrefix(sec.Title, "Index "), " on ")
-		return name
+		return sec.Object
 	}
 	return ""
 }

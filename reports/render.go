@@ -51,11 +51,13 @@ func Render(w io.Writer, format string, res *result.Result, o Options) error {
 	return CheckFormat(format)
 }
 
-// JSON writes the result document (schema_version 1).
+// JSON writes the result document (schema_version 1), with its findings
+// and change column computed afresh (a result read back from a file may
+// carry them from an older writeamp, or from other runs).
 func JSON(w io.Writer, res *result.Result) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(res)
+	return enc.Encode(FindingsOf(res))
 }
 
 // FromResult compares the runs of one result (its variants).
@@ -76,6 +78,7 @@ func FromResult(res *result.Result) *Comparison {
 	title += " on " + res.Server.Name
 	c := Build(title, subtitle(res), cols)
 	c.Notes = append(c.Notes, res.Notes...)
+	c.Findings, c.FindingsRule = Findings(c, res)
 	return c
 }
 
@@ -297,6 +300,7 @@ func Table(w io.Writer, c *Comparison, o Options) error {
 		fmt.Fprintln(w, "  "+s)
 	}
 	fmt.Fprintln(w)
+	writeFindings(w, c, false)
 	t := table.NewWriter()
 	t.SetOutputMirror(w)
 	style := table.StyleLight
@@ -338,7 +342,7 @@ func Table(w io.Writer, c *Comparison, o Options) error {
 
 func footer(w io.Writer, c *Comparison, bullet string) {
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, bullet+"basis: exact = counted by the server; derived = computed by the stated rule; approx = a proxy; n/a = unavailable (see notes); — = object absent in that run")
+	fmt.Fprintln(w, bullet+"basis: exact = counted by the server; derived = computed by the stated rule; approx = a proxy; n/a = unavailable (see notes); · = not reported in that run; — = object absent in that run")
 	if c.PerOp != "" && len(c.Columns) > 1 {
 		fmt.Fprintln(w, bullet+"change: last column vs first, per "+c.PerOp+" (ratios in percentage points)")
 	}
@@ -359,6 +363,7 @@ func footer(w io.Writer, c *Comparison, bullet string) {
 // Markdown renders for a pull-request comment.
 func Markdown(w io.Writer, c *Comparison) error {
 	fmt.Fprintf(w, "### %s\n\n", c.Title)
+	writeFindings(w, c, true)
 	for _, s := range c.Subtitle {
 		fmt.Fprintf(w, "- %s\n", s)
 	}

@@ -179,9 +179,14 @@ type Result struct {
 	Tool          Tool     `json:"tool"`
 	Server        Server   `json:"server"`
 	Workload      Workload `json:"workload"`
-	Runs          []Run    `json:"runs"`
-	CreatedAt     string   `json:"created_at,omitempty"`
-	Notes         []string `json:"notes,omitempty"`
+	// Findings lead every report: computed from the runs (reports.Findings),
+	// refreshed whenever a result is written.
+	Findings []Finding `json:"findings,omitempty"`
+	// Changes are the change column of the reports (two or more runs).
+	Changes   []Change `json:"changes,omitempty"`
+	Runs      []Run    `json:"runs"`
+	CreatedAt string   `json:"created_at,omitempty"`
+	Notes     []string `json:"notes,omitempty"`
 }
 
 // Table returns the named table of a run (case-insensitive, schema ignored).

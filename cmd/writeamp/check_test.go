@@ -2,6 +2,7 @@ package main
 
 import (
 	"database/sql"
+	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -130,6 +131,15 @@ insert into jobs select g, 'ready', 'x', 0 from generate_series(1, 500) g;`)
 	if ix := after.Index("jobs_touched"); ix == nil || ix.Metrics["leaf_inserts"].V() != 500 {
 		t.Errorf("after: jobs_touched leaf inserts %+v, want 500", ix)
 	}
+	// The saved result leads with what changed: the new index and the lost HOT updates.
+	var added, hot bool
+	for _, f := range r.Findings {
+		added = added || f.Kind == "added" && f.Object == "jobs_touched" && strings.Contains(f.Text, "is new in after")
+		hot = hot || f.Metric == "hot_ratio" && f.Object == "jobs" && strings.Contains(f.Text, "→ 0.0% on jobs")
+	}
+	if !added || !hot {
+		t.Errorf("findings of the saved result lack the new index (%v) or the HOT change (%v): %+v", added, hot, r.Findings)
+	}
 	var suites struct {
 		Suites []struct {
 			Tests    int `xml:"tests,attr"`
@@ -175,6 +185,13 @@ func TestCheckBuiltinWorkload(t *testing.T) {
 	}
 	if !strings.Contains(out, `"check": "fail"`) || !strings.Contains(out, "idx_lsr") || !strings.Contains(out, "rt_update_user_session") {
 		t.Errorf("json output:\n%.3000s", out)
+	}
+	var doc struct {
+		Result result.Result `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Result.Findings) == 0 ||
+		!strings.Contains(doc.Result.Findings[0].Text, "offline_user_session") || len(doc.Result.Changes) == 0 {
+		t.Errorf("the check document's result has no findings or change column (%v): %+v", err, doc.Result.Findings)
 	}
 	out, _, err = run(t, append(args, "--migration", good)...)
 	if exitCode(err) != 0 {

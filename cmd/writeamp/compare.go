@@ -17,11 +17,13 @@ func newCompareCmd() *cobra.Command {
 		labels         []string
 	)
 	cmd := &cobra.Command{
-		Use:   "compare A.json B.json [C.json ...]",
+		Use:   "compare A.json [B.json ...]",
 		Short: "Put saved results side by side (run, measure or diff output)",
 		Long: `compare reads result files written with --format json by run, measure or diff
 and shows their runs side by side, with the change from the first column to
-the last: the "before migration / after migration" table.
+the last: the "before migration / after migration" table. It leads with the
+findings, computed across the files: what changed beyond the runs' own noise.
+One file shows its own runs (e.g. both variants of a run) in any --format.
 
 Figures are normalized per operation when every run counts the same main
 operation (e.g. per refresh), otherwise per row changed in the measured
@@ -32,10 +34,11 @@ run's label or variant; a label that repeats gets its file name.`,
 		Example: `  writeamp run --variants baseline --format json -o base.json
   writeamp run --variants coarse --format json -o coarse.json
   writeamp compare base.json coarse.json
+  writeamp compare r.json --format markdown >> "$GITHUB_STEP_SUMMARY"
   writeamp compare before.json after.json --label "before migration,after migration" --format html -o report.html`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) < 2 {
-				return usagef("compare takes two or more result files: writeamp compare a.json b.json")
+			if len(args) < 1 {
+				return usagef("compare takes one or more result files: writeamp compare a.json b.json")
 			}
 			return nil
 		},

@@ -69,6 +69,25 @@ func TestCompareSavedRuns(t *testing.T) {
 	if !strings.Contains(string(page), "<svg") || !strings.Contains(string(page), ">before<") || !strings.Contains(string(page), ">after<") {
 		t.Error("html compare lacks charts or the labels")
 	}
+	// compare computes its findings across the files, and leads with them;
+	// its json carries them and the change column.
+	out, _, err = run(t, "compare", a, b, "--format", "markdown")
+	if err != nil || !strings.HasPrefix(out, "### writeamp") || !strings.Contains(strings.SplitN(out, "| metric", 2)[0], "**Findings: coarse vs baseline") {
+		t.Errorf("compare markdown does not lead with the findings (%v):\n%.1500s", err, out)
+	}
+	out, _, err = run(t, "compare", a, b, "--format", "json")
+	var doc struct {
+		Findings []struct{ Text string } `json:"findings"`
+		Changes  []struct{ Text string } `json:"changes"`
+	}
+	if err != nil || json.Unmarshal([]byte(out), &doc) != nil || len(doc.Findings) == 0 || len(doc.Changes) == 0 {
+		t.Errorf("compare json: %v, %d findings, %d changes", err, len(doc.Findings), len(doc.Changes))
+	}
+	// One file is a comparison of its own runs.
+	out, _, err = run(t, "compare", fixture, "--format", "markdown")
+	if err != nil || !strings.Contains(out, "**Findings: coarse vs baseline") {
+		t.Errorf("compare of one file: %v\n%.800s", err, out)
+	}
 }
 
 func TestCompareAndDiffRefuseBadInput(t *testing.T) {
@@ -84,7 +103,7 @@ func TestCompareAndDiffRefuseBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"compare", a}, "two or more result files"},
+		{[]string{"compare"}, "one or more result files"},
 		{[]string{"compare", a, filepath.Join(dir, "nope.json")}, "no such file"},
 		{[]string{"compare", a, snap}, "is a snapshot, not a result"},
 		{[]string{"compare", a, b, "--label", "one"}, "1 labels for 2 files"},

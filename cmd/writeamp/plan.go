@@ -29,6 +29,11 @@ measured, in MB/s and MiB/s, and in GB/day and GiB/day; index leaf inserts/s; ro
 changed/s; and for each ceiling the share of it used and the rate at which it is
 reached. Then the saving of each variant over the first in GB/day.
 
+A result without operation counts (measure without --operations, diff) is scaled
+per row changed (rows inserted + updated + deleted): give the rate as rows=2000/s
+(or 2000/s); rows=N/s works on any result. Several rates at once, one column
+each: --rate 100/s,500/s,2000/s.
+
 Units: MB = 10^6 bytes, GB = 10^9 bytes, MiB = 2^20 bytes, GiB = 2^30 bytes; a day
 is 86,400 s. The assumptions are printed under the numbers.
 
@@ -39,6 +44,9 @@ in capacity/ceilings.json: ` + strings.Join(capacity.CeilingNames(), ", ") + `).
   writeamp plan r.json --rate 500/s
   writeamp plan r.json --rate 30k/min --ceiling 50MiB/s
   writeamp plan r.json --rate logins=20/s --ceiling azure-sql-gp --vcores 4
+  writeamp plan r.json --rate 100/s,500/s,2000/s
+  writeamp measure --dsn "$DSN" --format json -o m.json -- pgbench -n -T 60 bench
+  writeamp plan m.json --rate rows=2000/s
   writeamp plan r.json --rate 500/s --format markdown >> "$GITHUB_STEP_SUMMARY"`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -50,7 +58,7 @@ in capacity/ceilings.json: ` + strings.Join(capacity.CeilingNames(), ", ") + `).
 			if rateText == "" {
 				return usagef("--rate is required, e.g. --rate 500/s (%s)", capacity.RateGrammar)
 			}
-			rate, err := capacity.ParseRate(rateText)
+			rates, err := capacity.ParseRates(rateText)
 			if err != nil {
 				return usageError{err}
 			}
@@ -80,9 +88,9 @@ in capacity/ceilings.json: ` + strings.Join(capacity.CeilingNames(), ", ") + `).
 			if err != nil {
 				return usageError{err}
 			}
-			p, err := capacity.Project(res, rate, cs)
+			p, err := capacity.ProjectRates(res, rates, cs)
 			if err != nil {
-				return usageError{err}
+				return usageError{fmt.Errorf("%s: %w", args[0], err)}
 			}
 			var buf bytes.Buffer
 			if err := capacity.Render(&buf, format, res.Server.Dialect, p); err != nil {
@@ -95,7 +103,7 @@ in capacity/ceilings.json: ` + strings.Join(capacity.CeilingNames(), ", ") + `).
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&rateText, "rate", "", "rate of the main operation, or OPERATION=RATE: "+capacity.RateGrammar)
+	f.StringVar(&rateText, "rate", "", "rate of the main operation, OPERATION=RATE or rows=RATE (rows changed), several separated by commas: "+capacity.RateGrammar)
 	listFlag(f, &ceilings, "ceiling", "", nil, "log-rate ceiling: a name ("+strings.Join(capacity.CeilingNames(), ", ")+") or a rate such as 50MiB/s; repeatable")
 	f.IntVar(&vcores, "vcores", 0, "vCores for a per-vCore ceiling (azure-sql-gp, azure-sql-mi-bc); default: the ceiling's maximum")
 	f.StringVar(&format, "format", "table", "output format: table|markdown|json")

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/writeamp/writeamp/result"
 )
 
 const fixture = "../../reports/testdata/refresh_token_pg15.json" // a real default run on PostgreSQL 15
@@ -87,5 +89,49 @@ func TestPlanRefusesNegativeCounters(t *testing.T) {
 	wantUsage(t, err, "database.log_bytes", []string{"plan", p})
 	if strings.Contains(out, "GB/day") {
 		t.Errorf("a projection was printed from the edited file:\n%s", out)
+	}
+}
+
+// plan takes any result: a measure without --operations is scaled per row
+// changed and says so; bad counters are refused as bad input.
+func TestPlanTakesAResultWithoutOperations(t *testing.T) {
+	r, err := result.Read(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range r.Runs {
+		r.Runs[i].Operations, r.Runs[i].MainOperation = map[string]int64{}, ""
+	}
+	path := filepath.Join(t.TempDir(), "m.json")
+	data, _ := json.Marshal(r)
+	os.WriteFile(path, data, 0o644)
+	out, _, err := run(t, "plan", path, "--rate", "rows=2000/s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"at 2000 rows changed/s", "WAL per row changed", "GB/day", "the rate counts rows changed", "--operations N"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan per row lacks %q:\n%s", want, out)
+		}
+	}
+	_, _, err = run(t, "plan", path, "--rate", "operations=500/s")
+	if exitCode(err) != 2 || !strings.Contains(err.Error(), "rows=2000/s") || !strings.Contains(err.Error(), path) {
+		t.Errorf("an operation the result has no count of: exit %d %v", exitCode(err), err)
+	}
+	r.Runs[0].Database["log_bytes"] = result.New(-5, result.Exact, "edited")
+	data, _ = json.Marshal(r)
+	os.WriteFile(path, data, 0o644)
+	_, _, err = run(t, "plan", path, "--rate", "rows=2000/s")
+	if exitCode(err) != 2 || !strings.Contains(err.Error(), "log_bytes is -5") {
+		t.Errorf("a negative byte count: exit %d %v", exitCode(err), err)
+	}
+	out, _, err = run(t, "plan", fixture, "--rate", "100/s,500/s,2000/s", "--format", "json")
+	var p struct {
+		Rates []struct {
+			Rate string `json:"rate"`
+		} `json:"rates"`
+	}
+	if err != nil || json.Unmarshal([]byte(out), &p) != nil || len(p.Rates) != 3 || p.Rates[2].Rate != "2000/s" {
+		t.Errorf("several rates in json: %v %+v", err, p)
 	}
 }
