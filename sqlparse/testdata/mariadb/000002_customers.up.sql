@@ -15,7 +15,7 @@ ALTER TABLE jobs
   ADD COLUMN priority TINYINT NOT NULL DEFAULT 0 AFTER id,
   ADD INDEX jobs_priority (priority, touched_at),
   ADD CONSTRAINT jobs_priority_range CHECK (priority BETWEEN 0 AND 9),
-  ALGORITHM=INPLACE;
+  LOCK=SHARED;
 ALTER TABLE jobs RENAME COLUMN note TO remark;
 
 CREATE VIEW open_jobs AS SELECT id, priority FROM jobs WHERE status = 'open';
