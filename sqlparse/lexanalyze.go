@@ -151,7 +151,8 @@ func keyColumns(src string, items [][]token) (cols []string, expr bool) {
 			continue
 		}
 		if it[0].kind == word || it[0].kind == ident {
-			if len(it) > 1 && it[1].kind == punct && src[it[1].start] == '(' {
+			prefix := len(it) > 3 && it[2].kind == number && it[3].kind == punct && src[it[3].start] == ')' // MySQL col(8)
+			if len(it) > 1 && it[1].kind == punct && src[it[1].start] == '(' && !prefix {
 				expr = true // a function of columns (Oracle, SQL Server computed)
 				cols = append(cols, columnsIn(src, it)...)
 				continue

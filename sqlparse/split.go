@@ -103,6 +103,10 @@ func ParseScript(dialect, src string) (*Script, error) {
 	if err != nil {
 		return nil, err
 	}
+	if i := strings.IndexByte(src, 0); i >= 0 && dialect == Postgres {
+		// The server (and its parser) read C strings: the rest would be lost.
+		return nil, syntaxErr(src, i, "a NUL byte, which PostgreSQL does not accept in SQL text")
+	}
 	sc, err := splitWith(r, src)
 	if err != nil {
 		return nil, err
