@@ -2,11 +2,19 @@ package sqlparse
 
 import (
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
 	pgquery "github.com/wasilibs/go-pgquery"
 )
+
+// separatorLine: a line that is only a batch separator once the text stands
+// alone (it was not alone in the source, e.g. "GO;").
+var separatorLine = map[string]*regexp.Regexp{
+	SQLServer: regexp.MustCompile(`(?im)^[ \t]*go([ \t]+\d+)?[ \t]*$`),
+	Oracle:    regexp.MustCompile(`(?m)^[ \t]*/[ \t]*$`),
+}
 
 var fuzzDialects = []string{Postgres, MySQL, SQLServer, Oracle}
 
@@ -56,8 +64,11 @@ func FuzzSplit(f *testing.F) {
 		}
 		var texts []string
 		for _, s := range st {
-			if s.pgErr != nil || dialect == Oracle && strings.HasPrefix(s.Text, "/") {
-				return // psql's rule on a statement PostgreSQL refuses (an open parenthesis), or Oracle text that starts with "/", need not hold
+			if re := separatorLine[dialect]; s.pgErr != nil || dialect == Oracle && strings.HasPrefix(s.Text, "/") || re != nil && re.MatchString(s.Text) {
+				// psql's rule on a statement PostgreSQL refuses (an open
+				// parenthesis), or a statement that is only the separator's
+				// word ("/;", "GO;"), need not survive being put on its own line
+				return
 			}
 			texts = append(texts, s.Text)
 		}
