@@ -54,6 +54,11 @@ create table other (id int)`})
 	if !reflect.DeepEqual(brief(got), want) || len(skipped) != 0 {
 		t.Fatalf("IndexesIn:\n%+v\nwant\n%+v\nskipped %v", brief(got), want, skipped)
 	}
+	// A statement PostgreSQL 17's parser refuses is named, not silently unchecked.
+	_, skipped = IndexesIn(sqlparse.Postgres, files(t, sqlparse.Postgres, File{Path: "new.sql", Text: "create index a on t (x);\ncreate frobnicator f;"}))
+	if len(skipped) != 1 || !strings.HasPrefix(skipped[0], "new.sql line 2 (create frobnicator f): ") {
+		t.Fatalf("skipped: %q", skipped)
+	}
 }
 
 func TestUpdatesAndWarnPostgres(t *testing.T) {

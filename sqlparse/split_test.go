@@ -37,8 +37,8 @@ var splitCases = []struct {
 		"CREATE TRIGGER t BEFORE UPDATE ON a FOR EACH ROW BEGIN IF NEW.x > 0 THEN SET NEW.y = 1; END IF; END;\nSELECT 1",
 		[]string{"CREATE TRIGGER t BEFORE UPDATE ON a FOR EACH ROW BEGIN IF NEW.x > 0 THEN SET NEW.y = 1; END IF; END", "SELECT 1"}},
 	{"mysql executable comment and # comment", MySQL,
-		"/*!40101 SET NAMES utf8mb4 */;\n# a comment; not a statement\nselect 1 -- x;\n;select 2--1;",
-		[]string{"/*!40101 SET NAMES utf8mb4 */", "select 1", "select 2--1"}},
+		"/*!40101 SET NAMES utf8mb4 */;\n# a comment; not a statement\nselect 1 -- x;\n;select 2--1;/*M!100100 SET @x = 1 */;",
+		[]string{"/*!40101 SET NAMES utf8mb4 */", "select 1", "select 2--1", "/*M!100100 SET @x = 1 */"}},
 	{"tsql GO batches, nested comments", SQLServer,
 		"/* a /* b; */ c */ CREATE TABLE t (x int);\nGO\nCREATE PROCEDURE p AS BEGIN SELECT 1; SELECT 2; END\nGO\nDECLARE @n int = 1; UPDATE t SET x = @n;\ngo 2\n",
 		[]string{"CREATE TABLE t (x int)", "CREATE PROCEDURE p AS BEGIN SELECT 1; SELECT 2; END",
@@ -47,8 +47,8 @@ var splitCases = []struct {
 		"CREATE INDEX [ix;1] ON [dbo].[t] ([a]]b]); INSERT t VALUES (N'x;y')",
 		[]string{"CREATE INDEX [ix;1] ON [dbo].[t] ([a]]b])", "INSERT t VALUES (N'x;y')"}},
 	{"oracle PL/SQL block ends at /", Oracle,
-		"CREATE OR REPLACE PROCEDURE p AS\nBEGIN\n  UPDATE t SET x = 1;\n  COMMIT;\nEND;\n/\nCREATE INDEX i ON t (x);\nSELECT q'[it's; fine]' FROM dual;",
-		[]string{"CREATE OR REPLACE PROCEDURE p AS\nBEGIN\n  UPDATE t SET x = 1;\n  COMMIT;\nEND;", "CREATE INDEX i ON t (x)", "SELECT q'[it's; fine]' FROM dual"}},
+		"CREATE OR REPLACE PROCEDURE p AS\nBEGIN\n  UPDATE t SET x = 1;\n  COMMIT;\nEND;\n/\nCREATE INDEX i ON t (x);\nSELECT q'[it's; fine]' FROM dual;\n/\nDROP INDEX i\n/\n",
+		[]string{"CREATE OR REPLACE PROCEDURE p AS\nBEGIN\n  UPDATE t SET x = 1;\n  COMMIT;\nEND;", "CREATE INDEX i ON t (x)", "SELECT q'[it's; fine]' FROM dual", "DROP INDEX i"}},
 }
 
 func TestSplitCases(t *testing.T) {
