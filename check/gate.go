@@ -86,7 +86,11 @@ func measureErr(what string, err error) error {
 // Updates the workload runs, for the static warning.
 func (g *Gate) Updates() []Update {
 	if g.Command != nil {
-		return UpdatesOfCommand(g.Command)
+		ups, notes := UpdatesOfCommand(g.Server.Dialect, g.Command)
+		for _, n := range notes {
+			g.logf("%s", n)
+		}
+		return ups
 	}
 	w := refreshtoken.New(g.Params)
 	var out []Update
@@ -101,7 +105,17 @@ func (g *Gate) Updates() []Update {
 
 // Run measures before, applies the migration, measures after and evaluates.
 func (g *Gate) Run(ctx context.Context) (*Outcome, error) {
-	out := &Outcome{Static: Warn(g.Server.Dialect, IndexesIn(g.Migration), g.Updates())}
+	out := &Outcome{}
+	for _, files := range [][]File{g.Schema, g.Migration} {
+		if err := Split(g.Server.Dialect, files); err != nil {
+			return out, fmt.Errorf("%w: %w", errApply, err)
+		}
+	}
+	idx, skipped := IndexesIn(g.Server.Dialect, g.Migration)
+	for _, s := range skipped {
+		g.logf("static check: PostgreSQL's parser did not read %s; it is applied as written but not checked", s)
+	}
+	out.Static = Warn(g.Server.Dialect, idx, g.Updates())
 	for _, w := range out.Static {
 		g.logf("warning: %s", w.Text)
 	}
@@ -160,11 +174,11 @@ func (g *Gate) apply(ctx context.Context, conn *sql.Conn, schema string, files [
 	}
 	for _, f := range files {
 		for i, st := range f.Statements {
-			if _, err := conn.ExecContext(ctx, st); err != nil {
+			if _, err := conn.ExecContext(ctx, st.Text); err != nil {
 				if rb, e := ownSQL(g.Server.Dialect, "rollback"); e == nil {
 					conn.ExecContext(context.WithoutCancel(ctx), rb) // leave no open transaction behind
 				}
-				return fmt.Errorf("%s, statement %d (%s): %w", f.Path, i+1, short(st), err)
+				return fmt.Errorf("%s, statement %d at line %d (%s): %w", f.Path, i+1, st.Line, short(st.Text), err)
 			}
 		}
 	}

@@ -1,7 +1,8 @@
 // Package check is `writeamp check`: measure a workload, apply a migration,
 // measure again, and hold the difference against budgets. It also warns,
 // before anything runs, when a migration indexes a column the workload
-// updates (on PostgreSQL that turns HOT updates into non-HOT ones).
+// updates (on PostgreSQL that turns HOT updates into non-HOT ones; on
+// MySQL/MariaDB each such update also rewrites an index entry).
 package check
 
 import (
@@ -12,12 +13,18 @@ import (
 	"strings"
 
 	"github.com/writeamp/writeamp/internal/safeio"
+	"github.com/writeamp/writeamp/sqlparse"
 )
 
-// File is one SQL file split into statements.
+// File is one SQL file. Its statements are read once the server's dialect
+// is known (Split), with that dialect's rules.
 type File struct {
-	Path       string
-	Statements []string
+	Path string
+	Flag string // the flag that named it, for errors
+	Text string
+	// Statements are what is applied: the whole file, or a goose file's
+	// "-- +goose Up" section.
+	Statements []sqlparse.Statement
 }
 
 // LoadFiles reads SQL files in the order given; a directory contributes its
@@ -53,106 +60,24 @@ func LoadFiles(flag string, paths []string) ([]File, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", flag, err)
 			}
-			out = append(out, File{Path: n, Statements: Split(string(data))})
+			out = append(out, File{Path: n, Flag: flag, Text: string(data)})
 		}
 	}
 	return out, nil
 }
 
-// Split cuts SQL text into statements at semicolons outside quotes,
-// identifiers, dollar-quoted bodies and comments. Statements keep their
-// text; empty ones (and comment-only ones) are dropped.
-func Split(sql string) []string {
-	var out []string
-	start := 0
-	emit := func(end int) {
-		s := strings.TrimSpace(sql[start:end])
-		if s != "" && !onlyComments(s) {
-			out = append(out, s)
+// Split reads every file's statements with the dialect's rules (see
+// package sqlparse); an error names the flag, the file and the line.
+func Split(dialect string, files []File) error {
+	for i := range files {
+		if files[i].Statements != nil {
+			continue // already read
 		}
+		st, err := sqlparse.Split(dialect, files[i].Text)
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", files[i].Flag, files[i].Path, err)
+		}
+		files[i].Statements = st
 	}
-	for i := 0; i < len(sql); {
-		c := sql[i]
-		switch {
-		case c == '\'' || c == '"' || c == '`':
-			i = skipQuoted(sql, i, c)
-		case c == '-' && i+1 < len(sql) && sql[i+1] == '-':
-			for i < len(sql) && sql[i] != '\n' {
-				i++
-			}
-		case c == '/' && i+1 < len(sql) && sql[i+1] == '*':
-			end := strings.Index(sql[i+2:], "*/")
-			if end < 0 {
-				i = len(sql)
-			} else {
-				i += end + 4
-			}
-		case c == '$':
-			if tag, ok := dollarTag(sql[i:]); ok {
-				end := strings.Index(sql[i+len(tag):], tag)
-				if end < 0 {
-					i = len(sql)
-				} else {
-					i += len(tag) + end + len(tag)
-				}
-			} else {
-				i++
-			}
-		case c == ';':
-			emit(i)
-			i++
-			start = i
-		default:
-			i++
-		}
-	}
-	if start < len(sql) {
-		emit(len(sql))
-	}
-	return out
-}
-
-func skipQuoted(s string, i int, q byte) int {
-	i++
-	for i < len(s) {
-		if s[i] == q {
-			if i+1 < len(s) && s[i+1] == q { // doubled quote
-				i += 2
-				continue
-			}
-			return i + 1
-		}
-		if s[i] == '\\' && q == '`' {
-			i++
-		}
-		i++
-	}
-	return i
-}
-
-// dollarTag recognizes $$ or $tag$ at the start of s.
-func dollarTag(s string) (string, bool) {
-	for j := 1; j < len(s); j++ {
-		c := s[j]
-		if c == '$' {
-			return s[:j+1], true
-		}
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || (j > 1 && c >= '0' && c <= '9')) {
-			return "", false
-		}
-	}
-	return "", false
-}
-
-func onlyComments(s string) bool {
-	for _, line := range strings.Split(s, "\n") {
-		t := strings.TrimSpace(line)
-		if t != "" && !strings.HasPrefix(t, "--") {
-			if strings.HasPrefix(t, "/*") && strings.HasSuffix(t, "*/") {
-				continue
-			}
-			return false
-		}
-	}
-	return true
+	return nil
 }

@@ -2,89 +2,143 @@ package check
 
 import (
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/writeamp/writeamp/sqlparse"
 )
 
-func TestSplit(t *testing.T) {
-	sql := `-- header
-create table a (x text default 'a;b');
-CREATE FUNCTION f() RETURNS int AS $body$ select 1; $body$ LANGUAGE sql;
-/* block; comment */ insert into "we;ird" values ($$x;y$$);
--- only a comment;
-select 1`
-	got := Split(sql)
-	want := []string{
-		"-- header\ncreate table a (x text default 'a;b')",
-		"CREATE FUNCTION f() RETURNS int AS $body$ select 1; $body$ LANGUAGE sql",
-		`/* block; comment */ insert into "we;ird" values ($$x;y$$)`,
-		"-- only a comment;\nselect 1",
+func files(t *testing.T, dialect string, fs ...File) []File {
+	t.Helper()
+	if err := Split(dialect, fs); err != nil {
+		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("Split:\n%q\nwant\n%q", got, want)
-	}
+	return fs
 }
 
-func FuzzSplit(f *testing.F) {
-	for _, s := range []string{"a;b", "'x;'';y'", "$$;$$;", "$a$ $b$ ; $a$;", "/* ; */;", "-- ;\n;", `"a"";b"`, "$1;$2"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		for _, st := range Split(s) {
-			if strings.TrimSpace(st) == "" {
-				t.Fatalf("empty statement from %q", s)
-			}
-			if !strings.Contains(s, st) {
-				t.Fatalf("statement %q is not a piece of %q", st, s)
-			}
-		}
-	})
+type idx struct {
+	Name, Table                          string
+	Columns, Keys, Include, Predicate    []string
+	Expression, Partial, Unique, Concurr bool
 }
 
-func TestIndexesIn(t *testing.T) {
-	files := []File{{Path: "up.sql", Statements: Split(`
+func brief(in []IndexDef) []idx {
+	var out []idx
+	for _, i := range in {
+		out = append(out, idx{i.Name, i.Table, i.Columns, i.Keys, i.Include, i.Predicate, i.Expression, i.Partial, i.Unique, i.Concurrently})
+	}
+	return out
+}
+
+func TestIndexesInPostgres(t *testing.T) {
+	fs := files(t, sqlparse.Postgres, File{Path: "up.sql", Text: `
 create index jobs_touched on jobs(touched_at);
-CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS "Jobs_Expr" ON ONLY public.jobs USING btree (lower(note) text_pattern_ops, id DESC) INCLUDE (status) WHERE status <> 'done' AND touched_at > 0;
+-- a comment; with a semicolon
+CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS "Jobs_Expr" ON ONLY public.jobs USING btree (lower(note) text_pattern_ops, id DESC) INCLUDE (status) WHERE status <> 'done;' AND touched_at > 0;
 create index jobs_ready on jobs(id) where status = 'failed';
 alter table jobs add constraint jobs_note_uq unique (note);
-create table other (id int)`)}}
-	got := IndexesIn(files)
-	want := []IndexDef{
-		{Name: "jobs_touched", Table: "jobs", Columns: []string{"touched_at"}, Source: "up.sql"},
-		{Name: "Jobs_Expr", Table: "jobs", Columns: []string{"note", "id", "status", "touched_at"}, Partial: true, Method: "btree", Source: "up.sql"},
-		{Name: "jobs_ready", Table: "jobs", Columns: []string{"id", "status"}, Partial: true, Source: "up.sql"},
-		{Name: "jobs_note_uq", Table: "jobs", Columns: []string{"note"}, Source: "up.sql"},
+create index jobs_doc on jobs ((doc->>'owner'));
+insert into notes values (E'it\'s; not a statement');
+create table other (id int)`})
+	got, skipped := IndexesIn(sqlparse.Postgres, fs)
+	want := []idx{
+		{Name: "jobs_touched", Table: "jobs", Columns: []string{"touched_at"}, Keys: []string{"touched_at"}},
+		{Name: "Jobs_Expr", Table: "jobs", Columns: []string{"note", "id", "status", "touched_at"}, Keys: []string{"note", "id"},
+			Include: []string{"status"}, Predicate: []string{"status", "touched_at"}, Expression: true, Partial: true, Unique: true, Concurr: true},
+		{Name: "jobs_ready", Table: "jobs", Columns: []string{"id", "status"}, Keys: []string{"id"}, Predicate: []string{"status"}, Partial: true},
+		{Name: "jobs_note_uq", Table: "jobs", Columns: []string{"note"}, Keys: []string{"note"}, Unique: true},
+		{Name: "jobs_doc", Table: "jobs", Columns: []string{"doc"}, Keys: []string{"doc"}, Expression: true},
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("IndexesIn:\n%+v\nwant\n%+v", got, want)
+	if !reflect.DeepEqual(brief(got), want) || len(skipped) != 0 {
+		t.Fatalf("IndexesIn:\n%+v\nwant\n%+v\nskipped %v", brief(got), want, skipped)
+	}
+	// A statement PostgreSQL 17's parser refuses is named, not silently unchecked.
+	_, skipped = IndexesIn(sqlparse.Postgres, files(t, sqlparse.Postgres, File{Path: "new.sql", Text: "create index a on t (x);\ncreate frobnicator f;"}))
+	if len(skipped) != 1 || !strings.HasPrefix(skipped[0], "new.sql line 2 (create frobnicator f): ") {
+		t.Fatalf("skipped: %q", skipped)
 	}
 }
 
-func TestUpdatesAndWarn(t *testing.T) {
-	ups := UpdatesIn(`update jobs set touched_at = touched_at + 1 where id = 1;
+func TestUpdatesAndWarnPostgres(t *testing.T) {
+	ups, err := UpdatesIn(sqlparse.Postgres, `\set id random(1, 1000)
+update jobs set touched_at = touched_at + 1 where id = :id;
 update jobs set touched_at = touched_at + 1 where id = 2;
-UPDATE public.jobs AS j SET (status, note) = ('x', 'a,b'), touched_at = 0 FROM other WHERE j.id = other.id;
+UPDATE public.jobs AS j SET (status, note) = ('x', 'a,b'), touched_at = (select max(x) from other) FROM other WHERE j.id = other.id;
+with moved as (update other set doc = '{}' where id = 1 returning id) select * from moved;
 update other set id = id`, "work.sql")
-	if len(ups) != 3 {
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ups) != 4 {
 		t.Fatalf("updates: %+v", ups)
 	}
-	if !reflect.DeepEqual(ups[0].Columns, []string{"touched_at"}) || ups[0].Table != "jobs" || ups[0].Example != "update jobs set touched_at = touched_at + 1 where id = 1" {
+	if !reflect.DeepEqual(ups[0].Columns, []string{"touched_at"}) || ups[0].Table != "jobs" || ups[0].Example != "update jobs set touched_at = touched_at + 1 where id = $1" {
 		t.Fatalf("first update: %+v", ups[0])
 	}
 	if !reflect.DeepEqual(ups[1].Columns, []string{"note", "status", "touched_at"}) || ups[1].Table != "jobs" {
-		t.Fatalf("second update: %+v", ups[1])
+		t.Fatalf("UPDATE … FROM: %+v", ups[1])
 	}
-	idx := IndexesIn([]File{{Path: "bad.sql", Statements: []string{"create index jobs_touched on jobs(touched_at)"}},
-		{Path: "good.sql", Statements: []string{"create index jobs_ready on jobs(id) where status = 'failed'"}}})
-	ws := Warn("postgres", idx, ups[:1])
+	if ups[2].Table != "other" || !reflect.DeepEqual(ups[2].Columns, []string{"doc"}) {
+		t.Fatalf("UPDATE in a CTE: %+v", ups[2])
+	}
+	idx, _ := IndexesIn(sqlparse.Postgres, files(t, sqlparse.Postgres,
+		File{Path: "bad.sql", Text: "create index jobs_touched on jobs(touched_at)"},
+		File{Path: "good.sql", Text: "create index jobs_ready on jobs(id) where status = 'failed'"},
+		File{Path: "expr.sql", Text: "create index other_owner on other ((doc->>'owner'))"},
+		File{Path: "incl.sql", Text: "create index jobs_id_incl on jobs (id) include (note)"}))
+	ws := Warn("postgres", idx[:1], ups[:1])
 	if len(ws) != 1 || ws[0].Index != "jobs_touched" || ws[0].Column != "touched_at" || !strings.Contains(ws[0].Text, "HOT") || !strings.Contains(ws[0].Text, "work.sql") {
 		t.Fatalf("warnings: %+v", ws)
 	}
-	// The partial index's predicate column is updated by the second statement: it warns too.
-	ws = Warn("postgres", idx[1:], ups)
-	if len(ws) != 1 || ws[0].Column != "status" {
-		t.Fatalf("predicate column: %+v", ws)
+	for _, c := range []struct {
+		i         int
+		col, role string
+	}{
+		{1, "status", "(in its WHERE predicate)"}, // partial index, predicate column updated
+		{2, "doc", "(in a key expression)"},       // expression index
+		{3, "note", "(an INCLUDE column)"},        // INCLUDE column
+	} {
+		ws = Warn("postgres", idx[c.i:c.i+1], ups)
+		if len(ws) != 1 || ws[0].Column != c.col || !strings.Contains(ws[0].Text, c.role) {
+			t.Fatalf("index %s: %+v", idx[c.i].Name, ws)
+		}
+	}
+}
+
+func TestWarnMySQL(t *testing.T) {
+	ups, err := UpdatesIn(sqlparse.MySQL, "UPDATE jobs j JOIN owners o ON o.id = j.owner SET j.touched_at = NOW(), o.seen = 1 WHERE j.note = 'O\\'Reilly; x';\nUPDATE `jobs` SET `status` = 'done' WHERE id = ?", "work.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ups) != 3 || ups[0].Table != "jobs" || ups[0].Columns[0] != "touched_at" || ups[1].Table != "owners" || ups[2].Columns[0] != "status" {
+		t.Fatalf("updates: %+v", ups)
+	}
+	idx, _ := IndexesIn(sqlparse.MySQL, files(t, sqlparse.MySQL, File{Path: "up.sql", Text: "CREATE INDEX jobs_touched ON jobs (touched_at);\nALTER TABLE jobs ADD INDEX jobs_status (`status`(8), id), ADD COLUMN x int;\nCREATE INDEX jobs_id ON jobs (id)"}))
+	ws := Warn(sqlparse.MySQL, idx, ups)
+	if len(ws) != 2 || ws[0].Index != "jobs_touched" || ws[1].Index != "jobs_status" || !strings.Contains(ws[0].Text, "InnoDB has no HOT") {
+		t.Fatalf("warnings: %+v", ws)
+	}
+}
+
+func TestLoadFilesGoose(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "001_up.sql"), []byte("-- +goose Up\ncreate index i on t (a);\n-- +goose Down\ndrop index i;\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "001_x.down.sql"), []byte("drop table t;"), 0o644)
+	fs, err := LoadFiles("--migration", []string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Split(sqlparse.Postgres, fs); err != nil {
+		t.Fatal(err)
+	}
+	if len(fs) != 1 || len(fs[0].Statements) != 1 || fs[0].Statements[0].Text != "create index i on t (a)" {
+		t.Fatalf("a goose file applies its Up section only: %+v", fs)
+	}
+	bad := []File{{Path: "bad.sql", Flag: "--migration", Text: "select 'open"}}
+	if err := Split(sqlparse.Postgres, bad); err == nil || !strings.Contains(err.Error(), "--migration bad.sql: line 1, column 8: unterminated quoted string") {
+		t.Fatalf("error: %v", err)
 	}
 }
 
@@ -101,7 +155,7 @@ func TestUpdatesOfAShellCommandLine(t *testing.T) {
 		{"bash", "-c", "psql --file=" + p},
 		{"psql", "-f", p},
 	} {
-		ups := UpdatesOfCommand(args)
+		ups, _ := UpdatesOfCommand("postgres", args)
 		if len(ups) != 1 || ups[0].Table != "jobs" || !reflect.DeepEqual(ups[0].Columns, []string{"touched_at"}) {
 			t.Errorf("%q: %+v", args, ups)
 		}

@@ -42,9 +42,10 @@ Workload:
     per row written (inserted + updated + deleted in the measured tables).
 
 --migration is repeatable and may be a directory: its *.sql files in name order
-(*.down.sql skipped). Statements are split at semicolons (quotes, $$ bodies and
-comments respected) and run one by one outside an explicit transaction, so
-CREATE INDEX CONCURRENTLY works.
+(*.down.sql skipped; of a goose file, its Up section). Statements are split as
+the server's client would (PostgreSQL: by PostgreSQL's parser; MySQL: DELIMITER;
+SQL Server: GO; Oracle: / after PL/SQL; README "How check reads SQL") and run one
+by one outside an explicit transaction, so CREATE INDEX CONCURRENTLY works.
 
 Budgets (repeatable; grammar: ` + budget.Grammar + `):
   log_bytes/op<=+5%              log bytes per operation grow at most 5%
@@ -58,8 +59,9 @@ WAL in the window (other sessions included); log_bytes_in_scope counts only the
 measured objects' transactions (pg_walinspect) and is the steadier one to budget.
 
 Before running, check warns when the migration indexes a column the workload
-updates (on PostgreSQL those updates can no longer be HOT) and names the index,
-the column and the statement. For -- COMMAND it reads the UPDATEs of *.sql
+updates (on PostgreSQL those updates can no longer be HOT; on MySQL/MariaDB each
+also rewrites an entry of that index) and names the index, the column and the
+statement. For -- COMMAND it reads the UPDATEs of *.sql
 files named on the command line and of inline SQL.
 
 Exit codes: 0 within budget, 1 a budget exceeded, 2 could not measure (bad input,

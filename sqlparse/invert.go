@@ -1,0 +1,296 @@
+package sqlparse
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Inverse is what undoes a migration.
+type Inverse struct {
+	// Statements undo the migration, in the order to run them (the last
+	// statement's undo first). Valid only when Refused is empty.
+	Statements []string
+	// Refused lists the statements with no provable inverse, and why.
+	Refused []Refusal
+}
+
+// Refusal is a statement Invert cannot undo.
+type Refusal struct {
+	Line      int
+	Statement string
+	Reason    string
+}
+
+func (r Refusal) String() string {
+	return fmt.Sprintf("line %d (%s): %s", r.Line, shorten(r.Statement), r.Reason)
+}
+
+func shorten(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 80 {
+		return s[:77] + "..."
+	}
+	return s
+}
+
+// Invert computes the statements that undo stmts, for what it can prove:
+// CREATE TABLE/INDEX/SCHEMA/VIEW/SEQUENCE (PostgreSQL also EXTENSION and
+// enum types) become DROPs, ADD COLUMN and named ADD CONSTRAINT/INDEX
+// become DROPs, RENAMEs are renamed back. It refuses, with the reason,
+// what it cannot prove: data changes, DROPs, ALTER … TYPE, IF NOT EXISTS
+// (the object may have been there before), OR REPLACE, unnamed constraints
+// and indexes (the server picks the name). Session-only statements (SET,
+// BEGIN/COMMIT, temporary tables) need no undo.
+func Invert(dialect string, stmts []Statement) (*Inverse, error) {
+	inv := &Inverse{}
+	var undo [][]string
+	for _, s := range stmts {
+		var u []string
+		var reason string
+		switch dialect {
+		case Postgres:
+			nodes, why := pgInvert(s)
+			reason = why
+			if why == "" {
+				var err error
+				if u, err = deparse(nodes); err != nil {
+					return nil, err
+				}
+			}
+		case MySQL:
+			u, reason = mysqlInvert(s.Text)
+		default:
+			reason = "inverting " + dialect + " statements is not implemented (PostgreSQL and MySQL/MariaDB are)"
+		}
+		if reason != "" {
+			inv.Refused = append(inv.Refused, Refusal{Line: s.Line, Statement: s.Text, Reason: reason})
+			continue
+		}
+		undo = append(undo, u)
+	}
+	for i := len(undo) - 1; i >= 0; i-- {
+		inv.Statements = append(inv.Statements, undo[i]...)
+	}
+	return inv, nil
+}
+
+func bq(name string) string { return "`" + strings.ReplaceAll(name, "`", "``") + "`" }
+
+func bqName(name, schema string) string {
+	if schema != "" {
+		return bq(schema) + "." + bq(name)
+	}
+	return bq(name)
+}
+
+var execRe = regexp.MustCompile(`(?s)^/\*M?!\d*(.*)\*/$`)
+
+const mysqlMaybe = "IF NOT EXISTS / OR REPLACE: the object may have been there before, so dropping it could remove what the migration did not create"
+
+// mysqlInvert undoes one MySQL/MariaDB statement read from its tokens.
+func mysqlInvert(text string) ([]string, string) {
+	if m := execRe.FindStringSubmatch(text); m != nil {
+		text = m[1] // /*!40101 SET … */: MySQL runs what is inside
+	}
+	c := newCursor(mysqlRules, text)
+	first := strings.ToLower(c.peek(0).text(c.src))
+	switch first {
+	case "create":
+		return mysqlInvertCreate(c)
+	case "alter":
+		return mysqlInvertAlter(c)
+	case "rename":
+		c.i++
+		if !c.word("table") {
+			return nil, "RENAME USER: no inverse known"
+		}
+		var pairs []string
+		for !c.done() {
+			from, fs, _ := c.name()
+			if !c.word("to") {
+				return nil, "RENAME TABLE: unexpected text"
+			}
+			to, ts, _ := c.name()
+			pairs = append([]string{bqName(to, ts) + " TO " + bqName(from, fs)}, pairs...)
+			if !c.punct(',') {
+				break
+			}
+		}
+		return []string{"RENAME TABLE " + strings.Join(pairs, ", ")}, ""
+	case "set":
+		if c.peek(1).is(c.src, "global") || c.peek(1).is(c.src, "persist") {
+			return nil, "SET GLOBAL changes the server for everyone; its old value is not in the migration"
+		}
+		return nil, ""
+	case "start", "begin", "commit", "rollback", "select", "do":
+		return nil, ""
+	case "insert", "update", "delete", "replace", "load", "truncate", "call":
+		return nil, "it changes data; the rows as they were are not in the migration"
+	case "drop":
+		return nil, "DROP removes a definition (and its data) that the migration does not contain"
+	case "use":
+		return nil, "USE changes which database the following names mean"
+	}
+	return nil, strings.ToUpper(first) + ": no inverse known"
+}
+
+func mysqlInvertCreate(c *cursor) ([]string, string) {
+	c.i++
+	replace := c.word("or") && c.word("replace")
+	temporary := false
+	for n := 0; n < 12 && !c.done(); n++ {
+		switch {
+		case c.word("temporary"):
+			temporary = true
+		case c.word("table"):
+			if temporary {
+				return nil, ""
+			}
+			if replace || c.word("if") {
+				return nil, mysqlMaybe
+			}
+			name, schema, _ := c.name()
+			return []string{"DROP TABLE " + bqName(name, schema)}, ""
+		case c.word("database", "schema"):
+			if replace || c.word("if") {
+				return nil, mysqlMaybe
+			}
+			name, _, _ := c.name()
+			return []string{"DROP DATABASE " + bq(name)}, ""
+		case c.word("index"):
+			if replace || c.word("if") {
+				return nil, mysqlMaybe
+			}
+			name, _, _ := c.name()
+			for !c.done() && !c.word("on") {
+				c.i++
+			}
+			table, schema, _ := c.name()
+			return []string{"DROP INDEX " + bq(name) + " ON " + bqName(table, schema)}, ""
+		case c.word("view"):
+			if replace || c.word("if") {
+				return nil, mysqlMaybe
+			}
+			name, schema, _ := c.name()
+			return []string{"DROP VIEW " + bqName(name, schema)}, ""
+		case c.word("procedure", "function", "trigger", "event", "sequence", "user", "role", "server", "tablespace"):
+			return nil, "CREATE " + strings.ToUpper(c.toks[c.i-1].text(c.src)) + ": no inverse implemented"
+		default:
+			c.i++ // UNIQUE, FULLTEXT, ALGORITHM = …, DEFINER = …, SQL SECURITY …
+		}
+	}
+	return nil, "CREATE: no inverse known"
+}
+
+// mysqlInvertAlter undoes ALTER TABLE specifications, in reverse order, all
+// or none.
+func mysqlInvertAlter(c *cursor) ([]string, string) {
+	c.i++
+	c.word("online", "ignore")
+	if !c.word("table") {
+		return nil, "ALTER " + strings.ToUpper(c.peek(0).text(c.src)) + ": no inverse known"
+	}
+	if c.word("if") {
+		return nil, "ALTER TABLE IF EXISTS: whether it changed anything is not known beforehand"
+	}
+	table, schema, _ := c.name()
+	final := bqName(table, schema)
+	var undo []string
+	for _, spec := range c.specs() {
+		sc := &cursor{src: c.src, toks: spec}
+		u, newName, reason := mysqlInvertSpec(sc)
+		if reason != "" {
+			return nil, reason
+		}
+		if newName != "" {
+			final = newName
+			u = "RENAME TO " + bqName(table, schema)
+		}
+		if u != "" {
+			undo = append([]string{u}, undo...)
+		}
+	}
+	if len(undo) == 0 {
+		return nil, ""
+	}
+	return []string{"ALTER TABLE " + final + " " + strings.Join(undo, ", ")}, ""
+}
+
+// mysqlInvertSpec undoes one ALTER TABLE specification; newName is set for
+// RENAME TO.
+func mysqlInvertSpec(c *cursor) (undo, newName, reason string) {
+	switch {
+	case c.word("add"):
+	case c.word("rename"):
+		switch {
+		case c.word("column"):
+			from, _, _ := c.name()
+			c.word("to")
+			to, _, _ := c.name()
+			return "RENAME COLUMN " + bq(to) + " TO " + bq(from), "", ""
+		case c.word("index", "key"):
+			from, _, _ := c.name()
+			c.word("to")
+			to, _, _ := c.name()
+			return "RENAME INDEX " + bq(to) + " TO " + bq(from), "", ""
+		}
+		c.word("to", "as")
+		to, ts, _ := c.name()
+		return "", bqName(to, ts), ""
+	case c.word("algorithm", "lock"):
+		return "", "", "" // how, not what
+	default:
+		return "", "", "ALTER TABLE " + strings.ToUpper(c.peek(0).text(c.src)) + ": the state before it is not in the migration"
+	}
+	var symbol string
+	if c.word("constraint") {
+		if t := c.peek(0); !t.is(c.src, "primary") && !t.is(c.src, "unique") && !t.is(c.src, "check") && !t.is(c.src, "foreign") {
+			symbol, _, _ = c.name()
+		}
+	}
+	switch {
+	case c.word("primary"):
+		return "DROP PRIMARY KEY", "", ""
+	case c.word("unique", "fulltext", "spatial", "index", "key"):
+		c.word("index", "key")
+		if c.word("if") {
+			return "", "", mysqlMaybe
+		}
+		name := symbol
+		if t := c.peek(0); t.kind == ident || t.kind == word && !t.is(c.src, "using") {
+			name, _, _ = c.name()
+		}
+		if name == "" {
+			return "", "", "an index without a name: the server picks one, which the migration's text does not say"
+		}
+		return "DROP INDEX " + bq(name), "", ""
+	case c.word("check"):
+		if symbol == "" {
+			return "", "", "a CHECK constraint without a name: the server picks one"
+		}
+		return "DROP CONSTRAINT " + bq(symbol), "", ""
+	case c.word("foreign"):
+		return "", "", "ADD FOREIGN KEY may also create an index, which DROP FOREIGN KEY leaves behind"
+	case c.word("period", "system"):
+		return "", "", "system versioning: no inverse known"
+	}
+	c.word("column")
+	if c.word("if") {
+		return "", "", mysqlMaybe
+	}
+	if t := c.peek(0); t.kind == punct && c.src[t.start] == '(' {
+		var drops []string
+		for _, it := range c.group() {
+			if len(it) > 0 {
+				drops = append([]string{"DROP COLUMN " + bq(unquote(it[0].text(c.src)))}, drops...)
+			}
+		}
+		return strings.Join(drops, ", "), "", ""
+	}
+	col, _, ok := c.name()
+	if !ok {
+		return "", "", "ADD: unexpected text"
+	}
+	return "DROP COLUMN " + bq(col), "", ""
+}

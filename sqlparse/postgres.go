@@ -1,0 +1,236 @@
+package sqlparse
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	pgquery "github.com/wasilibs/go-pgquery"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+type pgNode = pg.Node
+
+// pgAttach gives each statement PostgreSQL's parse tree. When the text
+// between the first and the last statement parses as a whole, PostgreSQL's
+// parser also decides the split (its statement locations replace the
+// lexer's; not in a goose-annotated file, whose annotations decide); otherwise each statement is parsed alone and one that does not
+// parse keeps the parser's error (the server may still accept it: its
+// grammar can be newer than libpg_query's, PostgreSQL 17).
+func pgAttach(src string, st []Statement, whole bool) ([]Statement, error) {
+	if len(st) == 0 {
+		return st, nil
+	}
+	lo, hi := st[0].Start, st[len(st)-1].End
+	if tree, err := parseIf(whole, src[lo:hi]); err == nil {
+		var out []Statement
+		for _, raw := range tree.Stmts {
+			s, e := lo+int(raw.StmtLocation), hi
+			if raw.StmtLen > 0 {
+				e = s + int(raw.StmtLen)
+			}
+			toks, err := lex(pgRules, src[s:e])
+			if err != nil {
+				return nil, err
+			}
+			one, ok := makeStatement(src[s:e], toks)
+			if !ok {
+				continue
+			}
+			one.Start, one.End = s+one.Start, s+one.End
+			one.Line = 1 + strings.Count(src[:one.Start], "\n")
+			one.pg = raw.Stmt
+			out = append(out, one)
+		}
+		return out, nil
+	}
+	for i := range st {
+		tree, err := pgquery.Parse(st[i].Text)
+		switch {
+		case err != nil:
+			st[i].pgErr = err
+		case len(tree.Stmts) != 1:
+			st[i].pgErr = fmt.Errorf("PostgreSQL's parser reads %d statements here", len(tree.Stmts))
+		default:
+			st[i].pg = tree.Stmts[0].Stmt
+		}
+	}
+	return st, nil
+}
+
+func parseIf(do bool, text string) (*pg.ParseResult, error) {
+	if !do {
+		return nil, errNotTried
+	}
+	return pgquery.Parse(text)
+}
+
+var errNotTried = errors.New("not parsed as a whole")
+
+// ParseError is why PostgreSQL's parser did not read a statement (nil when
+// it did, or for other dialects).
+func (s Statement) ParseError() error { return s.pgErr }
+
+// walk calls fn for every message in m's tree, depth first; fn returns
+// false to skip a message's children.
+func walk(m proto.Message, fn func(protoreflect.Message) bool) {
+	if m == nil {
+		return
+	}
+	var visit func(protoreflect.Message)
+	visit = func(r protoreflect.Message) {
+		if !r.IsValid() || !fn(r) {
+			return
+		}
+		r.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			switch {
+			case fd.IsList() && fd.Message() != nil:
+				l := v.List()
+				for i := 0; i < l.Len(); i++ {
+					visit(l.Get(i).Message())
+				}
+			case fd.Message() != nil && !fd.IsMap():
+				visit(v.Message())
+			}
+			return true
+		})
+	}
+	visit(m.ProtoReflect())
+}
+
+// columnsOf lists the columns an expression reads (ColumnRef's last name).
+func columnsOf(n proto.Message) []string {
+	var out []string
+	walk(n, func(r protoreflect.Message) bool {
+		if c, ok := r.Interface().(*pg.ColumnRef); ok {
+			if f := c.Fields; len(f) > 0 {
+				if s := f[len(f)-1].GetString_(); s != nil {
+					out = append(out, s.Sval)
+				}
+			}
+			return false
+		}
+		return true
+	})
+	return out
+}
+
+func rangeVarName(r *pg.RangeVar) string {
+	if r == nil {
+		return ""
+	}
+	return r.Relname
+}
+
+func pgIndexes(s Statement) []Index {
+	if s.pg == nil {
+		return nil
+	}
+	var out []Index
+	switch n := s.pg.Node.(type) {
+	case *pg.Node_IndexStmt:
+		x := n.IndexStmt
+		ix := Index{Name: x.Idxname, Table: rangeVarName(x.Relation), Schema: x.Relation.GetSchemaname(),
+			Method: x.AccessMethod, Unique: x.Unique, Concurrently: x.Concurrent, Partial: x.WhereClause != nil}
+		for _, p := range x.IndexParams {
+			e := p.GetIndexElem()
+			if e == nil {
+				continue
+			}
+			if e.Name != "" {
+				ix.Columns = append(ix.Columns, e.Name)
+				ix.Keys = append(ix.Keys, e.Name)
+			} else if e.Expr != nil {
+				ix.Expression = true
+				cols := columnsOf(e.Expr)
+				ix.Columns = append(ix.Columns, cols...)
+				ix.Keys = append(ix.Keys, cols...)
+			}
+		}
+		for _, p := range x.IndexIncludingParams {
+			if e := p.GetIndexElem(); e != nil && e.Name != "" {
+				ix.Include = append(ix.Include, e.Name)
+				ix.Columns = append(ix.Columns, e.Name)
+			}
+		}
+		if x.WhereClause != nil {
+			ix.Predicate = dedupe(columnsOf(x.WhereClause))
+			ix.Columns = append(ix.Columns, ix.Predicate...)
+		}
+		ix.Columns, ix.Keys = dedupe(ix.Columns), dedupe(ix.Keys)
+		out = append(out, ix)
+	case *pg.Node_AlterTableStmt:
+		x := n.AlterTableStmt
+		for _, c := range x.Cmds {
+			cmd := c.GetAlterTableCmd()
+			con := cmd.GetDef().GetConstraint()
+			if cmd.GetSubtype() != pg.AlterTableType_AT_AddConstraint || con == nil || con.Indexname != "" {
+				continue // USING INDEX adopts an index that exists already
+			}
+			switch con.Contype {
+			case pg.ConstrType_CONSTR_PRIMARY, pg.ConstrType_CONSTR_UNIQUE, pg.ConstrType_CONSTR_EXCLUSION:
+			default:
+				continue
+			}
+			ix := Index{Name: con.Conname, Table: rangeVarName(x.Relation), Schema: x.Relation.GetSchemaname(),
+				Unique: con.Contype != pg.ConstrType_CONSTR_EXCLUSION, Constraint: true, Method: con.AccessMethod}
+			for _, k := range con.Keys {
+				ix.Keys = append(ix.Keys, k.GetString_().GetSval())
+			}
+			for _, e := range con.Exclusions { // (expr, operator) pairs
+				if l := e.GetList(); l != nil && len(l.Items) > 0 {
+					ix.Keys = append(ix.Keys, columnsOf(l.Items[0])...)
+				}
+			}
+			ix.Columns = append(ix.Columns, ix.Keys...)
+			for _, k := range con.Including {
+				ix.Include = append(ix.Include, k.GetString_().GetSval())
+				ix.Columns = append(ix.Columns, k.GetString_().GetSval())
+			}
+			if con.WhereClause != nil {
+				ix.Partial = true
+				ix.Predicate = dedupe(columnsOf(con.WhereClause))
+				ix.Columns = append(ix.Columns, ix.Predicate...)
+			}
+			ix.Columns, ix.Keys = dedupe(ix.Columns), dedupe(ix.Keys)
+			out = append(out, ix)
+		}
+	}
+	return out
+}
+
+// pgUpdates finds every UPDATE in the statement, data-modifying CTEs
+// included: the target table and the columns its SET list assigns (the
+// tables of UPDATE … FROM are only read).
+func pgUpdates(s Statement) []Update {
+	if s.pg == nil {
+		return nil
+	}
+	var out []Update
+	walk(s.pg, func(r protoreflect.Message) bool {
+		u, ok := r.Interface().(*pg.UpdateStmt)
+		if !ok {
+			return true
+		}
+		up := Update{Table: rangeVarName(u.Relation), Schema: u.Relation.GetSchemaname(), From: len(u.FromClause) > 0}
+		for _, t := range u.TargetList {
+			if rt := t.GetResTarget(); rt != nil && rt.Name != "" {
+				up.Columns = append(up.Columns, rt.Name)
+			}
+		}
+		up.Columns = dedupe(up.Columns)
+		out = append(out, up)
+		return true // an UPDATE inside its own WITH clause
+	})
+	return out
+}
+
+// walkNodes calls fn with every message of n's tree.
+func walkNodes(n proto.Message, fn func(any)) {
+	walk(n, func(r protoreflect.Message) bool {
+		fn(r.Interface())
+		return true
+	})
+}
