@@ -361,14 +361,3 @@ func Unquote(typed string, open, close byte) (string, bool) {
 	}
 	return typed, false
 }
-
-// Statements splits a block of several statements at ";" line ends.
-func Statements(block string) []string {
-	var out []string
-	for _, s := range strings.Split(block, ";\n") {
-		if s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), ";")); s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
-}

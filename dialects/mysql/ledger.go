@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/writeamp/writeamp/sqlparse"
 	"os"
 	"strings"
 	"time"
@@ -110,7 +111,7 @@ func claim(ctx context.Context, conn *sql.Conn, s *dialects.Server, slot int) (o
 	host, _ := os.Hostname()
 	created := fmt.Sprintf("turned on by writeamp (pid %d on %s) at %s", os.Getpid(), host, time.Now().UTC().Format(time.RFC3339))
 	text, _ := json.Marshal(r)
-	for _, stmt := range dialects.Statements(mq("ledger_create", v)) {
+	for _, stmt := range sqlparse.Statements(mq("ledger_create", v)) {
 		if _, err := conn.ExecContext(ctx, stmt); err != nil {
 			return true, []string{"InnoDB monitors: record them in writeamp_ledger: " + err.Error()}
 		}

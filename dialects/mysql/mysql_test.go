@@ -2,6 +2,7 @@ package mysql
 
 import (
 	"context"
+	"github.com/writeamp/writeamp/sqlparse"
 	"slices"
 	"strings"
 	"testing"
@@ -313,7 +314,7 @@ func TestInstrumentMySQLRestoresOnlyWhatWasOff(t *testing.T) {
 	mock.ExpectExec(queries.MustGet(Name, "monitor_enable", v)).WithArgs("index_page_merge_attempts").WillReturnResult(sqlmock.NewResult(0, 0))
 	// The record of what to put back, for a later run if this one dies.
 	prior := `{"enabled":["index_page_merge_attempts"],"enable_var_null":false,"disable_var_null":true}`
-	for _, st := range dialects.Statements(queries.MustGet(Name, "ledger_create", v)) {
+	for _, st := range sqlparse.Statements(queries.MustGet(Name, "ledger_create", v)) {
 		mock.ExpectExec(st).WillReturnResult(sqlmock.NewResult(0, 0))
 	}
 	mock.ExpectExec(queries.MustGet(Name, "ledger_write", v)).WithArgs(prior, sqlmock.AnyArg()).WillReturnResult(sqlmock.NewResult(0, 1))

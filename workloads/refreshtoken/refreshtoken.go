@@ -12,6 +12,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"github.com/writeamp/writeamp/sqlparse"
 	"os"
 	"strconv"
 	"strings"
@@ -157,16 +158,9 @@ func (w *Workload) mustSQL(name string) string {
 	return t
 }
 
-// Statements splits a DDL block on ";" at line ends, as the workload runs it.
-func Statements(block string) []string {
-	var out []string
-	for _, s := range strings.Split(block, ";\n") {
-		if s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), ";")); s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
-}
+// Statements splits a block of the workload's SQL into statements by the
+// lexical rules the four dialects share (quotes, comments), as sqlparse does.
+func Statements(block string) []string { return sqlparse.Statements(block) }
 
 // Prepare creates the variant's schema, marks it as writeamp's, and creates
 // the tables and indexes. A failure drops what was created.
