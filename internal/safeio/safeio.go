@@ -43,7 +43,7 @@ func kind(m fs.FileMode) string {
 // limit bytes; the error names the file and says why.
 func ReadFile(path string, limit int64) ([]byte, error) {
 	// O_NONBLOCK: opening a FIFO without a writer would block in open(2).
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|oNonblock, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%s: no such file", path)
@@ -139,9 +139,7 @@ func WriteFile(path string, data []byte) error {
 		if err := tmp.Chmod(fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)); err != nil {
 			return err
 		}
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok && os.Geteuid() == 0 {
-			_ = tmp.Chown(int(st.Uid), int(st.Gid)) // best effort: keep root from taking the file over
-		}
+		keepOwner(tmp, fi) // best effort: keep root from taking the file over
 	}
 	if _, err := tmp.Write(data); err != nil {
 		return err
@@ -180,7 +178,7 @@ func createTemp(target string) (*os.File, error) {
 func writeThrough(path, target string, fi fs.FileInfo, data []byte) error {
 	flags := os.O_WRONLY
 	if fi.Mode()&fs.ModeNamedPipe != 0 {
-		flags |= syscall.O_NONBLOCK // no reader: ENXIO at once instead of blocking in open(2)
+		flags |= oNonblock // no reader: ENXIO at once instead of blocking in open(2)
 	}
 	f, err := os.OpenFile(target, flags, 0)
 	if err != nil {
@@ -214,7 +212,7 @@ func writeInPlace(path, target string, data []byte) error {
 func Append(path, text string) error {
 	flags := os.O_APPEND | os.O_CREATE | os.O_WRONLY
 	if fi, err := os.Stat(path); err == nil && fi.Mode()&fs.ModeNamedPipe != 0 {
-		flags |= syscall.O_NONBLOCK
+		flags |= oNonblock
 	}
 	f, err := os.OpenFile(path, flags, 0o666)
 	if err != nil {
