@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/writeamp/writeamp/collectors"
+	pgcollect "github.com/writeamp/writeamp/collectors/postgres"
 	"github.com/writeamp/writeamp/dialects"
 	pg "github.com/writeamp/writeamp/dialects/postgres"
 	"github.com/writeamp/writeamp/internal/pgmatrix"
@@ -44,6 +45,7 @@ func TestEveryPostgresMajor(t *testing.T) {
 		t.Run("partial and expression index", func(t *testing.T) { matrixPartialExpression(t, srv, db, s) })
 		t.Run("leaf page splits", func(t *testing.T) { matrixSplits(t, srv, db, s) })
 		t.Run("observer writes no WAL", func(t *testing.T) { matrixObserverWritesNoWAL(t, db, s) })
+		t.Run("wait sampler writes no WAL", func(t *testing.T) { matrixSamplerWritesNoWAL(t, db, s) })
 		t.Run("reset inside the window", func(t *testing.T) { matrixResetInWindow(t, db, s) })
 		t.Run("window across checkpoints", func(t *testing.T) { matrixLongWindow(t, srv, db, s) })
 	})
@@ -234,6 +236,31 @@ func matrixObserverWritesNoWAL(t *testing.T, db *sql.DB, s dialects.Server) {
 		time.Sleep(300 * time.Millisecond)
 	}
 	t.Error("the WAL insert position moved across every snapshot attempt")
+}
+
+// The wait sampler's reads write no WAL either: 300 ms of sampling on an
+// idle server leaves the insert position where it was (one clean attempt of
+// a few: an idle server still logs running-xacts now and then).
+func matrixSamplerWritesNoWAL(t *testing.T, db *sql.DB, s dialects.Server) {
+	for attempt := 0; attempt < 5; attempt++ {
+		var a, b string
+		db.QueryRow(`SELECT pg_current_wal_insert_lsn()::text`).Scan(&a)
+		sampling, err := (pgcollect.PgStatActivity{}).Start(context.Background(), db, s, collectors.SampleTarget{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(300 * time.Millisecond)
+		cs, err := sampling.Stop()
+		if err != nil || len(cs) == 0 {
+			t.Fatalf("sampling: %v %v", cs, err)
+		}
+		db.QueryRow(`SELECT pg_current_wal_insert_lsn()::text`).Scan(&b)
+		if a == b {
+			return
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	t.Error("the WAL insert position moved across every sampling attempt")
 }
 
 // publish makes a session's counts visible as a workload's would be.

@@ -212,3 +212,15 @@ SELECT pg_walfile_name($1::pg_lsn)
 -- name: read_wal_segment
 -- Bytes of a segment for writeamp's WAL decoder: superuser or pg_read_server_files.
 SELECT pg_read_binary_file($1, $2, $3)
+
+-- name: pg_stat_activity_sample
+-- What the workload's sessions are doing at this instant: active client
+-- backends of this database other than the sampler's own, of one
+-- application_name ($1; '' for all), with their statement when asked ($2).
+-- A NULL wait_event of an active session means it is on CPU. PUBLIC may read
+-- wait_event of every session; query text needs pg_read_all_stats for other
+-- roles' sessions (it reads as '<insufficient privilege>').
+SELECT coalesce(wait_event_type, ''), coalesce(wait_event, ''), CASE WHEN $2 THEN coalesce(query, '') ELSE '' END
+FROM pg_stat_activity
+WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'active'
+  AND backend_type = 'client backend' AND ($1 = '' OR application_name = $1)
