@@ -90,7 +90,7 @@ func TestCSVHasEveryNumberWithItsBasis(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(recs[0], ",") != "run,label,concurrency,level,schema,table,object,metric,value,exactness,source,note" {
+	if strings.Join(recs[0], ",") != "run,label,concurrency,level,schema,table,object,metric,value,exactness,source,note,unit" {
 		t.Errorf("header %v", recs[0])
 	}
 	find := func(label, level, object, metric string) []string {
@@ -108,7 +108,20 @@ func TestCSVHasEveryNumberWithItsBasis(t *testing.T) {
 	if r := find("baseline", "index", "idx_user_session_expiration_last_refresh", "leaf_inserts"); r[8] != "15000" || r[5] != "offline_user_session" || !strings.Contains(r[10], "pg_walinspect") {
 		t.Errorf("row %v", r)
 	}
-	if r := find("baseline", "run", "refresh", "latency_ms_p95"); r[9] != "approx" || r[8] == "" {
+	if r := find("baseline", "run", "refresh", "latency_ms_p95"); r[9] != "approx" || r[8] == "" || r[12] != "ms" {
+		t.Errorf("row %v", r)
+	}
+	// The exact number, with its unit from the catalogue.
+	if r := find("baseline", "database", "", "log_bytes"); r[8] != "23484848" || r[12] != "bytes" {
+		t.Errorf("row %v", r)
+	}
+	if r := find("coarse", "table", "offline_user_session", "hot_ratio"); r[8] != "1" || r[12] != "ratio" {
+		t.Errorf("row %v", r)
+	}
+	if r := find("baseline", "per_operation", "refresh", "log_bytes"); r[12] != "bytes per refresh" {
+		t.Errorf("row %v", r)
+	}
+	if r := find("coarse", "finding", "offline_user_session", "hot_ratio"); r[12] != "ratio" {
 		t.Errorf("row %v", r)
 	}
 	// Every row has an exactness and a source.
