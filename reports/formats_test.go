@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"encoding/csv"
+	"github.com/writeamp/writeamp/result"
 	"regexp"
 	"strings"
 	"testing"
@@ -166,6 +167,20 @@ func TestNiceScale(t *testing.T) {
 	for _, c := range []struct{ max, top float64 }{{1.1, 2}, {2313, 2500}, {0.74, 1}, {99, 100}, {16500, 20000}} {
 		if top, ticks := niceScale(c.max); top != c.top || len(ticks) < 3 {
 			t.Errorf("niceScale(%v) = %v %v", c.max, top, ticks)
+		}
+	}
+}
+
+// The metrics findings look at are the catalogue's, at the level findings
+// read them (a renamed metric would otherwise silently drop its findings).
+func TestFindingMetricsAreInTheCatalogue(t *testing.T) {
+	for _, m := range findingMetrics {
+		if m == "latency" {
+			continue
+		}
+		i, ok := result.Lookup(m)
+		if !ok || !i.At(result.Level(findingLevel[m])) {
+			t.Errorf("finding metric %s at %s level: catalogue %+v (known %v)", m, findingLevel[m], i, ok)
 		}
 	}
 }

@@ -2,6 +2,8 @@ package result
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -98,3 +100,39 @@ func FuzzParseBytes(f *testing.F) {
 		}
 	})
 }
+
+// The README's "Units" section shows what the formatters write and what
+// ParseBytes reads: each example there is checked here.
+func TestREADMEUnits(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(b), "### Units\n")
+	if !ok {
+		t.Fatal("README has no Units section")
+	}
+	sec, _, _ = strings.Cut(sec, "\n### ")
+	for want, got := range map[string]string{
+		"959.2 B": FormatBytes(959.2), "1.53 KiB": FormatBytes(1565.6), "22.4 MiB": FormatBytes(23_484_848),
+		"22.4 MiB (23,484,848 B)": FormatTotal("log_bytes", 23_484_848), "15,000": FormatTotal("leaf_inserts", 15000),
+		"0.100": FormatPerUnit("leaf_inserts", 0.1), "99.2%": FormatTotal("hot_ratio", 0.992),
+		"page latch wait time 1,234 ms": info("page_latch_wait_ms").Label + " " + FormatTotal("page_latch_wait_ms", 1234),
+	} {
+		if got != want || !strings.Contains(sec, "`"+want+"`") {
+			t.Errorf("README shows `%s`; the formatter writes %q", want, got)
+		}
+	}
+	for _, in := range []string{"1,024 KiB", "50MiB", "100.5B", "2KiB"} {
+		if _, err := ParseBytes(in); err != nil || !strings.Contains(sec, in) {
+			t.Errorf("README accepts %s: %v", in, err)
+		}
+	}
+	for _, in := range []string{"2k", "5Mi"} {
+		if _, err := ParseBytes(in); err == nil || !strings.Contains(sec, "`"+in+"`") {
+			t.Errorf("README refuses %s: it parsed", in)
+		}
+	}
+}
+
+func info(name string) Info { i, _ := Lookup(name); return i }
