@@ -4,15 +4,16 @@
 // Grammar (spaces around the parts are allowed):
 //
 //	BUDGET    = METRIC ["/op"] ["[" OBJECT "]"] CMP THRESHOLD
-//	METRIC    = [a-z][a-z0-9_]*            a metric of the result JSON: log_bytes, hot_ratio, leaf_inserts ...
+//	METRIC    = [a-z][a-z0-9_]*            a metric of the catalogue (result.Lookup): log_bytes, hot_ratio,
+//	            ["." [a-z0-9_]+]           leaf_inserts ..., or a wait event: waits.writelog, waits.writelog_ms
 //	"/op"     = divide by the run's main operation count (refreshes; rows written for a wrapped command)
 //	OBJECT    = a table or index name as the database reports it; without it the budget applies to the
 //	            database metric of that name, else to every table (or index) that has the metric
 //	CMP       = "<=" | ">=" | "<" | ">"
 //	THRESHOLD = "+5%" | "-10%"             relative change, after vs before
 //	          | "+0.05" | "-200"           absolute change, after minus before, in the metric's unit
-//	          | "0.9" | "90%" | "2KiB"     the after run's value ("%" only for *_ratio metrics,
-//	                                       byte units B kB KB KiB MB MiB GB GiB only for *_bytes metrics)
+//	          | "0.9" | "90%" | "2KiB"     the after run's value ("%" only for ratio metrics, a byte
+//	                                       unit (result.ByteUnits, read by go-humanize) only for byte metrics)
 //
 // Examples: log_bytes/op<=+5%, hot_ratio>=0.9, hot_ratio[jobs]>=-0.05, leaf_inserts/op[idx_name]<=+0%,
 // log_bytes/op<=2KiB.
@@ -23,6 +24,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/writeamp/writeamp/result"
 )
 
 // Kind is what a threshold compares.
@@ -46,19 +49,16 @@ type Budget struct {
 }
 
 // Grammar is the one-line summary shown in errors and help.
-const Grammar = `METRIC[/op][[OBJECT]] (<=|>=|<|>) THRESHOLD, THRESHOLD = +N% or -N% (relative change), +N or -N (absolute change), N (after value; N% for *_ratio, N with B/KiB/MiB/GiB/kB/MB/GB for *_bytes)`
+const Grammar = `METRIC[/op][[OBJECT]] (<=|>=|<|>) THRESHOLD, THRESHOLD = +N% or -N% (relative change), +N or -N (absolute change), N (after value; N% for a ratio such as hot_ratio, N with a byte unit B/kB/KiB/MB/MiB/GB/GiB/TB/TiB for a byte metric such as log_bytes)`
 
 // Examples are valid budgets, for help texts and tests.
 var Examples = []string{"log_bytes/op<=+5%", "hot_ratio>=0.9", "leaf_inserts/op[idx_name]<=+0%", "hot_ratio[jobs]>=-0.05", "log_bytes/op<=2KiB"}
 
-var byteUnits = map[string]float64{
-	"b": 1, "kb": 1e3, "kib": 1 << 10, "mb": 1e6, "mib": 1 << 20, "gb": 1e9, "gib": 1 << 30,
-}
-
-func isRatio(metric string) bool { return strings.HasSuffix(metric, "_ratio") }
-func isBytes(metric string) bool {
-	return strings.HasSuffix(metric, "_bytes") || strings.Contains(metric, "_bytes_")
-}
+// isRatio and isBytes ask the catalogue; a name it does not know is neither
+// (CheckMetrics refuses it, naming the closest known ones).
+func isRatio(metric string) bool { i, _ := result.Lookup(metric); return i.IsRatio() }
+func isBytes(metric string) bool { i, _ := result.Lookup(metric); return i.IsBytes() }
+func known(metric string) bool   { _, ok := result.Lookup(metric); return ok }
 
 // Parse reads one budget. Errors say what is wrong and show the grammar.
 func Parse(s string) (Budget, error) {
@@ -69,7 +69,10 @@ func Parse(s string) (Budget, error) {
 	rest := b.Text
 	// metric
 	i := 0
-	for i < len(rest) && (rest[i] >= 'a' && rest[i] <= 'z' || rest[i] == '_' || (i > 0 && rest[i] >= '0' && rest[i] <= '9')) {
+	dot := false // one: the waits family (waits.writelog)
+	for i < len(rest) && (rest[i] >= 'a' && rest[i] <= 'z' || rest[i] == '_' || (i > 0 && rest[i] >= '0' && rest[i] <= '9') ||
+		(i > 0 && rest[i] == '.' && !dot && i+1 < len(rest) && (rest[i+1] >= 'a' && rest[i+1] <= 'z' || rest[i+1] >= '0' && rest[i+1] <= '9' || rest[i+1] == '_'))) {
+		dot = dot || rest[i] == '.'
 		i++
 	}
 	if i == 0 {
@@ -128,8 +131,8 @@ func Parse(s string) (Budget, error) {
 	case suffix == "%" && signed:
 		b.Kind, b.Value = Relative, v
 	case suffix == "%":
-		if !isRatio(b.Metric) {
-			return fail("an unsigned percentage is a value and only fits a *_ratio metric; for a relative change write +%s%%", numText)
+		if known(b.Metric) && !isRatio(b.Metric) {
+			return fail("an unsigned percentage is a value and only fits a ratio (such as hot_ratio), not %s; for a relative change write +%s%%", b.Metric, numText)
 		}
 		b.Kind, b.Value = Absolute, v/100
 	case suffix == "":
@@ -138,12 +141,15 @@ func Parse(s string) (Budget, error) {
 			b.Kind = Delta
 		}
 	default:
-		f, ok := byteUnits[strings.ToLower(suffix)]
-		if !ok {
-			return fail("unknown unit %q (bytes: B, kB, KB, KiB, MB, MiB, GB, GiB; relative change: %%)", suffix)
+		f, err := result.ByteMultiplier(suffix)
+		if err != nil {
+			return fail("%v; relative change: %%", err)
 		}
-		if !isBytes(b.Metric) {
-			return fail("a byte unit (%s) only fits a *_bytes metric, not %s", suffix, b.Metric)
+		if known(b.Metric) && !isBytes(b.Metric) {
+			return fail("a byte unit (%s) only fits a metric counted in bytes (such as log_bytes), not %s", suffix, b.Metric)
+		}
+		if math.IsInf(v*f, 0) {
+			return fail("the threshold %s%s is out of range", numText, suffix)
 		}
 		b.Kind, b.Value = Absolute, v*f
 		if signed {

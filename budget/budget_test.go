@@ -22,6 +22,15 @@ func TestParseValid(t *testing.T) {
 		{"log_bytes<+1MB", Budget{Metric: "log_bytes", Cmp: "<", Kind: Delta, Value: 1e6}},
 		{"rows_updated[public.jobs]>1000", Budget{Metric: "rows_updated", Object: "public.jobs", Cmp: ">", Kind: Absolute, Value: 1000}},
 		{"fpi_bytes<=-10%", Budget{Metric: "fpi_bytes", Cmp: "<=", Kind: Relative, Value: -10}},
+		// byte units are humanize's: fractions of a byte kept (per operation),
+		// TB/TiB and beyond too
+		{"log_bytes/op<=100.5B", Budget{Metric: "log_bytes", PerOp: true, Cmp: "<=", Kind: Absolute, Value: 100.5}},
+		{"log_bytes<=1TiB", Budget{Metric: "log_bytes", Cmp: "<=", Kind: Absolute, Value: 1 << 40}},
+		{"log_bytes_in_scope/op <= 1.5 kib", Budget{Metric: "log_bytes_in_scope", PerOp: true, Cmp: "<=", Kind: Absolute, Value: 1536}},
+		{"size_bytes[t]<=+8KB", Budget{Metric: "size_bytes", Object: "t", Cmp: "<=", Kind: Delta, Value: 8000}},
+		{"waits.writelog_ms/op<=+10%", Budget{Metric: "waits.writelog_ms", PerOp: true, Cmp: "<=", Kind: Relative, Value: 10}},
+		// a name the catalogue does not know parses; CheckMetrics refuses it
+		{"hot_ratoi>=90%", Budget{Metric: "hot_ratoi", Cmp: ">=", Kind: Absolute, Value: 0.9}},
 	}
 	for _, c := range cases {
 		got, err := Parse(c.in)
@@ -45,9 +54,14 @@ func TestParseInvalid(t *testing.T) {
 		"log_bytes/row<=5":      "only /op",
 		"leaf_inserts[idx<=+0%": "missing ]",
 		"leaf_inserts[]<=+0%":   "one table or index",
-		"log_bytes<=5%":         "only fits a *_ratio",
-		"hot_ratio>=0.9KiB":     "only fits a *_bytes",
-		"log_bytes<=5 parsecs":  "unknown unit",
+		"log_bytes<=5%":         "only fits a ratio",
+		"hot_ratio>=0.9KiB":     "only fits a metric counted in bytes",
+		"log_bytes<=5 parsecs":  "unknown byte unit",
+		"log_bytes<=2k":         "unknown byte unit", // humanize reads k as kB: a reader may not
+		"log_bytes<=2Mi":        "unknown byte unit",
+		"log_bytes<=1,000KiB":   "unknown byte unit",
+		"waits.<=0":             "expected <=",
+		"log_bytes<=1e300EiB":   "unknown byte unit",
 		"log_bytes<=abc":        "must be a number",
 		"log_bytes<=1.2.3":      "cannot read",
 		"log_bytes<=+%":         "must be a number",
@@ -66,7 +80,7 @@ func TestParseInvalid(t *testing.T) {
 
 func FuzzParse(f *testing.F) {
 	for _, s := range append(Examples, "hot_ratio >= 90%", "log_bytes<+1MB", "", "x", "a<=", "a[b]>=-", "log_bytes<=5%", "hot_ratio>=0.9KiB",
-		"leaf_inserts[idx<=+0%", "log_bytes<=1e9", "log_bytes<=+.5%", "a/op[b]<1.") {
+		"leaf_inserts[idx<=+0%", "log_bytes<=1e9", "log_bytes<=+.5%", "a/op[b]<1.", "waits.x_ms<=2", "log_bytes<=9EiB", "a.b.c<1") {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -172,5 +186,21 @@ func TestEvaluateUnavailable(t *testing.T) {
 	v := Evaluate(b, before, after)
 	if v[0].Status != Unknown || !strings.Contains(v[0].Message, "standby") {
 		t.Fatalf("%+v", v[0])
+	}
+}
+
+// Verdicts write bytes as every report does: binary units with the exact
+// count (README, "Units").
+func TestVerdictUnits(t *testing.T) {
+	for s, want := range map[string]string{
+		"log_bytes<=1MiB":      "0.99 MiB (1,040,000 B) <= 1.00 MiB (1,048,576 B): PASS",
+		"log_bytes/op<=+30B":   "+40 B <= +30 B: FAIL",
+		"log_bytes/op<=1000B":  "1.02 KiB (1,040 B) <= 1,000 B: FAIL",
+		"hot_ratio[jobs]>=0.9": "0.0% >= 90.0%: FAIL",
+		"leaf_inserts/op<=2.5": "2.000 <= 2.500: PASS",
+	} {
+		if v := eval(t, s); v[len(v)-1].Message != want {
+			t.Errorf("%s: %q, want %q", s, v[len(v)-1].Message, want)
+		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dustin/go-humanize"
+
 	"github.com/writeamp/writeamp/result"
 )
 
@@ -248,25 +250,20 @@ func Format(b Budget, v float64) string {
 		return fmt.Sprintf("%+.1f pt", 100*v)
 	case isRatio(b.Metric):
 		return fmt.Sprintf("%.1f%%", 100*v)
-	case isBytes(b.Metric):
-		s := trim(v)
-		if b.Kind == Delta && v >= 0 {
-			s = "+" + s
-		}
-		return s + " B"
 	}
-	s := trim(v)
+	// bytes, times and counts as every report writes them (result.FormatTotal),
+	// counts per operation (and fractions) with three decimals
+	s := result.FormatTotal(b.Metric, v)
+	if i, _ := result.Lookup(b.Metric); !i.IsBytes() && (b.PerOp || v != math.Trunc(v)) {
+		s = humanize.CommafWithDigits(v, 3)
+		if i.Unit == result.Millis {
+			s += " ms"
+		}
+	}
 	if b.Kind == Delta && v >= 0 {
 		s = "+" + s
 	}
 	return s
-}
-
-func trim(v float64) string {
-	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
-		return fmt.Sprintf("%.0f", v)
-	}
-	return fmt.Sprintf("%.3f", v)
 }
 
 // hints explain a failed verdict from what changed between the runs: the

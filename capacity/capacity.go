@@ -16,6 +16,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/writeamp/writeamp/result"
 )
 
 // Byte units.
@@ -91,12 +93,12 @@ func (r Rate) String() string {
 	return fmt.Sprintf("%s %s/s", trimFloat(r.PerSecond), op)
 }
 
-var byteUnit = map[string]float64{"b": 1, "kb": 1e3, "kib": 1 << 10, "mb": MB, "mib": MiB, "gb": GB, "gib": GiB}
-
-// ParseByteRate reads a ceiling such as "50MiB/s", "36 MB/s", "1GiB/min"; bytes per second.
+// ParseByteRate reads a ceiling such as "50MiB/s", "36 MB/s", "1GiB/min";
+// bytes per second. The amount is read by result.ParseBytes (go-humanize's
+// byte units, the same as --budget's).
 func ParseByteRate(s string) (float64, error) {
 	fail := func(why string) (float64, error) {
-		return 0, fmt.Errorf("--ceiling %q: %s (expected N followed by B, kB, KiB, MB, MiB, GB or GiB and /s, /min or /h, e.g. 50MiB/s, or a named ceiling: %s)", s, why, strings.Join(CeilingNames(), ", "))
+		return 0, fmt.Errorf("--ceiling %q: %s (expected N followed by a byte unit (%s) and /s, /min or /h, e.g. 50MiB/s, or a named ceiling: %s)", s, why, result.ByteUnits, strings.Join(CeilingNames(), ", "))
 	}
 	amount, unit, ok := strings.Cut(strings.TrimSpace(s), "/")
 	if !ok {
@@ -106,20 +108,14 @@ func ParseByteRate(s string) (float64, error) {
 	if !ok {
 		return fail("unknown time unit /" + unit)
 	}
-	amount = strings.TrimSpace(amount)
-	i := 0
-	for i < len(amount) && (amount[i] >= '0' && amount[i] <= '9' || amount[i] == '.') {
-		i++
+	v, err := result.ParseBytes(amount)
+	if err != nil {
+		return fail(err.Error())
 	}
-	v, err := strconv.ParseFloat(amount[:i], 64)
-	if err != nil || !(v > 0) {
-		return fail("cannot read a positive number")
+	if !(v > 0) {
+		return fail("the amount must be positive")
 	}
-	f, ok := byteUnit[strings.ToLower(strings.TrimSpace(amount[i:]))]
-	if !ok {
-		return fail("unknown byte unit " + strconv.Quote(strings.TrimSpace(amount[i:])))
-	}
-	return v * f / per, nil
+	return v / per, nil
 }
 
 // Ceiling is a log-rate limit.

@@ -266,14 +266,14 @@ func TestProjectSeveralRates(t *testing.T) {
 func TestProjectRefusesGarbage(t *testing.T) {
 	rate, _ := ParseRate("500/s")
 	for name, spoil := range map[string]func(*result.Result){
-		"the count of refreshes": func(r *result.Result) { r.Runs[0].Operations["refreshes"] = -15000 },
+		"operations.refreshes": func(r *result.Result) { r.Runs[0].Operations["refreshes"] = -15000 },
 		"log_bytes_in_scope": func(r *result.Result) {
 			m := r.Runs[1].Database["log_bytes_in_scope"]
 			v := -1.0
 			m.Value = &v
 			r.Runs[1].Database["log_bytes_in_scope"] = m
 		},
-		"leaf_inserts of index": func(r *result.Result) {
+		"indexes[constraint_offl_cl_ses_pk3].leaf_inserts": func(r *result.Result) {
 			m := r.Runs[0].Indexes[0].Metrics["leaf_inserts"]
 			v := -3.0
 			m.Value = &v

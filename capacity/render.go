@@ -10,6 +10,8 @@ import (
 	"github.com/dustin/go-humanize"
 	"github.com/jedib0t/go-pretty/v6/table"
 	"github.com/jedib0t/go-pretty/v6/text"
+
+	"github.com/writeamp/writeamp/result"
 )
 
 // LogName is what the dialect calls its log.
@@ -98,7 +100,7 @@ func Render(w io.Writer, format, dialect string, p *Plan) error {
 		mixed = ""
 	}
 	row(fmt.Sprintf("%s per %s%s (bytes)", log, one, mixed), basis(logB)+" [1]", func(v VariantPlan) string {
-		return na(v.LogBytes.OK, fmt.Sprintf("%s B", commasF(v.LogBytes.PerOp, 1)))
+		return na(v.LogBytes.OK, result.FormatBytes(v.LogBytes.PerOp))
 	})
 	row(fmt.Sprintf("%s rate, MB/s (10^6 B/s)", log), basis(logB)+" [1]", func(v VariantPlan) string {
 		return na(v.LogBytes.OK, fmt.Sprintf("%.2f MB/s", v.LogMBps()))

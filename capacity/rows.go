@@ -90,50 +90,13 @@ func rateAssumptions(res *result.Result, p *Plan, scopes, mix []string) []string
 }
 
 // Validate refuses a result whose numbers no writeamp run produces: a
-// negative operation count, a negative byte, row or index-entry count, a
-// negative elapsed time. (A counter that went down is a reset, which
-// writeamp writes as unavailable, never as a negative number.)
+// negative or non-finite operation count, elapsed time or metric where the
+// catalogue says it cannot be one (result.Validate; result.Read applies it
+// to every file). A counter that went down is a reset, which writeamp
+// writes as unavailable, never as a negative number.
 func Validate(res *result.Result) error {
-	bad := func(run, what string, v float64) error {
-		return fmt.Errorf("run %s: %s is %v: a count cannot be negative or non-finite; this is not a result writeamp wrote (edited, or from another tool)", run, what, v)
-	}
-	check := func(run, where string, ms map[string]result.Metric, names ...string) error {
-		for _, n := range names {
-			if m, ok := ms[n]; ok && m.Value != nil && m.Exactness != result.Unavailable {
-				if v := *m.Value; v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-					return bad(run, n+where, v)
-				}
-			}
-		}
-		return nil
-	}
-	for i := range res.Runs {
-		r := &res.Runs[i]
-		name := r.Variant
-		if r.Label != "" {
-			name = r.Label
-		}
-		for op, n := range r.Operations {
-			if n < 0 {
-				return bad(name, "the count of "+op, float64(n))
-			}
-		}
-		if r.ElapsedSeconds < 0 || math.IsNaN(r.ElapsedSeconds) {
-			return bad(name, "elapsed_seconds", r.ElapsedSeconds)
-		}
-		if err := check(name, "", r.Database, append([]string{"log_bytes", "log_bytes_in_scope", "fpi_bytes"}, result.RowMetrics...)...); err != nil {
-			return err
-		}
-		for _, t := range r.Tables {
-			if err := check(name, " of table "+t.Name, t.Metrics, result.RowMetrics...); err != nil {
-				return err
-			}
-		}
-		for _, ix := range r.Indexes {
-			if err := check(name, " of index "+ix.Name, ix.Metrics, "leaf_inserts"); err != nil {
-				return err
-			}
-		}
+	if err := res.Validate(); err != nil {
+		return fmt.Errorf("not a result writeamp wrote: %w", err)
 	}
 	return nil
 }

@@ -5,7 +5,9 @@ package reports
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -67,30 +69,6 @@ type Cell struct {
 	PerText string
 }
 
-var dbOrder = []string{"log_bytes", "log_bytes_in_scope", "log_bytes_other_objects", "log_bytes_other", "log_bytes_stat",
-	"log_records", "fpi_count", "fpi_bytes", "page_splits", "transactions_committed"}
-var tableOrder = []string{"rows_inserted", "rows_updated", "hot_updates", "non_hot_updates", "newpage_updates", "hot_ratio", "rows_deleted",
-	"log_bytes", "log_records", "fpi_bytes", "size_bytes", "autovacuum_runs"}
-var indexOrder = []string{"leaf_inserts", "leaf_deletes", "leaf_updates", "leaf_page_splits", "page_merges", "log_bytes",
-	"log_records", "fpi_bytes", "block_changes", "page_latch_waits", "page_latch_wait_ms", "row_lock_waits", "size_bytes"}
-
-// hidden are kept in the JSON but left out of the human tables: they are
-// reads, or only matter when non-zero.
-var hidden = map[string]bool{"scans": true, "tuples_read": true, "tuples_fetched": true, "vacuum_runs": true,
-	"autoanalyze_runs": true, "transactions_rolled_back": true, "wal_buffers_full": true}
-
-// quietWhenZero are rows that only matter when something happened.
-var quietWhenZero = map[string]bool{"fpi_bytes": true, "fpi_count": true, "autovacuum_runs": true,
-	"log_bytes_other_objects": true, "page_merges": true, "page_latch_waits": true, "page_latch_wait_ms": true, "row_lock_waits": true}
-
-var labels = map[string]string{
-	"log_bytes":               "log bytes",
-	"log_bytes_in_scope":      "  of which the workload's objects",
-	"log_bytes_other_objects": "  of which other objects",
-	"log_bytes_other":         "  of which no object (checkpoints, WAL switches)",
-	"log_bytes_stat":          "log bytes (statistics view)",
-}
-
 // Build makes the comparison of runs (variants of one result, or runs from
 // several result files, labelled).
 func Build(title string, subtitle []string, cols []Column) *Comparison {
@@ -111,7 +89,7 @@ func Build(title string, subtitle []string, cols []Column) *Comparison {
 	}
 	// Database section.
 	dbm := func(r *result.Run) (map[string]result.Metric, bool) { return r.Database, true }
-	c.Sections = append(c.Sections, c.section("database", "Database", dbOrder, cols, dbm, ref))
+	c.Sections = append(c.Sections, c.section("database", "Database", cols, dbm, ref))
 	// Tables, then indexes grouped under their table, in name order.
 	for _, t := range objectNames(cols, func(r *result.Run) []result.Object { return r.Tables }) {
 		get := func(r *result.Run) (map[string]result.Metric, bool) {
@@ -120,7 +98,7 @@ func Build(title string, subtitle []string, cols []Column) *Comparison {
 			}
 			return nil, false
 		}
-		sec := c.section("table", "Table "+t, tableOrder, cols, get, ref)
+		sec := c.section("table", "Table "+t, cols, get, ref)
 		sec.Object = t
 		c.Sections = append(c.Sections, sec)
 	}
@@ -139,7 +117,7 @@ func Build(title string, subtitle []string, cols []Column) *Comparison {
 				break
 			}
 		}
-		sec := c.section("index", title, indexOrder, cols, get, ref)
+		sec := c.section("index", title, cols, get, ref)
 		sec.Object, sec.Table = ix, table
 		c.Sections = append(c.Sections, sec)
 	}
@@ -231,31 +209,22 @@ func objectNames(cols []Column, list func(*result.Run) []result.Object) []string
 	return names
 }
 
-func (c *Comparison) section(kind, title string, order []string, cols []Column,
+// section lays out one object's metrics in the catalogue's order, leaving
+// out what the catalogue keeps to the json and csv.
+func (c *Comparison) section(kind, title string, cols []Column,
 	get func(*result.Run) (map[string]result.Metric, bool), ref func(string) int) Section {
 	sec := Section{Kind: kind, Title: title}
 	names := map[string]bool{}
 	for _, col := range cols {
 		ms, _ := get(col.Run)
 		for n := range ms {
-			if !hidden[n] {
+			if info(n).Show != result.JSONOnly {
 				names[n] = true
 			}
 		}
 	}
-	var metrics []string
-	for _, n := range order {
-		if names[n] {
-			metrics = append(metrics, n)
-			delete(names, n)
-		}
-	}
-	var rest []string
-	for n := range names {
-		rest = append(rest, n)
-	}
-	sort.Strings(rest)
-	metrics = append(metrics, rest...)
+	metrics := slices.Collect(maps.Keys(names))
+	result.SortNames(metrics)
 	for _, name := range metrics {
 		row := Row{Metric: name, Label: labelOf(name), ChangeV: math.NaN()}
 		bases := map[string]bool{}
@@ -276,12 +245,12 @@ func (c *Comparison) section(kind, title string, order []string, cols []Column,
 					if m.V() != 0 {
 						allZero = false
 					}
-					cell.Text = formatValue(name, m.V())
-					if c.PerOp != "" && !isRatio(name) && !isAutovac(name) {
+					cell.Text = result.FormatTotal(name, m.V())
+					if c.PerOp != "" && !isRatio(name) && !info(name).Total {
 						if n := c.Denominators[ci]; n > 0 {
 							v := m.V() / n
 							cell.PerOp = &v
-							cell.PerText = formatPerOp(name, v)
+							cell.PerText = result.FormatPerUnit(name, v)
 						}
 					}
 				} else {
@@ -300,7 +269,7 @@ func (c *Comparison) section(kind, title string, order []string, cols []Column,
 			sec.Unshown = append(sec.Unshown, row) // only adds noise to the table; the notes say why
 			continue
 		}
-		if allZero && quietWhenZero[name] {
+		if allZero && info(name).Show == result.WhenNonZero {
 			continue
 		}
 		for _, src := range sources {

@@ -8,13 +8,17 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/writeamp/writeamp/result"
 )
 
 // CSVHeader are the columns of the csv format: one row per object and
 // metric, so a spreadsheet can pivot on any of them.
-var CSVHeader = []string{"run", "label", "concurrency", "level", "schema", "table", "object", "metric", "value", "exactness", "source", "note"}
+// The value is the exact number; unit says what it counts (the catalogue's
+// unit: count, bytes, pages, ms, ratio; per_operation rows "bytes per
+// refresh"), added as the last column so existing readers keep their columns.
+var CSVHeader = []string{"run", "label", "concurrency", "level", "schema", "table", "object", "metric", "value", "exactness", "source", "note", "unit"}
 
 // CSV writes every number of every run, hidden ones included: a spreadsheet
 // user filters for themselves. Figures the driver measured (elapsed,
@@ -37,8 +41,8 @@ func CSV(w io.Writer, res *result.Result) error {
 		if r.Concurrency > 0 {
 			conc = strconv.Itoa(r.Concurrency)
 		}
-		row := func(level, schema, table, object, metric, value string, e result.Exactness, source, note string) error {
-			return cw.Write([]string{strconv.Itoa(i + 1), label, conc, level, schema, table, object, metric, value, string(e), source, note})
+		row := func(level, schema, table, object, metric, value string, e result.Exactness, source, note, unit string) error {
+			return cw.Write([]string{strconv.Itoa(i + 1), label, conc, level, schema, table, object, metric, value, string(e), source, note, unit})
 		}
 		metricRows := func(level, schema, table, object string, ms map[string]result.Metric) error {
 			for _, name := range slices.Sorted(maps.Keys(ms)) {
@@ -47,7 +51,7 @@ func CSV(w io.Writer, res *result.Result) error {
 				if m.OK() {
 					v = num(m.V())
 				}
-				if err := row(level, schema, table, object, name, v, m.Exactness, m.Source, m.Note); err != nil {
+				if err := row(level, schema, table, object, name, v, m.Exactness, m.Source, m.Note, string(info(name).Unit)); err != nil {
 					return err
 				}
 			}
@@ -57,26 +61,26 @@ func CSV(w io.Writer, res *result.Result) error {
 		if len(r.Command) > 0 {
 			driver = "writeamp measure (wall clock of the command; counts from --operations)"
 		}
-		if err := row("run", "", "", "", "elapsed_seconds", num(r.ElapsedSeconds), result.Exact, driver, ""); err != nil {
+		if err := row("run", "", "", "", "elapsed_seconds", num(r.ElapsedSeconds), result.Exact, driver, "", "s"); err != nil {
 			return err
 		}
 		if r.ExitCode != nil {
-			if err := row("run", "", "", "", "exit_code", strconv.Itoa(*r.ExitCode), result.Exact, "the wrapped command", ""); err != nil {
+			if err := row("run", "", "", "", "exit_code", strconv.Itoa(*r.ExitCode), result.Exact, "the wrapped command", "", ""); err != nil {
 				return err
 			}
 		}
 		for _, op := range slices.Sorted(maps.Keys(r.Operations)) {
-			if err := row("run", "", "", op, "operations", num(float64(r.Operations[op])), result.Exact, driver, ""); err != nil {
+			if err := row("run", "", "", op, "operations", num(float64(r.Operations[op])), result.Exact, driver, "", string(result.Count)); err != nil {
 				return err
 			}
 		}
 		if r.Throughput > 0 {
-			if err := row("run", "", "", "", "operations_per_second", num(r.Throughput), result.Derived, "derived: operations / elapsed", ""); err != nil {
+			if err := row("run", "", "", "", "operations_per_second", num(r.Throughput), result.Derived, "derived: operations / elapsed", "", "per s"); err != nil {
 				return err
 			}
 		}
 		for _, op := range slices.Sorted(maps.Keys(r.Errors)) {
-			if err := row("run", "", "", op, "errors", num(float64(r.Errors[op])), result.Exact, driver, ""); err != nil {
+			if err := row("run", "", "", op, "errors", num(float64(r.Errors[op])), result.Exact, driver, "", string(result.Count)); err != nil {
 				return err
 			}
 		}
@@ -86,7 +90,7 @@ func CSV(w io.Writer, res *result.Result) error {
 				name string
 				v    float64
 			}{{"latency_ms_p50", l.P50}, {"latency_ms_p95", l.P95}, {"latency_ms_p99", l.P99}, {"latency_ms_max", l.Max}, {"latency_ms_mean", l.Mean}} {
-				if err := row("run", "", "", op, p.name, num(p.v), result.Approx, "HdrHistogram of the driver's timings", "3 significant digits"); err != nil {
+				if err := row("run", "", "", op, p.name, num(p.v), result.Approx, "HdrHistogram of the driver's timings", "3 significant digits", string(result.Millis)); err != nil {
 					return err
 				}
 			}
@@ -112,7 +116,7 @@ func CSV(w io.Writer, res *result.Result) error {
 		for _, op := range ops {
 			for _, name := range slices.Sorted(maps.Keys(r.PerOperation[op])) {
 				src := fmt.Sprintf("derived: database %s / %s count", name, op)
-				if err := row("per_operation", "", "", op, name, num(r.PerOperation[op][name]), exactnessOf(r.Database[name]), src, ""); err != nil {
+				if err := row("per_operation", "", "", op, name, num(r.PerOperation[op][name]), exactnessOf(r.Database[name]), src, "", string(info(name).Unit)+" per "+Singular(op)); err != nil {
 					return err
 				}
 			}
@@ -147,11 +151,25 @@ func csvFindings(cw *csv.Writer, c *Comparison) error {
 				}
 			}
 		}
-		if err := cw.Write([]string{strconv.Itoa(f.Rank), label, "", "finding", "", table, f.Object, f.Metric, val, string(f.Exactness), f.Rule, f.Text}); err != nil {
+		if err := cw.Write([]string{strconv.Itoa(f.Rank), label, "", "finding", "", table, f.Object, f.Metric, val, string(f.Exactness), f.Rule, f.Text, findingUnit(f)}); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// findingUnit is what a finding's value counts: the metric's unit, per
+// operation when the finding compares per-operation values.
+func findingUnit(f result.Finding) string {
+	switch {
+	case f.Metric == "":
+		return ""
+	case f.Metric == "latency":
+		return string(result.Millis)
+	case strings.HasPrefix(f.Unit, "per "):
+		return string(info(f.Metric).Unit) + " " + f.Unit
+	}
+	return string(info(f.Metric).Unit)
 }
 
 // exactnessOf a number divided by a count: derived at best.

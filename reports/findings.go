@@ -216,23 +216,37 @@ func fmtVal(c *Comparison, metric string, v float64) string {
 		return fmt.Sprintf("%.1f%%", 100*v)
 	case metric == "latency":
 		return fmt.Sprintf("%.3f ms", v)
+	case isBytes(metric):
+		return result.FormatBytes(v)
 	case v == 0:
 		return "0"
-	case c.PerOp != "" && !isBytes(metric) && math.Abs(v) < 0.1:
+	case c.PerOp != "" && math.Abs(v) < 0.1:
 		// three significant digits: 0.020 → 0.001 would hide a 94% drop
 		return strconv.FormatFloat(v, 'g', 3, 64)
 	case c.PerOp != "":
-		return formatPerOp(metric, v)
-	case isBytes(metric):
-		return formatValue(metric, v) + map[bool]string{true: " B", false: ""}[math.Abs(v) < 10*1024]
+		return result.FormatPerUnit(metric, v)
 	}
-	return formatValue(metric, v)
+	return result.FormatTotal(metric, v)
 }
 
 // fmtPair formats a before/after pair so that two different values never
 // print alike: 1500 -> 1504 index entries per 15,000 refreshes is 0.100 ->
-// 0.1003, not 0.100 -> 0.100.
+// 0.1003, not 0.100 -> 0.100. Bytes are both in the larger one's unit.
 func fmtPair(c *Comparison, metric string, a, b float64) (string, string) {
+	if isBytes(metric) {
+		scale := result.ByteScale(math.Max(math.Abs(a), math.Abs(b)))
+		at := func(v float64, extra int) string {
+			if v == 0 {
+				return result.FormatBytes(0)
+			}
+			return result.FormatBytesAt(v, scale, extra)
+		}
+		sa, sb := at(a, 0), at(b, 0)
+		for extra := 1; sa == sb && a != b && extra <= 9; extra++ {
+			sa, sb = at(a, extra), at(b, extra)
+		}
+		return sa, sb
+	}
 	sa, sb := fmtVal(c, metric, a), fmtVal(c, metric, b)
 	if a == b || sa != sb || math.IsNaN(a) || math.IsNaN(b) {
 		return sa, sb
@@ -243,8 +257,6 @@ func fmtPair(c *Comparison, metric string, a, b float64) (string, string) {
 		unit, scale = "%", 100
 	case metric == "latency":
 		unit = " ms"
-	case isBytes(metric):
-		unit = " B"
 	}
 	for digits := 4; digits <= 12; digits++ {
 		sa = strconv.FormatFloat(scale*a, 'g', digits, 64)

@@ -232,14 +232,14 @@ func TestSingleRunFindingsAreItsCosts(t *testing.T) {
 		t.Fatalf("findings %+v", fs)
 	}
 	wal := perRefresh(run, run.Database["log_bytes"].V())
-	if !strings.HasPrefix(fs[0].Text, fmt.Sprintf("each refresh writes %s of WAL: the most to ", formatPerOp("log_bytes", wal))) {
+	if !strings.HasPrefix(fs[0].Text, fmt.Sprintf("each refresh writes %s of WAL: the most to ", result.FormatBytes(wal))) {
 		t.Errorf("WAL cost %q", fs[0].Text)
 	}
 	var entries float64
 	for _, ix := range run.Indexes {
 		entries += ix.Metrics["leaf_inserts"].V()
 	}
-	if !strings.HasPrefix(fs[1].Text, fmt.Sprintf("each refresh adds %s index entries: ", formatPerOp("leaf_inserts", perRefresh(run, entries)))) {
+	if !strings.HasPrefix(fs[1].Text, fmt.Sprintf("each refresh adds %s index entries: ", result.FormatPerUnitCount(perRefresh(run, entries)))) {
 		t.Errorf("index cost %q", fs[1].Text)
 	}
 	if hr := run.Table("offline_user_session").Metrics["hot_ratio"].V(); !strings.Contains(fs[2].Text, fmt.Sprintf("%.1f%% on offline_user_session", 100*hr)) {

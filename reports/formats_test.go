@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"encoding/csv"
+	"github.com/writeamp/writeamp/result"
 	"regexp"
 	"strings"
 	"testing"
@@ -90,7 +91,7 @@ func TestCSVHasEveryNumberWithItsBasis(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(recs[0], ",") != "run,label,concurrency,level,schema,table,object,metric,value,exactness,source,note" {
+	if strings.Join(recs[0], ",") != "run,label,concurrency,level,schema,table,object,metric,value,exactness,source,note,unit" {
 		t.Errorf("header %v", recs[0])
 	}
 	find := func(label, level, object, metric string) []string {
@@ -108,7 +109,20 @@ func TestCSVHasEveryNumberWithItsBasis(t *testing.T) {
 	if r := find("baseline", "index", "idx_user_session_expiration_last_refresh", "leaf_inserts"); r[8] != "15000" || r[5] != "offline_user_session" || !strings.Contains(r[10], "pg_walinspect") {
 		t.Errorf("row %v", r)
 	}
-	if r := find("baseline", "run", "refresh", "latency_ms_p95"); r[9] != "approx" || r[8] == "" {
+	if r := find("baseline", "run", "refresh", "latency_ms_p95"); r[9] != "approx" || r[8] == "" || r[12] != "ms" {
+		t.Errorf("row %v", r)
+	}
+	// The exact number, with its unit from the catalogue.
+	if r := find("baseline", "database", "", "log_bytes"); r[8] != "23484848" || r[12] != "bytes" {
+		t.Errorf("row %v", r)
+	}
+	if r := find("coarse", "table", "offline_user_session", "hot_ratio"); r[8] != "1" || r[12] != "ratio" {
+		t.Errorf("row %v", r)
+	}
+	if r := find("baseline", "per_operation", "refresh", "log_bytes"); r[12] != "bytes per refresh" {
+		t.Errorf("row %v", r)
+	}
+	if r := find("coarse", "finding", "offline_user_session", "hot_ratio"); r[12] != "ratio" {
 		t.Errorf("row %v", r)
 	}
 	// Every row has an exactness and a source.
@@ -153,6 +167,20 @@ func TestNiceScale(t *testing.T) {
 	for _, c := range []struct{ max, top float64 }{{1.1, 2}, {2313, 2500}, {0.74, 1}, {99, 100}, {16500, 20000}} {
 		if top, ticks := niceScale(c.max); top != c.top || len(ticks) < 3 {
 			t.Errorf("niceScale(%v) = %v %v", c.max, top, ticks)
+		}
+	}
+}
+
+// The metrics findings look at are the catalogue's, at the level findings
+// read them (a renamed metric would otherwise silently drop its findings).
+func TestFindingMetricsAreInTheCatalogue(t *testing.T) {
+	for _, m := range findingMetrics {
+		if m == "latency" {
+			continue
+		}
+		i, ok := result.Lookup(m)
+		if !ok || !i.At(result.Level(findingLevel[m])) {
+			t.Errorf("finding metric %s at %s level: catalogue %+v (known %v)", m, findingLevel[m], i, ok)
 		}
 	}
 }

@@ -91,7 +91,9 @@ func metricBars(c *Comparison, name string, row Row) []*bar {
 			out[i] = &bar{Text: "n/a", NA: "unavailable: " + why}
 			continue
 		}
-		b := &bar{V: cell.Metric.V(), Text: cell.Text}
+		// the short form after a bar (the exact count would not fit); the
+		// hover text has the total as the table writes it
+		b := &bar{V: cell.Metric.V(), Text: result.FormatShort(name, cell.Metric.V())}
 		total := "total " + cell.Text
 		if cell.PerOp != nil && !isRatio(name) {
 			b.V, b.Text = *cell.PerOp, cell.PerText
@@ -163,7 +165,7 @@ func charts(c *Comparison) []*barChart {
 	for i, col := range c.Columns {
 		if col.Run.Throughput > 0 {
 			n++
-			g[i] = &bar{V: col.Run.Throughput, Text: formatValue("", float64(int64(col.Run.Throughput))),
+			g[i] = &bar{V: col.Run.Throughput, Text: count(float64(int64(col.Run.Throughput))),
 				Tip: fmt.Sprintf("%s: %.1f operations/s · derived · operations / elapsed (%.2f s)", col.Label, col.Run.Throughput, col.Run.ElapsedSeconds)}
 		}
 	}
@@ -203,12 +205,16 @@ func exactClass(r Row) string {
 	return "exact"
 }
 
-// changeClass colours a change by whether it costs more: more writes are
-// worse, a higher HOT ratio is better.
+// changeClass colours a change by the catalogue's better direction: more
+// writes are worse, a higher HOT ratio is better, more rows changed is
+// neither (the work itself).
 func changeClass(r Row) string {
 	v := r.ChangeV
-	if isRatio(r.Metric) || r.Metric == "hot_updates" {
+	switch info(r.Metric).Better {
+	case result.Higher:
 		v = -v
+	case result.Neither:
+		return ""
 	}
 	switch {
 	case v > 0:

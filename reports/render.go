@@ -92,7 +92,7 @@ func subtitle(res *result.Result) []string {
 		r := res.Runs[0]
 		var ops []string
 		for _, k := range slices.Sorted(maps.Keys(r.Operations)) {
-			ops = append(ops, fmt.Sprintf("%s %s", formatValue("", float64(r.Operations[k])), k))
+			ops = append(ops, fmt.Sprintf("%s %s", count(float64(r.Operations[k])), k))
 		}
 		if len(ops) > 0 {
 			out = append(out, "per variant: "+strings.Join(ops, ", "))
@@ -220,7 +220,7 @@ func RunLines(c *Comparison) []RunLine {
 		for _, op := range slices.Sorted(maps.Keys(ops)) {
 			line(op, func(r *result.Run) string {
 				if n, ok := r.Operations[op]; ok {
-					return formatValue("", float64(n))
+					return count(float64(n))
 				}
 				return ""
 			})
@@ -229,7 +229,7 @@ func RunLines(c *Comparison) []RunLine {
 	if c.PerOp == "row changed" {
 		rl := RunLine{Label: "rows changed"}
 		for i := range c.Columns {
-			rl.Values = append(rl.Values, formatValue("", c.Denominators[i]))
+			rl.Values = append(rl.Values, count(c.Denominators[i]))
 		}
 		out = append(out, rl)
 	}
@@ -237,7 +237,7 @@ func RunLines(c *Comparison) []RunLine {
 		if len(r.Operations) == 0 {
 			return "—"
 		}
-		return formatValue("", float64(int64(r.Throughput)))
+		return count(float64(int64(r.Throughput)))
 	})
 	ops := map[string]bool{}
 	for _, col := range c.Columns {
@@ -260,7 +260,7 @@ func RunLines(c *Comparison) []RunLine {
 			for _, v := range r.Errors {
 				n += v
 			}
-			return formatValue("", float64(n))
+			return count(float64(n))
 		})
 	}
 	return out

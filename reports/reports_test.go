@@ -3,16 +3,13 @@ package reports
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	goldenfile "github.com/writeamp/writeamp/internal/golden"
 	"github.com/writeamp/writeamp/result"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // The fixture is a real default run on PostgreSQL 15 (writeamp run --format json).
 func fixture(t *testing.T) *result.Result {
@@ -26,20 +23,7 @@ func fixture(t *testing.T) *result.Result {
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./reports -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from %s; if intended, run go test ./reports -update\n--- got ---\n%s", name, path, got)
-	}
+	goldenfile.Check(t, name+".golden", got)
 }
 
 func TestGoldenFormats(t *testing.T) {
@@ -172,7 +156,7 @@ func TestGoldenMeasureMariaDB(t *testing.T) {
 			"n/a leaf pages, size pages of nopk.GEN_CLUST_INDEX: InnoDB did not recalculate this index's persistent statistics inside the window",
 			// The caveats of numbers that are there, which only the JSON had.
 			"leaf pages, size pages of t.PRIMARY, v: as of the last statistics recalculation",
-			"rows deleted, rows inserted, rows updated: Handler counts are server-wide and count every storage engine",
+			"rows inserted, rows updated, rows deleted: Handler counts are server-wide and count every storage engine", // in the catalogue's order
 			"commit statements: COMMIT statements only",
 		} {
 			if f == "markdown" {

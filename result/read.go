@@ -40,13 +40,10 @@ func Read(path string) (*Result, error) {
 	return &r, nil
 }
 
-// Gauges are the metrics that may fall in a window (a relation shrinks after
-// a vacuum truncates it); every other metric counts something and is never
-// negative.
-var Gauges = map[string]bool{"size_bytes": true, "size_pages": true, "leaf_pages": true}
-
 // Validate refuses numbers a measurement cannot produce: negative counts,
-// operations, latencies or times. The error names the run and the field.
+// operations, latencies or times, and a negative value of any metric the
+// catalogue does not mark as one that may fall (a size). The error names
+// the run and the field.
 func (r *Result) Validate() error {
 	for i, run := range r.Runs {
 		where := fmt.Sprintf("runs[%d] (%s)", i, run.Variant)
@@ -63,7 +60,7 @@ func (r *Result) Validate() error {
 				return bad("errors."+k, float64(run.Errors[k]))
 			}
 		}
-		if run.ElapsedSeconds < 0 {
+		if run.ElapsedSeconds < 0 || math.IsNaN(run.ElapsedSeconds) || math.IsInf(run.ElapsedSeconds, 0) {
 			return bad("elapsed_seconds", run.ElapsedSeconds)
 		}
 		if run.Throughput < 0 {
@@ -93,7 +90,7 @@ func (r *Result) Validate() error {
 		for _, op := range sortedKeys(run.PerOperation) {
 			m := run.PerOperation[op]
 			for _, k := range sortedKeys(m) {
-				if m[k] < 0 && !Gauges[k] {
+				if m[k] < 0 && !MayBeNegative(k) {
 					return bad("per_operation."+op+"."+k, m[k])
 				}
 			}
@@ -112,7 +109,7 @@ func metrics(ms map[string]Metric, prefix string, bad func(string, float64) erro
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return bad(prefix+"."+k, v)
 		}
-		if v < 0 && !Gauges[k] {
+		if v < 0 && !MayBeNegative(k) {
 			return bad(prefix+"."+k, v)
 		}
 	}

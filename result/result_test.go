@@ -139,3 +139,24 @@ func TestReadRefusesNegativeCounters(t *testing.T) {
 }
 
 func run0(r map[string]any) map[string]any { return r["runs"].([]any)[0].(map[string]any) }
+
+// Validate asks the catalogue which metrics may fall: the sizes may, every
+// count (the waits family and names it does not know included) may not.
+func TestValidateFollowsTheCatalogue(t *testing.T) {
+	run := func(db, ix map[string]Metric) *Result {
+		return &Result{SchemaVersion: 1, Runs: []Run{{Variant: "v", Database: db,
+			Indexes: []Object{{Name: "i", Metrics: ix}}}}}
+	}
+	if err := run(nil, map[string]Metric{"leaf_pages": New(-3, Approx, "s"), "size_pages": New(-1, Approx, "s")}).Validate(); err != nil {
+		t.Errorf("a gauge fell: %v", err)
+	}
+	for _, name := range []string{"waits.writelog_ms", "log_payload_bytes", "from_a_newer_writeamp"} {
+		err := run(map[string]Metric{name: New(-1, Exact, "s")}, nil).Validate()
+		if err == nil || !strings.Contains(err.Error(), "database."+name) {
+			t.Errorf("negative %s: %v", name, err)
+		}
+	}
+	if err := run(nil, map[string]Metric{"leaf_inserts": New(-1, Exact, "s")}).Validate(); err == nil || !strings.Contains(err.Error(), "indexes[i].leaf_inserts") {
+		t.Errorf("negative leaf_inserts: %v", err)
+	}
+}

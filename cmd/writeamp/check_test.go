@@ -208,7 +208,7 @@ func TestCheckRefusesBadInput(t *testing.T) {
 	}{
 		{[]string{"check", "--budget", "hot_ratio>=0.9"}, "--migration is required"},
 		{[]string{"check", "--migration", m, "--budget", "hot_ratio=>0.9"}, "grammar"},
-		{[]string{"check", "--migration", m, "--budget", "log_bytes<=5%"}, "*_ratio"},
+		{[]string{"check", "--migration", m, "--budget", "log_bytes<=5%"}, "only fits a ratio"},
 		{[]string{"check", "--migration", filepath.Join(dir, "none.sql")}, "--migration"},
 		{[]string{"check", "--migration", m, "--variant", "fast"}, "--variant"},
 		{[]string{"check", "--migration", m, "stray"}, "after --"},

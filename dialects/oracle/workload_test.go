@@ -1,7 +1,6 @@
 package oracle_test
 
 import (
-	"flag"
 	"os"
 	"regexp"
 	"strings"
@@ -13,12 +12,9 @@ import (
 	"github.com/writeamp/writeamp/workloads/refreshtoken"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
-
 var h = workloadtest.Harness{Dialect: ora.Name, Title: "Oracle", Placeholder: regexp.MustCompile(`:(\d+)\b`), RememberMe: int64(0)}
 
 func TestWorkloadGolden(t *testing.T) {
-	h.Update = *update
 	h.Golden(t, map[string]int{"refresh_token_19c": 192100, "refresh_token_23ai": 230400})
 }
 

@@ -1,7 +1,6 @@
 package sqlserver_test
 
 import (
-	"flag"
 	"regexp"
 	"strings"
 	"testing"
@@ -11,12 +10,9 @@ import (
 	"github.com/writeamp/writeamp/workloads/refreshtoken"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
-
 var h = workloadtest.Harness{Dialect: ms.Name, Title: "SQL Server", Placeholder: regexp.MustCompile(`@p(\d+)\b`), RememberMe: false}
 
 func TestWorkloadGolden(t *testing.T) {
-	h.Update = *update
 	h.Golden(t, map[string]int{"refresh_token_2017": ms.Version2017 + 3456, "refresh_token_2019": ms.Version2019 + 4375})
 }
 

@@ -10,8 +10,6 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -20,6 +18,7 @@ import (
 	"github.com/DATA-DOG/go-sqlmock"
 
 	"github.com/writeamp/writeamp/dialects"
+	"github.com/writeamp/writeamp/internal/golden"
 	"github.com/writeamp/writeamp/queries"
 	"github.com/writeamp/writeamp/workloads/refreshtoken"
 )
@@ -33,7 +32,6 @@ type Harness struct {
 	Title       string         // for golden file headers ("SQL Server")
 	Placeholder *regexp.Regexp // one bind parameter, the number in group 1 (`@p(\d+)\b`)
 	RememberMe  driver.Value   // REMEMBER_ME as the driver returns it (bit: bool; NUMBER(1): int64)
-	Update      bool           // rewrite golden files
 }
 
 // Schema is the workload's schema name for a variant.
@@ -116,27 +114,12 @@ func (h Harness) Render(t *testing.T, vn int, variant string) string {
 	return out.String()
 }
 
-// Golden compares Render with testdata/<file>_<variant>.golden for each version.
+// Golden compares Render with testdata/<file>_<variant>.golden for each
+// version (go test -update rewrites them: internal/golden).
 func (h Harness) Golden(t *testing.T, versions map[string]int) {
 	for file, vn := range versions {
 		for _, variant := range refreshtoken.Variants {
-			got := h.Render(t, vn, variant)
-			path := filepath.Join("testdata", file+"_"+variant+".golden")
-			if h.Update {
-				if err := os.MkdirAll("testdata", 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("%s differs from the rendered workload SQL (go test -update after checking the change)", path)
-			}
+			golden.Check(t, file+"_"+variant+".golden", []byte(h.Render(t, vn, variant)))
 		}
 	}
 }

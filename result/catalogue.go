@@ -1,0 +1,225 @@
+package result
+
+import (
+	"sort"
+	"strings"
+)
+
+// The metric catalogue: every name a result can hold at database, table or
+// index level, across dialects, with what a reader needs to show, check and
+// compare it. Budgets (which names exist, which take byte units), the
+// reports (labels, order, units, which way is better), plan and Validate
+// (which numbers may be negative) all read it; TestCatalogueCoversTheCollectors
+// keeps it in step with the names the collectors and derivers write.
+
+// Unit is what a metric's value counts.
+type Unit string
+
+const (
+	Count    Unit = "count" // events, rows, entries, records, runs
+	Bytes    Unit = "bytes"
+	Pages    Unit = "pages"
+	Millis   Unit = "ms"
+	Fraction Unit = "ratio" // 0..1, shown as a percentage
+)
+
+// Better says which way a change is an improvement (the html colours it).
+type Better string
+
+const (
+	Lower   Better = "lower"   // a cost: fewer bytes, entries, splits, waits
+	Higher  Better = "higher"  // HOT updates and their ratio
+	Neither Better = "neither" // the work itself (rows changed), or context
+)
+
+// Level is where a metric is kept: the result's database map, a table or an index.
+type Level string
+
+const (
+	LevelDatabase Level = "database"
+	LevelTable    Level = "table"
+	LevelIndex    Level = "index"
+)
+
+// Show says where the human tables (table, markdown, html) show a metric;
+// the json and csv carry every metric.
+type Show int
+
+const (
+	Shown       Show = iota
+	WhenNonZero      // only matters when something happened
+	JSONOnly         // reads or bookkeeping: json and csv only
+)
+
+// Info is one catalogue entry.
+type Info struct {
+	Name   string
+	Levels []Level
+	Unit   Unit
+	Label  string // as the tables print it
+	Order  int    // display order within a section (the catalogue's order)
+	Better Better
+	// Negative: the value may fall in a window without being a reset (a
+	// size: a vacuum truncates a relation). Every other metric counts
+	// something, and a negative value is an edited file.
+	Negative bool
+	Show     Show
+	// Total: shown as the window's total only, never per operation (counts
+	// of background work that does not scale with the workload).
+	Total bool
+}
+
+// IsBytes, IsRatio: the metric's unit.
+func (i Info) IsBytes() bool { return i.Unit == Bytes }
+func (i Info) IsRatio() bool { return i.Unit == Fraction }
+
+// At reports whether the metric is kept at this level.
+func (i Info) At(l Level) bool {
+	for _, x := range i.Levels {
+		if x == l {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	db    = []Level{LevelDatabase}
+	tb    = []Level{LevelTable}
+	ix    = []Level{LevelIndex}
+	dbTb  = []Level{LevelDatabase, LevelTable}
+	dbIx  = []Level{LevelDatabase, LevelIndex}
+	tbIx  = []Level{LevelTable, LevelIndex}
+	every = []Level{LevelDatabase, LevelTable, LevelIndex}
+)
+
+// catalogue is in display order: the rows and HOT a table leads with, then
+// the index writes, the log, and the rest alphabetically.
+var catalogue = []Info{
+	{Name: "rows_inserted", Levels: dbTb, Unit: Count, Label: "rows inserted", Better: Neither},
+	{Name: "rows_updated", Levels: dbTb, Unit: Count, Label: "rows updated", Better: Neither},
+	{Name: "hot_updates", Levels: tb, Unit: Count, Label: "hot updates", Better: Higher},
+	{Name: "non_hot_updates", Levels: tb, Unit: Count, Label: "non hot updates", Better: Lower},
+	{Name: "newpage_updates", Levels: tb, Unit: Count, Label: "newpage updates", Better: Lower},
+	{Name: "hot_ratio", Levels: tb, Unit: Fraction, Label: "hot ratio", Better: Higher},
+	{Name: "rows_deleted", Levels: dbTb, Unit: Count, Label: "rows deleted", Better: Neither},
+	{Name: "leaf_inserts", Levels: ix, Unit: Count, Label: "leaf inserts", Better: Lower},
+	{Name: "leaf_deletes", Levels: ix, Unit: Count, Label: "leaf deletes", Better: Lower},
+	{Name: "leaf_updates", Levels: ix, Unit: Count, Label: "leaf updates", Better: Lower},
+	{Name: "leaf_page_splits", Levels: ix, Unit: Count, Label: "leaf page splits", Better: Lower},
+	{Name: "page_merges", Levels: dbIx, Unit: Count, Label: "page merges", Better: Lower, Show: WhenNonZero},
+	{Name: "log_bytes", Levels: every, Unit: Bytes, Label: "log bytes", Better: Lower},
+	{Name: "log_bytes_in_scope", Levels: db, Unit: Bytes, Label: "  of which the workload's objects", Better: Lower},
+	{Name: "log_bytes_other_objects", Levels: db, Unit: Bytes, Label: "  of which other objects", Better: Neither, Show: WhenNonZero},
+	{Name: "log_bytes_other", Levels: db, Unit: Bytes, Label: "  of which no object (checkpoints, WAL switches)", Better: Neither},
+	{Name: "log_bytes_stat", Levels: db, Unit: Bytes, Label: "log bytes (statistics view)", Better: Lower},
+	{Name: "log_records", Levels: every, Unit: Count, Label: "log records", Better: Lower},
+	{Name: "fpi_count", Levels: every, Unit: Count, Label: "fpi count", Better: Lower, Show: WhenNonZero},
+	{Name: "fpi_bytes", Levels: every, Unit: Bytes, Label: "fpi bytes", Better: Lower, Show: WhenNonZero},
+	{Name: "page_splits", Levels: db, Unit: Count, Label: "page splits", Better: Lower},
+	{Name: "transactions_committed", Levels: db, Unit: Count, Label: "transactions committed", Better: Neither},
+	{Name: "block_changes", Levels: every, Unit: Count, Label: "block changes", Better: Lower},
+	{Name: "page_latch_waits", Levels: ix, Unit: Count, Label: "page latch waits", Better: Lower, Show: WhenNonZero},
+	{Name: "page_latch_wait_ms", Levels: ix, Unit: Millis, Label: "page latch wait time", Better: Lower, Show: WhenNonZero},
+	{Name: "row_lock_waits", Levels: tbIx, Unit: Count, Label: "row lock waits", Better: Lower, Show: WhenNonZero},
+	{Name: "size_bytes", Levels: tbIx, Unit: Bytes, Label: "size bytes", Better: Lower, Negative: true},
+	{Name: "autovacuum_runs", Levels: tb, Unit: Count, Label: "autovacuum runs", Better: Neither, Show: WhenNonZero, Total: true},
+	// the rest, alphabetically
+	{Name: "autoanalyze_runs", Levels: tb, Unit: Count, Label: "autoanalyze runs", Better: Neither, Show: JSONOnly, Total: true},
+	{Name: "binlog_bytes", Levels: db, Unit: Bytes, Label: "binlog bytes", Better: Lower},
+	{Name: "branch_node_splits", Levels: db, Unit: Count, Label: "branch node splits", Better: Lower},
+	{Name: "buffer_busy_waits", Levels: tbIx, Unit: Count, Label: "buffer busy waits", Better: Lower},
+	{Name: "checkpoints", Levels: db, Unit: Count, Label: "checkpoints", Better: Neither},
+	{Name: "commit_statements", Levels: db, Unit: Count, Label: "commit statements", Better: Neither},
+	{Name: "itl_waits", Levels: tbIx, Unit: Count, Label: "itl waits", Better: Lower},
+	{Name: "leaf_allocations", Levels: ix, Unit: Count, Label: "leaf allocations", Better: Lower},
+	{Name: "leaf_node_90_10_splits", Levels: db, Unit: Count, Label: "leaf node 90 10 splits", Better: Lower},
+	{Name: "leaf_pages", Levels: ix, Unit: Pages, Label: "leaf pages", Better: Lower, Negative: true},
+	{Name: "log_bytes_flushed", Levels: db, Unit: Bytes, Label: "log bytes flushed", Better: Lower},
+	{Name: "log_bytes_written", Levels: db, Unit: Bytes, Label: "log bytes written", Better: Lower},
+	{Name: "log_flushes", Levels: db, Unit: Count, Label: "log flushes", Better: Lower},
+	{Name: "log_payload_bytes", Levels: db, Unit: Bytes, Label: "log payload bytes", Better: Lower},
+	{Name: "log_record_bytes", Levels: db, Unit: Bytes, Label: "log record bytes", Better: Lower},
+	{Name: "log_write_stall_ms", Levels: db, Unit: Millis, Label: "log write stall time", Better: Lower},
+	{Name: "log_writes", Levels: db, Unit: Count, Label: "log writes", Better: Lower},
+	{Name: "page_merge_attempts", Levels: db, Unit: Count, Label: "page merge attempts", Better: Lower},
+	{Name: "pages_touched", Levels: tbIx, Unit: Pages, Label: "pages touched", Better: Lower},
+	{Name: "physical_writes", Levels: tbIx, Unit: Count, Label: "physical writes", Better: Lower},
+	{Name: "redo_wastage_bytes", Levels: db, Unit: Bytes, Label: "redo wastage bytes", Better: Lower},
+	{Name: "row_lock_wait_ms", Levels: ix, Unit: Millis, Label: "row lock wait time", Better: Lower},
+	{Name: "scans", Levels: ix, Unit: Count, Label: "scans", Better: Neither, Show: JSONOnly},
+	{Name: "size_pages", Levels: ix, Unit: Pages, Label: "size pages", Better: Lower, Negative: true},
+	{Name: "transactions_rolled_back", Levels: db, Unit: Count, Label: "transactions rolled back", Better: Neither, Show: JSONOnly},
+	{Name: "tuples_fetched", Levels: ix, Unit: Count, Label: "tuples fetched", Better: Neither, Show: JSONOnly},
+	{Name: "tuples_read", Levels: ix, Unit: Count, Label: "tuples read", Better: Neither, Show: JSONOnly},
+	{Name: "undo_bytes", Levels: db, Unit: Bytes, Label: "undo bytes", Better: Lower},
+	{Name: "vacuum_runs", Levels: tb, Unit: Count, Label: "vacuum runs", Better: Neither, Show: JSONOnly, Total: true},
+	{Name: "wal_buffers_full", Levels: db, Unit: Count, Label: "wal buffers full", Better: Lower, Show: JSONOnly},
+}
+
+// WaitsPrefix starts the one family of names: the server's wait events,
+// "waits.<event>" (how often) and "waits.<event>_ms" (how long), named
+// after the event in lower case (SQL Server wait types, Oracle events,
+// InnoDB row locks). They follow every named metric, alphabetically.
+const WaitsPrefix = "waits."
+
+var byName = func() map[string]Info {
+	m := map[string]Info{}
+	for i := range catalogue {
+		catalogue[i].Order = i
+		m[catalogue[i].Name] = catalogue[i]
+	}
+	return m
+}()
+
+// Lookup returns a metric's catalogue entry, false for a name writeamp does
+// not write (a result from a newer writeamp may hold one: show it, as a count).
+func Lookup(name string) (Info, bool) {
+	if i, ok := byName[name]; ok {
+		return i, true
+	}
+	event, ok := strings.CutPrefix(name, WaitsPrefix)
+	if !ok || event == "" || event == "_ms" {
+		return Info{Name: name, Unit: Count, Label: strings.ReplaceAll(name, "_", " "), Order: len(catalogue) + 1, Better: Neither}, false
+	}
+	i := Info{Name: name, Levels: db, Unit: Count, Order: len(catalogue), Better: Lower}
+	if e, ms := strings.CutSuffix(event, "_ms"); ms {
+		i.Unit, i.Label = Millis, strings.ReplaceAll(e, "_", " ")+" wait time"
+	} else {
+		i.Label = strings.ReplaceAll(event, "_", " ") + " waits"
+	}
+	return i, true
+}
+
+// Catalogue is every named metric in display order (the waits family not
+// included: see WaitsPrefix).
+func Catalogue() []Info { return append([]Info(nil), catalogue...) }
+
+// Names is every named metric, sorted.
+func Names() []string {
+	out := make([]string, 0, len(catalogue))
+	for _, i := range catalogue {
+		out = append(out, i.Name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// SortNames orders metric names for display: by the catalogue, then by name.
+func SortNames(names []string) {
+	sort.SliceStable(names, func(a, b int) bool {
+		x, _ := Lookup(names[a])
+		y, _ := Lookup(names[b])
+		if x.Order != y.Order {
+			return x.Order < y.Order
+		}
+		return names[a] < names[b]
+	})
+}
+
+// MayBeNegative says whether a negative value of the metric is a measurement
+// (a gauge that fell) rather than an edited file. Unknown names count.
+func MayBeNegative(name string) bool {
+	i, _ := Lookup(name)
+	return i.Negative
+}
