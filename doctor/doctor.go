@@ -79,6 +79,8 @@ var gives = map[string][2]string{
 	"pg_stat_user_indexes":              {"index scans (reads, context only)", "no index read counts"},
 	"pg_stat_wal":                       {"WAL records, full-page images (PostgreSQL 14+)", "no WAL record and FPI counts"},
 	"pg_stat_database":                  {"transactions committed and rolled back", "no transaction counts"},
+	"pg_stat_checkpointer":              {"checkpoints in the window and the buffers they wrote (pg_stat_bgwriter before 17, pg_stat_checkpointer from 17)", "no checkpoint count, so a full-page-image burst after a checkpoint goes unexplained"},
+	"pg_wal":                            {"exact per-index leaf inserts and page splits, WAL bytes, pages touched and full-page images per table and index, decoded from the WAL segments (local files or pg_read_binary_file)", "falls back to pg_walinspect (15+), else leaf inserts are derived from the table counters and there are no per-object WAL bytes or pages touched"},
 	"pg_walinspect":                     {"exact per-index leaf inserts and page splits, WAL bytes per table and index", "leaf inserts are derived from the table counters (inserts + non-HOT updates; partial indexes n/a), no per-object WAL bytes"},
 	"global_status":                     {"redo LSN and bytes, row and handler counters", "no redo volume"},
 	"statistics":                        {"index definitions, to derive per-index writes by InnoDB's rules", "no per-index writes"},

@@ -123,6 +123,27 @@ func TestSnapshotDiffHoldsTheWindowsWALAndLeavesNoSlot(t *testing.T) {
 	if n := slotCount(t, db); n != 0 {
 		t.Errorf("%d slot(s) left after a failed snapshot", n)
 	}
+	// Snapshots never diffed: past four idle slots the next snapshot takes
+	// none and says so; clean lists them and clean --drop drops them.
+	for i := 0; i < 5; i++ {
+		// The note saying why goes to the process's stderr, which run
+		// does not capture; the slot count is what matters.
+		if _, e, err := run(t, "snapshot", "--dsn", srv.DSN, "-o", filepath.Join(dir, fmt.Sprintf("s%d.json", i))); err != nil {
+			t.Fatalf("%v\n%s", err, e)
+		}
+	}
+	if n := slotCount(t, db); n != 4 {
+		t.Errorf("%d slots after five undiffed snapshots, want 4", n)
+	}
+	if out, _, err := run(t, "clean", "--dsn", srv.DSN); err != nil || strings.Count(out, "replication slot writeamp_snap_") != 4 {
+		t.Errorf("clean should list the four slots: %v\n%s", err, out)
+	}
+	if _, _, err := run(t, "clean", "--dsn", srv.DSN, "--drop"); err != nil {
+		t.Fatal(err)
+	}
+	if n := slotCount(t, db); n != 0 {
+		t.Errorf("%d slots after clean --drop", n)
+	}
 	// kill -9 mid-measure: the temporary slot goes with the connection.
 	bin := filepath.Join(t.TempDir(), "writeamp")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {

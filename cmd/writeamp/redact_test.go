@@ -55,7 +55,7 @@ func TestPasswordWithEscapedQuoteHiddenInSnapshotFile(t *testing.T) {
 	host, port, _ := strings.Cut(hostport, ":")
 	kv := "host=" + host + " port=" + port + " user=" + user + " dbname=" + db + ` sslmode=disable password='it\'s"q%20x'`
 	out := filepath.Join(t.TempDir(), "s.json")
-	_, errOut, err := run(t, "snapshot", "--dsn", kv, "-o", out)
+	_, errOut, err := run(t, "snapshot", "--hold-wal=false", "--dsn", kv, "-o", out)
 	if err != nil {
 		t.Fatal(err)
 	}

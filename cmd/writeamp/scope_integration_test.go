@@ -16,7 +16,8 @@ import (
 // the tables it read (schema.name), or the error.
 func snapshotObjects(t *testing.T, dsn string, flags ...string) ([]string, error) {
 	t.Helper()
-	out, _, err := run(t, append([]string{"snapshot", "-q", "--dsn", dsn, "-o", "-"}, flags...)...)
+	// No diff follows: the snapshot keeps no WAL for one (--hold-wal=false).
+	out, _, err := run(t, append([]string{"snapshot", "-q", "--hold-wal=false", "--dsn", dsn, "-o", "-"}, flags...)...)
 	if err != nil {
 		return nil, err
 	}

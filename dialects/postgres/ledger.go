@@ -177,9 +177,46 @@ func dropIfLast(ctx context.Context, conn *sql.Conn, s dialects.Server, ours str
 	return Dialect{}.EndSession(ctx, conn, s)
 }
 
-// Leftovers reports a pg_walinspect writeamp created that no run uses any
-// more (a run killed before its cleanup), and drops it when asked.
-func (Dialect) Leftovers(ctx context.Context, db *sql.DB, s dialects.Server, drop bool) ([]string, error) {
+// Leftovers reports what writeamp left on the server that no run uses any
+// more, and drops it when asked: the replication slots of snapshots never
+// diffed (each keeps WAL on the server's disk), and a pg_walinspect writeamp
+// created whose run was killed before its cleanup.
+func (d Dialect) Leftovers(ctx context.Context, db *sql.DB, s dialects.Server, drop bool) ([]string, error) {
+	out, err := slotLeftovers(ctx, db, s, drop)
+	if err != nil {
+		return out, err
+	}
+	more, err := d.walinspectLeftovers(ctx, db, s, drop)
+	return append(out, more...), err
+}
+
+func slotLeftovers(ctx context.Context, db *sql.DB, s dialects.Server, drop bool) ([]string, error) {
+	slots, err := Slots(ctx, db, s)
+	if err != nil {
+		return nil, nil // pg_replication_slots unreadable: nothing to say
+	}
+	var out []string
+	for _, sl := range slots {
+		what := fmt.Sprintf("replication slot %s (a snapshot's, keeping %d MB of WAL", sl.Name, sl.Retained>>20)
+		if !sl.Created.IsZero() {
+			what += fmt.Sprintf(", made %s ago", time.Since(sl.Created).Round(time.Minute))
+		}
+		switch {
+		case sl.Active:
+			out = append(out, what+"; in use)")
+		case !drop:
+			out = append(out, what+"; diff --dsn with its snapshot, or clean --drop, drops it)")
+		default:
+			if err := (Dialect{}).ReleaseWAL(ctx, db, s, sl.Name); err != nil {
+				return out, err
+			}
+			out = append(out, what+"; dropped)")
+		}
+	}
+	return out, nil
+}
+
+func (Dialect) walinspectLeftovers(ctx context.Context, db *sql.DB, s dialects.Server, drop bool) ([]string, error) {
 	v := s.VersionNum
 	if !supportsWalinspect(v) {
 		return nil, nil

@@ -144,12 +144,17 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 	var files bool
 	var segSize int64
 	var dataDir string
-	if err := q.QueryRowContext(ctx, queries.MustGet(Name, "can_read_wal_files", v)).Scan(&files, &segSize, &dataDir); err != nil {
+	var walBlock int
+	if err := q.QueryRowContext(ctx, queries.MustGet(Name, "can_read_wal_files", v)).Scan(&files, &segSize, &dataDir, &walBlock); err != nil {
 		return s, fmt.Errorf("postgres: probe WAL file access: %w", err)
 	}
 	s.SetProp(PropWALSegmentSize, fmt.Sprint(segSize))
 	s.SetProp(PropDataDirectory, dataDir)
-	s.Set(CapWALFiles, files, fmt.Sprintf("%s may not read the pg_wal segments, which writeamp decodes itself (fix: GRANT EXECUTE ON FUNCTION pg_read_binary_file(text, bigint, bigint) TO %s)", s.User, quoteIdent(s.User)))
+	if walBlock != 8192 {
+		s.Set(CapWALFiles, false, fmt.Sprintf("this server was built with %d-byte WAL pages; writeamp's decoder reads 8192-byte ones, so the WAL is read through pg_walinspect", walBlock))
+	} else {
+		s.Set(CapWALFiles, files, fmt.Sprintf("%s may not read the pg_wal segments, which writeamp decodes itself (fix: GRANT EXECUTE ON FUNCTION pg_read_binary_file(text, bigint, bigint) TO %s)", s.User, quoteIdent(s.User)))
+	}
 
 	var repl, walLevel, freeSlot bool
 	if err := q.QueryRowContext(ctx, queries.MustGet(Name, "can_hold_wal", v)).Scan(&repl, &walLevel, &freeSlot); err != nil {

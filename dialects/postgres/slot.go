@@ -20,6 +20,9 @@ import (
 // loses its start. A physical replication slot reserved before the window
 // keeps every segment from its restart point on until the slot is dropped.
 
+// maxIdleSnapshotSlots is how many undiffed snapshots may keep WAL at once.
+const maxIdleSnapshotSlots = 4
+
 // SlotPrefix marks the slots writeamp creates; nothing else is ever dropped.
 const SlotPrefix = "writeamp_"
 
@@ -61,6 +64,19 @@ func (Dialect) HoldWAL(ctx context.Context, db *sql.DB, s dialects.Server) (rele
 func (Dialect) ReserveWAL(ctx context.Context, db *sql.DB, s dialects.Server) (string, error) {
 	if err := canHold(s); err != nil {
 		return "", err
+	}
+	// Snapshots never diffed keep their slots, and every slot keeps WAL on
+	// the server's disk: past a few, the next snapshot takes none.
+	if slots, err := Slots(ctx, db, s); err == nil {
+		idle := 0
+		for _, sl := range slots {
+			if !sl.Active && strings.HasPrefix(sl.Name, SlotPrefix+"snap_") {
+				idle++
+			}
+		}
+		if idle >= maxIdleSnapshotSlots {
+			return "", fmt.Errorf("%w: %d replication slots of earlier snapshots that were never diffed with --dsn still keep WAL on the server (writeamp clean lists them, writeamp clean --drop drops them), so this snapshot takes none", dialects.ErrUnsupported, idle)
+		}
 	}
 	name := slotName("snap")
 	if _, err := db.ExecContext(ctx, queries.MustGet(Name, "create_slot", s.VersionNum), name); err != nil {

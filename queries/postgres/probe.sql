@@ -38,7 +38,10 @@ SELECT current_setting('is_superuser') = 'on'
 -- with pg_read_binary_file, whose EXECUTE is revoked from PUBLIC (a relative
 -- path inside the data directory needs no more), or from the data directory
 -- when it is local (its path needs superuser or pg_read_all_settings).
+-- The decoder knows 8 kB WAL pages (wal_block_size, fixed when PostgreSQL is
+-- built; 8192 unless built otherwise).
 SELECT has_function_privilege('pg_read_binary_file(text, bigint, bigint)', 'EXECUTE'),
        pg_size_bytes(current_setting('wal_segment_size')),
        CASE WHEN current_setting('is_superuser') = 'on' OR pg_has_role('pg_read_all_settings', 'MEMBER')
-            THEN current_setting('data_directory') ELSE '' END
+            THEN current_setting('data_directory') ELSE '' END,
+       current_setting('wal_block_size')::int
