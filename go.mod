@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/DATA-DOG/go-sqlmock v1.5.2
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
+	github.com/cenkalti/backoff/v5 v5.0.3
 	github.com/dustin/go-humanize v1.1.0
 	github.com/go-sql-driver/mysql v1.10.1
 	github.com/jackc/pgx/v5 v5.12.0
@@ -23,7 +24,6 @@ require (
 
 require (
 	filippo.io/edwards25519 v1.2.0 // indirect
-	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
 	github.com/cpuguy83/go-md2man/v2 v2.0.6 // indirect
 	github.com/golang-sql/civil v0.0.0-20220223132316-b832511892a9 // indirect
 	github.com/golang-sql/sqlexp v0.1.0 // indirect
