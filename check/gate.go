@@ -42,8 +42,9 @@ func ownSQL(dialect, name string) (string, error) {
 
 // Gate is one `writeamp check`.
 type Gate struct {
-	DB     *sql.DB
-	Server dialects.Server
+	// Window is the measured database; every measurement of the check is
+	// one of its windows.
+	Window *measure.Window
 	// Schema is applied once before the first measurement: to the database
 	// (wrapped command) or to each workload schema (built-in workload).
 	Schema    []File
@@ -57,7 +58,9 @@ type Gate struct {
 	Scope   collectors.Scope
 	Params  refreshtoken.Params
 	Variant string
-	Log     io.Writer
+	// Concurrency is the built-in workload's number of workers (1 when 0).
+	Concurrency int
+	Log         io.Writer
 	// CommandOutput receives the command's stdout and stderr (nil: discarded).
 	CommandOutput io.Writer
 	Progress      func(variant string, total int64) (workloads.Progress, func())
@@ -73,6 +76,8 @@ type Outcome struct {
 // ErrMeasure marks a check that could not measure (exit code 2).
 var ErrMeasure = errors.New("could not measure")
 
+func (g *Gate) server() dialects.Server { return g.Window.Server }
+
 func (g *Gate) logf(format string, a ...any) {
 	if g.Log != nil {
 		fmt.Fprintf(g.Log, format+"\n", a...)
@@ -86,7 +91,7 @@ func measureErr(what string, err error) error {
 // Updates the workload runs, for the static warning.
 func (g *Gate) Updates() []Update {
 	if g.Command != nil {
-		ups, notes := UpdatesOfCommand(g.Server.Dialect, g.Command)
+		ups, notes := UpdatesOfCommand(g.server().Dialect, g.Command)
 		for _, n := range notes {
 			g.logf("%s", n)
 		}
@@ -107,15 +112,15 @@ func (g *Gate) Updates() []Update {
 func (g *Gate) Run(ctx context.Context) (*Outcome, error) {
 	out := &Outcome{}
 	for _, files := range [][]File{g.Schema, g.Migration} {
-		if err := Split(g.Server.Dialect, files); err != nil {
+		if err := Split(g.server().Dialect, files); err != nil {
 			return out, fmt.Errorf("%w: %w", errApply, err)
 		}
 	}
-	idx, skipped := IndexesIn(g.Server.Dialect, g.Migration)
+	idx, skipped := IndexesIn(g.server().Dialect, g.Migration)
 	for _, s := range skipped {
 		g.logf("static check: PostgreSQL's parser did not read %s; it is applied as written but not checked", s)
 	}
-	out.Static = Warn(g.Server.Dialect, idx, g.Updates())
+	out.Static = Warn(g.server().Dialect, idx, g.Updates())
 	for _, w := range out.Static {
 		g.logf("warning: %s", w.Text)
 	}
@@ -158,15 +163,15 @@ func (o *Outcome) Exit() int {
 // not counted inside the next window.
 func (g *Gate) apply(ctx context.Context, conn *sql.Conn, schema string, files []File) (err error) {
 	if schema != "" {
-		set, err := ownSQL(g.Server.Dialect, "set_search_path")
+		set, err := ownSQL(g.server().Dialect, "set_search_path")
 		if err != nil {
-			return fmt.Errorf("the built-in workload applies migrations to its own schema with search_path, which %s does not have: use -- COMMAND", g.Server)
+			return fmt.Errorf("the built-in workload applies migrations to its own schema with search_path, which %s does not have: use -- COMMAND", g.server())
 		}
 		if _, err := conn.ExecContext(ctx, set, schema+", public"); err != nil {
 			return fmt.Errorf("set search_path: %w", err)
 		}
 		defer func() {
-			reset, _ := ownSQL(g.Server.Dialect, "reset_search_path")
+			reset, _ := ownSQL(g.server().Dialect, "reset_search_path")
 			if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), reset); rerr != nil && err == nil {
 				err = fmt.Errorf("reset search_path: %w", rerr)
 			}
@@ -175,7 +180,7 @@ func (g *Gate) apply(ctx context.Context, conn *sql.Conn, schema string, files [
 	for _, f := range files {
 		for i, st := range f.Statements {
 			if _, err := conn.ExecContext(ctx, st.Text); err != nil {
-				if rb, e := ownSQL(g.Server.Dialect, "rollback"); e == nil {
+				if rb, e := ownSQL(g.server().Dialect, "rollback"); e == nil {
 					conn.ExecContext(context.WithoutCancel(ctx), rb) // leave no open transaction behind
 				}
 				return fmt.Errorf("%s, statement %d at line %d (%s): %w", f.Path, i+1, st.Line, short(st.Text), err)
@@ -197,18 +202,14 @@ func (g *Gate) applyPublished(ctx context.Context, schema string, files []File) 
 	if len(files) == 0 {
 		return nil
 	}
-	conn, err := g.DB.Conn(ctx)
+	conn, err := g.Window.DB.Conn(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
 	err = g.apply(ctx, conn, schema, files)
-	if d, ok := dialects.Get(g.Server.Dialect); ok {
-		if e, ok := d.(dialects.SessionEnder); ok {
-			if perr := e.EndSession(context.WithoutCancel(ctx), conn, g.Server); perr != nil && err == nil {
-				err = perr
-			}
-		}
+	if perr := g.Window.EndSession(context.WithoutCancel(ctx), conn); perr != nil && err == nil {
+		err = perr
 	}
 	return err
 }
@@ -225,8 +226,8 @@ func paths(files []File) string {
 // and on a fresh schema with the migration applied after; same parameters
 // and seed, so the same work.
 func (g *Gate) runBuiltin(ctx context.Context) (*result.Result, *result.Run, *result.Run, error) {
-	if g.Server.Dialect != "postgres" {
-		return nil, nil, nil, fmt.Errorf("check with the built-in workload applies the migration to the workload's schema through search_path, which only PostgreSQL has; on %s wrap your own workload: writeamp check ... -- COMMAND", g.Server)
+	if g.server().Dialect != "postgres" {
+		return nil, nil, nil, fmt.Errorf("check with the built-in workload applies the migration to the workload's schema through search_path, which only PostgreSQL has; on %s wrap your own workload: writeamp check ... -- COMMAND", g.server())
 	}
 	one := func(label string, files []File) (*result.Result, error) {
 		w := refreshtoken.New(g.Params)
@@ -237,7 +238,7 @@ func (g *Gate) runBuiltin(ctx context.Context) (*result.Result, *result.Run, *re
 			return nil
 		}
 		g.logf("%s: measuring refresh-token (%s) with %s", label, g.Variant, orNone(paths(files)))
-		exp := &measure.Experiment{DB: g.DB, Server: g.Server, Workload: w, Variants: []string{g.Variant}, Log: g.Log, Progress: g.Progress}
+		exp := &measure.Experiment{Window: g.Window, Workload: w, Variants: []string{g.Variant}, Concurrency: g.Concurrency, Progress: g.Progress}
 		res, err := exp.Run(ctx)
 		if err != nil {
 			if errors.Is(err, errApply) {
@@ -286,7 +287,7 @@ func (g *Gate) runCommand(ctx context.Context) (*result.Result, *result.Run, *re
 	if _, err := exec.LookPath(g.Command[0]); err != nil {
 		return nil, nil, nil, fmt.Errorf("%w: command %q: %w", errApply, g.Command[0], err)
 	}
-	res := measure.NewResult(g.Server)
+	res := measure.NewResult(g.server())
 	// The command line goes into results people share: passwords masked.
 	res.Workload = result.Workload{Name: "command", Params: map[string]any{"command": strings.Join(measure.RedactArgs(g.Command), " ")}}
 	if len(g.Schema) > 0 {
@@ -296,7 +297,7 @@ func (g *Gate) runCommand(ctx context.Context) (*result.Result, *result.Run, *re
 		}
 	}
 	// --scope-schema may name a schema the --schema files just created.
-	sc, err := collectors.Resolve(ctx, g.DB, g.Server, g.Scope)
+	sc, err := collectors.Resolve(ctx, g.Window.DB, g.server(), g.Scope)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("--scope-schema: %w", err)
 	}
@@ -327,8 +328,8 @@ func (g *Gate) measureCommand(ctx context.Context, label string) (*result.Run, [
 	if out == nil {
 		out = io.Discard
 	}
-	w := &measure.Wrapped{DB: g.DB, Server: g.Server, Scope: g.Scope, Label: label, Command: g.Command,
-		Stdin: os.Stdin, Stdout: out, Stderr: out, Log: g.Log, CountRowWrites: true}
+	w := &measure.Wrapped{Window: g.Window, Scope: g.Scope, Label: label, Command: g.Command,
+		Stdin: os.Stdin, Stdout: out, Stderr: out, CountRowWrites: true}
 	res, code, err := w.Run(ctx)
 	if err != nil {
 		return nil, nil, measureErr(label, err)

@@ -14,6 +14,7 @@ import (
 	"github.com/writeamp/writeamp/dialects"
 	my "github.com/writeamp/writeamp/dialects/mysql"
 	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/measure"
 )
 
 // On MariaDB, check applies --schema and --migration as the mysql client
@@ -54,7 +55,11 @@ func TestGateMariaDBSplitsAndWarns(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	srv, err := d.Probe(ctx, db)
+	target, err := dialects.NewTarget(ctx, d, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	win, err := measure.NewWindow(target, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +94,7 @@ DELIMITER ;
 	if pw, ok := u.User.Password(); ok {
 		args = append(args, "-p"+pw)
 	}
-	g := &Gate{DB: db, Server: srv, Schema: schema, Migration: mig,
+	g := &Gate{Window: win, Schema: schema, Migration: mig,
 		Command: []string{"sh", "-c", client + ` "$@" ` + name + ` < "$0"`, workSQL}}
 	g.Command = append(g.Command, args...)
 	out, err := g.Run(ctx)

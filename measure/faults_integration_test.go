@@ -32,19 +32,19 @@ func TestKilledConnectionMidRunFailsNamingThePhaseAndLeavesNothing(t *testing.T)
 		for i := 0; i < 300; i++ {
 			time.Sleep(100 * time.Millisecond)
 			var rows int
-			admin.QueryRow(`SELECT count(*) FROM writeamp_rt_` + w.RunID + `_baseline.offline_client_session`).Scan(&rows)
+			admin.QueryRow(`SELECT count(*) FROM writeamp_rt_` + w.Owned.RunID + `_baseline.offline_client_session`).Scan(&rows)
 			if rows <= 500 {
 				continue
 			}
 			var n int
 			admin.QueryRow(`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
-				WHERE application_name = 'writeamp' AND pid <> pg_backend_pid() AND query LIKE '%writeamp_rt_` + w.RunID + `%' AND query NOT LIKE '%pg_stat_activity%'`).Scan(&n)
+				WHERE application_name = 'writeamp' AND pid <> pg_backend_pid() AND query LIKE '%writeamp_rt_` + w.Owned.RunID + `%' AND query NOT LIKE '%pg_stat_activity%'`).Scan(&n)
 			if n > 0 {
 				return
 			}
 		}
 	}()
-	res, err := (&measure.Experiment{DB: db, Server: s, Workload: w, Variants: []string{"baseline"}}).Run(context.Background())
+	res, err := (&measure.Experiment{Window: window(t, db, s), Workload: w, Variants: []string{"baseline"}, Concurrency: smallConcurrency}).Run(context.Background())
 	if err == nil {
 		t.Fatal("a run whose connections were killed must fail")
 	}
@@ -55,7 +55,7 @@ func TestKilledConnectionMidRunFailsNamingThePhaseAndLeavesNothing(t *testing.T)
 	if res != nil && len(res.Runs) > 0 && !res.Runs[0].Partial {
 		t.Error("a run cut short must be marked partial")
 	}
-	if left := schemasLike(t, admin, "writeamp_rt_"+w.RunID+"%"); len(left) != 0 {
+	if left := schemasLike(t, admin, "writeamp_rt_"+w.Owned.RunID+"%"); len(left) != 0 {
 		t.Errorf("schemas left behind after the killed run: %v", left)
 	}
 }
@@ -66,8 +66,8 @@ func TestConcurrency64OnPostgresHasNoErrors(t *testing.T) {
 	db, s := openPG(t, dsn)
 	db.SetMaxOpenConns(70)
 	p := smallParams()
-	p.Logins, p.RefreshesPerLogin, p.Concurrency = 640, 3, 64
-	res, err := (&measure.Experiment{DB: db, Server: s, Workload: refreshtoken.New(p), Variants: refreshtoken.Variants}).Run(context.Background())
+	p.Logins, p.RefreshesPerLogin = 640, 3
+	res, err := (&measure.Experiment{Window: window(t, db, s), Workload: refreshtoken.New(p), Variants: refreshtoken.Variants, Concurrency: 64}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,8 +102,8 @@ func TestConcurrency64OnMariaDBHasNoErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := smallParams()
-	p.Logins, p.RefreshesPerLogin, p.Concurrency = 640, 3, 64
-	res, err := (&measure.Experiment{DB: db, Server: s, Workload: refreshtoken.New(p), Variants: []string{"baseline"}}).Run(ctx)
+	p.Logins, p.RefreshesPerLogin = 640, 3
+	res, err := (&measure.Experiment{Window: window(t, db, s), Workload: refreshtoken.New(p), Variants: []string{"baseline"}, Concurrency: 64}).Run(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,7 +67,7 @@ func TestDefaultScenarioGivesThePRsRatioOnPostgres(t *testing.T) {
 	for attempt := 1; ; attempt++ {
 		waitForAutovacuum(t, db)
 		var err error
-		res, err = (&measure.Experiment{DB: db, Server: s, Workload: refreshtoken.New(prParams()), Variants: refreshtoken.Variants}).Run(context.Background())
+		res, err = (&measure.Experiment{Window: window(t, db, s), Workload: refreshtoken.New(prParams()), Variants: refreshtoken.Variants}).Run(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +101,7 @@ func waitForAutovacuum(t *testing.T, db *sql.DB) {
 
 func TestDefaultScenarioGivesThePRsRatioOnMariaDB(t *testing.T) {
 	db, s := mysqltest.Open(t)
-	res, err := (&measure.Experiment{DB: db, Server: s, Workload: refreshtoken.New(prParams()), Variants: refreshtoken.Variants}).Run(context.Background())
+	res, err := (&measure.Experiment{Window: window(t, db, s), Workload: refreshtoken.New(prParams()), Variants: refreshtoken.Variants}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

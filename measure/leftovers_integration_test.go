@@ -57,7 +57,7 @@ func TestLeftoversOfDeadRunsAreDroppedOthersUntouched(t *testing.T) {
 	defer holder.ExecContext(context.Background(), `SELECT pg_advisory_unlock_all()`)
 
 	w := refreshtoken.New(smallParams())
-	dropped, left, err := w.CleanLeftovers(context.Background(), db, s)
+	dropped, left, err := w.CleanLeftovers(context.Background(), window(t, db, s).Target)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,11 +97,11 @@ func TestPrepareOnAKilledSessionLeavesNoSchema(t *testing.T) {
 		}
 		return err
 	}
-	err := w.Prepare(context.Background(), db, s, "coarse")
+	err := w.Prepare(context.Background(), window(t, db, s).Target, "coarse")
 	if err == nil || !strings.Contains(err.Error(), "dropped on a new connection") {
 		t.Errorf("Prepare: %v", err)
 	}
-	if left := schemasLike(t, db, "writeamp_rt_"+w.RunID+"%"); len(left) != 0 {
+	if left := schemasLike(t, db, "writeamp_rt_"+w.Owned.RunID+"%"); len(left) != 0 {
 		t.Errorf("left behind: %v", left)
 	}
 }

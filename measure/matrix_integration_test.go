@@ -78,8 +78,8 @@ func checkMissing(t *testing.T, run *result.Run, major int) {
 func matrixRefreshAB(t *testing.T, db *sql.DB, s dialects.Server) {
 	major := s.VersionNum / 10000
 	p := refreshtoken.DefaultParams()
-	p.Logins, p.RefreshesPerLogin, p.Concurrency = 60, 5, 1
-	res, err := (&measure.Experiment{DB: db, Server: s, Workload: refreshtoken.New(p), Variants: refreshtoken.Variants}).Run(context.Background())
+	p.Logins, p.RefreshesPerLogin = 60, 5
+	res, err := (&measure.Experiment{Window: window(t, db, s), Workload: refreshtoken.New(p), Variants: refreshtoken.Variants}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func psqlCmd(t *testing.T, dsn string, sqls ...string) []string {
 
 func wrapped(t *testing.T, db *sql.DB, s dialects.Server, schema string, cmd []string) *result.Run {
 	t.Helper()
-	res, code, err := (&measure.Wrapped{DB: db, Server: s, Scope: collectors.Scope{Schemas: []string{schema}}, Command: cmd, Stdout: io.Discard}).Run(context.Background())
+	res, code, err := (&measure.Wrapped{Window: window(t, db, s), Scope: collectors.Scope{Schemas: []string{schema}}, Command: cmd, Stdout: io.Discard}).Run(context.Background())
 	if err != nil || code != 0 {
 		t.Fatalf("measure: exit %d, %v", code, err)
 	}

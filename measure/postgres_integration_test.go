@@ -43,7 +43,7 @@ func openPG(t *testing.T, dsn string) (*sql.DB, dialects.Server) {
 
 func smallParams() refreshtoken.Params {
 	p := refreshtoken.DefaultParams()
-	p.Logins, p.RefreshesPerLogin, p.Concurrency = 200, 5, 2
+	p.Logins, p.RefreshesPerLogin = 200, 5
 	return p
 }
 
@@ -99,7 +99,7 @@ func TestRefreshTokenOnPostgres(t *testing.T) {
 	extBefore := hasWalinspect(t, db)
 	p := smallParams()
 	w := refreshtoken.New(p)
-	exp := &measure.Experiment{DB: db, Server: s, Workload: w, Variants: refreshtoken.Variants}
+	exp := &measure.Experiment{Window: window(t, db, s), Workload: w, Variants: refreshtoken.Variants, Concurrency: smallConcurrency}
 	res, err := exp.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -215,7 +215,7 @@ func TestRefreshTokenOnPostgres(t *testing.T) {
 			}
 		})
 	}
-	if left := schemasLike(t, db, "writeamp_rt_"+w.RunID+"%"); len(left) != 0 {
+	if left := schemasLike(t, db, "writeamp_rt_"+w.Owned.RunID+"%"); len(left) != 0 {
 		t.Errorf("schemas left behind: %v", left)
 	}
 	if hasWalinspect(t, db) != extBefore {
@@ -247,7 +247,7 @@ func TestPlainRoleGetsDerivedNumbersAndTheGrant(t *testing.T) {
 	}
 	p := smallParams()
 	p.Logins, p.RefreshesPerLogin = 50, 2
-	res, err := (&measure.Experiment{DB: db, Server: ps, Workload: refreshtoken.New(p), Variants: []string{"baseline"}}).Run(context.Background())
+	res, err := (&measure.Experiment{Window: window(t, db, ps), Workload: refreshtoken.New(p), Variants: []string{"baseline"}, Concurrency: smallConcurrency}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

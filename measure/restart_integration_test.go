@@ -50,7 +50,7 @@ func TestServerRestartMidRun(t *testing.T) {
 	p.Logins = 50000
 	done := make(chan error, 1)
 	go func() {
-		_, err := (&measure.Experiment{DB: db, Server: s, Workload: refreshtoken.New(p), Variants: []string{"baseline"}, CleanupTimeout: 5 * time.Second}).Run(ctx)
+		_, err := (&measure.Experiment{Window: window(t, db, s), Workload: refreshtoken.New(p), Variants: []string{"baseline"}, Concurrency: smallConcurrency, CleanupTimeout: 5 * time.Second}).Run(ctx)
 		done <- err
 	}()
 	time.Sleep(1500 * time.Millisecond)

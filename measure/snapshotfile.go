@@ -3,7 +3,6 @@ package measure
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -101,10 +100,9 @@ func ReadSnapshot(path string) (*SnapshotFile, error) {
 type DiffInput struct {
 	Before, After *SnapshotFile
 	Label         string
-	// DB and Server, when set, are the database the snapshots came from,
-	// connected now. Without them interval collectors are reported missing.
-	DB     *sql.DB
-	Server *dialects.Server
+	// Window, when set, is the database the snapshots came from, connected
+	// now. Without it interval collectors are reported missing.
+	Window *Window
 	Log    io.Writer
 }
 
@@ -120,7 +118,8 @@ func DiffSnapshots(ctx context.Context, in DiffInput) (*result.Result, error) {
 	if a.TakenAt.Before(b.TakenAt) {
 		return nil, fmt.Errorf("%w: %s was taken before %s: give the earlier snapshot first", ErrMismatch, in.After.Path, in.Before.Path)
 	}
-	set, err := collectors.For(a.Server.Dialect)
+	win := in.Window
+	set, err := collectors.For(a.Server.Dialect) // the files' dialect: there may be no connection
 	if err != nil {
 		return nil, err
 	}
@@ -134,23 +133,21 @@ func DiffSnapshots(ctx context.Context, in DiffInput) (*result.Result, error) {
 	}
 	res := NewResult(a.Server)
 	res.Notes = append(res.Notes, restoreInstrumented(ctx, in)...)
-	if in.DB != nil && in.Server != nil {
-		if err := collectors.SameServer(a.Server, *in.Server); err != nil {
+	if win != nil {
+		if err := collectors.SameServer(a.Server, win.Server); err != nil {
 			return nil, fmt.Errorf("%w: --dsn is not the server the snapshots were taken on: %v", ErrMismatch, err)
 		}
-		server := *in.Server
 		// pg_walinspect may be absent now as it was at snapshot time: it
 		// reads the WAL between the recorded positions whenever it exists,
 		// so create it for the diff and drop it again, as a run does. Only
 		// the log readers need it: turning counters on now would count nothing.
-		if len(set.Interval) > 0 {
-			notes, undo := instrument(ctx, in.DB, &server, 30*time.Second, in.Log, false)
-			res.Notes = append(res.Notes, notes...)
-			defer undo()
+		if len(win.Set.Interval) > 0 {
+			res.Notes = append(res.Notes, win.Instrument(ctx, false)...)
+			defer win.Restore(ctx, 30*time.Second)
 		}
-		delta.Server = server
-		set.RunInterval(ctx, in.DB, delta)
-		res.Notes = append(res.Notes, releaseWAL(ctx, in.DB, server, b, a)...)
+		delta.Server = win.Server
+		win.ReadLog(ctx, delta)
+		res.Notes = append(res.Notes, releaseWAL(ctx, win, b, a)...)
 	} else {
 		for _, snap := range []*collectors.Snapshot{b, a} {
 			if name := snap.Marks[dialects.MarkWALSlot]; name != "" {
@@ -181,10 +178,9 @@ func DiffSnapshots(ctx context.Context, in DiffInput) (*result.Result, error) {
 // releaseWAL lets go of what the snapshots reserved to keep the window's log
 // (PostgreSQL replication slots), now that it has been read; also after an
 // interrupt, since a slot left behind fills the server's disk.
-func releaseWAL(ctx context.Context, db *sql.DB, s dialects.Server, snaps ...*collectors.Snapshot) []string {
-	d, ok := dialects.Get(s.Dialect)
-	h, ok2 := d.(dialects.WALHolder)
-	if !ok || !ok2 {
+func releaseWAL(ctx context.Context, win *Window, snaps ...*collectors.Snapshot) []string {
+	h, ok := win.Dialect.(dialects.WALHolder)
+	if !ok {
 		return nil
 	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
@@ -195,7 +191,7 @@ func releaseWAL(ctx context.Context, db *sql.DB, s dialects.Server, snaps ...*co
 		if name == "" {
 			continue
 		}
-		if err := h.ReleaseWAL(cctx, db, s, name); err != nil {
+		if err := h.ReleaseWAL(cctx, win.DB, win.Server, name); err != nil {
 			notes = append(notes, "could not drop "+name+": "+err.Error())
 			continue
 		}
@@ -214,16 +210,18 @@ func restoreInstrumented(ctx context.Context, in DiffInput) []string {
 		if f.Instrumented == "" {
 			continue
 		}
-		d, _ := dialects.Get(f.Snapshot.Server.Dialect)
-		si, ok := d.(dialects.StatefulInstrumenter)
+		win := in.Window
+		if win == nil || collectors.SameServer(f.Snapshot.Server, win.Server) != nil {
+			notes = append(notes, fmt.Sprintf("what `writeamp snapshot --enable-monitors` turned on for %s is still on: run writeamp diff with --dsn naming that server to turn it off (recorded state: %s)", f.Path, f.Instrumented))
+			continue
+		}
+		si, ok := win.Dialect.(dialects.StatefulInstrumenter)
 		switch {
 		case !ok:
 			notes = append(notes, fmt.Sprintf("%s records instrumentation this writeamp cannot undo (%s): %s", f.Path, f.Snapshot.Server.Dialect, f.Instrumented))
-		case in.DB == nil || in.Server == nil || collectors.SameServer(f.Snapshot.Server, *in.Server) != nil:
-			notes = append(notes, fmt.Sprintf("what `writeamp snapshot --enable-monitors` turned on for %s is still on: run writeamp diff with --dsn naming that server to turn it off (recorded state: %s)", f.Path, f.Instrumented))
 		default:
 			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-			err := si.RestoreState(cctx, in.DB, *in.Server, f.Instrumented)
+			err := si.RestoreState(cctx, win.DB, win.Server, f.Instrumented)
 			cancel()
 			if err != nil {
 				notes = append(notes, "restoring what `snapshot --enable-monitors` turned on failed: "+err.Error())

@@ -2,7 +2,6 @@ package measure
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -25,8 +24,7 @@ import (
 // Unlike Experiment it owns no objects, so there is nothing to prepare or
 // clean up, and the operation count is whatever the user says it is.
 type Wrapped struct {
-	DB     *sql.DB
-	Server dialects.Server
+	Window *Window
 	Scope  collectors.Scope
 	Label  string
 	// Command is the program and its arguments, run without a shell.
@@ -42,7 +40,6 @@ type Wrapped struct {
 	// Stdin, Stdout and Stderr of the command (nil: writeamp's own).
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
-	Log            io.Writer
 	// SettleTimeout bounds the wait for the command's statistics to become
 	// visible (its sessions publish them as they end).
 	SettleTimeout time.Duration
@@ -51,11 +48,7 @@ type Wrapped struct {
 	GracePeriod time.Duration
 }
 
-func (w *Wrapped) logf(format string, a ...any) {
-	if w.Log != nil {
-		fmt.Fprintf(w.Log, format+"\n", a...)
-	}
-}
+func (w *Wrapped) logf(format string, a ...any) { w.Window.logf(format, a...) }
 
 // Run measures the command. exitCode is the command's (-1 when it could not
 // start); err is writeamp's own failure. An interrupted command still gets
@@ -69,14 +62,7 @@ func (w *Wrapped) Run(ctx context.Context) (res *result.Result, exitCode int, er
 	if err != nil {
 		return nil, exitCode, fmt.Errorf("command %q: %w", w.Command[0], err)
 	}
-	d, ok := dialects.Get(w.Server.Dialect)
-	if !ok {
-		return nil, exitCode, fmt.Errorf("no dialect %q", w.Server.Dialect)
-	}
-	set, err := collectors.For(w.Server.Dialect)
-	if err != nil {
-		return nil, exitCode, err
-	}
+	win := w.Window
 	if w.SettleTimeout == 0 {
 		w.SettleTimeout = 12 * time.Second
 	}
@@ -88,23 +74,16 @@ func (w *Wrapped) Run(ctx context.Context) (res *result.Result, exitCode int, er
 		label = filepath.Base(w.Command[0])
 	}
 	shown := RedactArgs(w.Command)
-	res = NewResult(w.Server)
+	res = NewResult(win.Server)
 	res.Workload = result.Workload{Name: "command", Params: map[string]any{"command": strings.Join(shown, " ")}}
 
 	// The same preparation as a built-in run: pg_walinspect for the window
 	// (dropped afterwards), CHECKPOINT so full-page images start from zero.
-	server := w.Server
-	notes, undo := instrument(ctx, w.DB, &server, 30*time.Second, w.Log, true)
-	res.Notes = append(res.Notes, notes...)
-	defer undo()
-	var warnings []string
-	settler, _ := d.(dialects.Settler)
-	if settler != nil {
-		warnings = append(warnings, dialects.BeforeMeasure(ctx, settler, w.DB, server, w.Scope.Schemas)...)
-	}
-	before, err := set.Take(ctx, w.DB, server, w.Scope)
+	res.Notes = append(res.Notes, win.Instrument(ctx, true)...)
+	defer win.Restore(ctx, 30*time.Second)
+	span, err := win.Begin(ctx, w.Scope)
 	if err != nil {
-		return nil, exitCode, fmt.Errorf("snapshot before: %w", err)
+		return nil, exitCode, err
 	}
 
 	cmd := exec.CommandContext(ctx, path, w.Command[1:]...)
@@ -137,21 +116,10 @@ func (w *Wrapped) Run(ctx context.Context) (res *result.Result, exitCode int, er
 	// writeamp itself was interrupted, so the user sees what ran.
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*w.SettleTimeout+30*time.Second)
 	defer cancel()
-	if settler != nil {
-		warnings = append(warnings, settler.Settle(actx, w.DB, server, w.Scope.Schemas)...)
-	}
-	after, quiet, err := Quiesce(actx, set, w.DB, server, w.Scope, w.SettleTimeout)
+	delta, err := span.End(actx, Quiet(w.SettleTimeout))
 	if err != nil {
-		return nil, exitCode, fmt.Errorf("snapshot after: %w", err)
+		return nil, exitCode, err
 	}
-	if !quiet {
-		warnings = append(warnings, fmt.Sprintf("table counters were still changing %s after the command ended (other sessions writing to the same tables?): they include that activity", w.SettleTimeout))
-	}
-	delta, err := collectors.Diff(before, after)
-	if err != nil {
-		return nil, exitCode, fmt.Errorf("diff: %w", err)
-	}
-	set.RunInterval(actx, w.DB, delta)
 	st := workloads.Stats{Elapsed: elapsed, Operations: map[string]int64{}}
 	main := ""
 	switch {
@@ -170,7 +138,7 @@ func (w *Wrapped) Run(ctx context.Context) (res *result.Result, exitCode int, er
 		}
 	}
 	run := BuildRun(label, delta, st, main)
-	run.Warnings = append(warnings, run.Warnings...)
+	run.Warnings = append(span.Warnings, run.Warnings...)
 	run.Command = shown
 	run.ExitCode = &exitCode
 	if exitCode != 0 {
@@ -196,60 +164,6 @@ func rowWrites(d *collectors.Delta) int64 {
 		}
 	}
 	return int64(rows)
-}
-
-// Quiesce takes "after" snapshots until the scoped table and index counters
-// stop moving, and returns the last. A wrapped command's sessions publish
-// their statistics as they end, which can land just after the command exits;
-// the dialect cannot know when, so two equal readings are the evidence.
-func Quiesce(ctx context.Context, set *collectors.Set, db *sql.DB, s dialects.Server, sc collectors.Scope, timeout time.Duration) (*collectors.Snapshot, bool, error) {
-	deadline := time.Now().Add(timeout)
-	prev, err := set.Take(ctx, db, s, sc)
-	if err != nil {
-		return nil, false, err
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			return prev, false, nil
-		case <-time.After(200 * time.Millisecond):
-		}
-		next, err := set.Take(ctx, db, s, sc)
-		if err != nil {
-			return nil, false, err
-		}
-		if sameObjectCounters(prev, next) {
-			return next, true, nil
-		}
-		prev = next
-		if time.Now().After(deadline) {
-			return prev, false, nil
-		}
-	}
-}
-
-// sameObjectCounters compares the cumulative table and index counters;
-// database-wide ones (WAL position) move with any session and never settle.
-func sameObjectCounters(a, b *collectors.Snapshot) bool {
-	vals := func(s *collectors.Snapshot) map[collectors.Key]float64 {
-		m := map[collectors.Key]float64{}
-		for _, c := range s.Counters {
-			if c.Level != collectors.DB && !c.Gauge && !c.Interval {
-				m[c.Key] = c.Value
-			}
-		}
-		return m
-	}
-	va, vb := vals(a), vals(b)
-	if len(va) != len(vb) {
-		return false
-	}
-	for k, v := range va {
-		if w, ok := vb[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }
 
 func orStd(r io.Reader, def *os.File) io.Reader {

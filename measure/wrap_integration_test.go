@@ -92,7 +92,7 @@ func TestMeasurePgbenchCountsWhatPgbenchRan(t *testing.T) {
 	upd0 := statTable(t, db, "pgbench_accounts", "n_tup_upd")
 
 	var out bytes.Buffer
-	w := &measure.Wrapped{DB: db, Server: server, Label: "tpcb",
+	w := &measure.Wrapped{Window: window(t, db, server), Label: "tpcb",
 		Command: []string{"pgbench", "-n", "-t", "500", "-c", "2", dsn},
 		Stdout:  &out, Stderr: &out}
 	res, code, err := w.Run(context.Background())
@@ -153,7 +153,7 @@ func TestMeasurePgbenchCountsWhatPgbenchRan(t *testing.T) {
 func TestMeasureScopeKeepsDatabaseTotalsAndOperationCount(t *testing.T) {
 	dsn, db := pgbenchDB(t)
 	_, server := openPG(t, dsn)
-	w := &measure.Wrapped{DB: db, Server: server,
+	w := &measure.Wrapped{Window: window(t, db, server),
 		Scope:      collectors.Scope{Tables: []string{"pgbench_accounts"}},
 		Operations: 200, OperationName: "transactions",
 		Command: []string{"pgbench", "-n", "-t", "100", "-c", "2", dsn},
@@ -203,7 +203,7 @@ func TestMeasureScopeKeepsDatabaseTotalsAndOperationCount(t *testing.T) {
 
 func TestMeasureReturnsTheCommandsExitCode(t *testing.T) {
 	db, server := openPG(t, testenv.DSN(t, pgEnv))
-	w := &measure.Wrapped{DB: db, Server: server, Scope: collectors.Scope{Schemas: []string{"writeamp_none"}},
+	w := &measure.Wrapped{Window: window(t, db, server), Scope: collectors.Scope{Schemas: []string{"writeamp_none"}},
 		Command: []string{"sh", "-c", "echo partial work; exit 3"}, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
 	res, code, err := w.Run(context.Background())
 	if err != nil {
@@ -215,7 +215,7 @@ func TestMeasureReturnsTheCommandsExitCode(t *testing.T) {
 	if !strings.Contains(strings.Join(res.Runs[0].Warnings, "\n"), "exited with status 3") {
 		t.Errorf("warnings %v", res.Runs[0].Warnings)
 	}
-	if _, code, err := (&measure.Wrapped{DB: db, Server: server, Command: []string{"writeamp-no-such-command"}}).Run(context.Background()); err == nil || code != -1 {
+	if _, code, err := (&measure.Wrapped{Window: window(t, db, server), Command: []string{"writeamp-no-such-command"}}).Run(context.Background()); err == nil || code != -1 {
 		t.Errorf("a command that does not exist: code %d, err %v", code, err)
 	}
 }
@@ -249,7 +249,7 @@ func TestSnapshotFilesDiffLikeAWrappedRun(t *testing.T) {
 	if out, err := exec.Command("pgbench", "-n", "-t", "150", "-c", "2", dsn).CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	a, quiet, err := measure.Quiesce(ctx, set, db, server, collectors.Scope{}, 12*time.Second)
+	a, quiet, err := window(t, db, server).Quiesce(ctx, collectors.Scope{}, 12*time.Second)
 	if err != nil || !quiet {
 		t.Fatalf("quiesce: %v (settled %v)", err, quiet)
 	}
@@ -272,7 +272,7 @@ func TestSnapshotFilesDiffLikeAWrappedRun(t *testing.T) {
 		t.Errorf("offline diff does not say the WAL reader needs --dsn: %+v", run.Missing)
 	}
 	// With it, the log between the two snapshots is read now.
-	online, err := measure.DiffSnapshots(ctx, measure.DiffInput{Before: before, After: after, DB: db, Server: &server})
+	online, err := measure.DiffSnapshots(ctx, measure.DiffInput{Before: before, After: after, Window: window(t, db, server)})
 	if err != nil {
 		t.Fatal(err)
 	}

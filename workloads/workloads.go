@@ -1,20 +1,20 @@
-// Package workloads defines what a built-in workload provides and the shared
-// machinery: a registry, per-operation latency histograms merged across
-// workers, and retry accounting.
+// Package workloads is what a built-in workload is and the machinery every
+// one shares: the registry `writeamp run` is driven from, the optional
+// capabilities a workload may have (its own flags, statement effects,
+// leftovers, --keep), and the generic runner (runner.go) that owns the
+// workers, their connections, retries, latency histograms and progress.
+// A workload itself is its variants, operations, statements and flags.
 package workloads
 
 import (
 	"context"
-	"database/sql"
-	"database/sql/driver"
-	"errors"
 	"fmt"
-	"io"
-	"net"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
@@ -53,18 +53,35 @@ type Stats struct {
 	Statements map[string]int64
 }
 
-// Workload is a built-in write workload with variants.
+// Workload is a built-in write workload with variants. The runner
+// (Runner.Run) drives the operations of the prepared variant.
 type Workload interface {
 	Meta() Meta
 	// Prepare creates the variant's objects in a schema the workload owns.
-	Prepare(ctx context.Context, db *sql.DB, s dialects.Server, variant string) error
+	Prepare(ctx context.Context, t dialects.Target, variant string) error
 	// Scope is what the collectors should read: the workload's own objects.
 	Scope() collectors.Scope
-	// TotalOperations is the number of operations Run will perform (for progress).
+	// TotalOperations is the number of operations Ops yields (for progress).
 	TotalOperations() int64
-	Run(ctx context.Context, db *sql.DB, s dialects.Server, p Progress) (Stats, error)
+	// Ops are the prepared variant's operations, split among workers.
+	Ops() (Ops, error)
 	// Cleanup drops what Prepare created; it never touches anything else.
-	Cleanup(ctx context.Context, db *sql.DB) error
+	Cleanup(ctx context.Context, t dialects.Target) error
+}
+
+// Flagser is implemented by workloads with knobs of their own: Flags binds
+// them to the workload (the CLI adds them to `run` and discovers them here,
+// so a new workload's flags need no change outside its package), and
+// Validate, called before anything connects, names the flag that is wrong.
+type Flagser interface {
+	Flags() *pflag.FlagSet
+	Validate() error
+}
+
+// Documenter is implemented by workloads that explain themselves at more
+// length than Meta.Description: `run --help` shows Long and Example.
+type Documenter interface {
+	Doc() (long, example string)
 }
 
 // Effect describes what a DML statement of a workload writes, for dialects
@@ -85,7 +102,7 @@ type EffectDescriber interface {
 // run of theirs left behind (a crash, a kill -9) and drop it: dropped lists
 // what went, kept what was found but is not provably theirs to drop.
 type LeftoverCleaner interface {
-	CleanLeftovers(ctx context.Context, db *sql.DB, s dialects.Server) (dropped, kept []string, err error)
+	CleanLeftovers(ctx context.Context, t dialects.Target) (dropped, kept []string, err error)
 }
 
 // Keeper is implemented by workloads that can keep their objects for
@@ -96,85 +113,48 @@ type Keeper interface {
 	KeepObjects()
 }
 
-// ErrNotOwned is returned when an object with the workload's name exists but
-// was not created by writeamp: it is left alone.
-var ErrNotOwned = errors.New("exists but was not created by writeamp; refusing to touch it")
+// SchemaOwner is implemented by workloads that create their own schemas
+// (workloads/owned): every one's name starts with SchemaPrefix, which is what
+// `writeamp clean` lists and drops.
+type SchemaOwner interface {
+	SchemaPrefix() string
+}
 
 var (
 	mu       sync.RWMutex
 	registry = map[string]func() Workload{}
 )
 
-// Register adds a workload constructor.
+// Register adds a workload constructor; a workload package calls it from
+// init, and the one line that imports the package is its registration.
 func Register(name string, f func() Workload) {
 	mu.Lock()
 	defer mu.Unlock()
+	if _, dup := registry[name]; dup {
+		panic("workloads: " + name + " registered twice")
+	}
 	registry[name] = f
 }
 
-// New returns a fresh workload by name.
-func New(name string) (Workload, error) {
+// Names lists the registered workloads in order.
+func Names() []string {
 	mu.RLock()
 	defer mu.RUnlock()
+	var names []string
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// New returns a fresh workload by name, with its default parameters.
+func New(name string) (Workload, error) {
+	mu.RLock()
 	f, ok := registry[name]
+	mu.RUnlock()
 	if !ok {
-		var names []string
-		for n := range registry {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		return nil, fmt.Errorf("unknown workload %q (known: %s)", name, strings.Join(names, ", "))
+		return nil, fmt.Errorf("unknown workload %q (known: %s)", name, strings.Join(Names(), ", "))
 	}
 	return f(), nil
-}
-
-// Retryable reports whether an error is a serialization failure or deadlock
-// that the operation should be retried for, by SQLSTATE or vendor code.
-func Retryable(err error) bool {
-	var st interface{ SQLState() string }
-	if errors.As(err, &st) {
-		switch st.SQLState() {
-		case "40001", "40P01":
-			return true
-		}
-	}
-	var num interface{ SQLErrorNumber() int32 } // go-mssqldb
-	if errors.As(err, &num) && num.SQLErrorNumber() == 1205 {
-		return true
-	}
-	msg := err.Error()
-	// MySQL/MariaDB 1213 deadlock, 1205 lock wait timeout; Oracle ORA-00060.
-	return strings.Contains(msg, "Error 1213") || strings.Contains(msg, "Error 1205") || strings.Contains(msg, "ORA-00060")
-}
-
-// ConnectionLost reports whether an error means the session is gone (the
-// server restarted or shut down, the connection was killed or dropped):
-// the operation cannot succeed on this connection, so the run stops at once
-// instead of counting failures.
-func ConnectionLost(err error) bool {
-	if err == nil {
-		return false
-	}
-	if errors.Is(err, sql.ErrConnDone) || errors.Is(err, driver.ErrBadConn) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return true
-	}
-	var ne net.Error
-	if errors.As(err, &ne) {
-		return true
-	}
-	var st interface{ SQLState() string }
-	if errors.As(err, &st) {
-		code := st.SQLState()
-		// 08: connection exception; 57P01-03: admin shutdown, crash shutdown, cannot connect now.
-		if strings.HasPrefix(code, "08") || code == "57P01" || code == "57P02" || code == "57P03" {
-			return true
-		}
-	}
-	msg := err.Error()
-	for _, s := range []string{"conn closed", "connection reset", "broken pipe", "invalid connection", "bad connection", "server has gone away", "Lost connection"} {
-		if strings.Contains(msg, s) {
-			return true
-		}
-	}
-	return false
 }

@@ -14,12 +14,14 @@ import (
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/internal/safeio"
 	"github.com/writeamp/writeamp/reports"
+	"github.com/writeamp/writeamp/workloads"
 	"github.com/writeamp/writeamp/workloads/refreshtoken"
 )
 
 func newCheckCmd() *cobra.Command {
-	p := refreshtoken.DefaultParams()
-	p.Logins = 300
+	wl := refreshtoken.New(refreshtoken.DefaultParams())
+	wl.P.Logins = 300
+	concurrency := 1
 	var (
 		dsn, format, output, junit, resultFile, variant string
 		schemas, migrations, budgets, scope             []string
@@ -108,10 +110,10 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 				return usageError{err}
 			}
 			if command == nil {
-				if err := checkWorkloadParams(p); err != nil {
+				if err := wl.Validate(); err != nil {
 					return usageError{err}
 				}
-				if err := p.Validate(); err != nil {
+				if err := workloads.CheckConcurrency(concurrency); err != nil {
 					return usageError{err}
 				}
 				if !slices.Contains(refreshtoken.Variants, variant) {
@@ -133,7 +135,7 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 				return usagef("-- COMMAND needs --dsn (or WRITEAMP_DSN, DATABASE_URL, PG*): the command must reach the database check measures")
 			}
 			if beforeConnect != nil && command == nil {
-				beforeConnect(p)
+				beforeConnect(wl)
 			}
 			log := notesWriter(quiet)
 			ctx := cmd.Context()
@@ -142,10 +144,14 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 				return exitError{code: exitUsage, err: err}
 			}
 			defer t.Close()
-			t.DB.SetMaxOpenConns(p.Concurrency + 4) // workers, schema lock, instrumentation, snapshots, migration
+			t.DB.SetMaxOpenConns(concurrency + 4) // workers, schema lock, instrumentation, snapshots, migration
 			fmt.Fprintf(log, "checking on %s (%s)\n", t.Server, t.Where)
-			g := &check.Gate{DB: t.DB, Server: t.Server, Schema: schemaFiles, Migration: migFiles, Budgets: bs,
-				Command: command, Scope: collectors.Scope{Schemas: scope}, Params: p, Variant: variant, Log: log,
+			win, err := t.window(log)
+			if err != nil {
+				return exitError{code: exitUsage, err: err}
+			}
+			g := &check.Gate{Window: win, Schema: schemaFiles, Migration: migFiles, Budgets: bs,
+				Command: command, Scope: collectors.Scope{Schemas: scope}, Params: wl.P, Concurrency: concurrency, Variant: variant, Log: log,
 				Progress: progressFor(!quiet)}
 			if showOutput {
 				g.CommandOutput = os.Stderr
@@ -221,8 +227,8 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 	listFlag(f, &scope, "scope-schema", "", nil, "-- COMMAND only: measure the tables of these schemas (default: every user schema)")
 	f.BoolVar(&showOutput, "show-output", false, "-- COMMAND only: pass the command's output to stderr (default: discarded)")
 	f.StringVar(&variant, "variant", "baseline", "built-in workload: the variant the migration is applied to ("+strings.Join(refreshtoken.Variants, "|")+")")
-	workloadFlags(f, &p, "built-in workload: ")
-	f.IntVar(&p.Concurrency, "concurrency", p.Concurrency, "built-in workload: workers, each on its own connection")
+	f.AddFlagSet(workloadFlags(wl, "built-in workload: "))
+	f.IntVar(&concurrency, "concurrency", concurrency, "built-in workload: workers, each on its own connection")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress or notes on stderr")
 	return cmd
 }

@@ -8,7 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/writeamp/writeamp/dialects"
-	"github.com/writeamp/writeamp/workloads/refreshtoken"
+	"github.com/writeamp/writeamp/workloads"
+	"github.com/writeamp/writeamp/workloads/owned"
 )
 
 func newCleanCmd() *cobra.Command {
@@ -48,21 +49,25 @@ extension; with --schema only the schemas named (unlocked ones included).`,
 			named := func(s string) bool {
 				return slices.ContainsFunc(schemas, func(n string) bool { return strings.EqualFold(n, s) })
 			}
-			wanted := func(l refreshtoken.Leftover) bool {
+			wanted := func(l owned.Leftover) bool {
 				switch {
-				case !drop || l.State == refreshtoken.StateInUse || l.State == refreshtoken.StateNotOurs:
+				case !drop || l.State == owned.StateInUse || l.State == owned.StateNotOurs:
 					return false
 				case len(schemas) > 0:
 					return named(l.Schema)
 				}
-				return l.State == refreshtoken.StateAbandoned || l.State == refreshtoken.StateKept
+				return l.State == owned.StateAbandoned || l.State == owned.StateKept
 			}
-			found, err := refreshtoken.Survey(ctx, t.DB, t.Server, wanted)
-			if err != nil {
-				return err
+			var found []owned.Leftover
+			for _, prefix := range schemaPrefixes() {
+				f, err := owned.Survey(ctx, t.Target, prefix, wanted)
+				if err != nil {
+					return err
+				}
+				found = append(found, f...)
 			}
 			for _, n := range schemas {
-				if !slices.ContainsFunc(found, func(l refreshtoken.Leftover) bool { return strings.EqualFold(l.Schema, n) }) {
+				if !slices.ContainsFunc(found, func(l owned.Leftover) bool { return strings.EqualFold(l.Schema, n) }) {
 					return usagef("--schema %s: no writeamp schema of that name here", n)
 				}
 			}
@@ -83,7 +88,7 @@ extension; with --schema only the schemas named (unlocked ones included).`,
 				fmt.Fprintf(out, "  %-9s  %s  %s\n", l.State, l.Schema, l.Detail)
 				if strings.HasSuffix(l.Detail, "; dropped") {
 					dropped++
-				} else if l.State == refreshtoken.StateAbandoned || l.State == refreshtoken.StateKept {
+				} else if l.State == owned.StateAbandoned || l.State == owned.StateKept {
 					droppable++
 				}
 			}
@@ -104,4 +109,17 @@ extension; with --schema only the schemas named (unlocked ones included).`,
 	f.BoolVar(&drop, "drop", false, "drop the abandoned and kept schemas (and an abandoned pg_walinspect writeamp created)")
 	listFlag(f, &schemas, "schema", "", nil, "with --drop: only these schemas (repeatable; unlocked ones too)")
 	return cmd
+}
+
+// schemaPrefixes are those of every registered workload that owns schemas.
+func schemaPrefixes() []string {
+	var out []string
+	for _, name := range workloads.Names() {
+		if w, err := workloads.New(name); err == nil {
+			if so, ok := w.(workloads.SchemaOwner); ok && !slices.Contains(out, so.SchemaPrefix()) {
+				out = append(out, so.SchemaPrefix())
+			}
+		}
+	}
+	return out
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/writeamp/writeamp/workloads"
 	"github.com/writeamp/writeamp/workloads/refreshtoken"
 )
 
@@ -60,7 +61,8 @@ func FuzzCLIFlags(f *testing.F) {
 	f.Setenv("GITHUB_STEP_SUMMARY", "")
 	// What run and check accept must make a schedule that does not panic
 	// and whose timestamps fit the workload's int columns.
-	beforeConnect = func(p refreshtoken.Params) {
+	beforeConnect = func(wl workloads.Workload) {
+		p := wl.(*refreshtoken.Workload).P
 		small := p
 		small.Logins = min(p.Logins, 100)
 		plan := refreshtoken.New(small)

@@ -65,7 +65,9 @@ from; without --dsn the report says it is still on.`,
 					return err
 				}
 				defer t.Close()
-				in.DB, in.Server = t.DB, &t.Server
+				if in.Window, err = t.window(log); err != nil {
+					return err
+				}
 			}
 			res, err := measure.DiffSnapshots(ctx, in)
 			if errors.Is(err, measure.ErrMismatch) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -10,16 +9,21 @@ import (
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
+	"github.com/writeamp/writeamp/measure"
 	"github.com/writeamp/writeamp/pgembed"
 )
 
-// target is a connected, probed database, and how to let go of it.
+// target is a connected, probed database (its dialect looked up once, from
+// the DSN), and how to let go of it.
 type target struct {
-	DB      *sql.DB
-	Dialect dialects.Dialect
-	Server  dialects.Server
-	Close   func()
-	Where   string // redacted DSN, or "throwaway PostgreSQL"
+	dialects.Target
+	Close func()
+	Where string // redacted DSN, or "throwaway PostgreSQL"
+}
+
+// window is the measured window on the target.
+func (t *target) window(log io.Writer) (*measure.Window, error) {
+	return measure.NewWindow(t.Target, log)
 }
 
 // pgEnv are the libpq variables that mean "use PostgreSQL from my environment".
@@ -123,12 +127,10 @@ func connect(ctx context.Context, dsnFlag string, embed embedOpts, log io.Writer
 		return nil, err
 	}
 	closeFns = append(closeFns, func() { db.Close() })
-	srv, err := d.Probe(ctx, db)
-	if err != nil {
+	if t.Target, err = dialects.NewTarget(ctx, d, db); err != nil {
 		t.Close()
 		return nil, err
 	}
-	t.DB, t.Dialect, t.Server = db, d, srv
 	return t, nil
 }
 

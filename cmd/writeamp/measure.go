@@ -77,12 +77,16 @@ command and the numbers up to then are reported.`,
 			if err != nil {
 				return err
 			}
+			win, err := t.window(log)
+			if err != nil {
+				return err
+			}
 			fmt.Fprintf(log, "measuring on %s (%s)\n", t.Server, t.Where)
 			w := &measure.Wrapped{
-				DB: t.DB, Server: t.Server, Command: args, Label: label,
+				Window: win, Command: args, Label: label,
 				Scope:      scope,
 				Operations: ops, OperationName: opName,
-				Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(), Log: log,
+				Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(),
 			}
 			// The command's output shares stdout with the report: the report
 			// goes after it, or to --output.

@@ -7,15 +7,36 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/writeamp/writeamp/measure"
 	"github.com/writeamp/writeamp/reports"
 	"github.com/writeamp/writeamp/result"
-	"github.com/writeamp/writeamp/workloads/refreshtoken"
+	"github.com/writeamp/writeamp/workloads"
 )
 
+// defaultWorkload is what `writeamp run` measures when no workload is named.
+const defaultWorkload = "refresh-token"
+
+// newRunCmd is `writeamp run`, driven from the workload registry: the
+// default workload's command, with a subcommand per registered workload
+// (`writeamp run refresh-token` is `writeamp run`).
 func newRunCmd() *cobra.Command {
-	p := refreshtoken.DefaultParams()
+	cmd := newWorkloadRunCmd("run", defaultWorkload)
+	for _, name := range workloads.Names() {
+		cmd.AddCommand(newWorkloadRunCmd(name, name))
+	}
+	return cmd
+}
+
+// newWorkloadRunCmd runs one workload: the runner's flags and the
+// workload's own (workloads.Flagser), discovered, not listed here.
+func newWorkloadRunCmd(use, name string) *cobra.Command {
+	wl, err := workloads.New(name)
+	if err != nil {
+		panic(err) // a registration bug, not the user's
+	}
+	meta := wl.Meta()
 	var (
 		dsn, format, output string
 		pgBin               string
@@ -24,41 +45,10 @@ func newRunCmd() *cobra.Command {
 		concurrency         string
 	)
 	cmd := &cobra.Command{
-		Use:   "run",
-		Short: "Run the refresh-token workload on each variant and compare what it cost",
-		Long: `run measures the built-in refresh-token workload, which models Keycloak's persistent
-user sessions (Keycloak PR #51904) with keycloak-benchmark's AuthorizationCode
-scenario: logins insert a user and a client session, token refreshes lock and
-update both (a refresh in the login's second writes nothing, as in Keycloak),
-a share of users log out. workloads/refreshtoken/README.md names the Keycloak
-source of every statement and index.
-
-Variants: baseline (Keycloak 26.7's tables and indexes, LAST_SESSION_REFRESH in
-an expiration index) and coarse (26.8: SESSION_BUCKET, LAST_SESSION_REFRESH_COARSE,
-rebuilt expiration indexes with INCLUDE columns where the database has them,
-filtered broker index). What Keycloak has not published is a flag
-(--bucket-function, --bucket-position, --css-user-session-index,
---first-refresh-after); the report lists these choices as assumptions.
-
-Without --dsn (and without WRITEAMP_DSN, DATABASE_URL or PG* variables) it
-starts a throwaway local PostgreSQL and removes it afterwards; --pg-bin (or
-WRITEAMP_PG_BIN) picks its server binaries, so the same workload can be
-measured on two major versions and compared. With --dsn it
-creates its own schema in that database, touches nothing else, and drops the
-schema at the end, on error and on Ctrl-C (--keep keeps it for inspection).
-
-The clock is simulated: refresh timestamps follow --first-refresh-after and
---refresh-period, but the run
-does not sleep, so a 300-second scenario runs as fast as the database allows.`,
-		Example: `  writeamp run
-  writeamp run --dsn postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable
-  writeamp run --logins 300 --variants coarse --format json --output coarse.json
-  writeamp run --concurrency 8 --refresh-period 10m --max-idle 30m   # sessions cross coarse boundaries
-  writeamp run --first-refresh-after 1s   # the first refresh writes too: 11 expiration-index entries per login
-  writeamp run --concurrency 1,8,32 --variants coarse --format html -o sweep.html   # throughput, latency and write amplification per level
-  writeamp run --pg-bin /usr/lib/postgresql/13/bin -o pg13.json --format json    # the same workload on two majors,
-  writeamp run --pg-bin /usr/lib/postgresql/17/bin -o pg17.json --format json    # then: writeamp compare pg13.json pg17.json`,
-		Args: cobra.NoArgs,
+		Use:   use,
+		Short: "Run the " + name + " workload on each variant and compare what it cost",
+		Long:  meta.Description,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := reports.CheckFormat(format); err != nil {
 				return usageError{err}
@@ -67,19 +57,17 @@ does not sleep, so a 300-second scenario runs as fast as the database allows.`,
 			if err != nil {
 				return usageError{err}
 			}
-			p.Concurrency = levels[0]
-			if err := checkWorkloadParams(p); err != nil {
-				return usageError{err}
-			}
-			if err := p.Validate(); err != nil {
-				return usageError{err}
+			if fl, ok := wl.(workloads.Flagser); ok {
+				if err := fl.Validate(); err != nil {
+					return usageError{err}
+				}
 			}
 			if len(variants) == 0 {
-				return usagef("--variants: name at least one of %s", strings.Join(refreshtoken.Variants, ", "))
+				return usagef("--variants: name at least one of %s", strings.Join(meta.Variants, ", "))
 			}
 			for _, v := range variants {
-				if !slices.Contains(refreshtoken.Variants, v) {
-					return usagef("--variants: unknown variant %q (known: %s)", v, strings.Join(refreshtoken.Variants, ", "))
+				if !slices.Contains(meta.Variants, v) {
+					return usagef("--variants: unknown variant %q (known: %s)", v, strings.Join(meta.Variants, ", "))
 				}
 			}
 			bin, err := pgBinOf(pgBin, dsn)
@@ -87,7 +75,7 @@ does not sleep, so a 300-second scenario runs as fast as the database allows.`,
 				return err
 			}
 			if beforeConnect != nil {
-				beforeConnect(p)
+				beforeConnect(wl)
 			}
 			log := notesWriter(quiet)
 			ctx := cmd.Context()
@@ -101,19 +89,19 @@ does not sleep, so a 300-second scenario runs as fast as the database allows.`,
 			// window's instrumentation for the whole run, plus snapshots.
 			t.DB.SetMaxOpenConns(top + 3)
 			t.DB.SetMaxIdleConns(top + 3)
+			win, err := t.window(log)
+			if err != nil {
+				return err
+			}
 			fmt.Fprintf(log, "measuring on %s (%s)\n", t.Server, t.Where)
 			var res *result.Result
 			var runErr error
 			// A sweep is one experiment per level: each level's runs are
 			// columns of the same report, labelled with their level.
 			for _, level := range levels {
-				lp := p
-				lp.Concurrency = level
-				wl := refreshtoken.New(lp)
-				wl.NoPipeline = noPipe
 				exp := &measure.Experiment{
-					DB: t.DB, Server: t.Server, Workload: wl, Variants: variants, Keep: keep,
-					Progress: progressFor(!quiet), Log: log,
+					Window: win, Workload: wl, Variants: variants, Keep: keep,
+					Concurrency: level, NoPipeline: noPipe, Progress: progressFor(!quiet),
 				}
 				if len(levels) > 1 {
 					fmt.Fprintf(log, "concurrency %d\n", level)
@@ -136,25 +124,40 @@ does not sleep, so a 300-second scenario runs as fast as the database allows.`,
 			return runErr
 		},
 	}
+	if d, ok := wl.(workloads.Documenter); ok {
+		cmd.Long, cmd.Example = d.Doc()
+	}
 	f := cmd.Flags()
 	f.StringVar(&dsn, "dsn", "", "database URL (postgres://..., mysql://..., sqlserver://..., oracle://...); default: WRITEAMP_DSN, DATABASE_URL, PG* variables, else a throwaway local PostgreSQL")
 	f.StringVar(&pgBin, "pg-bin", "", "server binaries (the bin directory holding initdb and postgres) of the throwaway PostgreSQL, to measure on a chosen major version; default: WRITEAMP_PG_BIN, else the newest found on this machine")
-	workloadFlags(f, &p, "")
-	f.StringVar(&concurrency, "concurrency", strconv.Itoa(p.Concurrency), "workers, each on its own connection (1 reproduces the reference run's one-at-a-time load; more adds contention); a list such as 1,8,32 sweeps the levels, each a column")
-	listFlag(f, &variants, "variants", "", refreshtoken.Variants, "variants to measure, in order: "+strings.Join(refreshtoken.Variants, ","))
+	f.AddFlagSet(workloadFlags(wl, ""))
+	f.StringVar(&concurrency, "concurrency", "1", "workers, each on its own connection (1 reproduces the reference run's one-at-a-time load; more adds contention); a list such as 1,8,32 sweeps the levels, each a column")
+	listFlag(f, &variants, "variants", "", meta.Variants, "variants to measure, in order: "+strings.Join(meta.Variants, ","))
 	f.StringVar(&format, "format", "table", "output format: "+strings.Join(reports.Formats, "|"))
 	f.StringVarP(&output, "output", "o", "", "write the report to this file instead of stdout")
 	f.BoolVar(&noPipe, "no-pipeline", false, "send each statement and wait for it (default: one round trip per transaction where the driver can pipeline)")
 	f.BoolVar(&keep, "keep", false, "keep the workload's schema after the run for inspection")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress or notes on stderr")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(reports.Formats, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("variants", cobra.FixedCompletions(refreshtoken.Variants, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("variants", cobra.FixedCompletions(meta.Variants, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
-// beforeConnect, when set (FuzzCLIFlags), sees the workload parameters a
-// command accepted, before it connects.
-var beforeConnect func(refreshtoken.Params)
+// workloadFlags are a workload's own flags (none when it has no knobs),
+// each usage led by prefix ("built-in workload: " in check).
+func workloadFlags(wl workloads.Workload, prefix string) *pflag.FlagSet {
+	fl, ok := wl.(workloads.Flagser)
+	if !ok {
+		return pflag.NewFlagSet("none", pflag.ContinueOnError)
+	}
+	fs := fl.Flags()
+	fs.VisitAll(func(f *pflag.Flag) { f.Usage = prefix + f.Usage })
+	return fs
+}
+
+// beforeConnect, when set (FuzzCLIFlags), sees the workload a command
+// accepted, with its parameters, before it connects.
+var beforeConnect func(workloads.Workload)
 
 // parseLevels reads --concurrency: one level, or a comma-separated sweep.
 func parseLevels(s string) ([]int, error) {
@@ -163,6 +166,9 @@ func parseLevels(s string) ([]int, error) {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 1 {
 			return nil, fmt.Errorf("--concurrency: %q is not a number of workers (1 or more; a sweep is 1,8,32)", strings.TrimSpace(f))
+		}
+		if err := workloads.CheckConcurrency(n); err != nil {
+			return nil, err
 		}
 		if slices.Contains(out, n) {
 			return nil, fmt.Errorf("--concurrency: level %d given twice", n)

@@ -2,10 +2,7 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
-	"io"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -70,80 +67,38 @@ On MySQL/MariaDB the default --schema is the database the DSN names;
 				return err
 			}
 			defer t.Close()
-			set, err := collectors.For(t.Server.Dialect)
+			win, err := t.window(log)
 			if err != nil {
 				return err
 			}
-			var state string
-			written := false
 			if enableMonitors {
-				si, ok := t.Dialect.(dialects.StatefulInstrumenter)
-				if !ok {
+				if _, ok := t.Dialect.(dialects.StatefulInstrumenter); !ok {
 					return usagef("--enable-monitors: %s has no monitors to enable (MySQL/MariaDB only)", t.Server)
-				}
-				var notes []string
-				state, notes = si.InstrumentState(ctx, t.DB, &t.Server)
-				afterInstrument()
-				for _, n := range notes {
-					fmt.Fprintln(log, "note: "+n)
-				}
-				// A snapshot that fails or is interrupted leaves nothing on:
-				// no diff would ever turn it off.
-				defer func() {
-					if state == "" || written {
-						return
-					}
-					cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-					defer cancel()
-					if err := si.RestoreState(cctx, t.DB, t.Server, state); err != nil {
-						fmt.Fprintf(log, "warning: %v\n", err)
-					}
-				}()
-			}
-			if checkpoint {
-				if s, ok := t.Dialect.(dialects.Settler); ok {
-					for _, w := range s.BeforeMeasure(ctx, t.DB, t.Server) {
-						fmt.Fprintln(log, "warning: "+w)
-					}
 				}
 			}
 			scope, err := resolveScope(ctx, t, measure.DefaultScope(t.Server, collectors.Scope{Schemas: schemas, Tables: tables}))
 			if err != nil {
 				return err
 			}
-			slot, release := reserveWAL(ctx, t, holdWAL, log)
-			defer func() {
-				if !written {
-					release() // no file, so no diff would ever drop the slot
-				}
-			}()
-			snap, err := set.Take(ctx, t.DB, t.Server, scope)
+			file, abandon, err := win.TakeSnapshot(ctx, measure.SnapshotOptions{Scope: scope, Checkpoint: checkpoint,
+				HoldWAL: holdWAL, EnableMonitors: enableMonitors, Where: t.Where, AfterInstrument: afterInstrument})
 			if err != nil {
 				return err
 			}
-			if slot != "" {
-				snap.Marks[dialects.MarkWALSlot] = slot
-			}
-			for _, m := range snap.Missing {
-				fmt.Fprintf(log, "note: not read: %s: %s\n", m.Collector, m.Reason)
-			}
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
 			var buf bytes.Buffer
-			file := measure.NewSnapshotFile(snap, t.Where)
-			file.Instrumented = state
-			if err := file.Write(&buf); err != nil {
+			err = file.Write(&buf)
+			if err == nil {
+				err = writeOutput(cmd.OutOrStdout(), "--output", output, buf.Bytes())
+			}
+			if err != nil {
+				abandon() // no file, so no diff would ever undo what the window set up
 				return err
 			}
-			if err := writeOutput(cmd.OutOrStdout(), "--output", output, buf.Bytes()); err != nil {
-				return err
-			}
-			written = true
-			if slot != "" {
+			snap := file.Snapshot
+			if slot := snap.Marks[dialects.MarkWALSlot]; slot != "" {
 				fmt.Fprintf(log, "replication slot %s keeps the server's WAL from this snapshot on, so a diff can read the window however long it is: `writeamp diff --dsn …` drops it after reading (or SELECT pg_drop_replication_slot('%s'))\n", slot, slot)
 			}
-			if state != "" {
+			if file.Instrumented != "" {
 				fmt.Fprintln(log, "note: the InnoDB monitors stay on for the window: writeamp diff --dsn ... turns them off again")
 			}
 			fmt.Fprintf(log, "snapshot of %s taken at %s: %d counters, %d objects\n", t.Server, snap.TakenAt.Format("2006-01-02 15:04:05 MST"), len(snap.Counters), len(snap.Objects))
@@ -160,32 +115,4 @@ On MySQL/MariaDB the default --schema is the database the DSN names;
 	f.BoolVar(&enableMonitors, "enable-monitors", false, "turn on the InnoDB monitors that are off, until writeamp diff --dsn turns them off (MySQL/MariaDB; needs SUPER / SYSTEM_VARIABLES_ADMIN)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no notes on stderr")
 	return cmd
-}
-
-// reserveWAL keeps the log from now on for the diff that will read this
-// window (PostgreSQL: a replication slot). release drops it again when the
-// snapshot is not written after all.
-func reserveWAL(ctx context.Context, t *target, hold bool, log io.Writer) (string, func()) {
-	h, ok := t.Dialect.(dialects.WALHolder)
-	if !ok {
-		return "", func() {}
-	}
-	for _, w := range h.StaleReservations(ctx, t.DB, t.Server, 24*time.Hour) {
-		fmt.Fprintln(log, "warning: "+w)
-	}
-	if !hold {
-		return "", func() {}
-	}
-	name, err := h.ReserveWAL(ctx, t.DB, t.Server)
-	if err != nil {
-		fmt.Fprintf(log, "note: %v; diff reads the window's WAL only while the server still has it\n", err)
-		return "", func() {}
-	}
-	return name, func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		defer cancel()
-		if err := h.ReleaseWAL(cctx, t.DB, t.Server, name); err != nil {
-			fmt.Fprintf(log, "warning: %v\n", err)
-		}
-	}
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/writeamp/writeamp/collectors"
+	"github.com/writeamp/writeamp/dialects"
+	mysqld "github.com/writeamp/writeamp/dialects/mysql"
 	"github.com/writeamp/writeamp/dialects/mysql/mysqltest"
 	"github.com/writeamp/writeamp/result"
 	"github.com/writeamp/writeamp/workloads"
@@ -35,25 +37,29 @@ func writesFrom(st workloads.Stats, eff map[string]workloads.Effect, schema stri
 // match the workload's.
 func TestRefreshTokenVariants(t *testing.T) {
 	db, s := mysqltest.Open(t)
+	target := dialects.Target{DB: db, Dialect: mysqld.Dialect{}, Server: s}
 	ctx := context.Background()
 	const idx = "idx_user_session_expiration_last_refresh"
 	for _, variant := range refreshtoken.Variants {
 		p := refreshtoken.DefaultParams()
-		p.Logins, p.RefreshesPerLogin, p.Concurrency = 120, 4, 4
+		p.Logins, p.RefreshesPerLogin = 120, 4
 		w := refreshtoken.New(p)
-		if err := w.Prepare(ctx, db, s, variant); err != nil {
+		if err := w.Prepare(ctx, target, variant); err != nil {
 			t.Fatalf("%s: prepare: %v", variant, err)
 		}
 		t.Cleanup(func() {
-			if err := w.Cleanup(context.Background(), db); err != nil {
+			if err := w.Cleanup(context.Background(), target); err != nil {
 				t.Errorf("cleanup: %v", err)
 			}
 		})
 		var st workloads.Stats
 		start := time.Now()
 		d := window(t, db, s, w.Scope(), func() []collectors.Write {
-			var err error
-			st, err = w.Run(ctx, db, s, nil)
+			ops, err := w.Ops()
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err = workloads.Runner{Target: target, Concurrency: 4}.Run(ctx, ops)
 			if err != nil {
 				t.Fatalf("%s: run: %v", variant, err)
 			}

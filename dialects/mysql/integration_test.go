@@ -167,7 +167,7 @@ func TestLeftoversAreJudgedByGetLock(t *testing.T) {
 	if err := holder.QueryRowContext(context.Background(), "SELECT GET_LOCK(?, 0)", "writeamp:"+live).Scan(&got); err != nil || got.Int64 != 1 {
 		t.Fatalf("hold the live run's lock: %v %v", got, err)
 	}
-	dropped, left, err := refreshtoken.New(refreshtoken.DefaultParams()).CleanLeftovers(context.Background(), db, s)
+	dropped, left, err := refreshtoken.New(refreshtoken.DefaultParams()).CleanLeftovers(context.Background(), dialects.Target{DB: db, Dialect: my.Dialect{}, Server: s})
 	if err != nil {
 		t.Fatal(err)
 	}

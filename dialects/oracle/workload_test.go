@@ -43,11 +43,11 @@ func TestOracleDDLAsKeycloakCreatesIt(t *testing.T) {
 			t.Errorf("%s: Oracle has no filtered indexes", variant)
 		}
 	}
-	if !strings.Contains(h.SQL(t, "rt_create_schema", 192100, "baseline"), "CREATE USER "+workloadtest.Schema("baseline")+" NO AUTHENTICATION") ||
-		!strings.Contains(h.SQL(t, "rt_create_schema", 192100, "baseline"), "QUOTA UNLIMITED") {
+	if !strings.Contains(h.SQL(t, "owned_create_schema", 192100, "baseline"), "CREATE USER "+workloadtest.Schema("baseline")+" NO AUTHENTICATION") ||
+		!strings.Contains(h.SQL(t, "owned_create_schema", 192100, "baseline"), "QUOTA UNLIMITED") {
 		t.Error("the schema must be a NO AUTHENTICATION user with a quota")
 	}
-	if h.SQL(t, "rt_drop_schema", 192100, "baseline") != "DROP USER "+workloadtest.Schema("baseline")+" CASCADE" {
+	if h.SQL(t, "owned_drop_schema", 192100, "baseline") != "DROP USER "+workloadtest.Schema("baseline")+" CASCADE" {
 		t.Error("drop")
 	}
 	// Before 18c there is no NO AUTHENTICATION: no DDL, so Prepare fails before creating anything.

@@ -20,6 +20,7 @@ import (
 	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/internal/golden"
 	"github.com/writeamp/writeamp/queries"
+	"github.com/writeamp/writeamp/workloads"
 	"github.com/writeamp/writeamp/workloads/refreshtoken"
 )
 
@@ -86,7 +87,7 @@ func (h Harness) Render(t *testing.T, vn int, variant string) string {
 	var names []string
 	seen := map[string]bool{}
 	for _, b := range queries.All() {
-		if b.Dialect == h.Dialect && strings.HasPrefix(b.Name, "rt_") && !seen[b.Name] {
+		if b.Dialect == h.Dialect && (strings.HasPrefix(b.Name, "rt_") || strings.HasPrefix(b.Name, "owned_")) && !seen[b.Name] {
 			seen[b.Name] = true
 			names = append(names, b.Name)
 		}
@@ -124,13 +125,14 @@ func (h Harness) Golden(t *testing.T, versions map[string]int) {
 	}
 }
 
-// argCounts are the arguments refreshtoken passes to each statement.
+// argCounts are the arguments refreshtoken (and workloads/owned, for the
+// owned_ blocks) passes to each statement.
 var argCounts = map[string]int{
-	"rt_marker_insert": 6, "rt_schema_lock": 1, "rt_schema_unlock": 1, "rt_marker_read_legacy": 0, "rt_select_user_session": 4, "rt_insert_user_session_baseline": 8, "rt_insert_user_session_coarse": 10,
+	"owned_marker_insert": 6, "owned_schema_lock": 1, "owned_schema_unlock": 1, "owned_marker_read_legacy": 0, "rt_select_user_session": 4, "rt_insert_user_session_baseline": 8, "rt_insert_user_session_coarse": 10,
 	"rt_insert_client_session": 6, "rt_select_client_sessions": 2, "rt_lock_user_session_skip_locked": 2,
 	"rt_lock_client_session_skip_locked": 3, "rt_update_user_session": 5, "rt_update_user_session_coarse": 6,
 	"rt_update_client_session": 6, "rt_delete_client_session": 4, "rt_lock_user_session": 2, "rt_delete_user_session": 3,
-	"rt_list_schemas": 0, "rt_create_schema": 0, "rt_drop_schema": 0, "rt_marker_create": 0, "rt_marker_read": 0,
+	"owned_list_schemas": 0, "owned_create_schema": 0, "owned_drop_schema": 0, "owned_marker_create": 0, "owned_marker_read": 0,
 	"rt_css_user_session_index": 0,
 }
 
@@ -164,6 +166,10 @@ func (h Harness) CheckPlaceholders(t *testing.T, vn int) {
 // in the login's second and must send nothing at all (no transaction either).
 func (h Harness) MockRun(t *testing.T, vn int) {
 	srv := dialects.Server{Dialect: h.Dialect, VersionNum: vn}
+	d, ok := dialects.Get(h.Dialect)
+	if !ok {
+		t.Fatalf("dialect %s is not registered", h.Dialect)
+	}
 	for _, variant := range refreshtoken.Variants {
 		t.Run(variant, func(t *testing.T) {
 			db, mock, err := sqlmock.New(sqlmock.QueryMatcherOption(sqlmock.QueryMatcherEqual))
@@ -173,23 +179,24 @@ func (h Harness) MockRun(t *testing.T, vn int) {
 			defer db.Close()
 			sql := func(name string) string { return h.SQL(t, name, vn, variant) }
 			p := refreshtoken.DefaultParams()
-			p.Logins, p.RefreshesPerLogin, p.LogoutPercent, p.Concurrency = 1, 2, 100, 1
+			p.Logins, p.RefreshesPerLogin, p.LogoutPercent = 1, 2, 100
 			w := refreshtoken.New(p)
-			w.RunID = RunID
+			w.Owned.RunID = RunID
+			target := dialects.Target{DB: db, Dialect: d, Server: srv}
 			anyArg := sqlmock.AnyArg()
 			ok := sqlmock.NewResult(0, 1)
 
 			lock := "writeamp:writeamp_rt_" + RunID + "_" + variant
-			h.expectLock(mock, sql("rt_schema_lock"), lock, true)
-			mock.ExpectQuery(sql("rt_list_schemas")).WillReturnRows(sqlmock.NewRows([]string{"name"}))
-			mock.ExpectExec(sql("rt_create_schema")).WillReturnResult(ok)
-			mock.ExpectExec(sql("rt_marker_create")).WillReturnResult(ok)
-			mock.ExpectExec(sql("rt_marker_insert")).WithArgs(RunID, anyArg, anyArg, anyArg, "session", 0).WillReturnResult(ok)
+			h.expectLock(mock, sql("owned_schema_lock"), lock, true)
+			mock.ExpectQuery(sql("owned_list_schemas")).WillReturnRows(sqlmock.NewRows([]string{"name"}))
+			mock.ExpectExec(sql("owned_create_schema")).WillReturnResult(ok)
+			mock.ExpectExec(sql("owned_marker_create")).WillReturnResult(ok)
+			mock.ExpectExec(sql("owned_marker_insert")).WithArgs(RunID, anyArg, anyArg, anyArg, "session", 0).WillReturnResult(ok)
 			ddl := refreshtoken.Statements(sql("rt_ddl_" + variant))
 			for _, st := range ddl {
 				mock.ExpectExec(st).WillReturnResult(ok)
 			}
-			if err := w.Prepare(context.Background(), db, srv, variant); err != nil {
+			if err := w.Prepare(context.Background(), target, variant); err != nil {
 				t.Fatal(err)
 			}
 			if len(ddl) < 9 {
@@ -237,7 +244,11 @@ func (h Harness) MockRun(t *testing.T, vn int) {
 			mock.ExpectQuery(sql("rt_lock_user_session")).WithArgs("0", anyArg).WillReturnRows(userRow(1))
 			mock.ExpectExec(sql("rt_delete_user_session")).WithArgs("0", anyArg, int64(1)).WillReturnResult(ok)
 			mock.ExpectCommit()
-			st, err := w.Run(context.Background(), db, srv, nil)
+			ops, err := w.Ops()
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := workloads.Runner{Target: target, Concurrency: 1}.Run(context.Background(), ops)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -245,9 +256,9 @@ func (h Harness) MockRun(t *testing.T, vn int) {
 				t.Fatalf("operations = %v", st.Operations)
 			}
 
-			mock.ExpectExec(sql("rt_drop_schema")).WillReturnResult(ok)
-			mock.ExpectExec(sql("rt_schema_unlock")).WithArgs(lock).WillReturnResult(ok)
-			if err := w.Cleanup(context.Background(), db); err != nil {
+			mock.ExpectExec(sql("owned_drop_schema")).WillReturnResult(ok)
+			mock.ExpectExec(sql("owned_schema_unlock")).WithArgs(lock).WillReturnResult(ok)
+			if err := w.Cleanup(context.Background(), target); err != nil {
 				t.Fatal(err)
 			}
 			if err := mock.ExpectationsWereMet(); err != nil {
@@ -284,6 +295,10 @@ func (h Harness) expectLock(mock sqlmock.Sqlmock, text, name string, taken bool)
 // the first is dropped, and the lock statements are this dialect's.
 func (h Harness) MockSurvey(t *testing.T, vn int) {
 	srv := dialects.Server{Dialect: h.Dialect, VersionNum: vn}
+	d, ok := dialects.Get(h.Dialect)
+	if !ok {
+		t.Fatalf("dialect %s is not registered", h.Dialect)
+	}
 	db, mock, err := sqlmock.New(sqlmock.QueryMatcherOption(sqlmock.QueryMatcherEqual))
 	if err != nil {
 		t.Fatal(err)
@@ -304,28 +319,28 @@ func (h Harness) MockSurvey(t *testing.T, vn int) {
 	for _, n := range []string{gone, busy, kept, old, alien} {
 		rows.AddRow(n)
 	}
-	mock.ExpectQuery(sql("rt_list_schemas", "")).WillReturnRows(rows)
+	mock.ExpectQuery(sql("owned_list_schemas", "")).WillReturnRows(rows)
 	cols := []string{"run_id", "pid", "host", "started", "lock_kind", "kept"}
 	marker := func(schema string, keep int) {
-		mock.ExpectQuery(sql("rt_marker_read", schema)).WillReturnRows(sqlmock.NewRows(cols).AddRow("r-"+schema[12:16], 42, "other-host", "2026-11-30T10:00:00Z", "session", keep))
+		mock.ExpectQuery(sql("owned_marker_read", schema)).WillReturnRows(sqlmock.NewRows(cols).AddRow("r-"+schema[12:16], 42, "other-host", "2026-11-30T10:00:00Z", "session", keep))
 	}
 	lock := func(schema string) string { return "writeamp:" + strings.ToLower(schema) }
 	marker(gone, 0)
-	h.expectLock(mock, sql("rt_schema_lock", gone), lock(gone), true)
-	mock.ExpectExec(sql("rt_drop_schema", gone)).WillReturnResult(sqlmock.NewResult(0, 0))
-	mock.ExpectExec(sql("rt_schema_unlock", gone)).WithArgs(lock(gone)).WillReturnResult(sqlmock.NewResult(0, 0))
+	h.expectLock(mock, sql("owned_schema_lock", gone), lock(gone), true)
+	mock.ExpectExec(sql("owned_drop_schema", gone)).WillReturnResult(sqlmock.NewResult(0, 0))
+	mock.ExpectExec(sql("owned_schema_unlock", gone)).WithArgs(lock(gone)).WillReturnResult(sqlmock.NewResult(0, 0))
 	marker(busy, 0)
-	h.expectLock(mock, sql("rt_schema_lock", busy), lock(busy), false)
+	h.expectLock(mock, sql("owned_schema_lock", busy), lock(busy), false)
 	marker(kept, 1)
-	h.expectLock(mock, sql("rt_schema_lock", kept), lock(kept), true)
-	mock.ExpectExec(sql("rt_schema_unlock", kept)).WithArgs(lock(kept)).WillReturnResult(sqlmock.NewResult(0, 0))
-	mock.ExpectQuery(sql("rt_marker_read", old)).WillReturnError(errors.New("invalid column name 'lock_kind'"))
-	mock.ExpectQuery(sql("rt_marker_read_legacy", old)).WillReturnRows(sqlmock.NewRows([]string{"run_id", "pid", "host"}).AddRow("r-old", 7, "h"))
-	mock.ExpectQuery(sql("rt_marker_read", alien)).WillReturnError(errors.New("table or view does not exist"))
-	mock.ExpectQuery(sql("rt_marker_read_legacy", alien)).WillReturnError(errors.New("table or view does not exist"))
+	h.expectLock(mock, sql("owned_schema_lock", kept), lock(kept), true)
+	mock.ExpectExec(sql("owned_schema_unlock", kept)).WithArgs(lock(kept)).WillReturnResult(sqlmock.NewResult(0, 0))
+	mock.ExpectQuery(sql("owned_marker_read", old)).WillReturnError(errors.New("invalid column name 'lock_kind'"))
+	mock.ExpectQuery(sql("owned_marker_read_legacy", old)).WillReturnRows(sqlmock.NewRows([]string{"run_id", "pid", "host"}).AddRow("r-old", 7, "h"))
+	mock.ExpectQuery(sql("owned_marker_read", alien)).WillReturnError(errors.New("table or view does not exist"))
+	mock.ExpectQuery(sql("owned_marker_read_legacy", alien)).WillReturnError(errors.New("table or view does not exist"))
 
 	w := refreshtoken.New(refreshtoken.DefaultParams())
-	dropped, left, err := w.CleanLeftovers(context.Background(), db, srv)
+	dropped, left, err := w.CleanLeftovers(context.Background(), dialects.Target{DB: db, Dialect: d, Server: srv})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,11 +2,11 @@ package refreshtoken_test
 
 import (
 	"context"
-	"database/sql"
 	"strings"
 	"testing"
 
 	"github.com/writeamp/writeamp/dialects"
+	"github.com/writeamp/writeamp/dialects/mysql"
 	"github.com/writeamp/writeamp/dialects/mysql/mysqltest"
 	pg "github.com/writeamp/writeamp/dialects/postgres"
 	"github.com/writeamp/writeamp/internal/testenv"
@@ -23,15 +23,15 @@ type index struct {
 
 // prepared creates a variant's tables, returns the catalog's reading of its
 // indexes, and drops them again.
-func prepared(t *testing.T, db *sql.DB, s dialects.Server, variant string, p refreshtoken.Params, read func(schema string) map[string]index) map[string]index {
+func prepared(t *testing.T, target dialects.Target, variant string, p refreshtoken.Params, read func(schema string) map[string]index) map[string]index {
 	t.Helper()
 	w := refreshtoken.New(p)
 	ctx := context.Background()
-	if err := w.Prepare(ctx, db, s, variant); err != nil {
+	if err := w.Prepare(ctx, target, variant); err != nil {
 		t.Fatal(err)
 	}
 	defer func() {
-		if err := w.Cleanup(ctx, db); err != nil {
+		if err := w.Cleanup(ctx, target); err != nil {
 			t.Error(err)
 		}
 	}()
@@ -59,7 +59,7 @@ func TestIndexDefinitionsOnPostgres(t *testing.T) {
 	}
 	defer db.Close()
 	testenv.Reachable(t, db, "PostgreSQL")
-	s, err := pg.Dialect{}.Probe(ctx, db)
+	pgt, err := dialects.NewTarget(ctx, pg.Dialect{}, db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,20 +87,20 @@ func TestIndexDefinitionsOnPostgres(t *testing.T) {
 		return out
 	}
 	p := refreshtoken.DefaultParams()
-	check(t, "26.7", prepared(t, db, s, "baseline", p, read), map[string]index{
+	check(t, "26.7", prepared(t, pgt, "baseline", p, read), map[string]index{
 		"idx_user_session_expiration_last_refresh":    {keys: "realm_id,offline_flag,remember_me,last_session_refresh,user_session_id,user_id"},
 		"idx_user_session_expiration_created":         {keys: "realm_id,offline_flag,remember_me,created_on,user_session_id,user_id"},
 		"idx_offline_uss_by_broker_session_id":        {keys: "broker_session_id,realm_id"},
 		"idx_offline_css_by_user_session_and_offline": {keys: "offline_flag,user_session_id"},
 	})
-	check(t, "26.8", prepared(t, db, s, "coarse", p, read), map[string]index{
+	check(t, "26.8", prepared(t, pgt, "coarse", p, read), map[string]index{
 		"idx_user_session_expiration_last_refresh":    {keys: "realm_id,offline_flag,remember_me,session_bucket,last_session_refresh_coarse", include: "user_session_id,user_id"},
 		"idx_user_session_expiration_created":         {keys: "realm_id,offline_flag,remember_me,session_bucket,created_on", include: "user_session_id,user_id"},
 		"idx_offline_uss_by_broker_session_id":        {keys: "broker_session_id,realm_id", predicate: "(broker_session_id IS NOT NULL)"},
 		"idx_offline_css_by_user_session_and_offline": {},
 	})
 	p.BucketPosition, p.CSSUserSessionIndex = "leading", "keep"
-	check(t, "26.8, --bucket-position leading --css-user-session-index keep", prepared(t, db, s, "coarse", p, read), map[string]index{
+	check(t, "26.8, --bucket-position leading --css-user-session-index keep", prepared(t, pgt, "coarse", p, read), map[string]index{
 		"idx_user_session_expiration_last_refresh":    {keys: "session_bucket,realm_id,offline_flag,remember_me,last_session_refresh_coarse", include: "user_session_id,user_id"},
 		"idx_offline_css_by_user_session_and_offline": {keys: "offline_flag,user_session_id"},
 	})
@@ -108,6 +108,7 @@ func TestIndexDefinitionsOnPostgres(t *testing.T) {
 
 func TestIndexDefinitionsOnMariaDB(t *testing.T) {
 	db, s := mysqltest.Open(t)
+	myt := dialects.Target{DB: db, Dialect: mysql.Dialect{}, Server: s}
 	read := func(schema string) map[string]index {
 		rows, err := db.Query(`SELECT INDEX_NAME, GROUP_CONCAT(CASE WHEN SUB_PART IS NULL THEN COLUMN_NAME ELSE CONCAT(COLUMN_NAME, '(', SUB_PART, ')') END ORDER BY SEQ_IN_INDEX)
 			FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ? GROUP BY TABLE_NAME, INDEX_NAME`, schema)
@@ -131,14 +132,14 @@ func TestIndexDefinitionsOnMariaDB(t *testing.T) {
 		return out
 	}
 	p := refreshtoken.DefaultParams()
-	check(t, "26.7", prepared(t, db, s, "baseline", p, read), map[string]index{
+	check(t, "26.7", prepared(t, myt, "baseline", p, read), map[string]index{
 		"idx_user_session_expiration_last_refresh": {keys: "realm_id,offline_flag,remember_me,last_session_refresh,user_session_id,user_id"},
 		"idx_offline_uss_by_broker_session_id":     {keys: "broker_session_id(255),realm_id"},
 		"broker_session_id column":                 {keys: "text"},
 	})
 	// No INCLUDE on MySQL/MariaDB: the ids stay trailing key columns, and the
 	// broker index is not filtered.
-	check(t, "26.8", prepared(t, db, s, "coarse", p, read), map[string]index{
+	check(t, "26.8", prepared(t, myt, "coarse", p, read), map[string]index{
 		"idx_user_session_expiration_last_refresh":    {keys: "realm_id,offline_flag,remember_me,session_bucket,last_session_refresh_coarse,user_session_id,user_id"},
 		"idx_user_session_expiration_created":         {keys: "realm_id,offline_flag,remember_me,session_bucket,created_on,user_session_id,user_id"},
 		"idx_offline_uss_by_broker_session_id":        {keys: "broker_session_id(255),realm_id"},

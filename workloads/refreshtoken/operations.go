@@ -63,23 +63,16 @@ func (w *Workload) prepareTexts() (texts, error) {
 	return t, nil
 }
 
-// step is one statement of an operation and what it must do.
-type step struct {
-	name string
-	stmt dialects.Stmt
-	want int64 // rows affected (DML) or returned (query); -1 = any
-}
-
 // steps are the statements of one operation, one transaction, and what the
 // session's cached state becomes once they committed. They do not change the
 // session themselves, so a retried transaction issues the same statements.
-func (w *Workload) steps(t texts, ev event, gran int64) ([]step, func()) {
+func (w *Workload) steps(t texts, ev event, gran int64) ([]workloads.Step, func()) {
 	s := ev.s
 	now := Epoch + ev.at/1000
 	// findUserSession only returns a session refreshed within max idle.
 	live := now - int64(w.P.MaxIdle/time.Second)
-	st := func(name string, query bool, want int64, args ...any) step {
-		return step{name: name, stmt: dialects.Stmt{SQL: t[name], Args: args, Query: query}, want: want}
+	st := func(name string, query bool, want int64, args ...any) workloads.Step {
+		return workloads.Step{Name: name, Stmt: dialects.Stmt{SQL: t[name], Args: args, Query: query}, Want: want}
 	}
 	switch ev.kind {
 	case opLogin:
@@ -89,7 +82,7 @@ func (w *Workload) steps(t texts, ev event, gran int64) ([]step, func()) {
 		if w.variant == "coarse" {
 			args = append(args, w.P.bucket(s.id), Coarse(s.createdOn, s.createdOn, gran))
 		}
-		return []step{
+		return []workloads.Step{
 				st("rt_select_user_session", true, 0, offlineFlag, s.id, realmID, live),
 				st("rt_insert_user_session", false, 1, args...),
 				st("rt_insert_client_session", false, 1, s.id, clientID, offlineFlag, s.createdOn, clientSessionData(clientID, s.createdOn), realmID),
@@ -105,7 +98,7 @@ func (w *Workload) steps(t texts, ev event, gran int64) ([]step, func()) {
 		// sessions and removes them one by one (@Version: the DELETE checks
 		// VERSION), finds the user session with PESSIMISTIC_WRITE and
 		// removes it.
-		return []step{
+		return []workloads.Step{
 			st("rt_lock_user_session_skip_locked", true, 1, offlineFlag, s.id),
 			st("rt_lock_client_session_skip_locked", true, 1, clientID, offlineFlag, s.id),
 			st("rt_select_client_sessions", true, 1, offlineFlag, s.id),
@@ -120,9 +113,9 @@ func (w *Workload) steps(t texts, ev event, gran int64) ([]step, func()) {
 // timestamp and the user session's last refresh to the current second. Each
 // setter queues a change only for a later second; the queued changes lock
 // their rows, load the session, and update what changed.
-func (w *Workload) refresh(st func(string, bool, int64, ...any) step, s *session, now, live, gran int64) ([]step, func()) {
+func (w *Workload) refresh(st func(string, bool, int64, ...any) workloads.Step, s *session, now, live, gran int64) ([]workloads.Step, func()) {
 	user, client := now > s.lastRefresh, now > s.timestamp
-	var out []step
+	var out []workloads.Step
 	if user {
 		out = append(out, st("rt_lock_user_session_skip_locked", true, 1, offlineFlag, s.id))
 	}

@@ -29,7 +29,7 @@ func drive(t *testing.T, p Params, variant string) (map[string]int, *Plan) {
 			got["no statement"]++
 		}
 		for _, s := range steps {
-			got[s.name]++
+			got[s.Name]++
 		}
 		apply()
 	}

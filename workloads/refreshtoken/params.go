@@ -15,7 +15,6 @@ type Params struct {
 	LogoutPercent     float64
 	MaxIdle           time.Duration
 	Buckets           int
-	Concurrency       int
 	Seed              uint64
 	UsersPerSecond    float64
 	// FillFactor is the heap fillfactor of the session tables (PostgreSQL).
@@ -45,13 +44,12 @@ var (
 
 // DefaultParams reproduce PR #51904's scenario: 5 new users/s for 300 s,
 // 10 refreshes 2 s apart, 10% log out. At that rate the database sees about
-// 30 statements a second, one transaction at a time, so one worker is the
-// faithful default: overlapping transactions hold back HOT pruning, which
-// the reference run never had. More workers measure the same work under
-// contention.
+// 30 statements a second, one transaction at a time, so one worker
+// (--concurrency, the runner's) is the faithful default: overlapping
+// transactions hold back HOT pruning, which the reference run never had.
 func DefaultParams() Params {
 	return Params{Logins: 1500, RefreshesPerLogin: 10, RefreshPeriod: 2 * time.Second, LogoutPercent: 10,
-		MaxIdle: 30 * time.Minute, Buckets: 64, Concurrency: 1, Seed: 1, UsersPerSecond: 5, FillFactor: 100,
+		MaxIdle: 30 * time.Minute, Buckets: 64, Seed: 1, UsersPerSecond: 5, FillFactor: 100,
 		BucketFunction: BucketFunctions[0], BucketPosition: BucketPositions[0], CSSUserSessionIndex: CSSUserSessionIndexs[0]}
 }
 
@@ -77,8 +75,6 @@ func (p Params) Validate() error {
 		return fmt.Errorf("--max-idle must be at least 1s (got %s)", p.MaxIdle)
 	case p.Buckets < 1 || p.Buckets > 32767:
 		return fmt.Errorf("--buckets must be between 1 and 32767 (SESSION_BUCKET is a SMALLINT; got %d)", p.Buckets)
-	case p.Concurrency < 1 || p.Concurrency > 1024:
-		return fmt.Errorf("--concurrency must be between 1 and 1024 (got %d)", p.Concurrency)
 	case p.FillFactor < 10 || p.FillFactor > 100:
 		return fmt.Errorf("--fillfactor must be between 10 and 100 (got %d)", p.FillFactor)
 	case p.UsersPerSecond <= 0:

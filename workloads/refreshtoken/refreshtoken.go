@@ -8,12 +8,8 @@ package refreshtoken
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"fmt"
-	"github.com/writeamp/writeamp/sqlparse"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -21,7 +17,9 @@ import (
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/queries"
+	"github.com/writeamp/writeamp/sqlparse"
 	"github.com/writeamp/writeamp/workloads"
+	"github.com/writeamp/writeamp/workloads/owned"
 )
 
 // Name is the workload's registry name.
@@ -39,34 +37,30 @@ const (
 	offlineFlag = "0" // regular sessions, persisted since Keycloak 25
 )
 
-// Workload is one refresh-token run; Prepare/Run/Cleanup per variant.
+// Workload is one refresh-token run; Prepare/Ops/Cleanup per variant.
 type Workload struct {
 	P Params
-	// NoPipeline sends statements one at a time, waiting for each.
-	NoPipeline bool
-	RunID      string
+	// Owned are the run's schemas, one per variant (Owned.RunID names them).
+	Owned *owned.Schemas
 	// AfterPrepare, when set, runs on Prepare's connection once the variant's
 	// tables exist (e.g. `writeamp check` applies a migration to them); an
 	// error drops the schema again and fails Prepare.
 	AfterPrepare func(ctx context.Context, conn *sql.Conn, schema string) error
 	plan         *Plan
-	keep         bool      // --keep: the schemas are marked kept and never dropped
-	created      bool      // this process created the current schema
-	lockConn     *sql.Conn // holds the current schema's lock until Cleanup
 	variant      string
-	schema       string
-	dialect      string
-	version      int
-	server       dialects.Server
+	target       dialects.Target
 }
 
 // The orchestration finds these capabilities by type assertion; a changed
 // signature must fail the build, not silently switch cleanup off.
 var (
 	_ workloads.Workload        = (*Workload)(nil)
+	_ workloads.Flagser         = (*Workload)(nil)
+	_ workloads.Documenter      = (*Workload)(nil)
 	_ workloads.LeftoverCleaner = (*Workload)(nil)
 	_ workloads.EffectDescriber = (*Workload)(nil)
 	_ workloads.Keeper          = (*Workload)(nil)
+	_ workloads.SchemaOwner     = (*Workload)(nil)
 )
 
 func init() {
@@ -75,9 +69,7 @@ func init() {
 
 // New returns a workload with its own run id (schema names derive from it).
 func New(p Params) *Workload {
-	b := make([]byte, 4)
-	rand.Read(b)
-	return &Workload{P: p, RunID: hex.EncodeToString(b)}
+	return &Workload{P: p, Owned: owned.New(SchemaPrefix)}
 }
 
 func (w *Workload) Meta() workloads.Meta {
@@ -90,7 +82,7 @@ func (w *Workload) Meta() workloads.Meta {
 			"logins": w.P.Logins, "refreshes_per_login": w.P.RefreshesPerLogin,
 			"refresh_period": w.P.RefreshPeriod.String(), "logout_percent": w.P.LogoutPercent,
 			"max_idle": w.P.MaxIdle.String(), "coarse_granularity_seconds": Granularity(int64(w.P.MaxIdle / time.Second)),
-			"buckets": w.P.Buckets, "concurrency": w.P.Concurrency, "seed": w.P.Seed,
+			"buckets": w.P.Buckets, "seed": w.P.Seed,
 			"users_per_second": w.P.UsersPerSecond, "clock": "simulated", "fillfactor": w.P.FillFactor,
 			"first_refresh_after": w.P.FirstRefreshAfter.String(), "bucket_function": w.P.BucketFunction,
 			"bucket_position": w.P.BucketPosition, "css_user_session_index": w.P.CSSUserSessionIndex,
@@ -112,22 +104,25 @@ func (w *Workload) ensurePlan() *Plan {
 func (w *Workload) TotalOperations() int64 { return w.ensurePlan().Total() }
 
 // Schema is the current variant's schema.
-func (w *Workload) Schema() string { return w.schema }
+func (w *Workload) Schema() string { return w.Owned.Current() }
 
 // Scope is the workload's two tables in its own schema.
 func (w *Workload) Scope() collectors.Scope {
-	return collectors.Scope{Schemas: []string{w.schema}, Tables: Tables}
+	return collectors.Scope{Schemas: []string{w.Schema()}, Tables: Tables}
 }
 
 // SchemaPrefix marks every schema the workload creates.
 const SchemaPrefix = "writeamp_rt_"
 
+// SchemaPrefix is what `writeamp clean` looks for.
+func (w *Workload) SchemaPrefix() string { return SchemaPrefix }
+
 func (w *Workload) sql(name string) (string, error) {
-	t, err := queries.Get(w.dialect, name, w.version)
+	t, err := queries.Get(w.target.Server.Dialect, name, w.target.Server.VersionNum)
 	if err != nil {
 		return "", err
 	}
-	return Render(t, w.schema, w.P), nil
+	return Render(t, w.Schema(), w.P), nil
 }
 
 // Render fills a workload block's placeholders as a run with these
@@ -150,21 +145,13 @@ func Render(text, schema string, p Params) string {
 	).Replace(text)
 }
 
-func (w *Workload) mustSQL(name string) string {
-	t, err := w.sql(name)
-	if err != nil {
-		panic(err)
-	}
-	return t
-}
-
 // Statements splits a block of the workload's SQL into statements by the
 // lexical rules the four dialects share (quotes, comments), as sqlparse does.
 func Statements(block string) []string { return sqlparse.Statements(block) }
 
-// Prepare creates the variant's schema, marks it as writeamp's, and creates
-// the tables and indexes. A failure drops what was created.
-func (w *Workload) Prepare(ctx context.Context, db *sql.DB, s dialects.Server, variant string) (err error) {
+// Prepare creates the variant's schema (owned: locked, marked, dropped on
+// failure) and its tables and indexes.
+func (w *Workload) Prepare(ctx context.Context, t dialects.Target, variant string) error {
 	if err := w.P.Validate(); err != nil {
 		return err
 	}
@@ -175,11 +162,12 @@ func (w *Workload) Prepare(ctx context.Context, db *sql.DB, s dialects.Server, v
 	if !ok {
 		return fmt.Errorf("--variants: unknown variant %q (known: %s)", variant, strings.Join(Variants, ", "))
 	}
-	w.variant, w.dialect, w.version, w.server = variant, s.Dialect, s.VersionNum, s
+	s := t.Server
+	w.variant, w.target = variant, t
 	if w.P.FillFactor != 100 && s.Dialect != "postgres" {
 		return fmt.Errorf("--fillfactor is a PostgreSQL heap setting; %s has no equivalent the workload models", s)
 	}
-	w.schema = SchemaPrefix + w.RunID + "_" + variant
+	schema := w.Owned.Use(t, variant)
 	w.ensurePlan()
 	ddl, err := w.sql("rt_ddl_" + variant)
 	if err != nil {
@@ -192,103 +180,65 @@ func (w *Workload) Prepare(ctx context.Context, db *sql.DB, s dialects.Server, v
 		}
 		ddl += ";\n" + ix
 	}
-	if err := dialects.CheckIdentifiers(s, w.mustSQL("rt_create_schema")+"\n"+ddl); err != nil {
+	create, err := w.Owned.SQL("owned_create_schema")
+	if err != nil {
+		return fmt.Errorf("refresh-token cannot create its own schema on %s: %w", s, err)
+	}
+	if err := dialects.CheckIdentifiers(s, create+"\n"+ddl); err != nil {
 		return fmt.Errorf("refresh-token cannot create its %s tables: %w", variant, err)
 	}
-	// The schema's lock is taken before the schema exists and held until
-	// Cleanup: no other run can see the schema without its lock being held.
-	w.created = false
-	if err := w.hold(ctx, db); err != nil {
-		return err
-	}
-	err = w.onConn(ctx, db, func(conn *sql.Conn) error {
-		if err := w.create(ctx, conn, ddl); err != nil || w.AfterPrepare == nil {
-			return err
-		}
-		if err := w.AfterPrepare(ctx, conn, w.schema); err != nil {
-			if cerr := w.drop(context.WithoutCancel(ctx), conn); cerr != nil {
-				err = fmt.Errorf("%w (and cleanup failed: %v)", err, cerr)
+	return w.Owned.Create(ctx, func(ctx context.Context, conn *sql.Conn) error {
+		for _, stmt := range Statements(ddl) {
+			if _, err := conn.ExecContext(ctx, stmt); err != nil {
+				return fmt.Errorf("create %s tables: %w", variant, w.Owned.Explain(err))
 			}
-			return err
+		}
+		// Dialects whose planner needs statistics to pick the primary key get
+		// them seeded here, before the window (see rt_seed_stats).
+		if seed, err := w.sql("rt_seed_stats"); err == nil {
+			for _, stmt := range Statements(seed) {
+				if _, err := conn.ExecContext(ctx, stmt); err != nil {
+					return fmt.Errorf("seed planner statistics: %w", err)
+				}
+			}
+		}
+		if w.AfterPrepare != nil {
+			return w.AfterPrepare(ctx, conn, schema)
 		}
 		return nil
 	})
-	if err != nil {
-		if w.created {
-			// The drop on Prepare's own connection failed (the session was
-			// killed, say): try once more on a new one.
-			cctx := context.WithoutCancel(ctx)
-			if derr := w.onConn(cctx, db, func(c *sql.Conn) error { return w.drop(cctx, c) }); derr == nil {
-				err = fmt.Errorf("%w (schema %s dropped on a new connection)", err, w.schema)
-			} else {
-				err = fmt.Errorf("%w; schema %s was left behind: the next writeamp run on this database drops it, or `writeamp clean --drop`", err, w.schema)
-			}
-		}
-		w.release(context.WithoutCancel(ctx))
-	}
-	return err
 }
 
-// onConn runs DDL on one connection that publishes its statistics when done
-// (PostgreSQL 15+): otherwise a pooled connection's WAL counts from this DDL
-// would be published late, inside the next measured window.
-func (w *Workload) onConn(ctx context.Context, db *sql.DB, f func(*sql.Conn) error) error {
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	ferr := f(conn)
-	if d, ok := dialects.Get(w.server.Dialect); ok {
-		if e, ok := d.(dialects.SessionEnder); ok {
-			if err := e.EndSession(context.WithoutCancel(ctx), conn, w.server); err != nil && ferr == nil {
-				ferr = fmt.Errorf("publish session statistics: %w", err)
-			}
-		}
-	}
-	return ferr
+// Cleanup drops the current schema and gives its lock up; a kept schema
+// (--keep) is only released.
+func (w *Workload) Cleanup(ctx context.Context, _ dialects.Target) error { return w.Owned.Drop(ctx) }
+
+// KeepObjects makes Prepare mark the schemas it creates as kept (--keep).
+func (w *Workload) KeepObjects() { w.Owned.Keep() }
+
+// CleanLeftovers drops the schemas earlier runs left (their lock is free).
+func (w *Workload) CleanLeftovers(ctx context.Context, t dialects.Target) (dropped, kept []string, err error) {
+	return w.Owned.CleanLeftovers(ctx, t)
 }
 
-func (w *Workload) create(ctx context.Context, db dialects.Querier, ddl string) (err error) {
-	existing, err := w.listSchemas(ctx, db)
+// Ops are the prepared variant's sessions: worker i of n takes logins i,
+// i+n, ... and issues each session's events in simulated-time order.
+func (w *Workload) Ops() (workloads.Ops, error) {
+	plan := w.ensurePlan()
+	t, err := w.prepareTexts()
 	if err != nil {
-		return fmt.Errorf("list existing writeamp schemas: %w", err)
+		return nil, err
 	}
-	for _, e := range existing {
-		if strings.EqualFold(e, w.schema) {
-			return fmt.Errorf("schema %s %w", w.schema, workloads.ErrNotOwned)
-		}
-	}
-	if _, err := db.ExecContext(ctx, w.mustSQL("rt_create_schema")); err != nil {
-		return fmt.Errorf("create schema %s: %w", w.schema, w.explainDDL(err))
-	}
-	w.created = true
-	defer func() {
-		if err != nil {
-			if cerr := w.drop(context.WithoutCancel(ctx), db); cerr != nil {
-				err = fmt.Errorf("%w (and cleanup failed: %v)", err, cerr)
+	gran := Granularity(int64(w.P.MaxIdle / time.Second))
+	return func(worker, workers int) workloads.Next {
+		c := plan.cursor(worker, workers)
+		return func() (workloads.Op, bool) {
+			ev, ok := c.next()
+			if !ok {
+				return workloads.Op{}, false
 			}
+			steps, done := w.steps(t, ev, gran)
+			return workloads.Op{Name: ev.kind.String(), Counts: ev.kind.plural(), Steps: steps, Done: done}, true
 		}
-	}()
-	if _, err := db.ExecContext(ctx, w.mustSQL("rt_marker_create")); err != nil {
-		return fmt.Errorf("create owner marker: %w", err)
-	}
-	if _, err := db.ExecContext(ctx, w.mustSQL("rt_marker_insert"), w.RunID, os.Getpid(), hostname(), time.Now().UTC().Format(time.RFC3339), lockSession, boolInt(w.keep)); err != nil {
-		return fmt.Errorf("write owner marker: %w", err)
-	}
-	for _, stmt := range Statements(ddl) {
-		if _, err := db.ExecContext(ctx, stmt); err != nil {
-			return fmt.Errorf("create %s tables: %w", w.variant, w.explainDDL(err))
-		}
-	}
-	// Dialects whose planner needs statistics to pick the primary key get
-	// them seeded here, before the window (see rt_seed_stats).
-	if seed, err := w.sql("rt_seed_stats"); err == nil {
-		for _, stmt := range Statements(seed) {
-			if _, err := db.ExecContext(ctx, stmt); err != nil {
-				return fmt.Errorf("seed planner statistics: %w", err)
-			}
-		}
-	}
-	return nil
+	}, nil
 }

@@ -1,7 +1,6 @@
 package refreshtoken
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -114,7 +113,6 @@ func TestParamsValidateNamesTheFlag(t *testing.T) {
 		func(p *Params) { p.Logins = 0 },
 		func(p *Params) { p.LogoutPercent = 101 },
 		func(p *Params) { p.Buckets = 40000 },
-		func(p *Params) { p.Concurrency = 0 },
 		func(p *Params) { p.FillFactor = 5 },
 		func(p *Params) { p.RefreshPeriod = 0 },
 		func(p *Params) { p.FirstRefreshAfter = -time.Second },
@@ -122,7 +120,7 @@ func TestParamsValidateNamesTheFlag(t *testing.T) {
 		func(p *Params) { p.BucketPosition = "last" },
 		func(p *Params) { p.CSSUserSessionIndex = "maybe" },
 	}
-	flags := []string{"--logins", "--logout-percent", "--buckets", "--concurrency", "--fillfactor", "--refresh-period",
+	flags := []string{"--logins", "--logout-percent", "--buckets", "--fillfactor", "--refresh-period",
 		"--first-refresh-after", "--bucket-function", "--bucket-position", "--css-user-session-index"}
 	for i, f := range bad {
 		q := DefaultParams()
@@ -131,18 +129,5 @@ func TestParamsValidateNamesTheFlag(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), flags[i]) {
 			t.Errorf("case %d: error %v does not name %s", i, err, flags[i])
 		}
-	}
-}
-
-func TestDDLPermissionErrorsNameTheGrantOfTheDialect(t *testing.T) {
-	for d, want := range map[string]string{"postgres": "GRANT CREATE ON DATABASE", "mysql": "ON *.*", "sqlserver": "CREATE SCHEMA", "oracle": "CREATE USER"} {
-		w := &Workload{dialect: d}
-		if err := w.explainDDL(errors.New("permission denied for database kc")); !strings.Contains(err.Error(), want) {
-			t.Errorf("%s: %v", d, err)
-		}
-	}
-	w := &Workload{dialect: "postgres"}
-	if err := w.explainDDL(errors.New("syntax error")); strings.Contains(err.Error(), "GRANT") {
-		t.Errorf("only permission errors get a GRANT: %v", err)
 	}
 }

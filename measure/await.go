@@ -2,12 +2,10 @@ package measure
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"time"
 
 	"github.com/writeamp/writeamp/collectors"
-	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/result"
 )
 
@@ -37,24 +35,23 @@ func short(d *collectors.Delta, want map[collectors.Key]float64) bool {
 }
 
 // awaitWrites takes "after" snapshots until the scoped table counters have
-// caught up with the rows the workload's driver saw change, within bound.
-// PostgreSQL 15+ publishes before the workload returns, so the first reading
-// suffices; the 13/14 collector receives the counts asynchronously.
-func awaitWrites(ctx context.Context, set *collectors.Set, db *sql.DB, s dialects.Server, sc collectors.Scope,
-	before *collectors.Snapshot, writes []collectors.Write, bound time.Duration) (*collectors.Snapshot, *collectors.Delta, error) {
-	want := expectedRows(writes)
-	deadline := time.Now().Add(bound)
+// caught up with the rows the workload's driver saw change, within the
+// bound. PostgreSQL 15+ publishes before the workload returns, so the first
+// reading suffices; the 13/14 collector receives the counts asynchronously.
+func (w *Window) awaitWrites(ctx context.Context, sp *Span, until Until) (*collectors.Delta, error) {
+	want := expectedRows(until.writes)
+	deadline := time.Now().Add(until.bound)
 	for {
-		after, err := set.Take(ctx, db, s, sc)
+		after, err := w.Set.Take(ctx, w.DB, w.Server, sp.Scope)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		d, err := collectors.Diff(before, after)
+		d, err := collectors.Diff(sp.Before, after)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if !short(d, want) || time.Now().After(deadline) || ctx.Err() != nil {
-			return after, d, nil
+			return d, nil
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
@@ -78,6 +75,60 @@ func crossCheckWrites(d *collectors.Delta, writes []collectors.Write) {
 		d.Values[k] = m
 		d.Warnings = append(d.Warnings, fmt.Sprintf("%s %s: server counter %.0f, driver count %.0f (%s); shown as approx", k.Object, k.Metric, m.V(), n, why))
 	}
+}
+
+// Quiesce takes "after" snapshots until the scoped table and index counters
+// stop moving, and returns the last. A wrapped command's sessions publish
+// their statistics as they end, which can land just after the command exits;
+// the dialect cannot know when, so two equal readings are the evidence.
+func (w *Window) Quiesce(ctx context.Context, sc collectors.Scope, timeout time.Duration) (*collectors.Snapshot, bool, error) {
+	deadline := time.Now().Add(timeout)
+	prev, err := w.Set.Take(ctx, w.DB, w.Server, sc)
+	if err != nil {
+		return nil, false, err
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return prev, false, nil
+		case <-time.After(200 * time.Millisecond):
+		}
+		next, err := w.Set.Take(ctx, w.DB, w.Server, sc)
+		if err != nil {
+			return nil, false, err
+		}
+		if sameObjectCounters(prev, next) {
+			return next, true, nil
+		}
+		prev = next
+		if time.Now().After(deadline) {
+			return prev, false, nil
+		}
+	}
+}
+
+// sameObjectCounters compares the cumulative table and index counters;
+// database-wide ones (WAL position) move with any session and never settle.
+func sameObjectCounters(a, b *collectors.Snapshot) bool {
+	vals := func(s *collectors.Snapshot) map[collectors.Key]float64 {
+		m := map[collectors.Key]float64{}
+		for _, c := range s.Counters {
+			if c.Level != collectors.DB && !c.Gauge && !c.Interval {
+				m[c.Key] = c.Value
+			}
+		}
+		return m
+	}
+	va, vb := vals(a), vals(b)
+	if len(va) != len(vb) {
+		return false
+	}
+	for k, v := range va {
+		if w, ok := vb[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
 }
 
 func joinNote(a, b string) string {

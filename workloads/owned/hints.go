@@ -1,4 +1,4 @@
-package refreshtoken
+package owned
 
 import (
 	"errors"
@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// ddlGrants say, per dialect, what lets the workload create its own schema;
-// explainDDL fills in the user, database and host of the connection.
+// ddlGrants say, per dialect, what lets a workload create its own schema;
+// Explain fills in the user, database and host of the connection.
 var ddlGrants = map[string]string{
 	"postgres":  "GRANT CREATE ON DATABASE <db> TO <user>",
 	"mysql":     "GRANT CREATE, DROP, ALTER, INDEX, INSERT, UPDATE, DELETE, SELECT ON *.* TO <grantee> (the workload creates its own database)",
@@ -22,41 +22,43 @@ var readOnlyFix = map[string]string{
 }
 
 // names fills a fix text with the connection's own names.
-func (w *Workload) names(text string) string {
+func (o *Schemas) names(text string) string {
+	s := o.t.Server
 	quote := func(s string) string { return s }
-	switch w.dialect {
+	switch s.Dialect {
 	case "postgres":
 		quote = func(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 	case "sqlserver":
 		quote = func(s string) string { return "[" + strings.ReplaceAll(s, "]", "]]") + "]" }
 	}
 	r := []string{}
-	if w.server.User != "" {
-		r = append(r, "<user>", quote(w.server.User))
+	if s.User != "" {
+		r = append(r, "<user>", quote(s.User))
 	}
-	if w.server.Database != "" {
-		r = append(r, "<db>", quote(w.server.Database))
+	if s.Database != "" {
+		r = append(r, "<db>", quote(s.Database))
 	}
-	if g := w.server.Prop("grantee"); g != "" {
+	if g := s.Prop("grantee"); g != "" {
 		r = append(r, "<grantee>", g)
 	}
 	return strings.NewReplacer(r...).Replace(text)
 }
 
-// explainDDL adds the statement that fixes a refused CREATE, with the
-// user's and database's names filled in.
-func (w *Workload) explainDDL(err error) error {
+// Explain adds the statement that fixes a refused CREATE, with the user's
+// and database's names filled in.
+func (o *Schemas) Explain(err error) error {
+	d := o.t.Server.Dialect
 	msg := strings.ToLower(err.Error())
 	var st interface{ SQLState() string }
 	readOnly := errors.As(err, &st) && st.SQLState() == "25006" || strings.Contains(msg, "read-only") || strings.Contains(msg, "read only") || strings.Contains(msg, "error 1290") || strings.Contains(msg, "error 1792")
-	if fix, ok := readOnlyFix[w.dialect]; ok && readOnly {
-		return fmt.Errorf("%w (%s)", err, w.names(fix))
+	if fix, ok := readOnlyFix[d]; ok && readOnly {
+		return fmt.Errorf("%w (%s)", err, o.names(fix))
 	}
 	if !strings.Contains(msg, "permission denied") && !strings.Contains(msg, "denied") && !strings.Contains(msg, "insufficient privileges") && !strings.Contains(msg, "ora-01031") {
 		return err
 	}
-	if g, ok := ddlGrants[w.dialect]; ok {
-		return fmt.Errorf("%w (the workload needs to create its own schema: %s)", err, w.names(g))
+	if g, ok := ddlGrants[d]; ok {
+		return fmt.Errorf("%w (the workload needs to create its own schema: %s)", err, o.names(g))
 	}
 	return err
 }

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"database/sql"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/result"
+
+	// The registration line a second built-in workload adds to workloads.go:
+	// the demo workload (internal/workloadtest/demo, only linked into tests)
+	// touches nothing else, and `run` discovers its command and flags.
+	_ "github.com/writeamp/writeamp/internal/workloadtest/demo"
+)
+
+// TestASecondWorkloadIsItsPackageAndOneLine runs the demo workload through
+// `writeamp run demo` with its own flags: the generic runner drives its
+// operations over three workers, the window measures them, the owned-schema
+// lifecycle creates, keeps and cleans its schemas, and the numbers are the
+// truth the test knows (every update of the indexed variant is non-HOT and
+// adds one entry to the index on v; the plain variant's all stay HOT).
+func TestASecondWorkloadIsItsPackageAndOneLine(t *testing.T) {
+	dsn := testenv.DSN(t, "WRITEAMP_TEST_PG_DSN")
+	stdout, _, err := run(t, "run", "--help")
+	if err != nil || !strings.Contains(stdout, "demo") {
+		t.Fatalf("run --help does not list the demo workload (%v):\n%s", err, stdout)
+	}
+	if _, _, err := run(t, "run", "demo", "--dsn", dsn, "--rows", "0"); err == nil || !strings.Contains(err.Error(), "--rows") {
+		t.Fatalf("the workload's own validation is not applied: %v", err)
+	}
+	out := filepath.Join(t.TempDir(), "demo.json")
+	const updates = 300
+	if _, _, err := run(t, "run", "demo", "-q", "--dsn", dsn, "--rows", "50", "--updates", "300", "--concurrency", "3",
+		"--keep", "--format", "json", "-o", out); err != nil {
+		t.Fatal(err)
+	}
+	r, err := result.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Workload.Name != "demo" || r.Workload.Params["rows"] != float64(50) || r.Workload.Params["concurrency"] != float64(3) || len(r.Runs) != 2 {
+		t.Fatalf("workload %+v, %d runs", r.Workload, len(r.Runs))
+	}
+	for _, run := range r.Runs {
+		tbl := run.Table("counter")
+		if run.Operations["updates"] != updates || tbl == nil || tbl.Metrics["rows_updated"].V() != updates || tbl.Metrics["rows_updated"].Exactness != result.Exact {
+			t.Fatalf("%s: operations %v, table %+v", run.Variant, run.Operations, tbl)
+		}
+		hot := tbl.Metrics["hot_updates"].V()
+		switch run.Variant {
+		case "indexed":
+			li := run.Index("counter_v").Metrics["leaf_inserts"]
+			if hot != 0 || li.V() != updates || li.Exactness != result.Exact {
+				t.Errorf("indexed: hot %v, counter_v leaf inserts %+v; want 0 and %d exact", hot, li, updates)
+			}
+		case "plain":
+			if hot != updates {
+				t.Errorf("plain: %v of %d updates HOT", hot, updates)
+			}
+		}
+	}
+	// --keep kept both schemas, marked; clean finds them by the workload's
+	// prefix and drops them.
+	stdout, _, err = run(t, "clean", "--dsn", dsn)
+	if err != nil || strings.Count(stdout, "writeamp_demo_") != 2 || !strings.Contains(stdout, "kept") {
+		t.Fatalf("clean does not list the kept demo schemas (%v):\n%s", err, stdout)
+	}
+	if stdout, _, err = run(t, "clean", "--dsn", dsn, "--drop"); err != nil || !strings.Contains(stdout, "dropped ") {
+		t.Fatalf("clean --drop (%v):\n%s", err, stdout)
+	}
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'writeamp\_demo\_%'`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d demo schemas left (%v)", n, err)
+	}
+}

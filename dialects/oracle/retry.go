@@ -1,0 +1,20 @@
+package oracle
+
+import (
+	"errors"
+
+	"github.com/writeamp/writeamp/dialects"
+
+	"github.com/sijms/go-ora/v2/network"
+)
+
+// Retryable: ORA-00060 (deadlock detected while waiting for resource) and
+// ORA-08177 (can't serialize access for this transaction), by go-ora's
+// error code (https://docs.oracle.com/en/error-help/db/ora-00060/,
+// https://docs.oracle.com/en/error-help/db/ora-08177/).
+func (Dialect) Retryable(err error) bool {
+	var oe *network.OracleError
+	return errors.As(err, &oe) && (oe.ErrCode == 60 || oe.ErrCode == 8177)
+}
+
+var _ dialects.RetryClassifier = Dialect{}

@@ -1,0 +1,19 @@
+package postgres
+
+import (
+	"errors"
+
+	"github.com/writeamp/writeamp/dialects"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// Retryable: SQLSTATE 40001 serialization_failure and 40P01
+// deadlock_detected, the two the documentation says to retry
+// (https://www.postgresql.org/docs/current/mvcc-serialization-failure-handling.html).
+func (Dialect) Retryable(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
+}
+
+var _ dialects.RetryClassifier = Dialect{}

@@ -1,0 +1,252 @@
+package workloads
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/cenkalti/backoff/v5"
+
+	"github.com/writeamp/writeamp/dialects"
+)
+
+// Ops gives each worker its share of a variant's operations: for worker i of
+// n, a Next that returns them in the order the worker issues them.
+type Ops func(worker, workers int) Next
+
+// Next returns the worker's next operation, or false when it has none left.
+type Next func() (Op, bool)
+
+// Op is one operation of a workload: one transaction, or nothing at all.
+type Op struct {
+	Name   string // latency and error key, singular ("refresh")
+	Counts string // operation count key, plural ("refreshes")
+	// Steps run in one transaction (pipelined where the dialect can). None:
+	// nothing reaches the database, and the operation still counts.
+	Steps []Step
+	// Done runs once the transaction committed and every step did what it
+	// should: what the workload's own state becomes. The steps must not
+	// change that state themselves, so a retried transaction repeats them.
+	Done func()
+}
+
+// Step is one statement of an operation and what it must do.
+type Step struct {
+	// Name is the statement's name; the rows a DML step changes are counted
+	// under it (Stats.Statements, for the effect derivation).
+	Name string
+	dialects.Stmt
+	Want int64 // rows affected (DML) or returned (query); -1 = any
+}
+
+// Runner drives a workload's operations: Concurrency workers, each on its own
+// connection, each operation a transaction retried with backoff when the
+// dialect calls its error transient, latencies into histograms merged across
+// workers, progress, and the dialect's EndSession as each worker's last
+// statement. Cancellation stops the workers and is not counted as an error.
+type Runner struct {
+	Target      dialects.Target
+	Concurrency int
+	// NoPipeline sends statements one at a time, waiting for each.
+	NoPipeline bool
+	Progress   Progress
+	// MaxErrors stops a worker that fails persistently instead of reporting
+	// noise (default 100); Retries bounds the retries of one operation
+	// (default 3).
+	MaxErrors, Retries int
+}
+
+// MaxConcurrency bounds --concurrency: workers each hold a connection.
+const MaxConcurrency = 1024
+
+// CheckConcurrency names the flag when a level is out of range.
+func CheckConcurrency(n int) error {
+	if n < 1 || n > MaxConcurrency {
+		return fmt.Errorf("--concurrency must be between 1 and %d (got %d)", MaxConcurrency, n)
+	}
+	return nil
+}
+
+// Run runs ops to the end, or until ctx is cancelled or a worker gives up;
+// the stats cover what was done either way.
+func (r Runner) Run(ctx context.Context, ops Ops) (Stats, error) {
+	n := r.Concurrency
+	if n < 1 {
+		n = 1
+	}
+	if r.Progress == nil {
+		r.Progress = NoProgress{}
+	}
+	if r.MaxErrors == 0 {
+		r.MaxErrors = 100
+	}
+	if r.Retries == 0 {
+		r.Retries = 3
+	}
+	var pipe dialects.Pipeliner
+	if !r.NoPipeline {
+		pipe, _ = r.Target.Dialect.(dialects.Pipeliner)
+	}
+	results := make([]*tally, n)
+	errs := make([]error, n)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			results[i] = newTally()
+			errs[i] = r.worker(ctx, pipe, ops(i, n), results[i])
+		}(i)
+	}
+	wg.Wait()
+	st := Stats{Operations: map[string]int64{}, Errors: map[string]int64{}, Latency: map[string]*Histogram{},
+		Statements: map[string]int64{}, Elapsed: time.Since(start)}
+	for _, t := range results {
+		t.mergeInto(&st)
+	}
+	var runErr error
+	failed := 0
+	for _, e := range errs {
+		if e != nil {
+			if runErr == nil {
+				runErr = e
+			}
+			failed++
+		}
+	}
+	if failed > 1 {
+		runErr = fmt.Errorf("%w (and %d more workers failed)", runErr, failed-1)
+	}
+	return st, runErr
+}
+
+// tally is one worker's counts, merged into Stats at the end.
+type tally struct {
+	ops, errs, stmts map[string]int64
+	retries          int64
+	lat              map[string]*Histogram
+}
+
+func newTally() *tally {
+	return &tally{ops: map[string]int64{}, errs: map[string]int64{}, stmts: map[string]int64{}, lat: map[string]*Histogram{}}
+}
+
+func (t *tally) latency(op string) *Histogram {
+	h := t.lat[op]
+	if h == nil {
+		h = NewHistogram()
+		t.lat[op] = h
+	}
+	return h
+}
+
+func (t *tally) mergeInto(st *Stats) {
+	for k, v := range t.ops {
+		st.Operations[k] += v
+	}
+	for k, v := range t.errs {
+		st.Errors[k] += v
+	}
+	for k, v := range t.stmts {
+		st.Statements[k] += v
+	}
+	st.Retries += t.retries
+	for k, h := range t.lat {
+		if st.Latency[k] == nil {
+			st.Latency[k] = NewHistogram()
+		}
+		st.Latency[k].Merge(h)
+	}
+}
+
+func (r Runner) worker(ctx context.Context, pipe dialects.Pipeliner, next Next, t *tally) error {
+	conn, err := r.Target.DB.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	failures := 0
+	for {
+		op, ok := next()
+		if !ok {
+			break
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		t0 := time.Now()
+		err := r.attempts(ctx, conn, pipe, op, t)
+		t.latency(op.Name).Record(time.Since(t0))
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err() // cancellation at shutdown is not an error of the workload
+			}
+			t.errs[op.Name]++
+			failures++
+			if failures >= r.MaxErrors || ConnectionLost(err) {
+				return fmt.Errorf("%s failed (%d errors so far): %w", op.Name, failures, err)
+			}
+			continue
+		}
+		t.ops[op.Counts]++
+		if op.Done != nil {
+			op.Done()
+		}
+		r.Progress.Add(1)
+	}
+	return r.Target.EndSession(ctx, conn)
+}
+
+// attempts runs op, and again after a growing, jittered pause while the
+// dialect calls the failure transient (a serialization failure, a deadlock):
+// the retry a client of the database would make.
+func (r Runner) attempts(ctx context.Context, conn *sql.Conn, pipe dialects.Pipeliner, op Op, t *tally) error {
+	if len(op.Steps) == 0 {
+		return nil // nothing reaches the database (Keycloak serves it from its cache)
+	}
+	b := backoff.NewExponentialBackOff()
+	b.InitialInterval, b.MaxInterval, b.RandomizationFactor = 2*time.Millisecond, 100*time.Millisecond, 0.5
+	_, err := backoff.Retry(ctx, func() (struct{}, error) {
+		err := r.once(ctx, conn, pipe, op, t)
+		if err != nil && !r.Target.Retryable(err) {
+			return struct{}{}, backoff.Permanent(err)
+		}
+		return struct{}{}, err
+	}, backoff.WithBackOff(b), backoff.WithMaxTries(uint(r.Retries)+1), backoff.WithMaxElapsedTime(0),
+		backoff.WithNotify(func(error, time.Duration) { t.retries++ }))
+	return err
+}
+
+// once runs op's steps in one transaction and checks what each did. The
+// rows of committed DML count even when a later step's count is wrong.
+func (r Runner) once(ctx context.Context, conn *sql.Conn, pipe dialects.Pipeliner, op Op, t *tally) error {
+	list := make([]dialects.Stmt, len(op.Steps))
+	for i, st := range op.Steps {
+		list[i] = st.Stmt
+	}
+	var res []dialects.StmtResult
+	var err error
+	if pipe != nil {
+		res, err = pipe.Pipeline(ctx, conn, list)
+	} else {
+		res, err = dialects.ExecTx(ctx, conn, list)
+	}
+	if err != nil {
+		return err
+	}
+	for i, st := range op.Steps {
+		got := res[i].RowsAffected
+		if st.Query {
+			got = res[i].RowsReturned
+		} else {
+			t.stmts[st.Name] += got
+		}
+		if st.Want >= 0 && got != st.Want {
+			return fmt.Errorf("%s: %d rows, expected %d (was the row changed by someone else?)", st.Name, got, st.Want)
+		}
+	}
+	return nil
+}
