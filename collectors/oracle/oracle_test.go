@@ -94,7 +94,7 @@ func wantPrivilege(t *testing.T, err error, view string) {
 }
 
 func TestEveryCollectorRefusesOracle11(t *testing.T) {
-	for _, c := range NewSet().Collectors {
+	for _, c := range NewSet().Sources {
 		if err := c.Supports(oracle11); !errors.Is(err, dialects.ErrUnsupported) {
 			t.Errorf("%s: want ErrUnsupported for 11.2, got %v", c.Name(), err)
 		}

@@ -110,7 +110,7 @@ var sql2014 = dialects.Server{Dialect: ms.Name, Version: "12.0.6024.0", VersionN
 func ctx() context.Context { return context.Background() }
 
 func TestEveryCollectorRefusesSQLServer2014(t *testing.T) {
-	for _, c := range NewSet().Collectors {
+	for _, c := range NewSet().Sources {
 		if _, ok := c.(FnDblogMark); ok {
 			continue // a mark only: FnDblog reports the interval's support
 		}
@@ -124,8 +124,8 @@ func TestRegisteredForTheDialect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(set.Collectors) != 6 || len(set.Interval) != 1 || set.SnapshotTx == nil {
-		t.Fatalf("unexpected set: %d collectors, %d interval", len(set.Collectors), len(set.Interval))
+	if len(set.Sources) != 6 || len(set.Interval) != 1 || set.SnapshotTx == nil {
+		t.Fatalf("unexpected set: %d collectors, %d interval", len(set.Sources), len(set.Interval))
 	}
 	if set.Savepoint != "" {
 		t.Fatalf("SQL Server needs no savepoints, got %q", set.Savepoint)
