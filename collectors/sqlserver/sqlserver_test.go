@@ -2,13 +2,11 @@ package sqlserver
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/DATA-DOG/go-sqlmock"
 	mssql "github.com/microsoft/go-mssqldb"
 
 	"github.com/writeamp/writeamp/collectors"
@@ -38,21 +36,6 @@ func azure() dialects.Server {
 	s.Set(ms.CapDatabaseWaitStats, true, "")
 	s.Set(ms.CapFnDblog, false, "Azure SQL Database has no sysadmin")
 	return s
-}
-
-func mockDB(t *testing.T) (*sql.DB, sqlmock.Sqlmock) {
-	t.Helper()
-	db, mock, err := sqlmock.New(sqlmock.QueryMatcherOption(sqlmock.QueryMatcherEqual))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := mock.ExpectationsWereMet(); err != nil {
-			t.Error(err)
-		}
-		db.Close()
-	})
-	return db, mock
 }
 
 func text(name string, s dialects.Server) string { return queries.MustGet(ms.Name, name, s.VersionNum) }
