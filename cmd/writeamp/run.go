@@ -60,9 +60,6 @@ does not sleep, so a 300-second scenario runs as fast as the database allows.`,
   writeamp run --pg-bin /usr/lib/postgresql/17/bin -o pg17.json --format json    # then: writeamp compare pg13.json pg17.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := reports.CheckFormat(format); err != nil {
-				return usageError{err}
-			}
 			levels, err := parseLevels(concurrency)
 			if err != nil {
 				return usageError{err}
@@ -142,12 +139,11 @@ does not sleep, so a 300-second scenario runs as fast as the database allows.`,
 	workloadFlags(f, &p, "")
 	f.StringVar(&concurrency, "concurrency", strconv.Itoa(p.Concurrency), "workers, each on its own connection (1 reproduces the reference run's one-at-a-time load; more adds contention); a list such as 1,8,32 sweeps the levels, each a column")
 	listFlag(f, &variants, "variants", "", refreshtoken.Variants, "variants to measure, in order: "+strings.Join(refreshtoken.Variants, ","))
-	f.StringVar(&format, "format", "table", "output format: "+strings.Join(reports.Formats, "|"))
+	formatFlag(cmd, &format, reports.Formats)
 	f.StringVarP(&output, "output", "o", "", "write the report to this file instead of stdout")
 	f.BoolVar(&noPipe, "no-pipeline", false, "send each statement and wait for it (default: one round trip per transaction where the driver can pipeline)")
 	f.BoolVar(&keep, "keep", false, "keep the workload's schema after the run for inspection")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress or notes on stderr")
-	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(reports.Formats, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("variants", cobra.FixedCompletions(refreshtoken.Variants, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
