@@ -55,11 +55,7 @@ func (o *Outcome) Write(w Outputs, runErr error) error {
 		return fmt.Errorf("check: unknown format %q (use one of: %s)", w.Format, strings.Join(Formats, ", "))
 	}
 	if w.JUnit != "" {
-		var b bytes.Buffer
-		if err := o.JUnit(&b, runErr); err != nil {
-			return err
-		}
-		if err := safeio.Write(w.Stdout, safeio.Target{Flag: "--junit", Path: w.JUnit}, b.Bytes()); err != nil {
+		if err := w.write("--junit", w.JUnit, func(b io.Writer) error { return o.JUnit(b, runErr) }); err != nil {
 			return err
 		}
 	}
@@ -70,19 +66,11 @@ func (o *Outcome) Write(w Outputs, runErr error) error {
 		}
 		return &ExitError{Code: 2, Err: runErr}
 	}
-	var b bytes.Buffer
-	if err := o.render(&b, w.Format); err != nil {
-		return err
-	}
-	if err := safeio.Write(w.Stdout, safeio.Target{Flag: "--output", Path: w.Report}, b.Bytes()); err != nil {
+	if err := w.write("--output", w.Report, func(b io.Writer) error { return o.render(b, w.Format) }); err != nil {
 		return err
 	}
 	if w.Result != "" {
-		var rb bytes.Buffer
-		if err := reports.JSON(&rb, o.Result); err != nil {
-			return err
-		}
-		if err := safeio.Write(w.Stdout, safeio.Target{Flag: "--result", Path: w.Result}, rb.Bytes()); err != nil {
+		if err := w.write("--result", w.Result, func(b io.Writer) error { return reports.JSON(b, o.Result) }); err != nil {
 			return err
 		}
 	}
@@ -114,6 +102,16 @@ func (o *Outcome) render(w io.Writer, format string) error {
 	}
 	o.RenderVerdicts(w, format == "markdown")
 	return nil
+}
+
+// write renders one output whole, then writes it: a render that fails
+// leaves the file as it was.
+func (w Outputs) write(flag, path string, render func(io.Writer) error) error {
+	var b bytes.Buffer
+	if err := render(&b); err != nil {
+		return err
+	}
+	return safeio.Write(w.Stdout, safeio.Target{Flag: flag, Path: path}, b.Bytes())
 }
 
 // summary appends to the step summary; one that cannot be written is a
