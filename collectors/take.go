@@ -66,8 +66,8 @@ func (set *Set) Take(ctx context.Context, db *sql.DB, s dialects.Server, sc Scop
 			}
 		}
 		if cat, ok := src.(Catalog); ok {
-			// Without the catalog no counter can be placed: its failure
-			// fails the snapshot.
+			// The objects in scope are what every report is about: a
+			// catalog that cannot be read fails the snapshot.
 			objs, cs, err := cat.Catalog(ctx, tx, s, sc)
 			var note *CatalogNote
 			if errors.As(err, &note) {
