@@ -1,6 +1,7 @@
 package collectors
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -135,4 +136,36 @@ func TestDiffResetTimeChangeIsAResetUnlessTheStatsAreNew(t *testing.T) {
 	if m := d.Get(Key{DB, "", "transactions_committed"}); !m.OK() || m.V() != 6 {
 		t.Errorf("same reset time: a plain difference, got %+v", m)
 	}
+}
+
+type nothing struct{}
+
+func (nothing) Name() string                   { return "nothing" }
+func (nothing) Supports(dialects.Server) error { return nil }
+
+type catalog struct{ nothing }
+
+func (catalog) Catalog(context.Context, dialects.Querier, dialects.Server, Scope) ([]Object, []Counter, error) {
+	return nil, nil, nil
+}
+
+// A source that is none of Catalog, Collector and Marker would be skipped
+// by Take without a word, and two catalogs would list every object twice:
+// Register refuses both.
+func TestSetCheckRefusesSourcesThatReadNothingAndTwoCatalogs(t *testing.T) {
+	if err := (&Set{Sources: []Source{catalog{}}}).Check(); err != nil {
+		t.Errorf("one catalog: %v", err)
+	}
+	if err := (&Set{Sources: []Source{catalog{}, nothing{}}}).Check(); err == nil || !strings.Contains(err.Error(), "nothing reads nothing") {
+		t.Errorf("a source with no role: %v", err)
+	}
+	if err := (&Set{Sources: []Source{catalog{}, catalog{}}}).Check(); err == nil || !strings.Contains(err.Error(), "2 catalogs") {
+		t.Errorf("two catalogs: %v", err)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("Register accepted a set that fails Check")
+		}
+	}()
+	Register("test-nothing", &Set{Sources: []Source{nothing{}}})
 }

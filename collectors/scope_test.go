@@ -13,6 +13,7 @@ import (
 	"github.com/writeamp/writeamp/dialects"
 	_ "github.com/writeamp/writeamp/dialects/oracle"
 	_ "github.com/writeamp/writeamp/dialects/sqlserver"
+	"github.com/writeamp/writeamp/internal/mocksql"
 	"github.com/writeamp/writeamp/queries"
 )
 
@@ -20,11 +21,7 @@ import (
 // and VARCHAR2 names as strings, the collation probe as an int.
 func resolveMock(t *testing.T, s dialects.Server, caseSensitive *int, schemas []string, tables [][2]string, sc collectors.Scope) (collectors.Scope, error) {
 	t.Helper()
-	db, mock, err := sqlmock.New(sqlmock.QueryMatcherOption(sqlmock.QueryMatcherEqual))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db, mock := mocksql.New(t)
 	if caseSensitive != nil {
 		mock.ExpectQuery(queries.MustGet(s.Dialect, "identifier_case", s.VersionNum)).WillReturnRows(sqlmock.NewRows([]string{""}).AddRow(*caseSensitive))
 	}

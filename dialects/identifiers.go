@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 )
 
 // PropMaxIdentifierBytes is the longest object name, in bytes, the server
@@ -36,4 +37,22 @@ func CheckIdentifiers(s Server, ddl string) error {
 		}
 	}
 	return nil
+}
+
+// CaseMatcher matches names on a server that compares them by a setting
+// (MySQL's lower_case_table_names, SQL Server's collation) instead of
+// folding them: open…close or "…" around a typed name is only quoting, and
+// the comparison is exact or ignores case as the setting says.
+func CaseMatcher(sensitive bool, open, close byte) func(typed, actual string) bool {
+	unquote := func(t string) string {
+		if n, ok := Unquote(t, open, close); ok {
+			return n
+		}
+		n, _ := Unquote(t, '"', '"')
+		return n
+	}
+	if sensitive {
+		return func(typed, actual string) bool { return unquote(typed) == actual }
+	}
+	return func(typed, actual string) bool { return strings.EqualFold(unquote(typed), actual) }
 }

@@ -42,17 +42,22 @@ func RedactURL(dsn string, keys ...string) string {
 		}
 	}
 	if at := strings.LastIndexByte(rest[:limit], '@'); at >= 0 {
-		info := rest[:at]
-		if user, _, hasPw := strings.Cut(info, ":"); hasPw {
-			info = user + ":" + Mask
-		}
-		out += info + "@"
+		out += MaskUserInfo(rest[:at]) + "@"
 		rest = rest[at+1:]
 	}
 	if q := strings.IndexByte(rest, '?'); q >= 0 {
 		return out + rest[:q+1] + maskParams(rest[q+1:], keys, "&")
 	}
 	return out + rest
+}
+
+// MaskUserInfo masks the password of "user:password" user info: everything
+// after the first ':' (a user name has none; a password may hold more).
+func MaskUserInfo(info string) string {
+	if user, _, hasPw := strings.Cut(info, ":"); hasPw {
+		return user + ":" + Mask
+	}
+	return info
 }
 
 // maskParams masks the value of the first key=value parameter (separated by

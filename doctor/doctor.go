@@ -191,7 +191,7 @@ func Diagnose(ctx context.Context, db *sql.DB, s dialects.Server) (*Report, erro
 		}
 		r.Items = append(r.Items, it)
 	}
-	for _, c := range set.Collectors {
+	for _, c := range set.Sources {
 		add(c.Name(), "collector", c.Supports(s))
 	}
 	unread := map[string]string{}

@@ -19,7 +19,7 @@ func TestEveryCollectorSaysWhatItGivesAndWhatIsLost(t *testing.T) {
 			t.Fatal(err)
 		}
 		var names []string
-		for _, c := range set.Collectors {
+		for _, c := range set.Sources {
 			names = append(names, c.Name())
 		}
 		for _, c := range set.Interval {

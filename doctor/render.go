@@ -9,7 +9,10 @@ import (
 	"github.com/writeamp/writeamp/dialects"
 )
 
-// Render writes the report as "table", "markdown" or "json".
+// Formats are what Render writes.
+var Formats = []string{"table", "markdown", "json"}
+
+// Render writes the report in one of Formats.
 func Render(w io.Writer, format string, r *Report) error {
 	if format == "json" {
 		type doc struct {

@@ -1,31 +1,25 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/writeamp/writeamp/budget"
 	"github.com/writeamp/writeamp/check"
-	"github.com/writeamp/writeamp/collectors"
-	"github.com/writeamp/writeamp/internal/safeio"
-	"github.com/writeamp/writeamp/reports"
-	"github.com/writeamp/writeamp/workloads"
 	"github.com/writeamp/writeamp/workloads/refreshtoken"
 )
 
 func newCheckCmd() *cobra.Command {
 	wl := refreshtoken.New(refreshtoken.DefaultParams())
 	wl.P.Logins = 300
-	concurrency := 1
+	req := check.Request{Workload: wl, Concurrency: 1}
 	var (
-		dsn, format, output, junit, resultFile, variant string
-		schemas, migrations, budgets, scope             []string
-		quiet, showOutput                               bool
+		outputs           check.Outputs
+		dsn               string
+		quiet, showOutput bool
 	)
 	cmd := &cobra.Command{
 		Use:   "check --migration up.sql [--budget B]... [-- COMMAND [ARG]...]",
@@ -82,52 +76,12 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
   writeamp check --migration up.sql --budget 'leaf_inserts/op[idx_name]<=+0%' \
     --format markdown --output check.md --junit check.xml`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var command []string
-			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
-				if dash > 0 {
-					return usagef("unexpected arguments before --: %s (the workload command goes after --)", strings.Join(args[:dash], " "))
-				}
-				command = args[dash:]
-				if len(command) == 0 {
-					return usagef("nothing after --: give the workload command, e.g. -- psql \"$DSN\" -f work.sql")
-				}
-			} else if len(args) > 0 {
-				return usagef("unexpected arguments %s: put the workload command after --", strings.Join(args, " "))
-			}
-			switch format {
-			case "table", "markdown", "json":
-			default:
-				return usagef("--format: unknown format %q (use one of: table, markdown, json)", format)
-			}
-			if len(migrations) == 0 {
-				return usagef("--migration is required: the SQL file(s) or directory to check")
-			}
-			bs, err := budget.ParseAll(budgets)
+			command, err := check.CommandAfterDash(args, cmd.ArgsLenAtDash())
 			if err != nil {
 				return usageError{err}
 			}
-			if err := budget.CheckMetrics(bs); err != nil {
-				return usageError{err}
-			}
-			if command == nil {
-				if err := wl.Validate(); err != nil {
-					return usageError{err}
-				}
-				if err := workloads.CheckConcurrency(concurrency); err != nil {
-					return usageError{err}
-				}
-				if !slices.Contains(refreshtoken.Variants, variant) {
-					return usagef("--variant: unknown variant %q (known: %s)", variant, strings.Join(refreshtoken.Variants, ", "))
-				}
-				if len(scope) > 0 {
-					return usagef("--scope-schema is for -- COMMAND; the built-in workload measures its own schema")
-				}
-			}
-			schemaFiles, err := check.LoadFiles("--schema", schemas)
-			if err != nil {
-				return usageError{err}
-			}
-			migFiles, err := check.LoadFiles("--migration", migrations)
+			req.Command = command
+			g, err := req.Gate()
 			if err != nil {
 				return usageError{err}
 			}
@@ -144,115 +98,36 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 				return exitError{code: exitUsage, err: err}
 			}
 			defer t.Close()
-			t.DB.SetMaxOpenConns(concurrency + 4) // workers, schema lock, instrumentation, snapshots, migration
+			t.DB.SetMaxOpenConns(req.Concurrency + 4) // workers, schema lock, instrumentation, snapshots, migration
 			fmt.Fprintf(log, "checking on %s (%s)\n", t.Server, t.Where)
 			win, err := t.window(log)
 			if err != nil {
 				return exitError{code: exitUsage, err: err}
 			}
-			g := &check.Gate{Window: win, Schema: schemaFiles, Migration: migFiles, Budgets: bs,
-				Command: command, Scope: collectors.Scope{Schemas: scope}, Params: wl.P, Concurrency: concurrency, Variant: variant, Log: log,
-				Progress: progressFor(!quiet)}
+			g.Window, g.Log, g.Progress = win, log, progressFor(!quiet)
 			if showOutput {
 				g.CommandOutput = os.Stderr
 			}
 			out, runErr := g.Run(ctx)
-			if junit != "" {
-				var jb bytes.Buffer
-				if err := out.JUnit(&jb, runErr); err != nil {
-					return err
-				}
-				if err := writeOutput(cmd.OutOrStdout(), "--junit", junit, jb.Bytes()); err != nil {
-					return err
-				}
-			}
-			if runErr != nil {
-				if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
-					if err := appendText(path, "### writeamp check: could not measure\n\n"+runErr.Error()+"\n"); err != nil {
-						fmt.Fprintf(log, "warning: GITHUB_STEP_SUMMARY: %v\n", err)
-					}
-				}
-				for _, w := range out.Static {
-					fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w.Text)
-				}
-				return exitError{code: exitUsage, err: runErr}
-			}
-			var buf bytes.Buffer
-			if format == "json" {
-				if err := out.JSON(&buf); err != nil {
-					return err
-				}
-			} else {
-				if err := reports.Render(&buf, format, out.Result, reports.Options{}); err != nil {
-					return err
-				}
-				out.RenderVerdicts(&buf, format == "markdown")
-			}
-			if err := writeOutput(cmd.OutOrStdout(), "--output", output, buf.Bytes()); err != nil {
-				return err
-			}
-			if resultFile != "" {
-				var rb bytes.Buffer
-				if err := reports.JSON(&rb, out.Result); err != nil {
-					return err
-				}
-				if err := writeOutput(cmd.OutOrStdout(), "--result", resultFile, rb.Bytes()); err != nil {
-					return err
-				}
-			}
-			if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
-				if err := appendStepSummary(path, out); err != nil {
-					fmt.Fprintf(log, "warning: GITHUB_STEP_SUMMARY: %v\n", err)
-				}
-			}
-			switch out.Exit() {
-			case 1:
-				return exitError{code: exitBudget, err: fmt.Errorf("%s", strings.TrimPrefix(out.Headline(), "writeamp check: "))}
-			case 2:
-				return exitError{code: exitUsage, err: fmt.Errorf("%s", strings.TrimPrefix(out.Headline(), "writeamp check: "))}
-			}
-			fmt.Fprintln(log, out.Headline())
-			return nil
+			outputs.StepSummary = os.Getenv("GITHUB_STEP_SUMMARY")
+			outputs.Stdout, outputs.Stderr, outputs.Log = cmd.OutOrStdout(), cmd.ErrOrStderr(), log
+			return out.Write(outputs, runErr)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&dsn, "dsn", "", "database URL; default: WRITEAMP_DSN, DATABASE_URL, PG* variables, else a throwaway local PostgreSQL")
-	f.StringArrayVar(&schemas, "schema", nil, "SQL file or directory to start from, applied before the first measurement (repeatable)")
-	f.StringArrayVar(&migrations, "migration", nil, "the migration: SQL file or directory of *.sql in name order (repeatable, in order)")
-	f.StringArrayVar(&budgets, "budget", nil, "budget, e.g. 'log_bytes/op<=+5%' or 'hot_ratio>=0.9' (repeatable; see the grammar above)")
-	f.StringVar(&format, "format", "table", "output format: table|markdown|json")
-	f.StringVarP(&output, "output", "o", "", "write the report to this file instead of stdout")
-	f.StringVar(&junit, "junit", "", "also write a JUnit XML report (one test case per budget) to this file")
-	f.StringVar(&resultFile, "result", "", "also save the before/after result JSON (for writeamp plan) to this file")
-	listFlag(f, &scope, "scope-schema", "", nil, "-- COMMAND only: measure the tables of these schemas (default: every user schema)")
+	f.StringArrayVar(&req.Schemas, "schema", nil, "SQL file or directory to start from, applied before the first measurement (repeatable)")
+	f.StringArrayVar(&req.Migrations, "migration", nil, "the migration: SQL file or directory of *.sql in name order (repeatable, in order)")
+	f.StringArrayVar(&req.Budgets, "budget", nil, "budget, e.g. 'log_bytes/op<=+5%' or 'hot_ratio>=0.9' (repeatable; see the grammar above)")
+	formatFlag(cmd, &outputs.Format, check.Formats)
+	f.StringVarP(&outputs.Report, "output", "o", "", "write the report to this file instead of stdout")
+	f.StringVar(&outputs.JUnit, "junit", "", "also write a JUnit XML report (one test case per budget) to this file (- for stdout)")
+	f.StringVar(&outputs.Result, "result", "", "also save the before/after result JSON (for writeamp plan) to this file (- for stdout)")
+	listFlag(f, &req.ScopeSchemas, "scope-schema", "", nil, "-- COMMAND only: measure the tables of these schemas (default: every user schema)")
 	f.BoolVar(&showOutput, "show-output", false, "-- COMMAND only: pass the command's output to stderr (default: discarded)")
-	f.StringVar(&variant, "variant", "baseline", "built-in workload: the variant the migration is applied to ("+strings.Join(refreshtoken.Variants, "|")+")")
+	f.StringVar(&req.Variant, "variant", "baseline", "built-in workload: the variant the migration is applied to ("+strings.Join(refreshtoken.Variants, "|")+")")
 	f.AddFlagSet(workloadFlags(wl, "built-in workload: "))
-	f.IntVar(&concurrency, "concurrency", concurrency, "built-in workload: workers, each on its own connection")
+	f.IntVar(&req.Concurrency, "concurrency", req.Concurrency, "built-in workload: workers, each on its own connection")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress or notes on stderr")
 	return cmd
 }
-
-func appendStepSummary(path string, out *check.Outcome) error {
-	var buf bytes.Buffer
-	if out.Result != nil {
-		if err := reports.Render(&buf, "markdown", out.Result, reports.Options{}); err != nil {
-			return err
-		}
-	}
-	out.RenderVerdicts(&buf, true)
-	return appendText(path, buf.String())
-}
-
-func appendText(path, text string) error { return safeio.Append(path, text) }
-
-// exitError carries a specific exit code to main (check: 1 = a budget was
-// exceeded, 2 = could not measure; doctor: 1 = something the refresh-token
-// experiment needs is missing).
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e exitError) Error() string { return e.err.Error() }
-func (e exitError) Unwrap() error { return e.err }

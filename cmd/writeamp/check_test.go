@@ -22,9 +22,9 @@ import (
 )
 
 func exitCode(err error) int {
-	var ee exitError
-	if errors.As(err, &ee) {
-		return ee.code
+	var ec exitCoder
+	if errors.As(err, &ec) {
+		return ec.ExitCode()
 	}
 	var ue usageError
 	if errors.As(err, &ue) {

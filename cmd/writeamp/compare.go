@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -43,9 +42,6 @@ run's label or variant; a label that repeats gets its file name.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := reports.CheckFormat(format); err != nil {
-				return usageError{err}
-			}
 			if len(labels) > 0 && len(labels) != len(args) {
 				return usagef("--label: %d labels for %d files (give one per file, in order)", len(labels), len(args))
 			}
@@ -70,9 +66,8 @@ run's label or variant; a label that repeats gets its file name.`,
 	}
 	f := cmd.Flags()
 	labelFlag(f, &labels, "label", "column labels, one per file in order (comma-separated or repeated)")
-	f.StringVar(&format, "format", "table", "output format: "+strings.Join(reports.Formats, "|"))
+	formatFlag(cmd, &format, reports.Formats)
 	f.StringVarP(&output, "output", "o", "", "write the report to this file instead of stdout")
-	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(reports.Formats, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -45,9 +44,6 @@ from; without --dsn the report says it is still on.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := reports.CheckFormat(format); err != nil {
-				return usageError{err}
-			}
 			log := notesWriter(quiet)
 			before, err := measure.ReadSnapshot(args[0])
 			if err != nil {
@@ -82,9 +78,8 @@ from; without --dsn the report says it is still on.`,
 	f := cmd.Flags()
 	f.StringVar(&dsn, "dsn", "", "the database the snapshots were taken on, to read the log between them (pg_walinspect) and turn off what snapshot --enable-monitors turned on")
 	f.StringVar(&label, "label", "diff", "name of this window in reports")
-	f.StringVar(&format, "format", "table", "output format: "+strings.Join(reports.Formats, "|"))
+	formatFlag(cmd, &format, reports.Formats)
 	f.StringVarP(&output, "output", "o", "", "write the report to this file instead of stdout")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no notes on stderr")
-	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(reports.Formats, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }

@@ -40,11 +40,6 @@ Exit codes: 0 every needed item is available, 1 something needed is missing
   writeamp doctor --dsn postgres://ci@localhost/scratch --strict   # fail CI unless pg_walinspect is usable`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			switch format {
-			case "table", "markdown", "json":
-			default:
-				return usagef("--format: unknown format %q (use one of: table, markdown, json)", format)
-			}
 			ctx := cmd.Context()
 			t, err := connect(ctx, dsn, embedOpts{Allow: false}, cmd.ErrOrStderr())
 			if err != nil {
@@ -74,7 +69,7 @@ Exit codes: 0 every needed item is available, 1 something needed is missing
 	}
 	f := cmd.Flags()
 	f.StringVar(&dsn, "dsn", "", "database URL (postgres://..., mysql://..., sqlserver://..., oracle://...); default: WRITEAMP_DSN, DATABASE_URL, PG* variables")
-	f.StringVar(&format, "format", "table", "output format: table|markdown|json")
+	formatFlag(cmd, &format, doctor.Formats)
 	f.BoolVar(&strict, "strict", false, "exit 1 when anything is missing, optional collectors included")
 	return cmd
 }

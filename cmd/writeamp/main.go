@@ -16,10 +16,8 @@ const (
 	exitOK          = 0
 	exitFailed      = 1 // the measurement could not be completed
 	exitUsage       = 2 // bad flags or input
-	exitBudget      = 1 // reserved for `check`: a budget was exceeded
 	exitInterrupted = 130
 	exitBrokenPipe  = 141 // 128 + SIGPIPE, as a shell reports a command killed by it
-	_               = exitBudget
 )
 
 // usageError marks errors caused by what the user typed.
@@ -28,6 +26,23 @@ type usageError struct{ error }
 func (e usageError) Unwrap() error { return e.error }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// exitCoder is an error that sets the exit status itself: check's
+// *check.ExitError (1 = a budget was exceeded, 2 = could not measure) and
+// exitError.
+type exitCoder interface{ ExitCode() int }
+
+// exitError carries a command's own exit code to main (measure: the
+// wrapped command's status; doctor: 1 = something the refresh-token
+// experiment needs is missing; 2 = could not connect).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string { return e.err.Error() }
+func (e exitError) Unwrap() error { return e.err }
+func (e exitError) ExitCode() int { return e.code }
 
 var (
 	errInterrupted = errors.New("interrupted")
@@ -87,9 +102,9 @@ func main() {
 		os.Exit(exitBrokenPipe)
 	}
 	fmt.Fprintln(stderr, "writeamp: "+err.Error())
-	var ee exitError // check and doctor: their own documented codes
-	if errors.As(err, &ee) && ctx.Err() == nil {
-		os.Exit(ee.code)
+	var ec exitCoder // check, doctor and measure: their own documented codes
+	if errors.As(err, &ec) && ctx.Err() == nil {
+		os.Exit(ec.ExitCode())
 	}
 	var ue usageError
 	if errors.As(err, &ue) {

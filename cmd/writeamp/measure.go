@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -60,9 +59,6 @@ command and the numbers up to then are reported.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := reports.CheckFormat(format); err != nil {
-				return usageError{err}
-			}
 			if ops < 0 {
 				return usagef("--operations: must be 0 (none) or more")
 			}
@@ -113,9 +109,8 @@ command and the numbers up to then are reported.`,
 	f.StringVar(&label, "label", "", "name of this run in reports (default: the command's name)")
 	f.Int64Var(&ops, "operations", 0, "how many operations the command performed, to normalize per operation (default: per row changed)")
 	f.StringVar(&opName, "operation-name", "operations", "what one --operations is called, plural (e.g. transactions)")
-	f.StringVar(&format, "format", "table", "output format: "+strings.Join(reports.Formats, "|"))
+	formatFlag(cmd, &format, reports.Formats)
 	f.StringVarP(&output, "output", "o", "", "write the report to this file instead of stdout (after the command's output)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no notes on stderr")
-	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(reports.Formats, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }

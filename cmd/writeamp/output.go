@@ -77,21 +77,8 @@ func emit(stdout io.Writer, format, output string, res *result.Result) error {
 	return writeOutput(stdout, "--output", output, buf.Bytes())
 }
 
-// writeOutput is the one way a command writes a report or file it was asked
-// for: stdout for "" and "-", else safeio.WriteFile (whole or not at all,
-// through symlinks, FIFOs and devices instead of replacing them, the file's
-// mode kept, new files by the umask).
-// flag names the option in errors.
+// writeOutput writes a report or file a command was asked for, through
+// safeio.Write (the one writer; see there): stdout for "" and "-".
 func writeOutput(stdout io.Writer, flag, output string, data []byte) error {
-	if output == "" || output == "-" {
-		if stdout == nil {
-			stdout = os.Stdout
-		}
-		_, err := stdout.Write(data)
-		return err
-	}
-	if err := safeio.WriteFile(output, data); err != nil {
-		return fmt.Errorf("%s: %w", flag, err)
-	}
-	return nil
+	return safeio.Write(stdout, safeio.Target{Flag: flag, Path: output}, data)
 }

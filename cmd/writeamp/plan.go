@@ -62,11 +62,6 @@ in capacity/ceilings.json: ` + strings.Join(capacity.CeilingNames(), ", ") + `).
 			if err != nil {
 				return usageError{err}
 			}
-			switch format {
-			case "table", "markdown", "json":
-			default:
-				return usagef("--format: unknown format %q (use one of: table, markdown, json)", format)
-			}
 			if vcores < 0 {
 				return usagef("--vcores must be positive (got %d)", vcores)
 			}
@@ -106,11 +101,14 @@ in capacity/ceilings.json: ` + strings.Join(capacity.CeilingNames(), ", ") + `).
 	f.StringVar(&rateText, "rate", "", "rate of the main operation, OPERATION=RATE or rows=RATE (rows changed), several separated by commas: "+capacity.RateGrammar)
 	listFlag(f, &ceilings, "ceiling", "", nil, "log-rate ceiling: a name ("+strings.Join(capacity.CeilingNames(), ", ")+") or a rate such as 50MiB/s; repeatable")
 	f.IntVar(&vcores, "vcores", 0, "vCores for a per-vCore ceiling (azure-sql-gp, azure-sql-mi-bc); default: the ceiling's maximum")
-	f.StringVar(&format, "format", "table", "output format: table|markdown|json")
+	formatFlag(cmd, &format, planFormats)
 	f.StringVarP(&output, "output", "o", "", "write to this file instead of stdout")
 	_ = cmd.RegisterFlagCompletionFunc("ceiling", cobra.FixedCompletions(capacity.CeilingNames(), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
+
+// planFormats are what capacity.Render writes.
+var planFormats = []string{"table", "markdown", "json"}
 
 func orUnknown(s string) string {
 	if s == "" {

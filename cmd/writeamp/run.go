@@ -50,9 +50,6 @@ func newWorkloadRunCmd(use, name string) *cobra.Command {
 		Long:  meta.Description,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := reports.CheckFormat(format); err != nil {
-				return usageError{err}
-			}
 			levels, err := parseLevels(concurrency)
 			if err != nil {
 				return usageError{err}
@@ -133,12 +130,11 @@ func newWorkloadRunCmd(use, name string) *cobra.Command {
 	f.AddFlagSet(workloadFlags(wl, ""))
 	f.StringVar(&concurrency, "concurrency", "1", "workers, each on its own connection (1 reproduces the reference run's one-at-a-time load; more adds contention); a list such as 1,8,32 sweeps the levels, each a column")
 	listFlag(f, &variants, "variants", "", meta.Variants, "variants to measure, in order: "+strings.Join(meta.Variants, ","))
-	f.StringVar(&format, "format", "table", "output format: "+strings.Join(reports.Formats, "|"))
+	formatFlag(cmd, &format, reports.Formats)
 	f.StringVarP(&output, "output", "o", "", "write the report to this file instead of stdout")
 	f.BoolVar(&noPipe, "no-pipeline", false, "send each statement and wait for it (default: one round trip per transaction where the driver can pipeline)")
 	f.BoolVar(&keep, "keep", false, "keep the workload's schema after the run for inspection")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress or notes on stderr")
-	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(reports.Formats, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("variants", cobra.FixedCompletions(meta.Variants, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }

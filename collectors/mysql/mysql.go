@@ -21,7 +21,7 @@ func init() { collectors.Register(my.Name, NewSet()) }
 // them. No savepoints: a failing statement does not abort a MySQL transaction.
 func NewSet() *collectors.Set {
 	return &collectors.Set{
-		Collectors: []collectors.Collector{
+		Sources: []collectors.Source{
 			GlobalStatus{}, Statistics{}, InnodbMetrics{}, FileSummaryByEventName{}, InnodbIndexStats{},
 		},
 		Derive:     []collectors.Deriver{DeriveUnavailable, DeriveLeafPages, DeriveIndexWrites},

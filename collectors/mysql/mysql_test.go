@@ -12,24 +12,10 @@ import (
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	my "github.com/writeamp/writeamp/dialects/mysql"
+	"github.com/writeamp/writeamp/internal/mocksql"
 	"github.com/writeamp/writeamp/queries"
 	"github.com/writeamp/writeamp/result"
 )
-
-func mock(t *testing.T) (sqlmock.Sqlmock, dialects.Querier) {
-	t.Helper()
-	db, m, err := sqlmock.New(sqlmock.QueryMatcherOption(sqlmock.QueryMatcherEqual))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := m.ExpectationsWereMet(); err != nil {
-			t.Error(err)
-		}
-		db.Close()
-	})
-	return m, db
-}
 
 func server(version int, caps ...string) dialects.Server {
 	s := dialects.Server{Dialect: my.Name, VersionNum: version, Flavor: my.FlavorMySQL}
@@ -62,7 +48,7 @@ func statusRows(kv ...string) *sqlmock.Rows {
 // MySQL 8.0.30+: the LSN is Innodb_redo_log_current_lsn, block-framed, and
 // rows come from Innodb_rows_*.
 func TestGlobalStatusMySQLRedoLSN(t *testing.T) {
-	m, db := mock(t)
+	db, m := mocksql.New(t)
 	s := server(80036, my.CapRedoLSN, my.CapInnodbRows)
 	m.ExpectQuery(queries.MustGet(my.Name, "global_status", s.VersionNum)).WillReturnRows(statusRows(
 		"Innodb_redo_log_current_lsn", "19771392", "Innodb_os_log_written", "555", "Innodb_rows_inserted", "10",
@@ -92,7 +78,7 @@ func TestGlobalStatusMySQLRedoLSN(t *testing.T) {
 
 // MySQL before 8.0.30: no LSN status, the file writes stand in, labelled approx.
 func TestGlobalStatusMySQLBefore8030(t *testing.T) {
-	m, db := mock(t)
+	db, m := mocksql.New(t)
 	s := server(80028, my.CapInnodbRows)
 	m.ExpectQuery(queries.MustGet(my.Name, "global_status", s.VersionNum)).WillReturnRows(statusRows("Innodb_os_log_written", "4096", "Innodb_rows_inserted", "1"))
 	cs, err := GlobalStatus{}.Collect(context.Background(), db, s, collectors.Scope{})
@@ -105,7 +91,7 @@ func TestGlobalStatusMySQLBefore8030(t *testing.T) {
 }
 
 func TestGlobalStatusMariaDB(t *testing.T) {
-	m, db := mock(t)
+	db, m := mocksql.New(t)
 	s := server(1101119, my.CapLSNCurrent, my.CapBinlogStatus)
 	m.ExpectQuery(queries.MustGet(my.Name, "global_status", s.VersionNum)).WillReturnRows(statusRows(
 		"Innodb_lsn_current", "44760", "Innodb_os_log_written", "356", "Handler_write", "5", "Handler_update", "6", "Handler_delete", "7", "Binlog_bytes_written", "800"))
@@ -127,7 +113,7 @@ func TestGlobalStatusMariaDB(t *testing.T) {
 
 // MySQL binlog bytes from performance_schema, with the exact text.
 func TestFileSummaryByEventNameMySQL(t *testing.T) {
-	m, db := mock(t)
+	db, m := mocksql.New(t)
 	s := server(80403, my.CapBinlog, my.CapPerfSchemaBinlog)
 	text := queries.MustGet(my.Name, "file_summary_by_event_name", s.VersionNum)
 	if !strings.Contains(text, "'wait/io/file/sql/binlog'") {
@@ -151,7 +137,7 @@ func TestFileSummaryByEventNameMySQL(t *testing.T) {
 }
 
 func TestFileSummaryDenied(t *testing.T) {
-	m, db := mock(t)
+	db, m := mocksql.New(t)
 	s := server(80403, my.CapBinlog, my.CapPerfSchemaBinlog)
 	m.ExpectQuery(queries.MustGet(my.Name, "file_summary_by_event_name", s.VersionNum)).WillReturnError(&driver.MySQLError{Number: 1142, Message: "SELECT command denied"})
 	_, err := FileSummaryByEventName{}.Collect(context.Background(), db, s, collectors.Scope{})
@@ -163,7 +149,7 @@ func TestFileSummaryDenied(t *testing.T) {
 
 // MySQL reads INNODB_METRICS' STATUS column; a disabled counter gives nothing.
 func TestInnodbMetricsMySQLStatusColumn(t *testing.T) {
-	m, db := mock(t)
+	db, m := mocksql.New(t)
 	s := server(80036, my.CapInnodbMetrics, my.CapIndexMonitor)
 	text := queries.MustGet(my.Name, "innodb_metrics", s.VersionNum)
 	if !strings.Contains(text, "STATUS = 'enabled'") {

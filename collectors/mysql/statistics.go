@@ -23,11 +23,6 @@ type Statistics struct{}
 func (Statistics) Name() string                   { return "statistics" }
 func (Statistics) Supports(dialects.Server) error { return nil }
 
-// Collect reads nothing: the catalog is all this source gives (see Catalog).
-func (Statistics) Collect(context.Context, dialects.Querier, dialects.Server, collectors.Scope) ([]collectors.Counter, error) {
-	return nil, nil
-}
-
 // Catalog lists the tables and indexes in scope; it reads no counters.
 func (c Statistics) Catalog(ctx context.Context, qr dialects.Querier, s dialects.Server, sc collectors.Scope) ([]collectors.Object, []collectors.Counter, error) {
 	objs, err := c.objects(ctx, qr, s, sc)

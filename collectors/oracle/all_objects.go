@@ -19,22 +19,12 @@ type AllObjects struct{}
 func (AllObjects) Name() string                     { return "all_objects" }
 func (AllObjects) Supports(s dialects.Server) error { return unsupportedVersion(s) }
 
-// Collect reads nothing: the catalog is all this source gives (see Catalog).
-func (AllObjects) Collect(context.Context, dialects.Querier, dialects.Server, collectors.Scope) ([]collectors.Counter, error) {
-	return nil, nil
-}
-
 // Catalog lists the tables and indexes in scope; it reads no counters.
-func (c AllObjects) Catalog(ctx context.Context, qr dialects.Querier, s dialects.Server, sc collectors.Scope) ([]collectors.Object, []collectors.Counter, error) {
-	objs, err := c.objects(ctx, qr, s, sc)
-	return objs, nil, err
-}
-
-func (AllObjects) objects(ctx context.Context, qr dialects.Querier, s dialects.Server, sc collectors.Scope) ([]collectors.Object, error) {
+func (AllObjects) Catalog(ctx context.Context, qr dialects.Querier, s dialects.Server, sc collectors.Scope) ([]collectors.Object, []collectors.Counter, error) {
 	owners := ownerArg(sc)
 	rows, err := qr.QueryContext(ctx, q("all_objects", s), owners, owners)
 	if err != nil {
-		return nil, ora.AsPrivilegeError(err, s, "all_objects")
+		return nil, nil, ora.AsPrivilegeError(err, s, "all_objects")
 	}
 	defer rows.Close()
 	var out []collectors.Object
@@ -43,7 +33,7 @@ func (AllObjects) objects(ctx context.Context, qr dialects.Querier, s dialects.S
 		var tableOwner, table, indexType, uniqueness sql.NullString
 		var dataObj sql.NullInt64
 		if err := rows.Scan(&owner, &name, &typ, &tableOwner, &table, &indexType, &uniqueness, &dataObj); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		o := collectors.Object{Schema: owner, Name: name, Info: map[string]string{}}
 		if dataObj.Valid {
@@ -72,7 +62,7 @@ func (AllObjects) objects(ctx context.Context, qr dialects.Querier, s dialects.S
 		}
 		out = append(out, o)
 	}
-	return out, rows.Err()
+	return out, nil, rows.Err()
 }
 
 // lobIndex reports a LOB index (SYS_IL...): Oracle's index of a LOB

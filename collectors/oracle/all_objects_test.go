@@ -6,12 +6,13 @@ import (
 	"github.com/DATA-DOG/go-sqlmock"
 
 	"github.com/writeamp/writeamp/collectors"
+	"github.com/writeamp/writeamp/internal/mocksql"
 )
 
 var objCols = []string{"owner", "object_name", "object_type", "table_owner", "table_name", "index_type", "uniqueness", "data_object_id"}
 
 func TestAllObjectsCatalog(t *testing.T) {
-	db, mock := mockDB(t)
+	db, mock := mocksql.New(t)
 	s := server()
 	owners := ownerArg(scope)
 	mock.ExpectQuery(text("all_objects", s)).WithArgs(owners, owners).WillReturnRows(sqlmock.NewRows(objCols).
@@ -45,7 +46,7 @@ func TestAllObjectsCatalog(t *testing.T) {
 }
 
 func TestAllObjectsPermission(t *testing.T) {
-	db, mock := mockDB(t)
+	db, mock := mocksql.New(t)
 	s := server()
 	mock.ExpectQuery(text("all_objects", s)).WithArgs("", "").WillReturnError(ora942)
 	_, _, err := AllObjects{}.Catalog(ctx(), db, s, collectors.Scope{})

@@ -21,7 +21,7 @@ func init() { collectors.Register(ora.Name, NewSet()) }
 // NewSet returns the Oracle collectors in the order a snapshot reads them.
 func NewSet() *collectors.Set {
 	return &collectors.Set{
-		Collectors: []collectors.Collector{AllObjects{}, VSegmentStatistics{}, VSysstat{}, VSystemEvent{}},
+		Sources:    []collectors.Source{AllObjects{}, VSegmentStatistics{}, VSysstat{}, VSystemEvent{}},
 		Derive:     []collectors.Deriver{DeriveNoLeafInserts},
 		SnapshotTx: snapshotTx,
 		// No savepoints: a failed query does not abort an Oracle transaction.

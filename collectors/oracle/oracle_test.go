@@ -2,7 +2,6 @@ package oracle
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	ora "github.com/writeamp/writeamp/dialects/oracle"
+	"github.com/writeamp/writeamp/internal/mocksql"
 	"github.com/writeamp/writeamp/queries"
 	"github.com/writeamp/writeamp/result"
 )
@@ -31,21 +31,6 @@ func server() dialects.Server {
 }
 
 var oracle11 = dialects.Server{Dialect: ora.Name, Version: "11.2.0.4.0", VersionNum: 110204}
-
-func mockDB(t *testing.T) (*sql.DB, sqlmock.Sqlmock) {
-	t.Helper()
-	db, mock, err := sqlmock.New(sqlmock.QueryMatcherOption(sqlmock.QueryMatcherEqual))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := mock.ExpectationsWereMet(); err != nil {
-			t.Error(err)
-		}
-		db.Close()
-	})
-	return db, mock
-}
 
 func text(name string, s dialects.Server) string {
 	return queries.MustGet(ora.Name, name, s.VersionNum)
@@ -94,7 +79,7 @@ func wantPrivilege(t *testing.T, err error, view string) {
 }
 
 func TestEveryCollectorRefusesOracle11(t *testing.T) {
-	for _, c := range NewSet().Collectors {
+	for _, c := range NewSet().Sources {
 		if err := c.Supports(oracle11); !errors.Is(err, dialects.ErrUnsupported) {
 			t.Errorf("%s: want ErrUnsupported for 11.2, got %v", c.Name(), err)
 		}
@@ -119,7 +104,7 @@ func TestOwnerArg(t *testing.T) {
 // TestTakeSnapshotReadOnly: the set opens a plain transaction (go-ora refuses
 // TxOptions.ReadOnly), makes it READ ONLY on the server, and rolls back.
 func TestTakeSnapshotReadOnly(t *testing.T) {
-	db, mock := mockDB(t)
+	db, mock := mocksql.New(t)
 	s := server()
 	owners := ownerArg(scope)
 	mock.ExpectBegin()

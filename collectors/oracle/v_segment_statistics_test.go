@@ -10,6 +10,7 @@ import (
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	ora "github.com/writeamp/writeamp/dialects/oracle"
+	"github.com/writeamp/writeamp/internal/mocksql"
 	"github.com/writeamp/writeamp/result"
 )
 
@@ -43,7 +44,7 @@ func segRows(changes int64, dataobj int64) *sqlmock.Rows {
 }
 
 func TestSegmentStatisticsValues(t *testing.T) {
-	db, mock := mockDB(t)
+	db, mock := mocksql.New(t)
 	s := server()
 	owners := ownerArg(scope)
 	mock.ExpectQuery(text("v_segstat_name", s)).WillReturnRows(segstatNames())
@@ -86,7 +87,7 @@ func TestSegmentStatisticsResets(t *testing.T) {
 	s := server()
 	owners := ownerArg(scope)
 	read := func(changes, dataobj int64) []collectors.Counter {
-		db, mock := mockDB(t)
+		db, mock := mocksql.New(t)
 		mock.ExpectQuery(text("v_segstat_name", s)).WillReturnRows(segstatNames())
 		mock.ExpectQuery(text("v_segment_statistics", s)).WithArgs(owners, owners).WillReturnRows(segRows(changes, dataobj))
 		cs, err := VSegmentStatistics{}.Collect(ctx(), db, s, scope)
@@ -128,7 +129,7 @@ func TestSegmentStatisticsNeedsTypicalAndGrant(t *testing.T) {
 		t.Fatalf("unknown level should not refuse: %v", err)
 	}
 
-	db, mock := mockDB(t)
+	db, mock := mocksql.New(t)
 	mock.ExpectQuery(text("v_segstat_name", s)).WillReturnRows(segstatNames())
 	mock.ExpectQuery(text("v_segment_statistics", s)).WithArgs("", "").WillReturnError(ora942)
 	_, err = VSegmentStatistics{}.Collect(ctx(), db, server(), collectors.Scope{})
@@ -138,7 +139,7 @@ func TestSegmentStatisticsNeedsTypicalAndGrant(t *testing.T) {
 // TestSegmentStatisticsSampledUnknown: without V$SEGSTAT_NAME nothing is
 // claimed exact, and the reason says why.
 func TestSegmentStatisticsSampledUnknown(t *testing.T) {
-	db, mock := mockDB(t)
+	db, mock := mocksql.New(t)
 	s := server()
 	owners := ownerArg(scope)
 	mock.ExpectQuery(text("v_segstat_name", s)).WillReturnError(ora942)

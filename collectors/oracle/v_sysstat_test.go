@@ -8,6 +8,7 @@ import (
 
 	"github.com/writeamp/writeamp/collectors"
 	ora "github.com/writeamp/writeamp/dialects/oracle"
+	"github.com/writeamp/writeamp/internal/mocksql"
 	"github.com/writeamp/writeamp/result"
 )
 
@@ -24,7 +25,7 @@ func sysRows(redo int64) *sqlmock.Rows {
 }
 
 func TestSysstatValues(t *testing.T) {
-	db, mock := mockDB(t)
+	db, mock := mocksql.New(t)
 	s := server()
 	mock.ExpectQuery(text("v_sysstat", s)).WillReturnRows(sysRows(8817848))
 	cs, err := VSysstat{}.Collect(ctx(), db, s, collectors.Scope{})
@@ -47,7 +48,7 @@ func TestSysstatValues(t *testing.T) {
 func TestSysstatResetAndPermission(t *testing.T) {
 	s := server()
 	read := func(redo int64) []collectors.Counter {
-		db, mock := mockDB(t)
+		db, mock := mocksql.New(t)
 		mock.ExpectQuery(text("v_sysstat", s)).WillReturnRows(sysRows(redo))
 		cs, err := VSysstat{}.Collect(ctx(), db, s, collectors.Scope{})
 		if err != nil {
@@ -65,7 +66,7 @@ func TestSysstatResetAndPermission(t *testing.T) {
 		t.Errorf("lower redo size must be a reset, got %+v", m)
 	}
 
-	db, mock := mockDB(t)
+	db, mock := mocksql.New(t)
 	mock.ExpectQuery(text("v_sysstat", s)).WillReturnError(ora1031)
 	_, err := VSysstat{}.Collect(ctx(), db, s, collectors.Scope{})
 	wantPrivilege(t, err, "v_$sysstat")
@@ -82,7 +83,7 @@ func TestPDBReadsTheContainersOwnViews(t *testing.T) {
 		{"0", "v_sysstat", "v_system_event", "V$SYSSTAT 'redo size' (instance-wide"}} {
 		s := server()
 		s.SetProp(ora.PropConID, c.conID)
-		db, mock := mockDB(t)
+		db, mock := mocksql.New(t)
 		mock.ExpectQuery(text(c.sysstat, s)).WillReturnRows(sysRows(1000))
 		mock.ExpectQuery(text(c.event, s)).WillReturnRows(sqlmock.NewRows([]string{"event", "total_waits", "time_waited_micro"}).AddRow("log file sync", 5, 9000))
 		cs, err := VSysstat{}.Collect(ctx(), db, s, collectors.Scope{})

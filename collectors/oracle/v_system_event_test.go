@@ -7,13 +7,14 @@ import (
 
 	"github.com/writeamp/writeamp/collectors"
 	ora "github.com/writeamp/writeamp/dialects/oracle"
+	"github.com/writeamp/writeamp/internal/mocksql"
 	"github.com/writeamp/writeamp/result"
 )
 
 var eventCols = []string{"event", "total_waits", "time_waited_micro"}
 
 func TestSystemEventValues(t *testing.T) {
-	db, mock := mockDB(t)
+	db, mock := mocksql.New(t)
 	s := server()
 	mock.ExpectQuery(text("v_system_event", s)).WillReturnRows(sqlmock.NewRows(eventCols).
 		AddRow("enq: TX - index contention", 37, 52000).
@@ -34,7 +35,7 @@ func TestSystemEventValues(t *testing.T) {
 }
 
 func TestSystemEventUnderBasicAndPermission(t *testing.T) {
-	db, mock := mockDB(t)
+	db, mock := mocksql.New(t)
 	s := server()
 	s.SetProp(ora.PropStatisticsLevel, "BASIC")
 	mock.ExpectQuery(text("v_system_event", s)).WillReturnRows(sqlmock.NewRows(eventCols).AddRow("buffer busy waits", 5, 0))
@@ -45,7 +46,7 @@ func TestSystemEventUnderBasicAndPermission(t *testing.T) {
 	if c := find(t, cs, collectors.DB, "", "waits.buffer_busy_waits_ms"); c.Exactness != result.Approx || c.Note == "" {
 		t.Errorf("untimed waits must say so: %+v", c)
 	}
-	db, mock = mockDB(t)
+	db, mock = mocksql.New(t)
 	mock.ExpectQuery(text("v_system_event", s)).WillReturnError(ora942)
 	_, err = VSystemEvent{}.Collect(ctx(), db, s, collectors.Scope{})
 	wantPrivilege(t, err, "v_$system_event")

@@ -126,9 +126,3 @@ func (p PgClass) Catalog(ctx context.Context, qr dialects.Querier, s dialects.Se
 	}
 	return objs, cs, nil
 }
-
-// Collect reads the sizes alone; snapshots use Catalog.
-func (p PgClass) Collect(ctx context.Context, qr dialects.Querier, s dialects.Server, sc collectors.Scope) ([]collectors.Counter, error) {
-	_, cs, err := p.Catalog(ctx, qr, s, sc)
-	return cs, err
-}

@@ -16,7 +16,7 @@ func init() { collectors.Register(pg.Name, NewSet()) }
 // NewSet returns the PostgreSQL collectors in the order a snapshot reads them.
 func NewSet() *collectors.Set {
 	return &collectors.Set{
-		Collectors: []collectors.Collector{
+		Sources: []collectors.Source{
 			WalLSN{}, PgClass{}, PgStatUserTables{}, PgStatUserIndexes{}, PgStatWAL{}, PgStatDatabase{}, PgStatCheckpointer{},
 		},
 		Interval:   []collectors.IntervalCollector{PgWAL{}},

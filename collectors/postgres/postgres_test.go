@@ -12,6 +12,7 @@ import (
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	pg "github.com/writeamp/writeamp/dialects/postgres"
+	"github.com/writeamp/writeamp/internal/mocksql"
 	"github.com/writeamp/writeamp/queries"
 )
 
@@ -24,20 +25,6 @@ func server(v int) dialects.Server {
 	s.SetProp(pg.PropDatabaseOID, "5")
 	s.SetProp(pg.PropWalinspectSchema, "public")
 	return s
-}
-
-func mock(t *testing.T) (sqlmock.Sqlmock, dialects.Querier) {
-	db, m, err := sqlmock.New(sqlmock.QueryMatcherOption(sqlmock.QueryMatcherEqual), sqlmock.ValueConverterOption(arrays{}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := m.ExpectationsWereMet(); err != nil {
-			t.Error(err)
-		}
-		db.Close()
-	})
-	return m, db
 }
 
 // arrays lets slices through as pgx does (text[] and bigint[] parameters).
@@ -65,7 +52,7 @@ func TestPgStatUserTablesByVersion(t *testing.T) {
 		v       int
 		newpage any
 	}{{130014, nil}, {150020, nil}, {160004, int64(7)}, {180000, int64(7)}} {
-		m, q := mock(t)
+		q, m := mocksql.WithConverter(t, arrays{})
 		m.ExpectQuery(queries.MustGet(pg.Name, "pg_stat_user_tables", tc.v)).WithArgs([]string{"kc"}).
 			WillReturnRows(sqlmock.NewRows(cols).
 				AddRow("kc", "offline_user_session", int64(16400), int64(1500), int64(15000), int64(14800), int64(150), tc.newpage, int64(0), int64(0), int64(0), "2026-11-30 10:00:00+00").
@@ -93,7 +80,7 @@ func TestPgStatWALUnsupportedBefore14(t *testing.T) {
 	if !errors.Is(err, dialects.ErrUnsupported) || !strings.Contains(err.Error(), "14") {
 		t.Errorf("13 must be unsupported with the reason: %v", err)
 	}
-	m, q := mock(t)
+	q, m := mocksql.WithConverter(t, arrays{})
 	m.ExpectQuery(queries.MustGet(pg.Name, "pg_stat_wal", 150000)).WillReturnRows(
 		sqlmock.NewRows([]string{"wal_records", "wal_fpi", "wal_bytes", "wal_buffers_full", "stats_reset"}).
 			AddRow(int64(10), int64(2), int64(4096), int64(0), "2026-11-01 00:00:00+00"))
@@ -111,7 +98,7 @@ func TestPgStatWALUnsupportedBefore14(t *testing.T) {
 }
 
 func TestPgStatUserTablesPermissionErrorIsReturned(t *testing.T) {
-	m, q := mock(t)
+	q, m := mocksql.WithConverter(t, arrays{})
 	m.ExpectQuery(queries.MustGet(pg.Name, "pg_stat_user_tables", 150000)).WithArgs(nil).WillReturnError(errors.New("permission denied for view pg_stat_user_tables"))
 	if _, err := (PgStatUserTables{}).Collect(context.Background(), q, server(150000), collectors.Scope{}); err == nil {
 		t.Fatal("expected the error")
@@ -120,7 +107,7 @@ func TestPgStatUserTablesPermissionErrorIsReturned(t *testing.T) {
 
 func TestWalinspectAttributesRecords(t *testing.T) {
 	for _, v := range []int{150020, 160004} {
-		m, q := mock(t)
+		q, m := mocksql.WithConverter(t, arrays{})
 		text := strings.ReplaceAll(queries.MustGet(pg.Name, "pg_walinspect", v), "{{walinspect}}", `"public"`)
 		if v >= 160000 && !strings.Contains(text, "pg_get_wal_block_info") {
 			t.Fatalf("16+ must read pg_get_wal_block_info")

@@ -39,10 +39,6 @@ type FnDblogMark struct{}
 func (FnDblogMark) Name() string                   { return "fn_dblog_mark" }
 func (FnDblogMark) Supports(dialects.Server) error { return nil }
 
-func (FnDblogMark) Collect(context.Context, dialects.Querier, dialects.Server, collectors.Scope) ([]collectors.Counter, error) {
-	return nil, nil
-}
-
 // Marks never fails the snapshot (a failing Marker aborts it): a read error
 // is recorded for FnDblog to report.
 func (FnDblogMark) Marks(ctx context.Context, qr dialects.Querier, s dialects.Server) (map[string]string, error) {

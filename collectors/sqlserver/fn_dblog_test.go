@@ -10,6 +10,7 @@ import (
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	ms "github.com/writeamp/writeamp/dialects/sqlserver"
+	"github.com/writeamp/writeamp/internal/mocksql"
 	"github.com/writeamp/writeamp/result"
 )
 
@@ -25,7 +26,7 @@ func windowSnaps(s dialects.Server, start, end string) (*collectors.Snapshot, *c
 }
 
 func TestFnDblogMarks(t *testing.T) {
-	db, mock := mockDB(t)
+	db, mock := mocksql.New(t)
 	s := server(ms.Version2019)
 	mock.ExpectQuery(text("fn_dblog_end_lsn", s)).WillReturnRows(sqlmock.NewRows([]string{"lsn"}).AddRow("0000002a:000000f0:0001"))
 	m, err := FnDblogMark{}.Marks(ctx(), db, s)
@@ -33,7 +34,7 @@ func TestFnDblogMarks(t *testing.T) {
 		t.Fatalf("marks = %v, %v", m, err)
 	}
 	// A failing read never aborts the snapshot: it is kept for FnDblog to report.
-	db, mock = mockDB(t)
+	db, mock = mocksql.New(t)
 	mock.ExpectQuery(text("fn_dblog_end_lsn", s)).WillReturnError(errors.New("mssql: boom"))
 	m, err = FnDblogMark{}.Marks(ctx(), db, s)
 	if err != nil || m[markError] != "mssql: boom" {
@@ -47,7 +48,7 @@ func TestFnDblogMarks(t *testing.T) {
 }
 
 func TestFnDblogPerIndexLogBytes(t *testing.T) {
-	db, mock := mockDB(t)
+	db, mock := mocksql.New(t)
 	s := server(ms.Version2019)
 	before, after := windowSnaps(s, "0000002a:000000f0:0001", "0000002c:00000010:0004")
 	mock.ExpectQuery(text("fn_dblog_min_lsn", s)).WillReturnRows(sqlmock.NewRows([]string{"lsn"}).AddRow("00000029:00000001:0001"))
@@ -80,7 +81,7 @@ func TestFnDblogPerIndexLogBytes(t *testing.T) {
 }
 
 func TestFnDblogRefusesATruncatedWindow(t *testing.T) {
-	db, mock := mockDB(t)
+	db, mock := mocksql.New(t)
 	s := server(ms.Version2019)
 	s.SetProp(ms.PropRecoveryModel, "SIMPLE")
 	before, after := windowSnaps(s, "0000002a:000000f0:0001", "0000002c:00000010:0004")

@@ -20,7 +20,7 @@ func init() { collectors.Register(ms.Name, NewSet()) }
 // NewSet returns the SQL Server collectors in the order a snapshot reads them.
 func NewSet() *collectors.Set {
 	return &collectors.Set{
-		Collectors: []collectors.Collector{
+		Sources: []collectors.Source{
 			FnDblogMark{}, SysIndexes{}, SysDmDbIndexOperationalStats{}, SysDmIoVirtualFileStats{},
 			SysDmOsPerformanceCounters{}, SysDmOsWaitStats{},
 		},

@@ -2,13 +2,11 @@ package sqlserver
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/DATA-DOG/go-sqlmock"
 	mssql "github.com/microsoft/go-mssqldb"
 
 	"github.com/writeamp/writeamp/collectors"
@@ -38,21 +36,6 @@ func azure() dialects.Server {
 	s.Set(ms.CapDatabaseWaitStats, true, "")
 	s.Set(ms.CapFnDblog, false, "Azure SQL Database has no sysadmin")
 	return s
-}
-
-func mockDB(t *testing.T) (*sql.DB, sqlmock.Sqlmock) {
-	t.Helper()
-	db, mock, err := sqlmock.New(sqlmock.QueryMatcherOption(sqlmock.QueryMatcherEqual))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := mock.ExpectationsWereMet(); err != nil {
-			t.Error(err)
-		}
-		db.Close()
-	})
-	return db, mock
 }
 
 func text(name string, s dialects.Server) string { return queries.MustGet(ms.Name, name, s.VersionNum) }
@@ -110,7 +93,7 @@ var sql2014 = dialects.Server{Dialect: ms.Name, Version: "12.0.6024.0", VersionN
 func ctx() context.Context { return context.Background() }
 
 func TestEveryCollectorRefusesSQLServer2014(t *testing.T) {
-	for _, c := range NewSet().Collectors {
+	for _, c := range NewSet().Sources {
 		if _, ok := c.(FnDblogMark); ok {
 			continue // a mark only: FnDblog reports the interval's support
 		}
@@ -124,8 +107,8 @@ func TestRegisteredForTheDialect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(set.Collectors) != 6 || len(set.Interval) != 1 || set.SnapshotTx == nil {
-		t.Fatalf("unexpected set: %d collectors, %d interval", len(set.Collectors), len(set.Interval))
+	if len(set.Sources) != 6 || len(set.Interval) != 1 || set.SnapshotTx == nil {
+		t.Fatalf("unexpected set: %d collectors, %d interval", len(set.Sources), len(set.Interval))
 	}
 	if set.Savepoint != "" {
 		t.Fatalf("SQL Server needs no savepoints, got %q", set.Savepoint)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/writeamp/writeamp/collectors"
 	ms "github.com/writeamp/writeamp/dialects/sqlserver"
+	"github.com/writeamp/writeamp/internal/mocksql"
 	"github.com/writeamp/writeamp/result"
 )
 
@@ -34,7 +35,7 @@ func opRows(leafIns int64, lastRefreshPartition int64) *sqlmock.Rows {
 }
 
 func TestOperationalStatsValues(t *testing.T) {
-	db, mock := mockDB(t)
+	db, mock := mocksql.New(t)
 	s := server(ms.Version2019 + 4375)
 	mock.ExpectQuery(text("sys_dm_db_index_operational_stats", s)).WillReturnRows(opRows(15000, 7005))
 	cs, err := SysDmDbIndexOperationalStats{}.Collect(ctx(), db, s, scope)
@@ -94,7 +95,7 @@ func TestOperationalStatsValues(t *testing.T) {
 func TestOperationalStatsResetsThroughDiff(t *testing.T) {
 	s := server(ms.Version2022 + 4135)
 	collect := func(leafIns, part int64) []collectors.Counter {
-		db, mock := mockDB(t)
+		db, mock := mocksql.New(t)
 		mock.ExpectQuery(text("sys_dm_db_index_operational_stats", s)).WillReturnRows(opRows(leafIns, part))
 		cs, err := SysDmDbIndexOperationalStats{}.Collect(ctx(), db, s, scope)
 		if err != nil {
@@ -141,7 +142,7 @@ func TestOperationalStatsPermission(t *testing.T) {
 		vn        int
 		privilege string
 	}{{ms.Version2019 + 4375, "VIEW DATABASE STATE"}, {ms.Version2022 + 4135, "VIEW DATABASE PERFORMANCE STATE"}} {
-		db, mock := mockDB(t)
+		db, mock := mocksql.New(t)
 		s := server(tc.vn)
 		mock.ExpectQuery(text("sys_dm_db_index_operational_stats", s)).WillReturnError(permissionDenied297)
 		_, err := SysDmDbIndexOperationalStats{}.Collect(ctx(), db, s, scope)

@@ -8,13 +8,14 @@ import (
 
 	"github.com/writeamp/writeamp/collectors"
 	ms "github.com/writeamp/writeamp/dialects/sqlserver"
+	"github.com/writeamp/writeamp/internal/mocksql"
 	"github.com/writeamp/writeamp/result"
 )
 
 var fileCols = []string{"file_id", "name", "num_of_writes", "num_of_bytes_written", "io_stall_write_ms"}
 
 func TestVirtualFileStatsLogBytes(t *testing.T) {
-	db, mock := mockDB(t)
+	db, mock := mocksql.New(t)
 	s := server(ms.Version2019 + 4375)
 	mock.ExpectQuery(text("sys_dm_io_virtual_file_stats", s)).WillReturnRows(sqlmock.NewRows(fileCols).
 		AddRow(2, "kc_log", 1000, 68182016, 250).
@@ -41,7 +42,7 @@ func TestVirtualFileStatsLogBytes(t *testing.T) {
 func TestVirtualFileStatsResetOnRestartOrNewFile(t *testing.T) {
 	s := server(ms.Version2019)
 	read := func(bytes int64, files ...int) []collectors.Counter {
-		db, mock := mockDB(t)
+		db, mock := mocksql.New(t)
 		rows := sqlmock.NewRows(fileCols)
 		for _, f := range files {
 			rows.AddRow(f, "log", 1, bytes, 0)
@@ -65,13 +66,13 @@ func TestVirtualFileStatsResetOnRestartOrNewFile(t *testing.T) {
 }
 
 func TestVirtualFileStatsErrors(t *testing.T) {
-	db, mock := mockDB(t)
+	db, mock := mocksql.New(t)
 	s := server(ms.Version2022 + 4135)
 	mock.ExpectQuery(text("sys_dm_io_virtual_file_stats", s)).WillReturnError(permissionDenied300)
 	_, err := SysDmIoVirtualFileStats{}.Collect(ctx(), db, s, collectors.Scope{})
 	wantPrivilege(t, err, "VIEW SERVER PERFORMANCE STATE", "USE master; GRANT VIEW SERVER PERFORMANCE STATE TO [wa_login]")
 
-	db, mock = mockDB(t)
+	db, mock = mocksql.New(t)
 	mock.ExpectQuery(text("sys_dm_io_virtual_file_stats", s)).WillReturnRows(sqlmock.NewRows(fileCols))
 	if _, err := (SysDmIoVirtualFileStats{}).Collect(ctx(), db, s, collectors.Scope{}); err == nil || !strings.Contains(err.Error(), "no LOG file") {
 		t.Fatalf("want a no-log-file error, got %v", err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/writeamp/writeamp/collectors"
 	ms "github.com/writeamp/writeamp/dialects/sqlserver"
+	"github.com/writeamp/writeamp/internal/mocksql"
 	"github.com/writeamp/writeamp/result"
 )
 
@@ -43,7 +44,7 @@ func TestPerformanceCountersPerVersion(t *testing.T) {
 		inst string
 	}{{"2017", older.VersionNum, "kc"}, {"2019", newer.VersionNum, "kc"}, {"azure", ms.AzureVersionNum, azureGUID + "_1"}} {
 		t.Run(s.srv, func(t *testing.T) {
-			db, mock := mockDB(t)
+			db, mock := mocksql.New(t)
 			srv := server(s.vn)
 			mock.ExpectQuery(text("sys_dm_os_performance_counters", srv)).WillReturnRows(perfRows(
 				[4]any{"SQLServer:Databases", "Log Bytes Flushed/sec", s.inst, 66584000},
@@ -141,7 +142,7 @@ func TestUnicodeLikeKeepsTrailingBlanks(t *testing.T) {
 // summed and say so.
 func TestPerformanceCountersPicksThisDatabase(t *testing.T) {
 	collect := func(rows ...[4]any) []collectors.Counter {
-		db, mock := mockDB(t)
+		db, mock := mocksql.New(t)
 		s := server(ms.AzureVersionNum)
 		mock.ExpectQuery(text("sys_dm_os_performance_counters", s)).WillReturnRows(perfRows(rows...))
 		cs, err := SysDmOsPerformanceCounters{}.Collect(ctx(), db, s, collectors.Scope{})
@@ -163,7 +164,7 @@ func TestPerformanceCountersPicksThisDatabase(t *testing.T) {
 func TestPerformanceCountersResetAndPermission(t *testing.T) {
 	s := server(ms.Version2019)
 	read := func(v int64) []collectors.Counter {
-		db, mock := mockDB(t)
+		db, mock := mocksql.New(t)
 		mock.ExpectQuery(text("sys_dm_os_performance_counters", s)).WillReturnRows(perfRows(
 			[4]any{"MSSQL$KC:Databases", "Log Flushes/sec", "kc", v}))
 		cs, err := SysDmOsPerformanceCounters{}.Collect(ctx(), db, s, collectors.Scope{})
@@ -182,7 +183,7 @@ func TestPerformanceCountersResetAndPermission(t *testing.T) {
 		t.Errorf("a lower value is a reset, got %+v", m)
 	}
 
-	db, mock := mockDB(t)
+	db, mock := mocksql.New(t)
 	mock.ExpectQuery(text("sys_dm_os_performance_counters", s)).WillReturnError(permissionDenied300)
 	_, err := SysDmOsPerformanceCounters{}.Collect(ctx(), db, s, collectors.Scope{})
 	wantPrivilege(t, err, "VIEW SERVER STATE", "GRANT VIEW SERVER STATE TO [wa_login]")
@@ -194,7 +195,7 @@ func TestPerformanceCountersResetAndPermission(t *testing.T) {
 func TestPerformanceCountersOnAzureBasicNeedTheAdmin(t *testing.T) {
 	s := azure()
 	s.SetProp(ms.PropServiceObjective, "S0")
-	db, mock := mockDB(t)
+	db, mock := mocksql.New(t)
 	mock.ExpectQuery(text("sys_dm_os_performance_counters", s)).WillReturnError(permissionDenied297)
 	_, err := SysDmOsPerformanceCounters{}.Collect(ctx(), db, s, collectors.Scope{})
 	wantPrivilege(t, err, "the server admin or Microsoft Entra admin, or membership in ##MS_ServerStateReader## (service objective S0)",

@@ -8,12 +8,13 @@ import (
 
 	"github.com/writeamp/writeamp/collectors"
 	ms "github.com/writeamp/writeamp/dialects/sqlserver"
+	"github.com/writeamp/writeamp/internal/mocksql"
 )
 
 var waitCols = []string{"wait_type", "waiting_tasks_count", "wait_time_ms"}
 
 func TestWaitStatsInstance(t *testing.T) {
-	db, mock := mockDB(t)
+	db, mock := mocksql.New(t)
 	s := server(ms.Version2022 + 4135)
 	mock.ExpectQuery(text("sys_dm_os_wait_stats", s)).WillReturnRows(sqlmock.NewRows(waitCols).
 		AddRow("PAGELATCH_EX", 4200, 3100).
@@ -38,7 +39,7 @@ func TestWaitStatsInstance(t *testing.T) {
 }
 
 func TestWaitStatsAzureReadsTheDatabaseView(t *testing.T) {
-	db, mock := mockDB(t)
+	db, mock := mocksql.New(t)
 	s := azure()
 	mock.ExpectQuery(text("sys_dm_db_wait_stats", s)).WillReturnRows(sqlmock.NewRows(waitCols).
 		AddRow("LOG_RATE_GOVERNOR", 12, 640))
@@ -64,7 +65,7 @@ func TestWaitStatsAzureReadsTheDatabaseView(t *testing.T) {
 func TestWaitStatsClearedIsAReset(t *testing.T) {
 	s := server(ms.Version2019)
 	read := func(n int64) []collectors.Counter {
-		db, mock := mockDB(t)
+		db, mock := mocksql.New(t)
 		mock.ExpectQuery(text("sys_dm_os_wait_stats", s)).WillReturnRows(sqlmock.NewRows(waitCols).AddRow("WRITELOG", n, n*2))
 		cs, err := SysDmOsWaitStats{}.Collect(ctx(), db, s, collectors.Scope{})
 		if err != nil {
@@ -80,7 +81,7 @@ func TestWaitStatsClearedIsAReset(t *testing.T) {
 }
 
 func TestWaitStatsPermission(t *testing.T) {
-	db, mock := mockDB(t)
+	db, mock := mocksql.New(t)
 	s := server(ms.Version2019 + 4375)
 	mock.ExpectQuery(text("sys_dm_os_wait_stats", s)).WillReturnError(permissionDenied300)
 	_, err := SysDmOsWaitStats{}.Collect(ctx(), db, s, collectors.Scope{})

@@ -20,21 +20,11 @@ type SysIndexes struct{}
 func (SysIndexes) Name() string                     { return "sys_indexes" }
 func (SysIndexes) Supports(s dialects.Server) error { return unsupportedVersion(s) }
 
-// Collect reads nothing: the catalog is all this source gives (see Catalog).
-func (SysIndexes) Collect(context.Context, dialects.Querier, dialects.Server, collectors.Scope) ([]collectors.Counter, error) {
-	return nil, nil
-}
-
 // Catalog lists the tables and indexes in scope; it reads no counters.
-func (c SysIndexes) Catalog(ctx context.Context, qr dialects.Querier, s dialects.Server, sc collectors.Scope) ([]collectors.Object, []collectors.Counter, error) {
-	objs, err := c.objects(ctx, qr, s, sc)
-	return objs, nil, err
-}
-
-func (SysIndexes) objects(ctx context.Context, qr dialects.Querier, s dialects.Server, sc collectors.Scope) ([]collectors.Object, error) {
+func (SysIndexes) Catalog(ctx context.Context, qr dialects.Querier, s dialects.Server, sc collectors.Scope) ([]collectors.Object, []collectors.Counter, error) {
 	rows, err := qr.QueryContext(ctx, q("sys_indexes", s))
 	if err != nil {
-		return nil, ms.AsPrivilegeError(err, s, ms.DatabaseScope)
+		return nil, nil, ms.AsPrivilegeError(err, s, ms.DatabaseScope)
 	}
 	defer rows.Close()
 	var out []collectors.Object
@@ -45,7 +35,7 @@ func (SysIndexes) objects(ctx context.Context, qr dialects.Querier, s dialects.S
 		var indexID int
 		var unique, filtered sql.NullBool
 		if err := rows.Scan(&schema, &table, &index, &objectID, &indexID, &typ, &unique, &filtered, &filter, &cols); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if !sc.InScope(schema, table) {
 			continue
@@ -71,7 +61,7 @@ func (SysIndexes) objects(ctx context.Context, qr dialects.Querier, s dialects.S
 		o.Info["definition"] = definition(o, schema, typ, cols.String, filter.String)
 		out = append(out, o)
 	}
-	return out, rows.Err()
+	return out, nil, rows.Err()
 }
 
 // method maps type_desc to the vocabulary's access methods: rowstore indexes,

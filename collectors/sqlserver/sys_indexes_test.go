@@ -7,10 +7,11 @@ import (
 
 	"github.com/writeamp/writeamp/collectors"
 	ms "github.com/writeamp/writeamp/dialects/sqlserver"
+	"github.com/writeamp/writeamp/internal/mocksql"
 )
 
 func TestSysIndexesCatalog(t *testing.T) {
-	db, mock := mockDB(t)
+	db, mock := mocksql.New(t)
 	s := server(ms.Version2019)
 	cols := []string{"schema", "table", "index", "object_id", "index_id", "type_desc", "is_unique", "has_filter", "filter_definition", "columns"}
 	mock.ExpectQuery(text("sys_indexes", s)).WillReturnRows(sqlmock.NewRows(cols).
@@ -43,7 +44,7 @@ func TestSysIndexesCatalog(t *testing.T) {
 }
 
 func TestSysIndexesPermission(t *testing.T) {
-	db, mock := mockDB(t)
+	db, mock := mocksql.New(t)
 	s := server(ms.Version2019)
 	mock.ExpectQuery(text("sys_indexes", s)).WillReturnError(permissionDenied297)
 	_, _, err := SysIndexes{}.Catalog(ctx(), db, s, collectors.Scope{})

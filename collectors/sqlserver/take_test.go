@@ -8,13 +8,14 @@ import (
 
 	"github.com/writeamp/writeamp/collectors"
 	ms "github.com/writeamp/writeamp/dialects/sqlserver"
+	"github.com/writeamp/writeamp/internal/mocksql"
 )
 
 // TestTakeSnapshot runs the whole set the way measure does: one transaction,
 // rolled back, every collector in order, a denied one recorded with its GRANT
 // while the others still run.
 func TestTakeSnapshot(t *testing.T) {
-	db, mock := mockDB(t)
+	db, mock := mocksql.New(t)
 	s := server(ms.Version2019 + 4375)
 	mock.ExpectBegin()
 	mock.ExpectQuery(text("fn_dblog_end_lsn", s)).WillReturnRows(sqlmock.NewRows([]string{"lsn"}).AddRow("0000002a:000000f0:0001"))

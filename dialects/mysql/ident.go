@@ -3,7 +3,6 @@ package mysql
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/queries"
@@ -18,17 +17,10 @@ func (Dialect) IdentMatcher(ctx context.Context, q dialects.Querier, s dialects.
 	if err := q.QueryRowContext(ctx, queries.MustGet(Name, "identifier_case", s.VersionNum)).Scan(&lctn); err != nil {
 		return nil, "", fmt.Errorf("mysql: read lower_case_table_names: %w", err)
 	}
-	unq := func(t string) string {
-		if n, ok := dialects.Unquote(t, '`', '`'); ok {
-			return n
-		}
-		n, _ := dialects.Unquote(t, '"', '"')
-		return n
-	}
 	if lctn == 0 {
-		return func(typed, actual string) bool { return unq(typed) == actual },
+		return dialects.CaseMatcher(true, '`', '`'),
 			"this server compares database and table names case-sensitively (lower_case_table_names = 0)", nil
 	}
-	return func(typed, actual string) bool { return strings.EqualFold(unq(typed), actual) },
+	return dialects.CaseMatcher(false, '`', '`'),
 		fmt.Sprintf("this server compares database and table names case-insensitively (lower_case_table_names = %d)", lctn), nil
 }

@@ -8,10 +8,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/writeamp/writeamp/sqlparse"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/writeamp/writeamp/sqlparse"
 
 	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/queries"

@@ -2,11 +2,13 @@ package mysql
 
 import (
 	"context"
-	"github.com/writeamp/writeamp/sqlparse"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/writeamp/writeamp/internal/mocksql"
+	"github.com/writeamp/writeamp/sqlparse"
 
 	"github.com/DATA-DOG/go-sqlmock"
 	driver "github.com/go-sql-driver/mysql"
@@ -179,21 +181,6 @@ func TestQueriesCoverBothFlavors(t *testing.T) {
 	}
 }
 
-func mockDB(t *testing.T) (sqlmock.Sqlmock, dialects.Querier) {
-	t.Helper()
-	db, mock, err := sqlmock.New(sqlmock.QueryMatcherOption(sqlmock.QueryMatcherEqual))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := mock.ExpectationsWereMet(); err != nil {
-			t.Error(err)
-		}
-		db.Close()
-	})
-	return mock, db
-}
-
 func expectProbe(mock sqlmock.Sqlmock, version, comment string, logBin int, status map[string]string, v int) {
 	mock.ExpectQuery(queries.MustGet(Name, "probe", 0)).WillReturnRows(
 		sqlmock.NewRows([]string{"v", "c", "db", "u", "h", "p", "id", "lb", "ro", "ps"}).
@@ -223,7 +210,7 @@ func grantRows(lines ...string) *sqlmock.Rows {
 }
 
 func TestProbeMySQL8030(t *testing.T) {
-	mock, db := mockDB(t)
+	db, mock := mocksql.New(t)
 	expectProbe(mock, "8.0.36", "MySQL Community Server - GPL", 1, map[string]string{
 		"Innodb_redo_log_current_lsn": "123456", "Innodb_rows_inserted": "0"}, 80036)
 	// MySQL names the column STATUS: this is the MySQL-only text.
@@ -253,7 +240,7 @@ func TestProbeMySQL8030(t *testing.T) {
 }
 
 func TestProbeMySQLBefore8030(t *testing.T) {
-	mock, db := mockDB(t)
+	db, mock := mocksql.New(t)
 	expectProbe(mock, "8.0.28", "MySQL Community Server - GPL", 0, map[string]string{"Innodb_rows_inserted": "0"}, 80028)
 	mock.ExpectQuery(queries.MustGet(Name, "monitor_state", 80028)).WillReturnError(denied("Access denied; you need (at least one of) the PROCESS privilege(s) for this operation"))
 	mock.ExpectQuery(queries.MustGet(Name, "index_stats_probe", 80028)).WillReturnRows(sqlmock.NewRows([]string{"n"}).AddRow(0))
@@ -273,7 +260,7 @@ func TestProbeMySQLBefore8030(t *testing.T) {
 }
 
 func TestProbeMariaDB(t *testing.T) {
-	mock, db := mockDB(t)
+	db, mock := mocksql.New(t)
 	v := 1101119
 	expectProbe(mock, "10.11.19-MariaDB-0+deb12u1", "Debian 12", 1, map[string]string{
 		"Innodb_lsn_current": "44760", "Binlog_bytes_written": "0", "Innodb_history_list_length": "0"}, v)
@@ -298,11 +285,7 @@ func TestProbeMariaDB(t *testing.T) {
 // Instrument turns on, one by one, only the counters that are off, and the
 // undo turns off exactly those.
 func TestInstrumentMySQLRestoresOnlyWhatWasOff(t *testing.T) {
-	db, mock, err := sqlmock.New(sqlmock.QueryMatcherOption(sqlmock.QueryMatcherEqual))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db, mock := mocksql.New(t)
 	v := 80036
 	s := dialects.Server{Dialect: Name, Flavor: FlavorMySQL, VersionNum: v}
 	s.Set(CapInnodbMetrics, true, "")
@@ -339,20 +322,13 @@ func TestInstrumentMySQLRestoresOnlyWhatWasOff(t *testing.T) {
 	if err := undo(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := mock.ExpectationsWereMet(); err != nil {
-		t.Error(err)
-	}
 	if s.Has(CapIndexMonitor) || !s.Has(CapTrxMonitor) {
 		t.Error("after the undo the index monitors are off again, the transaction ones still on")
 	}
 }
 
 func TestInstrumentWithoutPrivilege(t *testing.T) {
-	db, mock, err := sqlmock.New(sqlmock.QueryMatcherOption(sqlmock.QueryMatcherEqual))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db, mock := mocksql.New(t)
 	v := 1101119
 	s := dialects.Server{Dialect: Name, Flavor: FlavorMariaDB, VersionNum: v, User: "app@%"}
 	s.SetProp(PropHostUser, "'app'@'%'")

@@ -2,7 +2,6 @@ package oracle
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/sijms/go-ora/v2/network"
 
 	"github.com/writeamp/writeamp/dialects"
+	"github.com/writeamp/writeamp/internal/mocksql"
 	"github.com/writeamp/writeamp/queries"
 )
 
@@ -78,21 +78,6 @@ func TestParseVersion(t *testing.T) {
 	}
 }
 
-func mockDB(t *testing.T) (*sql.DB, sqlmock.Sqlmock) {
-	t.Helper()
-	db, mock, err := sqlmock.New(sqlmock.QueryMatcherOption(sqlmock.QueryMatcherEqual))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := mock.ExpectationsWereMet(); err != nil {
-			t.Error(err)
-		}
-		db.Close()
-	})
-	return db, mock
-}
-
 var probeCols = []string{"db_name", "con_name", "user", "server_host", "con_id"}
 
 func expectIdentity(mock sqlmock.Sqlmock, vn int) {
@@ -106,7 +91,7 @@ func params(level, compatible string) *sqlmock.Rows {
 }
 
 func TestProbe19cWithCatalogAccess(t *testing.T) {
-	db, mock := mockDB(t)
+	db, mock := mocksql.New(t)
 	mock.ExpectQuery(queries.MustGet(Name, "version", 0)).WillReturnRows(sqlmock.NewRows([]string{"v"}).AddRow("19.0.0.0.0"))
 	mock.ExpectQuery(queries.MustGet(Name, "version_full", 190000)).WillReturnRows(sqlmock.NewRows([]string{"v"}).AddRow("19.21.0.0.0"))
 	expectIdentity(mock, 192100)
@@ -128,7 +113,7 @@ func TestProbe19cWithCatalogAccess(t *testing.T) {
 }
 
 func TestProbeWithoutCatalogAccessAndBasicLevel(t *testing.T) {
-	db, mock := mockDB(t)
+	db, mock := mocksql.New(t)
 	denied := &network.OracleError{ErrCode: 942, ErrMsg: "ORA-00942: table or view does not exist"}
 	mock.ExpectQuery(queries.MustGet(Name, "version", 0)).WillReturnRows(sqlmock.NewRows([]string{"v"}).AddRow("23.0.0.0.0"))
 	mock.ExpectQuery(queries.MustGet(Name, "version_full", 230000)).WillReturnRows(sqlmock.NewRows([]string{"v"}).AddRow("23.4.0.24.5"))
@@ -148,7 +133,7 @@ func TestProbeWithoutCatalogAccessAndBasicLevel(t *testing.T) {
 }
 
 func TestProbeRefusesOracle11(t *testing.T) {
-	db, mock := mockDB(t)
+	db, mock := mocksql.New(t)
 	mock.ExpectQuery(queries.MustGet(Name, "version", 0)).WillReturnRows(sqlmock.NewRows([]string{"v"}).AddRow("11.2.0.4.0"))
 	_, err := Dialect{}.Probe(context.Background(), db)
 	if !errors.Is(err, dialects.ErrUnsupported) {
@@ -193,7 +178,7 @@ func TestProbeDBIDNeverFailsTheProbe(t *testing.T) {
 		viaVDatabase error
 		identity     string
 	}{{nil, "dbid-7654321/FREEPDB1"}, {denied, "db-FREE@dbhost/FREEPDB1"}} {
-		db, mock := mockDB(t)
+		db, mock := mocksql.New(t)
 		mock.ExpectQuery(queries.MustGet(Name, "version", 0)).WillReturnRows(sqlmock.NewRows([]string{"v"}).AddRow("19.0.0.0.0"))
 		mock.ExpectQuery(queries.MustGet(Name, "version_full", 190000)).WillReturnRows(sqlmock.NewRows([]string{"v"}).AddRow("19.21.0.0.0"))
 		mock.ExpectQuery(queries.MustGet(Name, "probe", 192100)).WillReturnRows(sqlmock.NewRows(probeCols).AddRow("FREE", "FREEPDB1", "WA", "dbhost", "3"))
@@ -220,7 +205,7 @@ func TestProbeDBIDNeverFailsTheProbe(t *testing.T) {
 // the workload's 42-byte index names would fail with ORA-00972; Prepare is
 // refused before anything is created, naming COMPATIBLE.
 func TestCompatibleBelow122LimitsNamesTo30Bytes(t *testing.T) {
-	db, mock := mockDB(t)
+	db, mock := mocksql.New(t)
 	mock.ExpectQuery(queries.MustGet(Name, "version", 0)).WillReturnRows(sqlmock.NewRows([]string{"v"}).AddRow("19.0.0.0.0"))
 	mock.ExpectQuery(queries.MustGet(Name, "version_full", 190000)).WillReturnRows(sqlmock.NewRows([]string{"v"}).AddRow("19.21.0.0.0"))
 	expectIdentity(mock, 192100)

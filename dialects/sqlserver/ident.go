@@ -3,7 +3,6 @@ package sqlserver
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/queries"
@@ -17,17 +16,8 @@ func (Dialect) IdentMatcher(ctx context.Context, q dialects.Querier, s dialects.
 	if err := q.QueryRowContext(ctx, queries.MustGet(Name, "identifier_case", s.VersionNum)).Scan(&sensitive); err != nil {
 		return nil, "", fmt.Errorf("sqlserver: read the database's collation: %w", err)
 	}
-	unq := func(t string) string {
-		if n, ok := dialects.Unquote(t, '[', ']'); ok {
-			return n
-		}
-		n, _ := dialects.Unquote(t, '"', '"')
-		return n
-	}
 	if sensitive == 1 {
-		return func(typed, actual string) bool { return unq(typed) == actual },
-			"this database's collation compares names case-sensitively", nil
+		return dialects.CaseMatcher(true, '[', ']'), "this database's collation compares names case-sensitively", nil
 	}
-	return func(typed, actual string) bool { return strings.EqualFold(unq(typed), actual) },
-		"this database's collation compares names case-insensitively", nil
+	return dialects.CaseMatcher(false, '[', ']'), "this database's collation compares names case-insensitively", nil
 }

@@ -2,7 +2,6 @@ package sqlserver
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/DATA-DOG/go-sqlmock"
 
 	"github.com/writeamp/writeamp/dialects"
+	"github.com/writeamp/writeamp/internal/mocksql"
 	"github.com/writeamp/writeamp/queries"
 )
 
@@ -116,23 +116,8 @@ var probeCols = []string{"version", "edition", "server", "db", "login", "user", 
 
 var permCols = []string{"db", "srv", "db_full"}
 
-func mockDB(t *testing.T) (*sql.DB, sqlmock.Sqlmock) {
-	t.Helper()
-	db, mock, err := sqlmock.New(sqlmock.QueryMatcherOption(sqlmock.QueryMatcherEqual))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := mock.ExpectationsWereMet(); err != nil {
-			t.Error(err)
-		}
-		db.Close()
-	})
-	return db, mock
-}
-
 func TestProbeOnPremises2019(t *testing.T) {
-	db, mock := mockDB(t)
+	db, mock := mocksql.New(t)
 	started := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	mock.ExpectQuery(queries.MustGet(Name, "probe", 0)).WillReturnRows(sqlmock.NewRows(probeCols).
 		AddRow("15.0.4375.4", 3, "SQL1", "kc", "wa_login", "wa", 0, 1, 0, started, "FULL", nil, nil))
@@ -159,7 +144,7 @@ func TestProbeOnPremises2019(t *testing.T) {
 }
 
 func TestProbeAzureSQLDatabase(t *testing.T) {
-	db, mock := mockDB(t)
+	db, mock := mocksql.New(t)
 	mock.ExpectQuery(queries.MustGet(Name, "probe", 0)).WillReturnRows(sqlmock.NewRows(probeCols).
 		AddRow("12.0.2000.8", 5, "myserver", "kc", "wa", "wa", nil, 0, 0, nil, "FULL", "P1", 0))
 	mock.ExpectQuery(queries.MustGet(Name, "permissions", AzureVersionNum)).WillReturnRows(sqlmock.NewRows(permCols).AddRow(0, nil, 0))
@@ -182,7 +167,7 @@ func TestProbeAzureSQLDatabase(t *testing.T) {
 }
 
 func TestProbeRefusesSQLServer2014(t *testing.T) {
-	db, mock := mockDB(t)
+	db, mock := mocksql.New(t)
 	mock.ExpectQuery(queries.MustGet(Name, "probe", 0)).WillReturnRows(sqlmock.NewRows(probeCols).
 		AddRow("12.0.6024.0", 3, "OLD", "kc", "sa", "dbo", 1, 1, 0, time.Now(), "SIMPLE", nil, nil))
 	_, err := Dialect{}.Probe(context.Background(), db)
@@ -211,7 +196,7 @@ func TestPrivilegeErrors(t *testing.T) {
 }
 
 func TestBeforeMeasureCheckpoints(t *testing.T) {
-	db, mock := mockDB(t)
+	db, mock := mocksql.New(t)
 	s := dialects.Server{Dialect: Name, VersionNum: Version2019}
 	s.Set(CapCheckpoint, true, "")
 	mock.ExpectExec(queries.MustGet(Name, "checkpoint", s.VersionNum)).WillReturnResult(sqlmock.NewResult(0, 0))
@@ -236,7 +221,7 @@ func TestProbeCheckpointAcceptsDbBackupoperator(t *testing.T) {
 		sysadmin, owner, backup any
 		want                    bool
 	}{{1, 0, 0, true}, {0, 1, 0, true}, {0, 0, 1, true}, {0, 0, 0, false}, {nil, nil, nil, false}} {
-		db, mock := mockDB(t)
+		db, mock := mocksql.New(t)
 		mock.ExpectQuery(queries.MustGet(Name, "probe", 0)).WillReturnRows(sqlmock.NewRows(probeCols).
 			AddRow("16.0.4135.4", 3, "SQL1", "kc", "wa_login", "wa", c.sysadmin, c.owner, c.backup, time.Now(), "FULL", nil, nil))
 		mock.ExpectQuery(queries.MustGet(Name, "permissions", 1604135)).WillReturnRows(sqlmock.NewRows(permCols).AddRow(1, 1, 1))
@@ -272,7 +257,7 @@ func TestProbeAzureInstanceDMVsByServiceObjective(t *testing.T) {
 		{"P1", "wa", 0, 1, "yes"},
 		{"S3", "wa", 0, 0, "no"},
 	} {
-		db, mock := mockDB(t)
+		db, mock := mocksql.New(t)
 		mock.ExpectQuery(queries.MustGet(Name, "probe", 0)).WillReturnRows(sqlmock.NewRows(probeCols).
 			AddRow("12.0.2000.8", 5, "myserver", "kc", "wa_login", c.user, nil, 0, 0, nil, "FULL", c.objective, c.reader))
 		mock.ExpectQuery(queries.MustGet(Name, "permissions", AzureVersionNum)).WillReturnRows(sqlmock.NewRows(permCols).AddRow(1, nil, c.dbState))

@@ -2,6 +2,9 @@
 // results are written without replacing what the path is (a symlink, a FIFO,
 // a device), and inputs are read only from regular files of bounded size, so
 // /dev/urandom or a FIFO nobody writes to cannot hang a command.
+//
+// Write is the one way anything writeamp was asked to write leaves it:
+// --output, --junit, --result, snapshot files and $GITHUB_STEP_SUMMARY.
 package safeio
 
 import (
@@ -98,7 +101,40 @@ func resolve(path string) (string, fs.FileInfo, error) {
 	return "", nil, fmt.Errorf("%s: too many levels of symbolic links", path)
 }
 
-// WriteFile writes data to path as a report should be:
+// Target is where the user asked for output.
+type Target struct {
+	// Flag names the option or variable that gave the path, for errors
+	// ("--junit", "GITHUB_STEP_SUMMARY").
+	Flag string
+	// Path is the file; "" and "-" are stdout.
+	Path string
+	// Append adds to the end of the file (created when missing) instead of
+	// replacing it: for files other steps write to as well, such as
+	// GitHub's step summary.
+	Append bool
+}
+
+// Write writes data to the target: stdout (nil: os.Stdout) for "" and "-",
+// else the file, replaced as writeFile says or appended to.
+func Write(stdout io.Writer, t Target, data []byte) error {
+	if t.Path == "" || t.Path == "-" {
+		if stdout == nil {
+			stdout = os.Stdout
+		}
+		_, err := stdout.Write(data)
+		return err
+	}
+	write := writeFile
+	if t.Append {
+		write = appendFile
+	}
+	if err := write(t.Path, data); err != nil {
+		return fmt.Errorf("%s: %w", t.Flag, err)
+	}
+	return nil
+}
+
+// writeFile writes data to path as a report should be:
 //   - a symlink is followed and its target written, the link stays;
 //   - a FIFO, device or socket is written through (a FIFO needs its reader
 //     first: writeamp does not wait for one), never replaced by a file;
@@ -110,7 +146,7 @@ func resolve(path string) (string, fs.FileInfo, error) {
 //
 // When the directory is not writable but an existing file is, the file is
 // overwritten in place (not atomic: the only way to write it at all).
-func WriteFile(path string, data []byte) error {
+func writeFile(path string, data []byte) error {
 	target, fi, err := resolve(path)
 	if err != nil {
 		return err
@@ -206,10 +242,10 @@ func writeInPlace(path, target string, data []byte) error {
 	return f.Close()
 }
 
-// Append adds text to the end of a file (created 0666 less the umask when
-// missing), following symlinks; a FIFO without a reader is an error at
+// appendFile adds data to the end of a file (created 0666 less the umask
+// when missing), following symlinks; a FIFO without a reader is an error at
 // once rather than a hang in open(2).
-func Append(path, text string) error {
+func appendFile(path string, data []byte) error {
 	flags := os.O_APPEND | os.O_CREATE | os.O_WRONLY
 	if fi, err := os.Stat(path); err == nil && fi.Mode()&fs.ModeNamedPipe != 0 {
 		flags |= oNonblock
@@ -221,7 +257,7 @@ func Append(path, text string) error {
 		}
 		return err
 	}
-	if _, err := f.WriteString(text); err != nil {
+	if _, err := f.Write(data); err != nil {
 		f.Close()
 		return err
 	}

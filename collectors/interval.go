@@ -1,0 +1,52 @@
+package collectors
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/writeamp/writeamp/result"
+)
+
+// LogLostError is an interval collector's failure because the log of the
+// window is no longer on the server: the report warns, not just lists it.
+type LogLostError struct {
+	Err error
+	Why string
+}
+
+func (e *LogLostError) Error() string { return e.Why }
+func (e *LogLostError) Unwrap() error { return e.Err }
+
+// RunInterval runs the interval collectors over the window and derivers
+// over the result. Failures become Missing entries.
+func (set *Set) RunInterval(ctx context.Context, db *sql.DB, d *Delta) {
+	for _, ic := range set.Interval {
+		if err := ic.Supports(d.Server); err != nil {
+			d.Missing = append(d.Missing, missingFrom(ic.Name(), err))
+			continue
+		}
+		cs, err := func() ([]Counter, error) {
+			tx, err := set.begin(ctx, db, d.Server)
+			if err != nil {
+				return nil, err
+			}
+			defer tx.Rollback()
+			return ic.CollectInterval(ctx, tx, d.Server, d.Before, d.After)
+		}()
+		if err != nil {
+			d.Missing = append(d.Missing, missingFrom(ic.Name(), err))
+			var lost *LogLostError
+			if errors.As(err, &lost) {
+				d.Warnings = append(d.Warnings, lost.Why)
+			}
+			continue
+		}
+		for _, c := range cs {
+			d.Values[c.Key] = result.Metric{Value: ptr(c.Value), Exactness: c.Exactness, Source: c.Source, Note: c.Note}
+		}
+	}
+	for _, der := range set.Derive {
+		der(d)
+	}
+}

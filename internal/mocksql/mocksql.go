@@ -1,0 +1,52 @@
+// Package mocksql sets up go-sqlmock the one way writeamp's tests use it:
+// a statement matches only by its exact text (the embedded SQL is what a
+// server would get, so a changed query must fail its test), and when the
+// test ends every expectation must have been met (a statement the code no
+// longer sends fails too) and the connection is closed.
+package mocksql
+
+import (
+	"database/sql"
+	"database/sql/driver"
+	"testing"
+
+	"github.com/DATA-DOG/go-sqlmock"
+)
+
+// New returns a mock database and its expectations.
+func New(t testing.TB) (*sql.DB, sqlmock.Sqlmock) {
+	t.Helper()
+	return open(t, nil)
+}
+
+// WithConverter is New for arguments sqlmock's default converter refuses
+// (pgx's arrays).
+func WithConverter(t testing.TB, c driver.ValueConverter) (*sql.DB, sqlmock.Sqlmock) {
+	t.Helper()
+	return open(t, c)
+}
+
+func open(t testing.TB, c driver.ValueConverter) (*sql.DB, sqlmock.Sqlmock) {
+	t.Helper()
+	exact := sqlmock.QueryMatcherOption(sqlmock.QueryMatcherEqual)
+	var (
+		db   *sql.DB
+		mock sqlmock.Sqlmock
+		err  error
+	)
+	if c == nil {
+		db, mock, err = sqlmock.New(exact)
+	} else {
+		db, mock, err = sqlmock.New(exact, sqlmock.ValueConverterOption(c))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := mock.ExpectationsWereMet(); err != nil {
+			t.Error(err)
+		}
+		db.Close()
+	})
+	return db, mock
+}
