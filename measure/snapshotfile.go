@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/writeamp/writeamp/collectors"
@@ -49,8 +50,35 @@ func NewSnapshotFile(s *collectors.Snapshot, where string) *SnapshotFile {
 
 // Write encodes the file as compact JSON: indenting a snapshot of 10,000
 // indexes took longer than reading it from the server (jq prints it indented).
+// The snapshot is appended by hand (collectors.Snapshot.AppendJSON) and not
+// through json.Encoder, which would also re-scan its megabytes to compact
+// them; the bytes are encoding/json's all the same (a test holds them).
 func (f *SnapshotFile) Write(w io.Writer) error {
-	return json.NewEncoder(w).Encode(f)
+	head, err := json.Marshal(struct {
+		Kind          string      `json:"kind"`
+		SchemaVersion int         `json:"schema_version"`
+		Tool          result.Tool `json:"tool"`
+		Where         string      `json:"where,omitempty"`
+	}{f.Kind, f.SchemaVersion, f.Tool, f.Where})
+	if err != nil {
+		return err
+	}
+	b := head[:len(head)-1]
+	b = append(b, `,"snapshot":`...)
+	if f.Snapshot == nil {
+		b = append(b, "null"...)
+	} else if b, err = f.Snapshot.AppendJSON(slices.Grow(b, 64+200*len(f.Snapshot.Counters)+160*len(f.Snapshot.Objects))); err != nil {
+		return err
+	}
+	if f.Instrumented != "" {
+		in, err := json.Marshal(f.Instrumented)
+		if err != nil {
+			return err
+		}
+		b = append(append(b, `,"instrumented":`...), in...)
+	}
+	_, err = w.Write(append(b, '}', '\n'))
+	return err
 }
 
 // ReadSnapshot parses a snapshot file. Every error is about the input and

@@ -3,6 +3,7 @@ package measure_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -159,5 +160,36 @@ func TestReadSnapshotRefusesNegativeCounters(t *testing.T) {
 	os.WriteFile(p, buf.Bytes(), 0o644)
 	if _, err := measure.ReadSnapshot(p); err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "rows_updated") {
 		t.Errorf("want an error naming the file and the counter, got %v", err)
+	}
+}
+
+// The hand-appended snapshot file is byte for byte what json.Encoder writes.
+func TestSnapshotFileWriteIsEncodingJSONsBytes(t *testing.T) {
+	type plainSnapshot collectors.Snapshot // no MarshalJSON
+	type plainFile struct {
+		Kind          string         `json:"kind"`
+		SchemaVersion int            `json:"schema_version"`
+		Tool          any            `json:"tool"`
+		Where         string         `json:"where,omitempty"`
+		Snapshot      *plainSnapshot `json:"snapshot"`
+		Instrumented  string         `json:"instrumented,omitempty"`
+	}
+	s := snap(pgServer(time.Unix(1e9, 0).UTC()), time.Unix(1e9+60, 5).UTC(), 10, 3)
+	s.Marks = map[string]string{"lsn": "0/16B3748"}
+	for _, f := range []*measure.SnapshotFile{
+		measure.NewSnapshotFile(s, "postgres://u@h/d"),
+		{Kind: measure.SnapshotKind, Instrumented: `{"monitors":["a<b"]}`},
+	} {
+		var got, want bytes.Buffer
+		if err := f.Write(&got); err != nil {
+			t.Fatal(err)
+		}
+		p := plainFile{f.Kind, f.SchemaVersion, f.Tool, f.Where, (*plainSnapshot)(f.Snapshot), f.Instrumented}
+		if err := json.NewEncoder(&want).Encode(p); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("got  %s\nwant %s", got.String(), want.String())
+		}
 	}
 }
