@@ -19,6 +19,15 @@ type Observer interface {
 	Observe(ctx context.Context, w *Window, sp *Span) (Observation, error)
 }
 
+// A Preparer is an Observer with something to do before the window opens:
+// take its connection, for one, since a connection taken from the pool may
+// be checked with a statement first (pgx pings one idle over a second, an
+// empty transaction that pg_stat_database counts as a commit), and that
+// must not land in the window.
+type Preparer interface {
+	Prepare(ctx context.Context, w *Window) error
+}
+
 // An Observation is an Observer at work on one window.
 type Observation interface {
 	// Stop ends the observation; the window calls it once, but it must be
@@ -38,6 +47,18 @@ type DeltaObservation interface {
 type RunObservation interface {
 	Observation
 	AddToRun(r *result.Run)
+}
+
+// prepare readies the window's observers before it settles the server and
+// takes the before snapshot.
+func (sp *Span) prepare(ctx context.Context) {
+	for _, o := range sp.w.Observers {
+		if p, ok := o.(Preparer); ok {
+			if err := p.Prepare(ctx, sp.w); err != nil {
+				sp.Warnings = append(sp.Warnings, err.Error())
+			}
+		}
+	}
 }
 
 // observe starts the window's observers. One that cannot start is a

@@ -37,9 +37,27 @@ type Timeline struct {
 	// Live, when set, sees the samples so far after every reading; it must
 	// not block, nor keep s.
 	Live func(s *result.Samples)
+
+	conn *sql.Conn // taken by Prepare for the next Observe
 }
 
-// Observe opens the sampler's connection and takes the first reading.
+// Prepare takes the sampler's connection before the window opens.
+func (t *Timeline) Prepare(ctx context.Context, w *Window) error {
+	if _, ok := collectors.TimelineFor(w.Dialect.Name()); !ok {
+		return nil
+	}
+	if t.conn != nil {
+		t.conn.Close() // a window that never opened
+	}
+	conn, err := w.DB.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("timeline: no connection for the sampler: %w", err)
+	}
+	t.conn = conn
+	return nil
+}
+
+// Observe takes the first reading on the prepared connection.
 func (t *Timeline) Observe(ctx context.Context, w *Window, sp *Span) (Observation, error) {
 	src, ok := collectors.TimelineFor(w.Dialect.Name())
 	if !ok {
@@ -53,9 +71,13 @@ func (t *Timeline) Observe(ctx context.Context, w *Window, sp *Span) (Observatio
 		every = MinInterval
 	}
 	series, notes := src.Series(w.Server, sp.Before.Objects)
-	conn, err := w.DB.Conn(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("timeline: no connection for the sampler: %w", err)
+	conn := t.conn
+	t.conn = nil
+	if conn == nil {
+		var err error
+		if conn, err = w.DB.Conn(ctx); err != nil {
+			return nil, fmt.Errorf("timeline: no connection for the sampler: %w", err)
+		}
 	}
 	o := &timelineObs{t: t, src: src, w: w, objs: sp.Before.Objects, conn: conn,
 		samples: &result.Samples{IntervalSeconds: every.Seconds(), Series: series, Notes: notes},
@@ -86,6 +108,14 @@ type timelineObs struct {
 
 	stop, done chan struct{}
 	once       sync.Once
+	clock      func() time.Duration // time since start; tests set it
+}
+
+func (o *timelineObs) elapsed() time.Duration {
+	if o.clock != nil {
+		return o.clock()
+	}
+	return time.Since(o.start)
 }
 
 func (o *timelineObs) loop(ctx context.Context, every time.Duration) {
@@ -112,7 +142,7 @@ func (o *timelineObs) fail(err error) {
 	defer o.mu.Unlock()
 	if o.failed == nil {
 		o.failed = err
-		o.samples.Notes = append(o.samples.Notes, fmt.Sprintf("sampling stopped at %.1f s: %v", time.Since(o.start).Seconds(), err))
+		o.samples.Notes = append(o.samples.Notes, fmt.Sprintf("sampling stopped at %.1f s: %v", o.elapsed().Seconds(), err))
 	}
 }
 
@@ -131,7 +161,7 @@ func (o *timelineObs) read(ctx context.Context, final bool) error {
 	if err != nil {
 		return err
 	}
-	now := time.Since(o.start).Seconds()
+	now := o.elapsed().Seconds()
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	p := result.SamplePoint{T: now, Values: map[string]float64{}}

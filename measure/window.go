@@ -123,6 +123,7 @@ type Span struct {
 // waits for earlier statistics to arrive) and takes the before snapshot.
 func (w *Window) Begin(ctx context.Context, sc collectors.Scope) (*Span, error) {
 	sp := &Span{w: w, Scope: sc}
+	sp.prepare(ctx)
 	if st, ok := w.Dialect.(dialects.Settler); ok {
 		sp.Warnings = append(sp.Warnings, dialects.BeforeMeasure(ctx, st, w.DB, w.Server, sc.Schemas)...)
 	}

@@ -29,9 +29,9 @@ const MaxHOTTables = 1000
 // publication says when a session's statistics become visible, per major.
 func publication(s dialects.Server) string {
 	if s.Has(pg.CapForceFlush) {
-		return "sessions publish their counts when they go idle outside a transaction, at most once a second (a session that then stays idle after up to 10 s, or when it ends), so work can show in the interval after the one it ran in"
+		return "approx per interval: sessions publish their counts when they go idle outside a transaction, at most once a second (a session that then stays idle, after up to 10 s, or when it ends), so work can show in the interval after the one it ran in"
 	}
-	return "sessions send their counts to the statistics collector at most every 500 ms, when idle between transactions (or when they end), so work can show in the interval after the one it ran in"
+	return "approx per interval: sessions send their counts to the statistics collector at most every 500 ms, when idle between transactions (or when they end), so work can show in the interval after the one it ran in"
 }
 
 // tables are the oids of the scope's tables, nil when there are too many.
