@@ -242,7 +242,7 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 		}
 		return n
 	},
-	"multi": func(c *Comparison) bool { return len(c.Columns) > 1 },
+	"multi":           func(c *Comparison) bool { return len(c.Columns) > 1 },
 	"timelineHeading": func() string { return "min / median / max per second" },
 }).Parse(htmlSource))
 
