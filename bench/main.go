@@ -77,6 +77,12 @@ func main() {
 	}
 	small, large := snapshotCost(ctx, db, srv)
 	t.AppendRow(table.Row{fmt.Sprintf("snapshot, %d vs %d indexes", *indexes, *indexes/10), fmt.Sprintf("%.0f ms", large.Seconds()*1000), fmt.Sprintf("%.0f ms", small.Seconds()*1000), fmt.Sprintf("%.1f", large.Seconds()/small.Seconds()), "~10 (linear)"})
+	pairs, secs := 6, 5
+	if *quick {
+		pairs, secs = 2, 3
+	}
+	w, wo, ratio, lo, hi, cost := samplerOverhead(ctx, db, srv, *dsn, pairs, secs)
+	t.AppendRow(table.Row{fmt.Sprintf("measure --interval 1s vs none: pgbench -c 2 TPS, median of %d alternating pairs of %d s (pairs %.3f–%.3f; one reading %.2f ms)", pairs, secs, lo, hi, float64(cost.Microseconds())/1000), fmt.Sprintf("%.0f tps", w), fmt.Sprintf("without %.0f tps", wo), fmt.Sprintf("%.3f", ratio), ">= 0.98"})
 	base := 1500
 	if *quick {
 		base = 300

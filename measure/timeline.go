@@ -64,7 +64,7 @@ func (t *Timeline) Observe(ctx context.Context, w *Window, sp *Span) (Observatio
 		if !t.Keep {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("timeline: %s has no interval sampler", w.Server)
+		return nil, fmt.Errorf("timeline not sampled: writeamp has no interval sampler for %s yet (--interval has no effect here)", w.Dialect.Name())
 	}
 	every := t.Every
 	if every < MinInterval {
