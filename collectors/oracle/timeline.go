@@ -29,9 +29,9 @@ func (Timeline) Series(s dialects.Server, _ []collectors.Object) ([]result.Sampl
 		view, scope = "V$CON_SYSSTAT", "this PDB, all its sessions"
 	}
 	return []result.SampleSeries{
-			{Name: "log_bytes", Unit: result.Bytes, Exactness: result.Approx, Source: view + " 'redo size' (" + scope + ")", Note: late},
-			{Name: "transactions_committed", Unit: result.Count, Exactness: result.Approx, Source: view + " 'user commits' (" + scope + ")", Note: late},
-		}, []string{"rows not sampled: Oracle keeps no server-wide count of rows inserted, updated or deleted"}
+		{Name: "log_bytes", Unit: result.Bytes, Exactness: result.Approx, Source: view + " 'redo size' (" + scope + ")", Note: late},
+		{Name: "transactions_committed", Unit: result.Count, Exactness: result.Approx, Source: view + " 'user commits' (" + scope + ")", Note: late},
+	}, []string{"rows not sampled: Oracle keeps no server-wide count of rows inserted, updated or deleted"}
 }
 
 func (Timeline) Read(ctx context.Context, conn *sql.Conn, s dialects.Server, _ []collectors.Object) (map[string]float64, error) {

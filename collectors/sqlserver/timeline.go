@@ -23,10 +23,10 @@ func (Timeline) Series(s dialects.Server, _ []collectors.Object) ([]result.Sampl
 		return nil, []string{"not sampled: " + err.Error()}
 	}
 	return []result.SampleSeries{
-			{Name: "log_bytes", Unit: result.Bytes, Exactness: result.Approx, Source: perfCounters + " 'Log Bytes Flushed/sec' (this database)",
-				Note: "log bytes as they are flushed to the log file, which trails their generation by the log buffer"},
-			{Name: "transactions_committed", Unit: result.Count, Exactness: result.Exact, Source: perfCounters + " 'Write Transactions/sec' (this database: transactions that wrote and committed)"},
-		}, []string{"rows not sampled: SQL Server keeps rows written per index partition only (sys.dm_db_index_operational_stats), no cheap server-wide counter"}
+		{Name: "log_bytes", Unit: result.Bytes, Exactness: result.Approx, Source: perfCounters + " 'Log Bytes Flushed/sec' (this database)",
+			Note: "log bytes as they are flushed to the log file, which trails their generation by the log buffer"},
+		{Name: "transactions_committed", Unit: result.Count, Exactness: result.Exact, Source: perfCounters + " 'Write Transactions/sec' (this database: transactions that wrote and committed)"},
+	}, []string{"rows not sampled: SQL Server keeps rows written per index partition only (sys.dm_db_index_operational_stats), no cheap server-wide counter"}
 }
 
 func (Timeline) Read(ctx context.Context, conn *sql.Conn, s dialects.Server, _ []collectors.Object) (map[string]float64, error) {
