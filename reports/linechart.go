@@ -59,7 +59,7 @@ func (c *lineChart) SVG() template.HTML {
 		unit = []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}[sc] + "/s"
 	}
 	topV, yTicks := niceScale(maxV / div)
-	topT, xTicks := niceScale(maxT)
+	topT, xTicks := timeScale(maxT)
 	top := float64(lineLegendHeight + 8)
 	plotH := float64(lineH-lineBottom) - top
 	plotW := float64(lineW-lineRight) - lineLeft
@@ -113,6 +113,25 @@ func (c *lineChart) SVG() template.HTML {
 	}
 	return template.HTML(fmt.Sprintf(`<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-labelledby="%s-t" viewBox="0 0 %d %d" width="%d" height="%d"><title id="%s-t">%s</title>%s</svg>`,
 		esc(c.ID), lineW, lineH, lineW, lineH, esc(c.ID), esc(c.Title), b.String()))
+}
+
+// timeScale is the time axis: the end of the window rounded up to a step
+// of 1, 2, 5, 10, 15, 20 or 30 seconds, minutes above, with at most 8
+// gridlines (a 60 s window ends at 70 s, not at niceScale's 100).
+func timeScale(maxT float64) (float64, []float64) {
+	step := 1.0
+	for _, st := range []float64{1, 2, 5, 10, 15, 20, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400, 43200, 86400} {
+		step = st
+		if math.Ceil(maxT/st) <= 8 {
+			break
+		}
+	}
+	top := math.Max(step, math.Ceil(maxT/step)*step)
+	var ticks []float64
+	for t := 0.0; t <= top+step/1000; t += step {
+		ticks = append(ticks, t)
+	}
+	return top, ticks
 }
 
 // timelineCharts are the html's charts of sampled runs: log bytes/s and

@@ -83,3 +83,12 @@ func TestNoTimelineWithoutSamples(t *testing.T) {
 		}
 	}
 }
+
+func TestTimeScale(t *testing.T) {
+	for _, c := range []struct{ max, top float64 }{{3.06, 4}, {6.1, 7}, {60.09, 70}, {119, 120}, {3600, 3600}, {0, 1}} {
+		top, ticks := timeScale(c.max)
+		if top != c.top || len(ticks) > 9 || ticks[len(ticks)-1] != top {
+			t.Errorf("timeScale(%v) = %v %v, want top %v", c.max, top, ticks, c.top)
+		}
+	}
+}
