@@ -36,6 +36,7 @@ var (
 	indexes = flag.Int("indexes", 10000, "indexes for the snapshot-cost row")
 	walRows = flag.Int("wal-rows", 200000, "rows inserted for the WAL read-rate rows")
 	quick   = flag.Bool("quick", false, "smaller sizes (for a smoke run)")
+	only    = flag.String("only", "", "run only one group of rows: sampler (the interval sampler's cost)")
 	rowsOut [][]string
 )
 
@@ -63,6 +64,11 @@ func main() {
 	t.SetOutputMirror(os.Stdout)
 	t.SetStyle(table.StyleLight)
 	t.AppendHeader(table.Row{"what", "writeamp", "peer", "ratio", "target"})
+	if *only == "sampler" {
+		samplerRows(ctx, t, db, srv)
+		t.Render()
+		return
+	}
 	for _, c := range []int{1, 2, 4} {
 		wa, pgb := driverVsPgbench(ctx, db, srv, c)
 		t.AppendRow(table.Row{fmt.Sprintf("single-row UPDATE rate, concurrency %d", c), fmt.Sprintf("%.0f/s", wa), fmt.Sprintf("pgbench %.0f/s", pgb), fmt.Sprintf("%.2f", wa/pgb), ">= 0.90"})
@@ -77,6 +83,7 @@ func main() {
 	}
 	small, large := snapshotCost(ctx, db, srv)
 	t.AppendRow(table.Row{fmt.Sprintf("snapshot, %d vs %d indexes", *indexes, *indexes/10), fmt.Sprintf("%.0f ms", large.Seconds()*1000), fmt.Sprintf("%.0f ms", small.Seconds()*1000), fmt.Sprintf("%.1f", large.Seconds()/small.Seconds()), "~10 (linear)"})
+	samplerRows(ctx, t, db, srv)
 	base := 1500
 	if *quick {
 		base = 300
@@ -87,6 +94,17 @@ func main() {
 	t.AppendRow(table.Row{fmt.Sprintf("peak memory, %d vs %d logins", 10*base, base), fmt.Sprintf("%d MiB", rss10>>10), fmt.Sprintf("%d MiB", rss1>>10), fmt.Sprintf("%.2f", float64(rss10)/float64(rss1)), "~1 (flat)"})
 	t.Render()
 	fmt.Println("\nratio = writeamp / peer, both measured in this run on the same server.")
+}
+
+// samplerRows are the interval sampler's cost (bench/timeline.go).
+func samplerRows(ctx context.Context, t *progressTable, db *sql.DB, srv dialects.Server) {
+	pairs, secs := 6, 5
+	if *quick {
+		pairs, secs = 2, 3
+	}
+	w, wo, ratio, lo, hi, cost := samplerOverhead(ctx, db, srv, *dsn, pairs, secs)
+	t.AppendRow(table.Row{"interval sampler: one reading's time, at the shortest --interval (1 s)", fmt.Sprintf("%.2f ms", float64(cost.Microseconds())/1000), "1 s", fmt.Sprintf("%.5f", cost.Seconds()), "<= 0.02"})
+	t.AppendRow(table.Row{fmt.Sprintf("pgbench -c 2 TPS under measure --interval 1s vs none, median of %d alternating pairs of %d s (pairs %.2f–%.2f: the machine's noise)", pairs, secs, lo, hi), fmt.Sprintf("%.0f tps", w), fmt.Sprintf("without %.0f tps", wo), fmt.Sprintf("%.3f", ratio), ">= 0.98"})
 }
 
 // progressTable prints each row as it is measured (a bench takes minutes),

@@ -66,6 +66,9 @@ type Set struct {
 	Sources  []Source
 	Interval []IntervalCollector
 	Derive   []Deriver
+	// Samplers run beside the workload while the window is open (waits,
+	// which no cumulative counter keeps per session).
+	Samplers []Sampler
 	// SnapshotTx opens the read-only transaction a snapshot runs in and sets
 	// what the dialect needs for a consistent read (e.g. stats_fetch_consistency).
 	SnapshotTx func(ctx context.Context, db *sql.DB, s dialects.Server) (*sql.Tx, error)

@@ -46,6 +46,7 @@ func TestEveryPostgresMajor(t *testing.T) {
 		t.Run("leaf page splits", func(t *testing.T) { matrixSplits(t, srv, db, s) })
 		t.Run("observer writes no WAL", func(t *testing.T) { matrixObserverWritesNoWAL(t, db, s) })
 		t.Run("wait sampler writes no WAL", func(t *testing.T) { matrixSamplerWritesNoWAL(t, db, s) })
+		t.Run("interval sampler writes no WAL", func(t *testing.T) { timelineWritesNoWAL(t, db, s) })
 		t.Run("reset inside the window", func(t *testing.T) { matrixResetInWindow(t, db, s) })
 		t.Run("window across checkpoints", func(t *testing.T) { matrixLongWindow(t, srv, db, s) })
 	})

@@ -167,6 +167,7 @@ func (e *Experiment) variant(ctx context.Context, v string, cleanupCtx func() (c
 		return nil, phase("snapshot before", err)
 	}
 	span.Label = "variant " + v
+	defer span.StopObserving(ctx) // when the workload fails before End
 	e.logf("variant %s: settled and took the before snapshot in %s", v, since())
 	ops, err := w.Ops()
 	if err != nil {
@@ -205,6 +206,7 @@ func (e *Experiment) variant(ctx context.Context, v string, cleanupCtx func() (c
 	}
 	run = BuildRun(v, delta, stats, w.Meta().MainOperation)
 	run.Writes = wr
+	span.AddToRun(run)
 	run.Warnings = append(span.Warnings, run.Warnings...)
 	if runErr != nil {
 		run.Partial = true

@@ -25,6 +25,8 @@ type Window struct {
 	dialects.Target
 	Set *collectors.Set
 	Log io.Writer // notes as they happen (stderr); nil discards
+	// Observers watch each window while its workload runs (observe.go).
+	Observers []Observer
 
 	probed   dialects.Server // Server as probed, before Instrument
 	restores []func(context.Context) error
@@ -112,12 +114,16 @@ type Span struct {
 	Before   *collectors.Snapshot
 	Warnings []string
 	t0       time.Time
+
+	observing []Observation
+	stopped   bool
 }
 
 // Begin settles the server for a window on sc (CHECKPOINT; PostgreSQL 13/14
 // waits for earlier statistics to arrive) and takes the before snapshot.
 func (w *Window) Begin(ctx context.Context, sc collectors.Scope) (*Span, error) {
 	sp := &Span{w: w, Scope: sc}
+	sp.prepare(ctx)
 	if st, ok := w.Dialect.(dialects.Settler); ok {
 		sp.Warnings = append(sp.Warnings, dialects.BeforeMeasure(ctx, st, w.DB, w.Server, sc.Schemas)...)
 	}
@@ -127,6 +133,7 @@ func (w *Window) Begin(ctx context.Context, sc collectors.Scope) (*Span, error) 
 	}
 	sp.Before = before
 	sp.t0 = time.Now()
+	sp.observe(ctx)
 	return sp, nil
 }
 
@@ -164,6 +171,7 @@ func Quiet(timeout time.Duration) Until { return Until{bound: timeout, quiesce: 
 // errors name their phase ("snapshot after", "diff").
 func (sp *Span) End(ctx context.Context, until Until) (*collectors.Delta, error) {
 	w := sp.w
+	sp.StopObserving(ctx)
 	sp.t0 = time.Now()
 	if st, ok := w.Dialect.(dialects.Settler); ok {
 		sp.Warnings = append(sp.Warnings, st.Settle(ctx, w.DB, w.Server, sp.Scope.Schemas)...)
@@ -189,6 +197,7 @@ func (sp *Span) End(ctx context.Context, until Until) (*collectors.Delta, error)
 		crossCheckWrites(delta, until.writes)
 	}
 	sp.since("settled and took the after snapshot")
+	sp.observed(delta)
 	w.ReadLog(ctx, delta)
 	sp.since("read the log of the window")
 	return delta, nil

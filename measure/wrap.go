@@ -85,6 +85,7 @@ func (w *Wrapped) Run(ctx context.Context) (res *result.Result, exitCode int, er
 	if err != nil {
 		return nil, exitCode, err
 	}
+	defer span.StopObserving(ctx) // when the command cannot run
 
 	cmd := exec.CommandContext(ctx, path, w.Command[1:]...)
 	cmd.Args[0] = w.Command[0]
@@ -140,6 +141,7 @@ func (w *Wrapped) Run(ctx context.Context) (res *result.Result, exitCode int, er
 	run := BuildRun(label, delta, st, main)
 	run.Warnings = append(span.Warnings, run.Warnings...)
 	run.Command = shown
+	span.AddToRun(run)
 	run.ExitCode = &exitCode
 	if exitCode != 0 {
 		run.Warnings = append(run.Warnings, fmt.Sprintf("the command exited with status %d: the numbers cover what it did before it stopped", exitCode))

@@ -29,6 +29,8 @@ type Comparison struct {
 	// Findings lead every format; FindingsRule says when a change counts.
 	Findings     []result.Finding
 	FindingsRule string
+	// Timeline is the sampled rates of runs measured with --interval.
+	Timeline *Timeline
 }
 
 // Column is one run.
@@ -144,6 +146,7 @@ func Build(title string, subtitle []string, cols []Column) *Comparison {
 		c.Notes = append(c.Notes, basis)
 	}
 	c.Notes = append(c.Notes, metricNotes(c)...)
+	c.Timeline = buildTimeline(c)
 	c.Notes = dedupe(c.Notes)
 	return c
 }

@@ -23,6 +23,7 @@ func HTML(w io.Writer, res *result.Result) error {
 		page.Series = append(page.Series, htmlSeries{Label: col.Label, Color: seriesColor(i)})
 	}
 	page.Charts = charts(c)
+	page.Timeline = timelineCharts(c)
 	page.Findings, page.MoreFindings = shown(c)
 	page.FindingsHeading = findingsHeading(c)
 	page.RunLines = RunLines(c)
@@ -41,6 +42,7 @@ type htmlPage struct {
 	Created  string
 	Series   []htmlSeries
 	Charts   []*barChart
+	Timeline []*lineChart // rates over time of runs sampled with --interval
 	RunLines []RunLine
 	Sections []Section
 	// Findings lead the page, above the charts.
@@ -240,7 +242,8 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 		}
 		return n
 	},
-	"multi": func(c *Comparison) bool { return len(c.Columns) > 1 },
+	"multi":           func(c *Comparison) bool { return len(c.Columns) > 1 },
+	"timelineHeading": func() string { return "min / median / max per second" },
 }).Parse(htmlSource))
 
 const htmlSource = `<!DOCTYPE html>
@@ -265,7 +268,7 @@ figure { margin: 0; padding: 12px 14px; border: 1px solid var(--line); border-ra
 figcaption { color: var(--muted); font-size: 12px; margin-bottom: 8px; }
 svg { max-width: 100%; height: auto; font: 12px -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; }
 svg .cat { fill: var(--fg); } svg .val { fill: var(--fg); font-size: 11px; } svg .lg { fill: var(--fg); }
-svg .tick { fill: var(--muted); font-size: 10px; } svg .grid { stroke: #eaeef2; stroke-width: 1; } svg .na { fill: var(--muted); font-size: 11px; font-style: italic; }
+svg .axis { stroke: var(--muted); stroke-width: 1; } svg .tick { fill: var(--muted); font-size: 10px; } svg .grid { stroke: #eaeef2; stroke-width: 1; } svg .na { fill: var(--muted); font-size: 11px; font-style: italic; }
 .wide { overflow-x: auto; }
 table { border-collapse: collapse; font-variant-numeric: tabular-nums; margin-top: 6px; }
 th, td { padding: 3px 10px; border-bottom: 1px solid #eaeef2; text-align: right; white-space: nowrap; }
@@ -297,7 +300,16 @@ ol.findings { font-size: 15px; } ol.findings li[title] { cursor: help; }
 <div class="charts">
 {{range .Charts}}<figure id="chart-{{.ID}}"><h3>{{.Title}}</h3><figcaption>{{.Caption}}</figcaption>{{.SVG}}</figure>
 {{end}}</div>
-{{end}}<h2>Numbers</h2>
+{{end}}{{if .Timeline}}<h2 id="timeline">Timeline</h2>
+<p class="foot">Rates per second over each sampled interval (--interval), one line per run; hover a step's dot for its figure, exactness and source.</p>
+<div class="charts">
+{{range .Timeline}}<figure id="chart-{{.ID}}"><h3>{{.Title}}</h3><figcaption>{{.Caption}}</figcaption>{{.SVG}}</figure>
+{{end}}</div>
+{{with .C.Timeline}}<div class="wide"><table>
+<thead><tr><th>{{timelineHeading}}</th>{{range $.C.Columns}}<th>{{.Label}}</th>{{end}}<th>basis [source]</th></tr></thead>
+<tbody>{{range .Rows}}<tr><td>{{.Label}}</td>{{range .Cells}}<td>{{.}}</td>{{end}}<td class="basis">{{.Basis}}{{if .Refs}} [{{range $j, $n := .Refs}}{{if $j}},{{end}}<a href="#src-{{$n}}">{{$n}}</a>{{end}}]{{end}}</td></tr>
+{{end}}</tbody></table></div>
+{{end}}{{end}}<h2>Numbers</h2>
 <p class="foot">Hover a number for its exactness and source; the basis column links to the source footnotes.</p>
 <div class="wide"><table>
 <thead><tr><th>metric</th>{{range .C.Columns}}<th>{{.Label}}</th>{{if $.C.PerOp}}<th>per {{$.C.PerOp}}</th>{{end}}{{end}}{{if multi .C}}<th>change</th>{{end}}<th>basis [source]</th></tr></thead>

@@ -336,6 +336,7 @@ func Table(w io.Writer, c *Comparison, o Options) error {
 		}
 	}
 	t.Render()
+	writeTimeline(w, c, o, false)
 	footer(w, c, "")
 	return nil
 }
@@ -385,6 +386,7 @@ func Markdown(w io.Writer, c *Comparison) error {
 		}
 	}
 	t.RenderMarkdown()
+	writeTimeline(w, c, Options{}, true)
 	footer(w, c, "")
 	return nil
 }

@@ -87,6 +87,9 @@ func (r *Result) Validate() error {
 				return err
 			}
 		}
+		if err := run.Samples.validate(where); err != nil {
+			return err
+		}
 		for _, op := range sortedKeys(run.PerOperation) {
 			m := run.PerOperation[op]
 			for _, k := range sortedKeys(m) {

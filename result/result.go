@@ -122,6 +122,8 @@ type Run struct {
 	// Writes are the rows the built-in workload's statements changed, as the
 	// driver counted them.
 	Writes []Write `json:"writes,omitempty"`
+	// Samples are the counters read every --interval during the window.
+	Samples *Samples `json:"samples,omitempty"`
 }
 
 // Write is what one kind of DML statement of a built-in workload did in the

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -16,6 +17,7 @@ func newMeasureCmd() *cobra.Command {
 		schemas, tables                    []string
 		ops                                int64
 		quiet                              bool
+		interval                           time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "measure --dsn URL [flags] -- COMMAND [ARGS...]",
@@ -62,6 +64,9 @@ command and the numbers up to then are reported.`,
 			if ops < 0 {
 				return usagef("--operations: must be 0 (none) or more")
 			}
+			if err := measure.CheckInterval("--interval", interval); err != nil {
+				return usageError{err}
+			}
 			log := notesWriter(quiet)
 			ctx := cmd.Context()
 			t, err := connect(ctx, dsn, embedOpts{Allow: false}, log)
@@ -78,6 +83,11 @@ command and the numbers up to then are reported.`,
 				return err
 			}
 			fmt.Fprintf(log, "measuring on %s (%s)\n", t.Server, t.Where)
+			live := newLiveLine(cmd.ErrOrStderr(), stderrIsTerminal(), quiet)
+			defer live.clear()
+			if tl := timelineFor(interval, live); tl != nil {
+				win.Observers = append(win.Observers, tl)
+			}
 			w := &measure.Wrapped{
 				Window: win, Command: args, Label: label,
 				Scope:      scope,
@@ -87,6 +97,7 @@ command and the numbers up to then are reported.`,
 			// The command's output shares stdout with the report: the report
 			// goes after it, or to --output.
 			res, code, err := w.Run(ctx)
+			live.clear()
 			if err != nil {
 				return err
 			}
@@ -112,5 +123,6 @@ command and the numbers up to then are reported.`,
 	formatFlag(cmd, &format, reports.Formats)
 	f.StringVarP(&output, "output", "o", "", "write the report to this file instead of stdout (after the command's output)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no notes on stderr")
+	intervalFlag(f, &interval)
 	return cmd
 }

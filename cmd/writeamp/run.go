@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -43,6 +44,7 @@ func newWorkloadRunCmd(use, name string) *cobra.Command {
 		variants            []string
 		keep, quiet, noPipe bool
 		concurrency         string
+		interval            time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   use,
@@ -52,6 +54,9 @@ func newWorkloadRunCmd(use, name string) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			levels, err := parseLevels(concurrency)
 			if err != nil {
+				return usageError{err}
+			}
+			if err := measure.CheckInterval("--interval", interval); err != nil {
 				return usageError{err}
 			}
 			if fl, ok := wl.(workloads.Flagser); ok {
@@ -90,6 +95,10 @@ func newWorkloadRunCmd(use, name string) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if tl := timelineFor(interval, nil); tl != nil {
+				win.Observers = append(win.Observers, tl)
+			}
+			t.DB.SetMaxOpenConns(top + 3 + len(win.Observers)) // each observer reads on a connection of its own
 			fmt.Fprintf(log, "measuring on %s (%s)\n", t.Server, t.Where)
 			var res *result.Result
 			var runErr error
@@ -135,6 +144,7 @@ func newWorkloadRunCmd(use, name string) *cobra.Command {
 	f.BoolVar(&noPipe, "no-pipeline", false, "send each statement and wait for it (default: one round trip per transaction where the driver can pipeline)")
 	f.BoolVar(&keep, "keep", false, "keep the workload's schema after the run for inspection")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress or notes on stderr")
+	intervalFlag(f, &interval)
 	_ = cmd.RegisterFlagCompletionFunc("variants", cobra.FixedCompletions(meta.Variants, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }

@@ -21,6 +21,7 @@ func NewSet() *collectors.Set {
 		},
 		Interval:   []collectors.IntervalCollector{PgWAL{}},
 		Derive:     []collectors.Deriver{DeriveTables, DeriveLeafInserts, DeriveCheckpoints},
+		Samplers:   []collectors.Sampler{PgStatActivity{}},
 		SnapshotTx: snapshotTx,
 		Savepoint:  "SAVEPOINT writeamp_collector",
 		RollbackTo: "ROLLBACK TO SAVEPOINT writeamp_collector",

@@ -1,0 +1,57 @@
+package sqlserver
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/writeamp/writeamp/collectors"
+	"github.com/writeamp/writeamp/dialects"
+	ms "github.com/writeamp/writeamp/dialects/sqlserver"
+	"github.com/writeamp/writeamp/result"
+)
+
+func init() { collectors.RegisterTimeline(ms.Name, Timeline{}) }
+
+// Timeline is SQL Server's interval sampler: this database's log bytes
+// flushed and committed write transactions from sys.dm_os_performance_counters.
+// SQL Server keeps no cheap server-wide row counter (rows are counted per
+// index partition), so rows are not sampled. Never run against a server.
+type Timeline struct{}
+
+func (Timeline) Series(s dialects.Server, _ []collectors.Object) ([]result.SampleSeries, []string) {
+	if err := (SysDmOsPerformanceCounters{}).Supports(s); err != nil {
+		return nil, []string{"not sampled: " + err.Error()}
+	}
+	return []result.SampleSeries{
+		{Name: "log_bytes", Unit: result.Bytes, Exactness: result.Approx, Source: perfCounters + " 'Log Bytes Flushed/sec' (this database)",
+			Note: "log bytes as they are flushed to the log file, which trails their generation by the log buffer"},
+		{Name: "transactions_committed", Unit: result.Count, Exactness: result.Exact, Source: perfCounters + " 'Write Transactions/sec' (this database: transactions that wrote and committed)"},
+	}, []string{"rows not sampled: SQL Server keeps rows written per index partition only (sys.dm_db_index_operational_stats), no cheap server-wide counter"}
+}
+
+func (Timeline) Read(ctx context.Context, conn *sql.Conn, s dialects.Server, _ []collectors.Object) (map[string]float64, error) {
+	rows, err := conn.QueryContext(ctx, q("timeline", s))
+	if err != nil {
+		return nil, ms.AsPrivilegeError(err, s, ms.InstanceScope)
+	}
+	defer rows.Close()
+	var all []perfRow
+	for rows.Next() {
+		var r perfRow
+		if err := rows.Scan(&r.object, &r.name, &r.instance, &r.value); err != nil {
+			return nil, err
+		}
+		r.object, r.name, r.instance = trimBlanks(r.object), trimBlanks(r.name), trimBlanks(r.instance)
+		all = append(all, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := map[string]float64{}
+	for counter, series := range map[string]string{"Log Bytes Flushed/sec": "log_bytes", "Write Transactions/sec": "transactions_committed"} {
+		if c, ok := databaseCounter(all, counter, s.Database); ok {
+			out[series] = c.Value
+		}
+	}
+	return out, nil
+}
