@@ -210,6 +210,9 @@ func (d Dialect) Open(ctx context.Context, dsn string) (*sql.DB, error) {
 	if !strings.Contains(dsn, "interpolateParams") {
 		cfg.InterpolateParams = true
 	}
+	if !strings.Contains(cfg.ConnectionAttributes, "program_name:") {
+		cfg.ConnectionAttributes = strings.TrimPrefix(cfg.ConnectionAttributes+",program_name:"+ProgramName, ",")
+	}
 	conn, err := driver.NewConnector(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("mysql: %s", dialects.ParseErrorText(err))
@@ -324,6 +327,7 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 	if readOnly != 0 {
 		s.SetProp("read_only", "true")
 	}
+	s.Set(CapPerfSchema, perfSchema != 0, PerfSchemaOff)
 
 	// INNODB_METRICS needs PROCESS; asking is the probe.
 	if err := probeMonitors(ctx, q, &s); err != nil {

@@ -1,0 +1,75 @@
+package mysql_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/writeamp/writeamp/collectors"
+	cm "github.com/writeamp/writeamp/collectors/mysql"
+	"github.com/writeamp/writeamp/dialects/mysql/mysqltest"
+)
+
+// The sampler sees a known wait: one session holds a row lock, the sampled
+// session's UPDATE of the same row waits for it (InnoDB LOCK WAIT on a
+// RECORD lock) until the holder commits. Works with performance_schema off,
+// as the shared test server runs.
+func TestProcesslistSamplerSeesARowLockWait(t *testing.T) {
+	db, s := mysqltest.Open(t)
+	ctx := context.Background()
+	dbName := mysqltest.TempDatabase(t, db)
+	tbl := dbName + ".lockwait"
+	mysqltest.Exec(t, db, "CREATE TABLE "+tbl+" (id int PRIMARY KEY, v int) ENGINE=InnoDB", "INSERT INTO "+tbl+" VALUES (1, 0)")
+	holder, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Rollback()
+	if _, err := holder.Exec("UPDATE " + tbl + " SET v = 1 WHERE id = 1"); err != nil {
+		t.Fatal(err)
+	}
+	sampling, err := cm.Processlist{}.Start(ctx, db, s, collectors.SampleTarget{ApplicationName: "writeamp", Operation: func(q string) string {
+		if strings.Contains(q, "lockwait") {
+			return "refresh"
+		}
+		return "other"
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := db.Exec("UPDATE " + tbl + " SET v = 2 WHERE id = 1")
+		done <- err
+	}()
+	time.Sleep(600 * time.Millisecond)
+	if err := holder.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	cs, err := sampling.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]collectors.Counter{}
+	for _, c := range cs {
+		got[c.Metric] = c
+		t.Logf("%s = %.3f (%s; %s)", c.Metric, c.Value, c.Source, c.Note)
+	}
+	if n := got["wait_samples"].Value; n < 20 {
+		t.Errorf("only %v samples in 600 ms", n)
+	}
+	lock := got["wait_share.Lock.row_lock"]
+	if lock.Value < 0.5 || lock.Exactness != "approx" || !strings.Contains(lock.Source, "samples") || !lock.Interval {
+		t.Errorf("the blocked UPDATE's wait: %+v", lock)
+	}
+	if got["op_wait_share.refresh.Lock.row_lock"].Value < 0.5 {
+		t.Errorf("per operation: %v", cs)
+	}
+	if !s.Has("performance_schema") && !strings.Contains(lock.Note, "cannot be told from other clients") {
+		t.Errorf("with performance_schema off the figures must say every session was sampled: %q", lock.Note)
+	}
+}
