@@ -95,13 +95,15 @@ var gives = map[string][2]string{
 	"sys_dm_db_index_operational_stats": {"per-index leaf inserts/deletes/updates, page latch waits", "no per-index writes"},
 	"sys_dm_io_virtual_file_stats":      {"log file bytes written", "no log volume"},
 	"sys_dm_os_performance_counters":    {"log bytes flushed, page splits", "no log flush and page split counters"},
-	"sys_dm_os_wait_stats":              {"waits: WRITELOG, PAGELATCH_*, log rate governor", "no wait statistics"},
+	"sys_dm_os_wait_stats":              {"waits: WRITELOG, PAGELATCH_*, PAGEIOLATCH_*, log rate governor", "no wait statistics"},
 	"sys_indexes":                       {"the indexes in scope", "no objects to attribute numbers to"},
 	"fn_dblog":                          {"log bytes per index from the active log", "no per-index log bytes"},
 	"fn_dblog_mark":                     {"the log position fn_dblog reads from", "no per-index log bytes"},
 	"v_sysstat":                         {"redo size, redo entries, db block changes, leaf node splits", "no redo volume"},
 	"v_segment_statistics":              {"db block changes per table and index segment (proxy for index writes)", "no per-segment changes"},
 	"v_system_event":                    {"waits: log file sync, index contention, buffer busy", "no wait statistics"},
+	"v_session_event":                   {"the workload sessions' own waits (log file sync, index contention, buffer busy, row lock contention)", "waits only for the whole instance or PDB (v_system_event)"},
+	"sys_dm_exec_session_wait_stats":    {"the workload sessions' own waits (PAGELATCH_*, PAGEIOLATCH_*, WRITELOG, LCK_M_*)", "waits only for the whole instance (sys_dm_os_wait_stats)"},
 	"all_objects":                       {"the tables and indexes in scope", "no objects to attribute numbers to"},
 }
 
