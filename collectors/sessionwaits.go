@@ -13,12 +13,13 @@ import (
 
 // SessionWait is one row of a server's cumulative per-session wait
 // counters (SQL Server sys.dm_exec_session_wait_stats, Oracle
-// V$SESSION_EVENT): Session names one session's life (its id and logon
-// time, since ids are reused), Event the wait, Count and Millis the totals
+// V$SESSION_EVENT): ID is the server's session id (as SampleTarget.Sessions
+// knows it), Session names one session's life (the id and its logon time or
+// serial, since ids are reused), Event the wait, Count and Millis the totals
 // since the session began or was last reset.
 type SessionWait struct {
-	Session, Event string
-	Count, Millis  float64
+	ID, Session, Event string
+	Count, Millis      float64
 }
 
 // SessionWaits polls such counters for the workload's sessions and sums,
@@ -33,6 +34,7 @@ type SessionWait struct {
 type SessionWaits struct {
 	source string
 	read   func(context.Context) ([]SessionWait, error)
+	ours   func(id string) bool
 	stop   chan struct{}
 	done   chan struct{}
 	mu     sync.Mutex
@@ -44,6 +46,7 @@ type SessionWaits struct {
 }
 
 type sessionWait struct {
+	id                    string
 	baseCount, baseMillis float64 // at the start (0 for a session seen later)
 	lastCount, lastMillis float64
 	accCount, accMillis   float64 // counted before a reset
@@ -51,12 +54,15 @@ type sessionWait struct {
 }
 
 // StartSessionWaits reads once now (the baseline), then every `every` (at
-// least 100 ms) until Stop, which reads once more.
-func StartSessionWaits(ctx context.Context, every time.Duration, source string, read func(context.Context) ([]SessionWait, error), closeFn func()) (*SessionWaits, error) {
+// least 100 ms) until Stop, which reads once more. ours, when set, picks the
+// workload's sessions by id at Stop (a runner registers its workers after
+// sampling began, so every session is followed from the start and the
+// workers' are counted from their reading then).
+func StartSessionWaits(ctx context.Context, every time.Duration, source string, read func(context.Context) ([]SessionWait, error), ours func(id string) bool, closeFn func()) (*SessionWaits, error) {
 	if every < 100*time.Millisecond {
 		every = 100 * time.Millisecond
 	}
-	w := &SessionWaits{source: source, read: read, stop: make(chan struct{}), done: make(chan struct{}),
+	w := &SessionWaits{source: source, read: read, ours: ours, stop: make(chan struct{}), done: make(chan struct{}),
 		seen: map[[2]string]*sessionWait{}, lost: map[string]bool{}, every: every}
 	rows, err := read(ctx)
 	if err != nil {
@@ -66,7 +72,7 @@ func StartSessionWaits(ctx context.Context, every time.Duration, source string, 
 		return nil, err
 	}
 	for _, r := range rows {
-		w.seen[[2]string{r.Session, r.Event}] = &sessionWait{baseCount: r.Count, baseMillis: r.Millis, lastCount: r.Count, lastMillis: r.Millis, present: true}
+		w.seen[[2]string{r.Session, r.Event}] = &sessionWait{id: r.ID, baseCount: r.Count, baseMillis: r.Millis, lastCount: r.Count, lastMillis: r.Millis, present: true}
 	}
 	w.polls = 1
 	go func() {
@@ -109,7 +115,7 @@ func (w *SessionWaits) poll(ctx context.Context) {
 		if s == nil {
 			// A session (or an event) first seen now: it began inside the
 			// window, from zero.
-			w.seen[k] = &sessionWait{lastCount: r.Count, lastMillis: r.Millis, present: true}
+			w.seen[k] = &sessionWait{id: r.ID, lastCount: r.Count, lastMillis: r.Millis, present: true}
 			continue
 		}
 		if r.Count < s.lastCount || r.Millis < s.lastMillis {
@@ -143,7 +149,14 @@ func (w *SessionWaits) Stop() ([]Counter, error) {
 	type sum struct{ n, ms float64 }
 	byEvent := map[string]*sum{}
 	sessions := map[string]bool{}
+	lost := 0
 	for k, s := range w.seen {
+		if w.ours != nil && !w.ours(s.id) {
+			continue
+		}
+		if !sessions[k[0]] && w.lost[k[0]] {
+			lost++
+		}
 		sessions[k[0]] = true
 		e := byEvent[k[1]]
 		if e == nil {
@@ -154,8 +167,8 @@ func (w *SessionWaits) Stop() ([]Counter, error) {
 		e.ms += s.accMillis + s.lastMillis - s.baseMillis
 	}
 	ex, note := result.Exact, ""
-	if len(w.lost) > 0 {
-		ex, note = result.Approx, fmt.Sprintf("%d of %d sessions ended or were reset between polls: what they waited after their last poll is missing", len(w.lost), len(sessions))
+	if lost > 0 {
+		ex, note = result.Approx, fmt.Sprintf("%d of %d sessions ended or were reset between polls: what they waited after their last poll is missing", lost, len(sessions))
 	}
 	if w.err != nil {
 		ex, note = result.Approx, joinNote(note, "polling stopped early: "+w.err.Error())

@@ -13,14 +13,15 @@ import (
 // its last poll. A session that ended is counted up to its last poll.
 func TestSessionWaitsResetsAndEnds(t *testing.T) {
 	reads := [][]SessionWait{
-		{{"a", "WRITELOG", 10, 5}, {"b", "WRITELOG", 1, 1}}, // baseline
-		{{"a", "WRITELOG", 50, 25}, {"b", "WRITELOG", 4, 3}},
-		{{"a", "WRITELOG", 7, 2}},                              // a reset, b ended
-		{{"a", "WRITELOG", 9, 3}, {"c", "PAGELATCH_EX", 2, 8}}, // the last reading, c new
+		{{"1", "a", "WRITELOG", 10, 5}, {"2", "b", "WRITELOG", 1, 1}, {"9", "z", "WRITELOG", 1, 1}}, // baseline
+		{{"1", "a", "WRITELOG", 50, 25}, {"2", "b", "WRITELOG", 4, 3}, {"9", "z", "WRITELOG", 99, 99}},
+		{{"1", "a", "WRITELOG", 7, 2}, {"9", "z", "WRITELOG", 99, 99}},                                     // a reset, b ended
+		{{"1", "a", "WRITELOG", 9, 3}, {"3", "c", "PAGELATCH_EX", 2, 8}, {"9", "z", "WRITELOG", 999, 999}}, // the last reading, c new
 	}
 	i := 0
 	read := func(context.Context) ([]SessionWait, error) { r := reads[i]; i++; return r, nil }
-	w, err := StartSessionWaits(context.Background(), time.Hour, "view", read, nil)
+	ours := func(id string) bool { return id != "9" } // z is someone else's
+	w, err := StartSessionWaits(context.Background(), time.Hour, "view", read, ours, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func TestSessionWaitsResetsAndEnds(t *testing.T) {
 
 func TestSessionWaitsFirstReadFails(t *testing.T) {
 	closed := false
-	_, err := StartSessionWaits(context.Background(), 0, "view", func(context.Context) ([]SessionWait, error) { return nil, errors.New("denied") }, func() { closed = true })
+	_, err := StartSessionWaits(context.Background(), 0, "view", func(context.Context) ([]SessionWait, error) { return nil, errors.New("denied") }, nil, func() { closed = true })
 	if err == nil || !closed {
 		t.Errorf("a failing first read is an error and closes the connection: %v %v", err, closed)
 	}

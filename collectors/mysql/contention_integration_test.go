@@ -161,7 +161,7 @@ func TestPerformanceSchemaWaitsAndChangeBuffer(t *testing.T) {
 	if a := got["active_sessions"].Value; a < 0.8 || a > 1.2 {
 		t.Errorf("only writeamp's waiting session is sampled (another program's is not): %.2f active sessions", a)
 	}
-	if got["wait_share.Lock.row_lock"].Value < 0.5 || got["wait_samples"].Note != "" {
+	if got["wait_share.Lock.row_lock"].Value < 0.5 || strings.Contains(got["wait_samples"].Note, "cannot be told") {
 		t.Errorf("the row lock wait, with the sessions told apart: %+v", got)
 	}
 }

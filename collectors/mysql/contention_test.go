@@ -2,6 +2,7 @@ package mysql
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"strings"
 	"testing"
@@ -188,5 +189,41 @@ func TestChangeBuffer(t *testing.T) {
 	d = &collectors.Delta{After: &collectors.Snapshot{Marks: map[string]string{MarkChangeBuffering: "all"}}}
 	if DeriveChangeBufferNote(d); len(d.Warnings) != 0 {
 		t.Errorf("buffering on: %v", d.Warnings)
+	}
+}
+
+// A lock wait read from INNODB_TRX holds only while the session still runs
+// the statement it waited in: the next statement (a new QUERY_ID on
+// MariaDB, a new text on MySQL) is not waiting.
+func TestLockWaitHoldsForItsStatement(t *testing.T) {
+	m, db := mock(t)
+	s := server(1101119, my.CapInnodbMetrics)
+	stmt := "UPDATE rt.offline_user_session SET version = 3 WHERE user_session_id = 'a'"
+	m.ExpectPrepare(queries.MustGet(my.Name, "innodb_lock_waits_sample", s.VersionNum)).ExpectQuery().
+		WillReturnRows(sqlmock.NewRows([]string{"trx_mysql_thread_id", "trx_query", "lock_type"}).
+			AddRow(int64(41), stmt, "RECORD").
+			AddRow(int64(42), "DELETE FROM rt.x WHERE id = 1", "RECORD")) // 42 has moved on
+	prep, err := db.(interface {
+		PrepareContext(context.Context, string) (*sql.Stmt, error)
+	}).PrepareContext(context.Background(), queries.MustGet(my.Name, "innodb_lock_waits_sample", s.VersionNum))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lw := &lockWaits{stmt: prep}
+	procs := []process{{id: 41, stmt: stmt, queryID: 900}, {id: 42, stmt: "SELECT 1", queryID: 77}}
+	if err := lw.refresh(context.Background(), procs); err != nil {
+		t.Fatal(err)
+	}
+	if typ, ok := lw.waiting(procs[0]); !ok || typ != "RECORD" {
+		t.Errorf("41 waits in its statement: %q %v", typ, ok)
+	}
+	if _, ok := lw.waiting(procs[1]); ok {
+		t.Error("42 runs another statement than the one it waited in")
+	}
+	if _, ok := lw.waiting(process{id: 41, stmt: stmt, queryID: 901}); ok {
+		t.Error("the same text as a new statement (QUERY_ID) is not the wait")
+	}
+	if err := lw.refresh(context.Background(), procs); err != nil { // within lockWaitEvery: not read again
+		t.Fatal(err)
 	}
 }

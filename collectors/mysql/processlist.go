@@ -3,7 +3,9 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
@@ -31,10 +33,11 @@ func (Processlist) Name() string                   { return "processlist" }
 func (Processlist) Supports(dialects.Server) error { return nil }
 
 // Start reads the processlist every t.Every (10 ms) until Stop. The
-// workload's sessions are told from other clients' by their program_name
-// connection attribute (t.ApplicationName) when performance_schema shows
-// connection attributes; otherwise every other active session is sampled,
-// and the figures say so.
+// workload's sessions are those t.Sessions names by processlist id (a
+// built-in workload's runner), else those whose program_name connection
+// attribute is t.ApplicationName when performance_schema shows connection
+// attributes; otherwise every other active session is sampled, and the
+// figures say so.
 func (Processlist) Start(ctx context.Context, db *sql.DB, s dialects.Server, t collectors.SampleTarget) (collectors.Sampling, error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
@@ -42,47 +45,157 @@ func (Processlist) Start(ctx context.Context, db *sql.DB, s dialects.Server, t c
 	}
 	var notes []string
 	app := t.ApplicationName
+	if t.Sessions != nil {
+		app = "" // the processlist ids say which sessions are the workload's
+	}
 	if app != "" && !attrsVisible(ctx, conn, s) {
 		notes = append(notes, "performance_schema is off, so the workload's sessions cannot be told from other clients' (by their program_name connection attribute): every other active session was sampled")
 		app = ""
 	}
-	block, source := "processlist_sample", "information_schema.PROCESSLIST state, INNODB_TRX lock waits"
-	if !s.Has(my.CapInnodbMetrics) {
+	source := "information_schema.PROCESSLIST states"
+	var trxStmt *sql.Stmt
+	if s.Has(my.CapInnodbMetrics) {
 		// INNODB_TRX needs PROCESS, as INNODB_METRICS does.
-		block, source = "processlist_sample_states", "information_schema.PROCESSLIST state"
+		source = "information_schema.PROCESSLIST states, InnoDB lock waits from INNODB_TRX every " + lockWaitEvery.String()
+		notes = append(notes, "InnoDB refreshes INNODB_TRX only when it was not read in the last 100 ms, so lock waits are read every "+
+			lockWaitEvery.String()+" and counted while the same statement runs: a wait shorter than that may be missed, one that just ended may count one read longer")
+		if trxStmt, err = conn.PrepareContext(ctx, q("innodb_lock_waits_sample", s)); err != nil {
+			conn.Close()
+			return nil, err
+		}
+	} else {
 		notes = append(notes, "without PROCESS, InnoDB lock waits are not told apart (INNODB_TRX) and only this login's sessions are listed: GRANT PROCESS ON *.* TO "+s.Prop(my.PropHostUser))
 	}
-	stmt, err := conn.PrepareContext(ctx, q(block, s))
+	stmt, err := conn.PrepareContext(ctx, q("processlist_sample", s))
 	if err != nil {
+		if trxStmt != nil {
+			trxStmt.Close()
+		}
 		conn.Close()
 		return nil, err
 	}
+	lw := &lockWaits{stmt: trxStmt}
 	read := func(ctx context.Context) ([]collectors.SessionState, error) {
-		rows, err := stmt.QueryContext(ctx, t.Operation != nil, app, app)
+		procs, err := readProcesses(ctx, stmt, t.Operation != nil && t.Sessions == nil, app)
 		if err != nil {
 			return nil, err
 		}
-		defer rows.Close()
+		if err := lw.refresh(ctx, procs); err != nil {
+			return nil, err
+		}
 		var out []collectors.SessionState
-		for rows.Next() {
-			var id int64
-			var state, info, lockType string
-			var lockWait bool
-			if err := rows.Scan(&id, &state, &info, &lockWait, &lockType); err != nil {
-				return nil, err
-			}
-			class, event := classifyProcess(state, lockWait, lockType)
+		for _, p := range procs {
+			lockType, waiting := lw.waiting(p)
+			class, event := classifyProcess(p.state, waiting, lockType)
 			st := collectors.SessionState{Class: class, Event: event}
-			if t.Operation != nil {
-				st.Op = t.Operation(info)
+			switch {
+			case t.Sessions != nil:
+				op, ours := t.Sessions(strconv.FormatInt(p.id, 10))
+				if !ours {
+					continue
+				}
+				st.Op = op
+			case t.Operation != nil:
+				st.Op = t.Operation(p.info)
 			}
 			out = append(out, st)
 		}
-		return out, rows.Err()
+		return out, nil
 	}
-	sh := collectors.StartShares(ctx, t.Every, source, read, func() { stmt.Close(); conn.Close() })
+	sh := collectors.StartShares(ctx, t.Every, source, read, func() {
+		stmt.Close()
+		if trxStmt != nil {
+			trxStmt.Close()
+		}
+		conn.Close()
+	})
 	sh.Note = strings.Join(notes, "; ")
 	return sh, nil
+}
+
+// lockWaitEvery is how often INNODB_TRX is read: InnoDB refreshes the copy
+// it shows only when nobody read it in the last 100 ms
+// (trx0i_s.cc can_cache_be_updated), so reading it every 10 ms would show
+// the same stale copy for as long as the sampler runs.
+const lockWaitEvery = 110 * time.Millisecond
+
+type process struct {
+	id          int64
+	state, info string
+	stmt        string // the statement's text
+	queryID     int64  // MariaDB's QUERY_ID (0 on MySQL)
+}
+
+func readProcesses(ctx context.Context, stmt *sql.Stmt, wantInfo bool, app string) ([]process, error) {
+	rows, err := stmt.QueryContext(ctx, wantInfo, app, app)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []process
+	for rows.Next() {
+		var p process
+		if err := rows.Scan(&p.id, &p.state, &p.info, &p.stmt, &p.queryID); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// lockWaits is what the last read of INNODB_TRX said: which sessions wait
+// for a lock, in which statement, on which kind of lock.
+type lockWaits struct {
+	stmt *sql.Stmt
+	last time.Time
+	by   map[int64]lockWait
+}
+
+type lockWait struct {
+	queryID  int64
+	stmt     string
+	lockType string
+}
+
+// refresh reads INNODB_TRX when lockWaitEvery has passed, tying each wait
+// to the statement the session runs now (a row of INNODB_TRX whose query is
+// not the session's current statement is from a statement that has ended).
+func (l *lockWaits) refresh(ctx context.Context, procs []process) error {
+	if l.stmt == nil || time.Since(l.last) < lockWaitEvery {
+		return nil
+	}
+	l.last = time.Now()
+	rows, err := l.stmt.QueryContext(ctx)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	now := map[int64]process{}
+	for _, p := range procs {
+		now[p.id] = p
+	}
+	l.by = map[int64]lockWait{}
+	for rows.Next() {
+		var id int64
+		var query, lockType string
+		if err := rows.Scan(&id, &query, &lockType); err != nil {
+			return err
+		}
+		if p, ok := now[id]; ok && query != "" && strings.HasPrefix(p.stmt, query) {
+			l.by[id] = lockWait{queryID: p.queryID, stmt: p.stmt, lockType: lockType}
+		}
+	}
+	return rows.Err()
+}
+
+// waiting says whether p waits for a lock: the last read saw it waiting in
+// the statement it still runs.
+func (l *lockWaits) waiting(p process) (lockType string, ok bool) {
+	w, ok := l.by[p.id]
+	if !ok || w.queryID != p.queryID || w.stmt != p.stmt {
+		return "", false
+	}
+	return w.lockType, true
 }
 
 // attrsVisible reports whether this session's own program_name connection

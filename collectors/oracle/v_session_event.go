@@ -35,7 +35,12 @@ func (c VSessionEvent) Start(ctx context.Context, db *sql.DB, s dialects.Server,
 	}
 	text := q("v_session_event", s)
 	var program any // NULL: every session (Oracle reads '' as NULL anyway)
-	if t.ApplicationName != "" {
+	var ours func(string) bool
+	switch {
+	case t.Sessions != nil:
+		// Every session is followed; the runner names its workers' by SID.
+		ours = func(id string) bool { _, ok := t.Sessions(id); return ok }
+	case t.ApplicationName != "":
 		program = t.ApplicationName
 	}
 	timeNote := ""
@@ -52,7 +57,7 @@ func (c VSessionEvent) Start(ctx context.Context, db *sql.DB, s dialects.Server,
 		for rows.Next() {
 			var w collectors.SessionWait
 			var micro float64
-			if err := rows.Scan(&w.Session, &w.Event, &w.Count, &micro); err != nil {
+			if err := rows.Scan(&w.ID, &w.Session, &w.Event, &w.Count, &micro); err != nil {
 				return nil, err
 			}
 			w.Millis = micro / 1000
@@ -61,8 +66,11 @@ func (c VSessionEvent) Start(ctx context.Context, db *sql.DB, s dialects.Server,
 		return out, rows.Err()
 	}
 	who := "every user session"
-	if t.ApplicationName != "" {
+	switch {
+	case ours != nil:
+		who = "the workload's sessions"
+	case program != nil:
 		who = fmt.Sprintf("PROGRAM '%s'", t.ApplicationName)
 	}
-	return collectors.StartSessionWaits(ctx, t.Every, "V$SESSION_EVENT total_waits, time_waited_micro / 1000 ("+who+timeNote+")", read, func() { conn.Close() })
+	return collectors.StartSessionWaits(ctx, t.Every, "V$SESSION_EVENT total_waits, time_waited_micro / 1000 ("+who+timeNote+")", read, ours, func() { conn.Close() })
 }

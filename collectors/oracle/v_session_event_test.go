@@ -10,7 +10,7 @@ import (
 	"github.com/writeamp/writeamp/collectors"
 )
 
-var sessionEventCols = []string{"S.SID||','||S.SERIAL#", "EVENT", "TOTAL_WAITS", "TIME_WAITED_MICRO"}
+var sessionEventCols = []string{"SID", "S.SID||','||S.SERIAL#", "EVENT", "TOTAL_WAITS", "TIME_WAITED_MICRO"}
 
 // The workload sessions' waits are their V$SESSION_EVENT totals' growth
 // between the first and the last poll, summed per event; go-ora returns
@@ -21,11 +21,11 @@ func TestSessionEventSumsTheWorkloadSessionsGrowth(t *testing.T) {
 	s := server()
 	q := text("v_session_event", s)
 	mock.ExpectQuery(q).WithArgs("writeamp", "writeamp").WillReturnRows(sqlmock.NewRows(sessionEventCols).
-		AddRow("131,40211", "log file sync", int64(2), int64(1800)))
+		AddRow(int64(131), "131,40211", "log file sync", int64(2), int64(1800)))
 	mock.ExpectQuery(q).WithArgs("writeamp", "writeamp").WillReturnRows(sqlmock.NewRows(sessionEventCols).
-		AddRow("131,40211", "log file sync", int64(1502), int64(913800)).
-		AddRow("131,40211", "enq: TX - index contention", int64(37), int64(52000)).
-		AddRow("262,11873", "buffer busy waits", int64(9), int64(4100)))
+		AddRow(int64(131), "131,40211", "log file sync", int64(1502), int64(913800)).
+		AddRow(int64(131), "131,40211", "enq: TX - index contention", int64(37), int64(52000)).
+		AddRow(int64(262), "262,11873", "buffer busy waits", int64(9), int64(4100)))
 	sampling, err := VSessionEvent{}.Start(ctx(), db, s, collectors.SampleTarget{ApplicationName: "writeamp", Every: time.Hour})
 	if err != nil {
 		t.Fatal(err)

@@ -47,8 +47,12 @@ func (c SysDmExecSessionWaitStats) Start(ctx context.Context, db *sql.DB, s dial
 		return nil, err
 	}
 	text := q("sys_dm_exec_session_wait_stats", s)
+	app, ours := t.ApplicationName, sessionFilter(t)
+	if ours != nil {
+		app = "" // every session is followed; the runner names its workers'
+	}
 	read := func(ctx context.Context) ([]collectors.SessionWait, error) {
-		rows, err := conn.QueryContext(ctx, text, t.ApplicationName)
+		rows, err := conn.QueryContext(ctx, text, app)
 		if err != nil {
 			return nil, ms.AsPrivilegeError(err, s, ms.ServerScope)
 		}
@@ -57,7 +61,7 @@ func (c SysDmExecSessionWaitStats) Start(ctx context.Context, db *sql.DB, s dial
 		for rows.Next() {
 			var w collectors.SessionWait
 			var n, waitMS int64
-			if err := rows.Scan(&w.Session, &w.Event, &n, &waitMS); err != nil {
+			if err := rows.Scan(&w.ID, &w.Session, &w.Event, &n, &waitMS); err != nil {
 				return nil, err
 			}
 			w.Count, w.Millis = float64(n), float64(waitMS)
@@ -66,8 +70,20 @@ func (c SysDmExecSessionWaitStats) Start(ctx context.Context, db *sql.DB, s dial
 		return out, rows.Err()
 	}
 	who := "every user session"
-	if t.ApplicationName != "" {
-		who = fmt.Sprintf("program_name '%s'", t.ApplicationName)
+	switch {
+	case ours != nil:
+		who = "the workload's sessions"
+	case app != "":
+		who = fmt.Sprintf("program_name '%s'", app)
 	}
-	return collectors.StartSessionWaits(ctx, t.Every, "sys.dm_exec_session_wait_stats ("+who+")", read, func() { conn.Close() })
+	return collectors.StartSessionWaits(ctx, t.Every, "sys.dm_exec_session_wait_stats ("+who+")", read, ours, func() { conn.Close() })
+}
+
+// sessionFilter is the runner's "is this session one of the workload's",
+// nil when it did not say.
+func sessionFilter(t collectors.SampleTarget) func(string) bool {
+	if t.Sessions == nil {
+		return nil
+	}
+	return func(id string) bool { _, ok := t.Sessions(id); return ok }
 }

@@ -11,7 +11,7 @@ import (
 	ms "github.com/writeamp/writeamp/dialects/sqlserver"
 )
 
-var sessionWaitCols = []string{"session", "wait_type", "waiting_tasks_count", "wait_time_ms"}
+var sessionWaitCols = []string{"session_id", "session", "wait_type", "waiting_tasks_count", "wait_time_ms"}
 
 // The workload sessions' waits are what their counters grew by between the
 // first and the last poll: a session already open counts from its reading
@@ -23,13 +23,13 @@ func TestSessionWaitStatsSumsTheWorkloadSessionsGrowth(t *testing.T) {
 	q := text("sys_dm_exec_session_wait_stats", s)
 	// login_time is datetime, style 126 drops a zero millisecond part.
 	mock.ExpectQuery(q).WithArgs("writeamp").WillReturnRows(sqlmock.NewRows(sessionWaitCols).
-		AddRow("57@2026-01-02T03:04:05.123", "PAGELATCH_EX", int64(10), int64(4)).
-		AddRow("57@2026-01-02T03:04:05.123", "WRITELOG", int64(100), int64(90)))
+		AddRow(int16(57), "57@2026-01-02T03:04:05.123", "PAGELATCH_EX", int64(10), int64(4)).
+		AddRow(int16(57), "57@2026-01-02T03:04:05.123", "WRITELOG", int64(100), int64(90)))
 	mock.ExpectQuery(q).WithArgs("writeamp").WillReturnRows(sqlmock.NewRows(sessionWaitCols).
-		AddRow("57@2026-01-02T03:04:05.123", "PAGELATCH_EX", int64(4210), int64(3104)).
-		AddRow("57@2026-01-02T03:04:05.123", "WRITELOG", int64(16600), int64(9090)).
-		AddRow("58@2026-01-02T03:04:06", "PAGELATCH_EX", int64(800), int64(500)).
-		AddRow("58@2026-01-02T03:04:06", "LCK_M_U", int64(3), int64(41)))
+		AddRow(int16(57), "57@2026-01-02T03:04:05.123", "PAGELATCH_EX", int64(4210), int64(3104)).
+		AddRow(int16(57), "57@2026-01-02T03:04:05.123", "WRITELOG", int64(16600), int64(9090)).
+		AddRow(int16(58), "58@2026-01-02T03:04:06", "PAGELATCH_EX", int64(800), int64(500)).
+		AddRow(int16(58), "58@2026-01-02T03:04:06", "LCK_M_U", int64(3), int64(41)))
 	sampling, err := SysDmExecSessionWaitStats{}.Start(ctx(), db, s, collectors.SampleTarget{ApplicationName: "writeamp", Every: time.Hour})
 	if err != nil {
 		t.Fatal(err)
@@ -50,6 +50,33 @@ func TestSessionWaitStatsSumsTheWorkloadSessionsGrowth(t *testing.T) {
 	}
 	if strings.Contains(q, "sys.dm_os_wait_stats") || !strings.Contains(q, "@@SPID") || !strings.Contains(q, "LCK[_]M[_]%") {
 		t.Errorf("query: %s", q)
+	}
+}
+
+// With the runner naming its workers' sessions, every user session is
+// read (no program filter) and only those are counted, from their reading
+// at the start: here session 60 is someone else's.
+func TestSessionWaitStatsCountsTheRunnersSessions(t *testing.T) {
+	db, mock := mockDB(t)
+	s := server(ms.Version2022 + 4135)
+	q := text("sys_dm_exec_session_wait_stats", s)
+	mock.ExpectQuery(q).WithArgs("").WillReturnRows(sqlmock.NewRows(sessionWaitCols).
+		AddRow(int16(57), "57@2026-01-02T03:04:05.123", "WRITELOG", int64(100), int64(90)).
+		AddRow(int16(60), "60@2026-01-02T03:00:00", "WRITELOG", int64(5), int64(5)))
+	mock.ExpectQuery(q).WithArgs("").WillReturnRows(sqlmock.NewRows(sessionWaitCols).
+		AddRow(int16(57), "57@2026-01-02T03:04:05.123", "WRITELOG", int64(160), int64(120)).
+		AddRow(int16(60), "60@2026-01-02T03:00:00", "WRITELOG", int64(9005), int64(7005)))
+	ours := func(id string) (string, bool) { return "refresh", id == "57" }
+	sampling, err := SysDmExecSessionWaitStats{}.Start(ctx(), db, s, collectors.SampleTarget{ApplicationName: "writeamp", Sessions: ours, Every: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := sampling.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := find(t, cs, collectors.DB, "", "session_waits.writelog"); c.Value != 60 || !strings.Contains(c.Source, "the workload's sessions") || !strings.Contains(c.Source, "1 workload sessions") {
+		t.Errorf("only session 57's growth: %+v", c)
 	}
 }
 

@@ -4,28 +4,43 @@
 
 -- name: processlist_sample
 -- MariaDB. Every active session but the sampler's own, one sample: its
--- processlist state, its statement when asked (?1), and whether InnoDB has it
--- waiting for a lock (INNODB_TRX.trx_state 'LOCK WAIT') on the statement it
--- is still running, with the lock's type (INNODB_LOCKS.lock_type RECORD or
--- TABLE) (https://mariadb.com/kb/en/information-schema-innodb_trx-table/,
--- https://mariadb.com/kb/en/information-schema-innodb_locks-table/; both need
--- PROCESS). InnoDB refreshes the copy these views read at most every 100 ms,
--- so a wait is counted only while the same statement is still running
--- (trx_query is the head of PROCESSLIST.INFO). ?2/?3: the program_name
--- connection attribute of the workload's sessions
--- (performance_schema.session_connect_attrs), '' for every session.
+-- processlist state, its statement when asked (?1), and the statement's
+-- QUERY_ID (https://mariadb.com/kb/en/information-schema-processlist-table/).
+-- ?2/?3: the program_name connection attribute of the workload's sessions
+-- (performance_schema.session_connect_attrs), '' for every session. Reads no
+-- InnoDB table and starts no transaction: it writes no redo.
 -- min_version: 1000000
-SELECT p.ID, COALESCE(p.STATE, ''), CASE WHEN ? THEN COALESCE(p.INFO, '') ELSE '' END,
-       COALESCE(t.trx_state = 'LOCK WAIT' AND LEFT(p.INFO, CHAR_LENGTH(t.trx_query)) = t.trx_query, 0),
-       COALESCE(l.lock_type, '')
+SELECT p.ID, COALESCE(p.STATE, ''), CASE WHEN ? THEN COALESCE(p.INFO, '') ELSE '' END, COALESCE(p.INFO, ''), p.QUERY_ID
 FROM information_schema.PROCESSLIST p
-LEFT JOIN information_schema.INNODB_TRX t ON t.trx_mysql_thread_id = p.ID
-LEFT JOIN information_schema.INNODB_LOCKS l ON l.lock_id = t.trx_requested_lock_id
-WHERE p.ID <> CONNECTION_ID() AND p.COMMAND NOT IN ('Sleep', 'Daemon', 'Binlog Dump', 'Killed')
+WHERE p.ID <> CONNECTION_ID() AND p.COMMAND NOT IN ('Sleep', 'Daemon', 'Binlog Dump', 'Binlog Dump GTID', 'Killed')
   AND (? = '' OR p.ID IN (SELECT PROCESSLIST_ID FROM performance_schema.session_connect_attrs
                           WHERE ATTR_NAME = 'program_name' AND ATTR_VALUE = ?))
 
 -- name: processlist_sample
+-- MySQL 8: no QUERY_ID column; the statement text tells one statement from
+-- the next (https://dev.mysql.com/doc/refman/8.0/en/information-schema-processlist-table.html).
+-- max_version: 1000000
+SELECT p.ID, COALESCE(p.STATE, ''), CASE WHEN ? THEN COALESCE(p.INFO, '') ELSE '' END, COALESCE(p.INFO, ''), 0
+FROM information_schema.PROCESSLIST p
+WHERE p.ID <> CONNECTION_ID() AND p.COMMAND NOT IN ('Sleep', 'Daemon', 'Binlog Dump', 'Binlog Dump GTID', 'Killed')
+  AND (? = '' OR p.ID IN (SELECT PROCESSLIST_ID FROM performance_schema.session_connect_attrs
+                          WHERE ATTR_NAME = 'program_name' AND ATTR_VALUE = ?))
+
+-- name: innodb_lock_waits_sample
+-- MariaDB. The sessions InnoDB has waiting for a lock (INNODB_TRX.trx_state
+-- 'LOCK WAIT'), the statement they wait in, and the lock's type
+-- (INNODB_LOCKS.lock_type RECORD or TABLE)
+-- (https://mariadb.com/kb/en/information-schema-innodb_trx-table/,
+-- https://mariadb.com/kb/en/information-schema-innodb_locks-table/; PROCESS).
+-- InnoDB refreshes the copy these views show only when it was not read in
+-- the last 100 ms, so the sampler reads them less often than that.
+-- min_version: 1000000
+SELECT t.trx_mysql_thread_id, COALESCE(t.trx_query, ''), COALESCE(l.lock_type, '')
+FROM information_schema.INNODB_TRX t
+LEFT JOIN information_schema.INNODB_LOCKS l ON l.lock_id = t.trx_requested_lock_id
+WHERE t.trx_state = 'LOCK WAIT'
+
+-- name: innodb_lock_waits_sample
 -- MySQL 8: INNODB_LOCKS is gone; the requested lock's type is in
 -- performance_schema.data_locks, joined on ENGINE_LOCK_ID =
 -- INNODB_TRX.TRX_REQUESTED_LOCK_ID as the manual says
@@ -33,24 +48,10 @@ WHERE p.ID <> CONNECTION_ID() AND p.COMMAND NOT IN ('Sleep', 'Daemon', 'Binlog D
 -- https://dev.mysql.com/doc/refman/8.0/en/performance-schema-data-locks-table.html);
 -- with performance_schema off the type is unknown ('').
 -- max_version: 1000000
-SELECT p.ID, COALESCE(p.STATE, ''), CASE WHEN ? THEN COALESCE(p.INFO, '') ELSE '' END,
-       COALESCE(t.trx_state = 'LOCK WAIT' AND LEFT(p.INFO, CHAR_LENGTH(t.trx_query)) = t.trx_query, 0),
-       COALESCE(l.LOCK_TYPE, '')
-FROM information_schema.PROCESSLIST p
-LEFT JOIN information_schema.INNODB_TRX t ON t.trx_mysql_thread_id = p.ID
+SELECT t.trx_mysql_thread_id, COALESCE(t.trx_query, ''), COALESCE(l.LOCK_TYPE, '')
+FROM information_schema.INNODB_TRX t
 LEFT JOIN performance_schema.data_locks l ON l.ENGINE = 'INNODB' AND l.ENGINE_LOCK_ID = t.trx_requested_lock_id
-WHERE p.ID <> CONNECTION_ID() AND p.COMMAND NOT IN ('Sleep', 'Daemon', 'Binlog Dump', 'Binlog Dump GTID', 'Killed')
-  AND (? = '' OR p.ID IN (SELECT PROCESSLIST_ID FROM performance_schema.session_connect_attrs
-                          WHERE ATTR_NAME = 'program_name' AND ATTR_VALUE = ?))
-
--- name: processlist_sample_states
--- Without PROCESS (INNODB_TRX refuses): the processlist states only, and
--- only this login's sessions are listed.
-SELECT p.ID, COALESCE(p.STATE, ''), CASE WHEN ? THEN COALESCE(p.INFO, '') ELSE '' END, 0, ''
-FROM information_schema.PROCESSLIST p
-WHERE p.ID <> CONNECTION_ID() AND p.COMMAND NOT IN ('Sleep', 'Daemon', 'Binlog Dump', 'Binlog Dump GTID', 'Killed')
-  AND (? = '' OR p.ID IN (SELECT PROCESSLIST_ID FROM performance_schema.session_connect_attrs
-                          WHERE ATTR_NAME = 'program_name' AND ATTR_VALUE = ?))
+WHERE t.trx_state = 'LOCK WAIT'
 
 -- name: connect_attrs_self
 -- Whether this session's program_name attribute is visible: the sampler can
@@ -116,3 +117,7 @@ WHERE NAME IN ('ibuf_merges', 'ibuf_merges_insert', 'ibuf_merges_delete_mark', '
 -- privilege). Innodb_ibuf_size is not read: on 10.11.19 its upper 32 bits
 -- are garbage (8710193676289 where INNODB_METRICS ibuf_size says 1).
 SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_ibuf_merges', 'Innodb_ibuf_merged_inserts', 'Innodb_ibuf_merged_delete_marks', 'Innodb_ibuf_merged_deletes')
+
+-- name: connection_id
+-- This session's id, as PROCESSLIST.ID shows it.
+SELECT CONNECTION_ID()

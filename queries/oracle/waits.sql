@@ -12,9 +12,13 @@
 -- (https://docs.oracle.com/en/database/oracle/oracle-database/19/refrn/V-SESSION.html).
 -- In a PDB both show that PDB's sessions. Needs SELECT_CATALOG_ROLE, or
 -- SELECT on SYS.V_$SESSION_EVENT and SYS.V_$SESSION.
-SELECT s.sid || ',' || s.serial#, e.event, e.total_waits, e.time_waited_micro
+SELECT s.sid, s.sid || ',' || s.serial#, e.event, e.total_waits, e.time_waited_micro
 FROM v$session_event e JOIN v$session s ON s.sid = e.sid
 WHERE s.type = 'USER' AND s.sid <> TO_NUMBER(SYS_CONTEXT('USERENV', 'SID'))
   AND (:1 IS NULL OR s.program = :2)
   AND e.event IN ('enq: TX - index contention', 'buffer busy waits', 'log file sync', 'enq: TX - row lock contention',
                   'read by other session', 'db file sequential read', 'log buffer space')
+
+-- name: session_id
+-- This session's SID, as V$SESSION.SID shows it.
+SELECT SYS_CONTEXT('USERENV', 'SID') FROM dual

@@ -15,10 +15,14 @@
 -- nvarchar(128) NULL, is_user_process bit
 -- (https://learn.microsoft.com/sql/relational-databases/system-dynamic-management-views/sys-dm-exec-sessions-transact-sql).
 -- The session is named by its id and login time (ids are reused).
-SELECT CONCAT(w.session_id, N'@', CONVERT(nvarchar(23), s.login_time, 126)), w.wait_type, w.waiting_tasks_count, w.wait_time_ms
+SELECT w.session_id, CONCAT(w.session_id, N'@', CONVERT(nvarchar(23), s.login_time, 126)), w.wait_type, w.waiting_tasks_count, w.wait_time_ms
 FROM sys.dm_exec_session_wait_stats AS w
 JOIN sys.dm_exec_sessions AS s ON s.session_id = w.session_id
 WHERE s.is_user_process = 1 AND w.session_id <> @@SPID AND (@p1 = N'' OR s.program_name = @p1)
   AND (w.wait_type IN (N'PAGELATCH_EX', N'PAGELATCH_SH', N'PAGELATCH_UP', N'WRITELOG', N'LOGBUFFER',
                        N'LOG_RATE_GOVERNOR', N'HADR_THROTTLE_LOG_RATE_GOVERNOR')
        OR w.wait_type LIKE N'PAGEIOLATCH[_]%' OR w.wait_type LIKE N'RBIO[_]RG[_]%' OR w.wait_type LIKE N'LCK[_]M[_]%')
+
+-- name: session_id
+-- This session's id, as sys.dm_exec_session_wait_stats.session_id shows it.
+SELECT @@SPID
