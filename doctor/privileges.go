@@ -64,7 +64,7 @@ var Needs = map[string][]Need{
 		{Numbers: "pages touched per index, change buffer merges, InnoDB lock waits in the sampled wait shares", Privilege: "PROCESS (INFORMATION_SCHEMA.INNODB_BUFFER_PAGE, INNODB_METRICS, INNODB_TRX)",
 			Without: "no pages touched; change buffer merges from status variables (MariaDB); wait shares from processlist states only", Caps: []string{my.CapInnodbMetrics}, Collectors: []string{"innodb_buffer_page"}},
 		{Numbers: "InnoDB latch, file I/O, table-lock and metadata-lock waits", Privilege: "performance_schema = ON at server start, its wait instruments and the global_instrumentation consumer on, SELECT on performance_schema.*",
-			Without: "no latch wait counts; the sampled wait shares and the row-lock waits stay", Caps: []string{my.CapPerfSchema}, Collectors: []string{"events_waits_summary_global_by_event_name"}},
+			Without: "no latch wait counts; the sampled wait shares and the row-lock waits stay", Collectors: []string{"events_waits_summary_global_by_event_name"}},
 		{Numbers: "MySQL binlog bytes", Privilege: "SELECT on performance_schema.file_summary_by_event_name",
 			Without: "no binlog bytes", Collectors: []string{"file_summary_by_event_name"},
 			Applies: func(s dialects.Server) bool { return !my.IsMariaDB(s) }},

@@ -53,7 +53,11 @@ func TestPagesTouchedPerIndex(t *testing.T) {
 	if tb := tbm(d, name+".t", "pages_touched"); tb.V() != leaves || !strings.Contains(tb.Source, "clustered index PRIMARY") {
 		t.Errorf("table pages_touched = %+v, want the clustered index's %v", tb, leaves)
 	}
-	if !s.Has(my.CapPerfSchema) {
+	var ps bool
+	if err := db.QueryRow("SELECT @@performance_schema").Scan(&ps); err != nil {
+		t.Fatal(err)
+	}
+	if !ps {
 		found := false
 		for _, m := range d.Missing {
 			if m.Collector == "events_waits_summary_global_by_event_name" {
@@ -84,8 +88,9 @@ func TestPerformanceSchemaWaitsAndChangeBuffer(t *testing.T) {
 		"--performance-schema-instrument=wait/io/file/innodb/%=ON", "--performance-schema-instrument=wait/lock/%=ON",
 		"--performance-schema-consumer-global-instrumentation=ON", "--innodb-change-buffering=all", "--innodb-buffer-pool-size=8M")
 	db, s := mysqltest.OpenDSN(t, dsn)
-	if !s.Has(my.CapPerfSchema) {
-		t.Fatalf("the private server runs with performance_schema: %s", s.Why(my.CapPerfSchema))
+	var ps bool
+	if err := db.QueryRow("SELECT @@performance_schema").Scan(&ps); err != nil || !ps {
+		t.Fatalf("the private server runs with performance_schema: %v %v", ps, err)
 	}
 	mysqltest.Exec(t, db, "CREATE DATABASE w", "CREATE TABLE w.cb (id int PRIMARY KEY, k int, v varchar(500), KEY ik (k)) ENGINE=InnoDB",
 		"INSERT INTO w.cb SELECT seq, FLOOR(RAND() * 1000000), REPEAT('x', 500) FROM seq_1_to_30000",

@@ -111,7 +111,8 @@ var psCols = []string{"EVENT_NAME", "COUNT_STAR", "SUM_TIMER_WAIT", "enabled", "
 // time.
 func TestEventsWaitsSummary(t *testing.T) {
 	m, db := mock(t)
-	s := server(1101119, my.CapPerfSchema)
+	s := server(1101119)
+	m.ExpectQuery(queries.MustGet(my.Name, "performance_schema_on", s.VersionNum)).WillReturnRows(sqlmock.NewRows([]string{"@@performance_schema"}).AddRow(1))
 	m.ExpectQuery(queries.MustGet(my.Name, "global_instrumentation", s.VersionNum)).WillReturnRows(sqlmock.NewRows([]string{"on"}).AddRow(1))
 	m.ExpectQuery(queries.MustGet(my.Name, "events_waits_summary_global_by_event_name", s.VersionNum)).WillReturnRows(sqlmock.NewRows(psCols).
 		AddRow("wait/synch/sxlock/innodb/index_tree_rw_lock", 6786, 134354328, 1, 1).
@@ -137,12 +138,16 @@ func TestEventsWaitsSummary(t *testing.T) {
 }
 
 func TestEventsWaitsSummaryOffSaysHowToTurnItOn(t *testing.T) {
-	err := EventsWaitsSummaryGlobalByEventName{}.Supports(server(1101119))
+	m, db := mock(t)
+	s := server(1101119)
+	m.ExpectQuery(queries.MustGet(my.Name, "performance_schema_on", s.VersionNum)).WillReturnRows(sqlmock.NewRows([]string{"@@performance_schema"}).AddRow(0))
+	_, err := EventsWaitsSummaryGlobalByEventName{}.Collect(context.Background(), db, s, collectors.Scope{})
 	if !errors.Is(err, dialects.ErrUnsupported) || !strings.Contains(err.Error(), "performance_schema = ON") || !strings.Contains(err.Error(), "restart") {
 		t.Errorf("performance_schema off: %v", err)
 	}
-	m, db := mock(t)
-	s := server(80036, my.CapPerfSchema)
+	m, db = mock(t)
+	s = server(80036)
+	m.ExpectQuery(queries.MustGet(my.Name, "performance_schema_on", s.VersionNum)).WillReturnRows(sqlmock.NewRows([]string{"@@performance_schema"}).AddRow(1))
 	m.ExpectQuery(queries.MustGet(my.Name, "global_instrumentation", s.VersionNum)).WillReturnRows(sqlmock.NewRows([]string{"on"}).AddRow(0))
 	_, err = EventsWaitsSummaryGlobalByEventName{}.Collect(context.Background(), db, s, collectors.Scope{})
 	if !errors.Is(err, dialects.ErrUnsupported) || !strings.Contains(err.Error(), "UPDATE performance_schema.setup_consumers SET ENABLED = 'YES' WHERE NAME = 'global_instrumentation'") {

@@ -30,16 +30,20 @@ func (EventsWaitsSummaryGlobalByEventName) Name() string {
 	return "events_waits_summary_global_by_event_name"
 }
 
-func (EventsWaitsSummaryGlobalByEventName) Supports(s dialects.Server) error {
-	if !s.Has(my.CapPerfSchema) {
-		return fmt.Errorf("%w: %s", dialects.ErrUnsupported, my.PerfSchemaOff)
-	}
-	return nil
-}
+// Supports is nil: whether performance_schema is on is read with the
+// numbers (a restart is the only way to change it).
+func (EventsWaitsSummaryGlobalByEventName) Supports(dialects.Server) error { return nil }
 
 const psGrant = "GRANT SELECT ON performance_schema.* TO "
 
 func (EventsWaitsSummaryGlobalByEventName) Collect(ctx context.Context, qr dialects.Querier, s dialects.Server, _ collectors.Scope) ([]collectors.Counter, error) {
+	var psOn bool
+	if err := qr.QueryRowContext(ctx, q("performance_schema_on", s)).Scan(&psOn); err != nil {
+		return nil, err
+	}
+	if !psOn {
+		return nil, fmt.Errorf("%w: %s", dialects.ErrUnsupported, my.PerfSchemaOff)
+	}
 	var global bool
 	err := qr.QueryRowContext(ctx, q("global_instrumentation", s)).Scan(&global)
 	if pe := my.AsPrivilegeError(err, s, "SELECT on performance_schema", psGrant+s.Prop(my.PropHostUser)); pe != nil {

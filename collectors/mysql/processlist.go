@@ -199,11 +199,9 @@ func (l *lockWaits) waiting(p process) (lockType string, ok bool) {
 }
 
 // attrsVisible reports whether this session's own program_name connection
-// attribute can be read: performance_schema is on and lists attributes.
+// attribute can be read: performance_schema is on and lists attributes
+// (off, its tables answer with no rows).
 func attrsVisible(ctx context.Context, conn *sql.Conn, s dialects.Server) bool {
-	if !s.Has(my.CapPerfSchema) {
-		return false
-	}
 	var n int
 	if err := conn.QueryRowContext(ctx, q("connect_attrs_self", s), my.ProgramName).Scan(&n); err != nil {
 		return false

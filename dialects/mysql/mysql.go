@@ -136,7 +136,7 @@ func Config(dsn string) (*driver.Config, error) {
 	}
 	// The driver logs connection trouble on its own; writeamp reports the
 	// returned error instead, once.
-	cfg.Logger = nopLogger{}
+	cfg.Logger, cfg.ConnectionAttributes = nopLogger{}, withProgramName(cfg.ConnectionAttributes)
 	return cfg, nil
 }
 
@@ -209,9 +209,6 @@ func (d Dialect) Open(ctx context.Context, dsn string) (*sql.DB, error) {
 	// every statement; safe with the default utf8mb4 collation.
 	if !strings.Contains(dsn, "interpolateParams") {
 		cfg.InterpolateParams = true
-	}
-	if !strings.Contains(cfg.ConnectionAttributes, "program_name:") {
-		cfg.ConnectionAttributes = strings.TrimPrefix(cfg.ConnectionAttributes+",program_name:"+ProgramName, ",")
 	}
 	conn, err := driver.NewConnector(cfg)
 	if err != nil {
@@ -327,7 +324,6 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 	if readOnly != 0 {
 		s.SetProp("read_only", "true")
 	}
-	s.Set(CapPerfSchema, perfSchema != 0, PerfSchemaOff)
 
 	// INNODB_METRICS needs PROCESS; asking is the probe.
 	if err := probeMonitors(ctx, q, &s); err != nil {

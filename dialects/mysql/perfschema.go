@@ -1,9 +1,10 @@
 package mysql
 
-// CapPerfSchema: performance_schema is on. It can only be turned on at
-// server start (https://mariadb.com/kb/en/performance-schema-overview/,
+import "strings"
+
+// performance_schema can only be turned on at server start
+// (https://mariadb.com/kb/en/performance-schema-overview/,
 // https://dev.mysql.com/doc/refman/8.0/en/performance-schema-startup-configuration.html).
-const CapPerfSchema = "performance_schema"
 
 // PerfSchemaInstruments are the instruments writeamp reads from
 // events_waits_summary_global_by_event_name, as LIKE patterns: InnoDB's
@@ -31,3 +32,12 @@ const PerfSchemaEnable = "UPDATE performance_schema.setup_instruments SET ENABLE
 // (performance_schema.session_connect_attrs), so the wait sampler can tell
 // them from other clients' when performance_schema is on.
 const ProgramName = "writeamp"
+
+// withProgramName adds program_name:writeamp to the connection attributes
+// unless they name a program already.
+func withProgramName(attrs string) string {
+	if strings.Contains(attrs, "program_name:") {
+		return attrs
+	}
+	return strings.TrimPrefix(attrs+",program_name:"+ProgramName, ",")
+}

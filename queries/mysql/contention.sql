@@ -75,6 +75,10 @@ WHERE e.EVENT_NAME LIKE 'wait/synch/%/innodb/%' OR e.EVENT_NAME LIKE 'wait/io/fi
    OR e.EVENT_NAME IN ('wait/lock/table/sql/handler', 'wait/lock/metadata/sql/mdl')
 ORDER BY e.EVENT_NAME
 
+-- name: performance_schema_on
+-- No privilege; a restart is the only way to change it.
+SELECT @@performance_schema
+
 -- name: global_instrumentation
 SELECT ENABLED = 'YES' FROM performance_schema.setup_consumers WHERE NAME = 'global_instrumentation'
 
