@@ -21,9 +21,9 @@ import (
 //
 // What it cannot give: InnoDB row-lock waits have no performance_schema
 // instrument (Innodb_row_lock_waits/_time in global_status count them), and
-// buffer-page latches (buf_block_t::lock) are left uninstrumented in the
-// MariaDB 10.11 and MySQL 8 builds (MySQL's PFS_SKIP_BUFFER_MUTEX_RWLOCK;
-// MariaDB has no instrument for them): index_tree_rw_lock is the nearest.
+// MariaDB 10.11's setup_instruments lists no buffer-page latch
+// (buf_block_t's lock): index_tree_rw_lock is the nearest. Whether a MySQL
+// build instruments it was not checked.
 type EventsWaitsSummaryGlobalByEventName struct{}
 
 func (EventsWaitsSummaryGlobalByEventName) Name() string {
