@@ -79,6 +79,9 @@ func (c InnodbChangeBuffer) Collect(ctx context.Context, qr dialects.Querier, s 
 		return nil, fmt.Errorf("%w: %s", dialects.ErrUnsupported, ChangeBufferNote(""))
 	}
 	note := ChangeBufferNote(mode)
+	if mode == "none" {
+		note += "; merges count changes buffered before"
+	}
 	var out []collectors.Counter
 	add := func(name string, v float64, source string) {
 		m := ibufMetrics[name]
@@ -131,7 +134,7 @@ func ChangeBufferNote(mode string) string {
 	case "":
 		return "this server has no InnoDB change buffer (MariaDB removed it in 11.0): every secondary-index change is made on its index page at once, so the PR's change-buffer claim does not apply here"
 	case "none":
-		return "innodb_change_buffering = none on this server (MariaDB's default since 10.5.15/10.6.7, MySQL's since 8.4): no secondary-index change is deferred, so the PR's change-buffer claim does not apply here; merges count changes buffered before"
+		return "innodb_change_buffering = none on this server (MariaDB's default since 10.5.15/10.6.7, MySQL's since 8.4): no secondary-index change is deferred, so the PR's change-buffer claim does not apply here"
 	default:
 		return "innodb_change_buffering = " + mode + ": InnoDB defers these changes to non-unique secondary-index pages that are not in the buffer pool, and merges them later"
 	}
