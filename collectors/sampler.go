@@ -30,6 +30,11 @@ type SampleTarget struct {
 	// Operation names the operation a session's statement belongs to
 	// (nil: not told apart), so waits can be shown per operation.
 	Operation func(query string) string
+	// Sessions, when set, tells the workload's sessions by their server
+	// session id (PostgreSQL pid, MariaDB/MySQL processlist id) and names
+	// the operation each is running now; it overrides ApplicationName and
+	// Operation. A built-in workload's runner fills it as workers connect.
+	Sessions func(id string) (op string, ours bool)
 }
 
 // Sampling is a sampler that is running.

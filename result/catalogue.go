@@ -131,6 +131,14 @@ var catalogue = []Info{
 	{Name: "buffer_busy_waits", Levels: tbIx, Unit: Count, Label: "buffer busy waits", Better: Lower},
 	{Name: "checkpoints", Levels: db, Unit: Count, Label: "checkpoints", Better: Neither},
 	{Name: "commit_statements", Levels: db, Unit: Count, Label: "commit statements", Better: Neither},
+	// InnoDB's change buffer (MySQL, MariaDB before 11.0): changes to cold
+	// non-unique secondary-index pages merged in the window, and how much the
+	// buffer grew. Merges are work deferred from earlier, not a cost or a gain.
+	{Name: "ibuf_merged_delete_marks", Levels: db, Unit: Count, Label: "change buffer: delete-marks merged", Better: Neither, Show: WhenNonZero},
+	{Name: "ibuf_merged_deletes", Levels: db, Unit: Count, Label: "change buffer: purges merged", Better: Neither, Show: WhenNonZero},
+	{Name: "ibuf_merged_inserts", Levels: db, Unit: Count, Label: "change buffer: inserts merged", Better: Neither, Show: WhenNonZero},
+	{Name: "ibuf_merges", Levels: db, Unit: Count, Label: "change buffer merges", Better: Neither, Show: WhenNonZero},
+	{Name: "ibuf_size_pages", Levels: db, Unit: Pages, Label: "change buffer growth", Better: Neither, Negative: true, Show: WhenNonZero},
 	{Name: "itl_waits", Levels: tbIx, Unit: Count, Label: "itl waits", Better: Lower},
 	{Name: "leaf_allocations", Levels: ix, Unit: Count, Label: "leaf allocations", Better: Lower},
 	{Name: "leaf_node_90_10_splits", Levels: db, Unit: Count, Label: "leaf node 90 10 splits", Better: Lower},
@@ -160,8 +168,13 @@ var catalogue = []Info{
 // WaitsPrefix starts the one family of names: the server's wait events,
 // "waits.<event>" (how often) and "waits.<event>_ms" (how long), named
 // after the event in lower case (SQL Server wait types, Oracle events,
-// InnoDB row locks). They follow every named metric, alphabetically.
-const WaitsPrefix = "waits."
+// InnoDB row locks, performance_schema instruments with their "/" kept).
+// They follow every named metric, alphabetically. SessionWaitsPrefix is
+// the same events restricted to the workload's own sessions.
+const (
+	WaitsPrefix        = "waits."
+	SessionWaitsPrefix = "session_waits."
+)
 
 var byName = func() map[string]Info {
 	m := map[string]Info{}
@@ -179,14 +192,27 @@ func Lookup(name string) (Info, bool) {
 		return i, true
 	}
 	event, ok := strings.CutPrefix(name, WaitsPrefix)
+	who := ""
+	if !ok {
+		event, ok = strings.CutPrefix(name, SessionWaitsPrefix)
+		who = "workload sessions' "
+	}
 	if !ok || event == "" || event == "_ms" {
-		return Info{Name: name, Unit: Count, Label: strings.ReplaceAll(name, "_", " "), Order: len(catalogue) + 1, Better: Neither}, false
+		return Info{Name: name, Unit: Count, Label: strings.ReplaceAll(name, "_", " "), Order: len(catalogue) + 2, Better: Neither}, false
 	}
 	i := Info{Name: name, Levels: db, Unit: Count, Order: len(catalogue), Better: Lower}
 	if e, ms := strings.CutSuffix(event, "_ms"); ms {
-		i.Unit, i.Label = Millis, strings.ReplaceAll(e, "_", " ")+" wait time"
+		i.Unit, i.Label = Millis, who+strings.ReplaceAll(e, "_", " ")+" wait time"
 	} else {
-		i.Label = strings.ReplaceAll(event, "_", " ") + " waits"
+		i.Label = who + strings.ReplaceAll(event, "_", " ") + " waits"
+	}
+	if strings.Contains(event, "/") {
+		// performance_schema has dozens of instruments per server: the
+		// tables list those that counted something, the json every one.
+		i.Show = WhenNonZero
+	}
+	if who != "" {
+		i.Order++
 	}
 	return i, true
 }

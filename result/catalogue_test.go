@@ -134,8 +134,9 @@ func TestCatalogueCoversRealResults(t *testing.T) {
 // catalogue lets be negative, so Validate and the snapshot diff agree.
 func TestCatalogueGaugesMatchTheCollectors(t *testing.T) {
 	gaugeFile := map[string][]string{
-		filepath.Join("..", "collectors", "postgres", "pg_class.go"):        {"size_bytes"},
-		filepath.Join("..", "collectors", "mysql", "innodb_index_stats.go"): {"leaf_pages", "size_pages"},
+		filepath.Join("..", "collectors", "postgres", "pg_class.go"):          {"size_bytes"},
+		filepath.Join("..", "collectors", "mysql", "innodb_index_stats.go"):   {"leaf_pages", "size_pages"},
+		filepath.Join("..", "collectors", "mysql", "innodb_change_buffer.go"): {"ibuf_size_pages"},
 	}
 	var gauges []string
 	for f, names := range gaugeFile {
@@ -167,7 +168,16 @@ func TestLookup(t *testing.T) {
 	if i, ok := Lookup("waits.writelog_ms"); !ok || i.Unit != Millis || i.Label != "writelog wait time" {
 		t.Errorf("waits.writelog_ms: %+v", i)
 	}
-	for _, n := range []string{"waits.", "waits._ms", "enq_tx_index_contention", "log_byte"} {
+	if i, ok := Lookup("session_waits.writelog_ms"); !ok || i.Unit != Millis || i.Label != "workload sessions' writelog wait time" || i.Order != len(catalogue)+1 {
+		t.Errorf("session_waits.writelog_ms: %+v", i)
+	}
+	if i, ok := Lookup("waits.wait/synch/sxlock/innodb/index_tree_rw_lock"); !ok || i.Show != WhenNonZero || i.Unit != Count {
+		t.Errorf("a performance_schema instrument is shown when it counted something: %+v", i)
+	}
+	if i, _ := Lookup("waits.writelog"); i.Show != Shown {
+		t.Errorf("a named wait type is always shown: %+v", i)
+	}
+	for _, n := range []string{"waits.", "waits._ms", "session_waits.", "enq_tx_index_contention", "log_byte"} {
 		if _, ok := Lookup(n); ok {
 			t.Errorf("%s is not a metric", n)
 		}

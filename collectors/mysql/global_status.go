@@ -2,7 +2,6 @@ package mysql
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 
 	"github.com/writeamp/writeamp/collectors"
@@ -23,25 +22,8 @@ const MarkLSN = "redo_lsn"
 func (GlobalStatus) Name() string                   { return "global_status" }
 func (GlobalStatus) Supports(dialects.Server) error { return nil }
 
-func (GlobalStatus) read(ctx context.Context, qr dialects.Querier, s dialects.Server) (map[string]float64, error) {
-	rows, err := qr.QueryContext(ctx, q("global_status", s))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[string]float64{}
-	for rows.Next() {
-		var name, value string
-		if err := rows.Scan(&name, &value); err != nil {
-			return nil, err
-		}
-		v, err := strconv.ParseFloat(value, 64)
-		if err != nil {
-			return nil, fmt.Errorf("status variable %s = %q is not a number", name, value)
-		}
-		out[name] = v
-	}
-	return out, rows.Err()
+func (g GlobalStatus) read(ctx context.Context, qr dialects.Querier, s dialects.Server) (map[string]float64, error) {
+	return g.readBlock(ctx, qr, s, "global_status")
 }
 
 // lsnVariable is the status variable holding the current redo LSN, if any.

@@ -23,8 +23,11 @@ func NewSet() *collectors.Set {
 	return &collectors.Set{
 		Sources: []collectors.Source{
 			GlobalStatus{}, Statistics{}, InnodbMetrics{}, FileSummaryByEventName{}, InnodbIndexStats{},
+			EventsWaitsSummaryGlobalByEventName{}, InnodbChangeBuffer{},
 		},
-		Derive:     []collectors.Deriver{DeriveUnavailable, DeriveLeafPages, DeriveIndexWrites},
+		Interval:   []collectors.IntervalCollector{InnodbBufferPage{}},
+		Derive:     []collectors.Deriver{DeriveUnavailable, DeriveLeafPages, DeriveIndexWrites, DeriveChangeBufferNote},
+		Samplers:   []collectors.Sampler{Processlist{}},
 		SnapshotTx: snapshotTx,
 	}
 }

@@ -23,6 +23,7 @@ func NewSet() *collectors.Set {
 	return &collectors.Set{
 		Sources:    []collectors.Source{AllObjects{}, VSegmentStatistics{}, VSysstat{}, VSystemEvent{}},
 		Derive:     []collectors.Deriver{DeriveNoLeafInserts},
+		Samplers:   []collectors.Sampler{VSessionEvent{}},
 		SnapshotTx: snapshotTx,
 		// No savepoints: a failed query does not abort an Oracle transaction.
 	}

@@ -25,6 +25,7 @@ func NewSet() *collectors.Set {
 			SysDmOsPerformanceCounters{}, SysDmOsWaitStats{},
 		},
 		Interval:   []collectors.IntervalCollector{FnDblog{}},
+		Samplers:   []collectors.Sampler{SysDmExecSessionWaitStats{}},
 		Derive:     []collectors.Deriver{DeriveLogBytesUnavailable},
 		SnapshotTx: snapshotTx,
 		// No savepoints: a failed SELECT does not doom a SQL Server

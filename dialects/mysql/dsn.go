@@ -35,7 +35,7 @@ func Config(dsn string) (*driver.Config, error) {
 	}
 	// The driver logs connection trouble on its own; writeamp reports the
 	// returned error instead, once.
-	cfg.Logger = nopLogger{}
+	cfg.Logger, cfg.ConnectionAttributes = nopLogger{}, withProgramName(cfg.ConnectionAttributes)
 	return cfg, nil
 }
 

@@ -85,7 +85,7 @@ func (d Dialect) Open(ctx context.Context, dsn string) (*sql.DB, error) {
 	if _, err := go_ora.ParseConfig(dsn); err != nil {
 		return nil, fmt.Errorf("--dsn: cannot parse the connection string: %s (expected oracle://user:password@host:1521/service)", dialects.ParseErrorText(err))
 	}
-	conn := go_ora.NewConnector(dsn)
+	conn := go_ora.NewConnector(WithProgram(dsn))
 	if oc, ok := conn.(*go_ora.OracleConnector); ok {
 		oc.Dialer(&net.Dialer{Timeout: ConnectTimeout})
 	}

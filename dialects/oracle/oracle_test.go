@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/DATA-DOG/go-sqlmock"
+	go_ora "github.com/sijms/go-ora/v2"
 	"github.com/sijms/go-ora/v2/network"
 
 	"github.com/writeamp/writeamp/dialects"
@@ -226,5 +227,22 @@ func TestCompatibleBelow122LimitsNamesTo30Bytes(t *testing.T) {
 	s.SetProp(dialects.PropMaxIdentifierBytes, "128")
 	if err := dialects.CheckIdentifiers(s, ddl); err != nil {
 		t.Fatalf("COMPATIBLE 19: %v", err)
+	}
+}
+
+func TestWithProgram(t *testing.T) {
+	for in, want := range map[string]string{
+		"oracle://u:p@h:1521/svc":                     "oracle://u:p@h:1521/svc?PROGRAM=writeamp",
+		"oracle://u:p@h:1521/svc?TIMEOUT=5":           "oracle://u:p@h:1521/svc?TIMEOUT=5&PROGRAM=writeamp",
+		"oracle://u:p@h:1521/svc?program=mine":        "oracle://u:p@h:1521/svc?program=mine",
+		"(DESCRIPTION=(ADDRESS=(HOST=h)(PORT=1521)))": "(DESCRIPTION=(ADDRESS=(HOST=h)(PORT=1521)))",
+	} {
+		if got := WithProgram(in); got != want {
+			t.Errorf("%s: %s, want %s", in, got, want)
+		}
+	}
+	cfg, err := go_ora.ParseConfig(WithProgram("oracle://u:p@h:1521/svc"))
+	if err != nil || cfg.ClientInfo.ProgramName != "writeamp" {
+		t.Errorf("go-ora reads the program: %v %+v", err, cfg)
 	}
 }

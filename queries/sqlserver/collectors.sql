@@ -86,11 +86,14 @@ WHERE (RTRIM(object_name) LIKE N'%:Databases'
 -- https://learn.microsoft.com/sql/relational-databases/system-dynamic-management-views/sys-dm-os-wait-stats-transact-sql
 -- wait_type is nvarchar(60): no padding. VIEW SERVER STATE (VIEW SERVER
 -- PERFORMANCE STATE on 2022+); Azure SQL Database reads sys.dm_db_wait_stats.
+-- Last-page insert contention is PAGELATCH_EX (PAGELATCH_SH, _UP beside it),
+-- data pages read from disk PAGEIOLATCH_SH/_EX/_UP/_NL/_KP/_DT, log flushes
+-- WRITELOG (https://learn.microsoft.com/sql/relational-databases/system-dynamic-management-views/sys-dm-os-wait-stats-transact-sql#types-of-waits).
 SELECT wait_type, waiting_tasks_count, wait_time_ms
 FROM sys.dm_os_wait_stats
-WHERE wait_type IN (N'PAGELATCH_EX', N'PAGELATCH_SH', N'PAGEIOLATCH_EX', N'WRITELOG', N'LOGBUFFER',
+WHERE wait_type IN (N'PAGELATCH_EX', N'PAGELATCH_SH', N'PAGELATCH_UP', N'WRITELOG', N'LOGBUFFER',
                     N'LOG_RATE_GOVERNOR', N'HADR_THROTTLE_LOG_RATE_GOVERNOR')
-   OR wait_type LIKE N'RBIO[_]RG[_]%'
+   OR wait_type LIKE N'PAGEIOLATCH[_]%' OR wait_type LIKE N'RBIO[_]RG[_]%'
 ORDER BY wait_type
 
 -- name: sys_dm_db_wait_stats
@@ -100,9 +103,9 @@ ORDER BY wait_type
 -- (https://learn.microsoft.com/sql/relational-databases/system-dynamic-management-views/sys-dm-db-wait-stats-azure-sql-database).
 SELECT wait_type, waiting_tasks_count, wait_time_ms
 FROM sys.dm_db_wait_stats
-WHERE wait_type IN (N'PAGELATCH_EX', N'PAGELATCH_SH', N'PAGEIOLATCH_EX', N'WRITELOG', N'LOGBUFFER',
+WHERE wait_type IN (N'PAGELATCH_EX', N'PAGELATCH_SH', N'PAGELATCH_UP', N'WRITELOG', N'LOGBUFFER',
                     N'LOG_RATE_GOVERNOR', N'HADR_THROTTLE_LOG_RATE_GOVERNOR')
-   OR wait_type LIKE N'RBIO[_]RG[_]%'
+   OR wait_type LIKE N'PAGEIOLATCH[_]%' OR wait_type LIKE N'RBIO[_]RG[_]%'
 ORDER BY wait_type
 
 -- name: fn_dblog_end_lsn

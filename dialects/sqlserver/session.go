@@ -1,0 +1,18 @@
+package sqlserver
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/writeamp/writeamp/queries"
+)
+
+// SessionID is the connection's server session id, @@SPID (sys.dm_exec_sessions.session_id), so the wait
+// samplers can tell the workload's sessions from every other.
+func (Dialect) SessionID(ctx context.Context, conn *sql.Conn) (string, error) {
+	var id string
+	if err := conn.QueryRowContext(ctx, queries.MustGet(Name, "session_id", 0)).Scan(&id); err != nil {
+		return "", err
+	}
+	return id, nil
+}
