@@ -41,10 +41,14 @@ func shorten(s string) string {
 // what it cannot prove: data changes, DROPs, ALTER … TYPE, IF NOT EXISTS
 // (the object may have been there before), OR REPLACE, unnamed constraints
 // and indexes (the server picks the name). Session-only statements (SET,
-// BEGIN/COMMIT, temporary tables) need no undo.
+// BEGIN/COMMIT, temporary tables) need no undo, and neither does a data
+// change or ALTER TABLE on a table the same statements created earlier
+// (CREATE TABLE jobs …; INSERT INTO jobs …): dropping the table undoes it.
+// Functions such a statement calls are taken to change nothing else.
 func Invert(dialect string, stmts []Statement) (*Inverse, error) {
 	inv := &Inverse{}
 	var undo [][]string
+	created := map[string]bool{}
 	for _, s := range stmts {
 		var u []string
 		var reason string
@@ -63,9 +67,15 @@ func Invert(dialect string, stmts []Statement) (*Inverse, error) {
 		default:
 			reason = "inverting " + dialect + " statements is not implemented (PostgreSQL and MySQL/MariaDB are)"
 		}
+		if reason != "" && created[changedTable(dialect, s)] {
+			continue // undone by the DROP TABLE of the table it changes
+		}
 		if reason != "" {
 			inv.Refused = append(inv.Refused, Refusal{Line: s.Line, Statement: s.Text, Reason: reason})
 			continue
+		}
+		if t := createdTable(dialect, s); t != "" {
+			created[t] = true
 		}
 		undo = append(undo, u)
 	}
