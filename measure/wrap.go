@@ -37,6 +37,8 @@ type Wrapped struct {
 	// measured tables the run's operation ("row_writes"), so figures and
 	// budgets are per operation (writeamp check measures commands this way).
 	CountRowWrites bool
+	// Env is added to the command's environment (writeamp's own).
+	Env []string
 	// Stdin, Stdout and Stderr of the command (nil: writeamp's own).
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
@@ -88,6 +90,9 @@ func (w *Wrapped) Run(ctx context.Context) (res *result.Result, exitCode int, er
 
 	cmd := exec.CommandContext(ctx, path, w.Command[1:]...)
 	cmd.Args[0] = w.Command[0]
+	if len(w.Env) > 0 {
+		cmd.Env = append(os.Environ(), w.Env...)
+	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = orStd(w.Stdin, os.Stdin), orStdW(w.Stdout, os.Stdout), orStdW(w.Stderr, os.Stderr)
 	// On Ctrl-C the terminal already signals the whole foreground group; this
 	// covers SIGTERM to writeamp and non-terminal use: ask the command to stop

@@ -6,6 +6,25 @@ import (
 	"testing"
 )
 
+// Routines, triggers, events and sequences MySQL/MariaDB create by name are
+// dropped by name.
+func TestInvertMySQLRoutines(t *testing.T) {
+	st, err := Split(MySQL, "DELIMITER //\nCREATE DEFINER=`root`@`%` PROCEDURE touch(IN p INT) BEGIN UPDATE jobs SET t = 1 WHERE id = p; END//\n"+
+		"CREATE FUNCTION app.f() RETURNS INT DETERMINISTIC RETURN 1//\nCREATE TRIGGER jobs_bi BEFORE INSERT ON jobs FOR EACH ROW SET NEW.t = 0//\n"+
+		"CREATE OR REPLACE PROCEDURE p2() SELECT 1//\nDELIMITER ;\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv, err := Invert(MySQL, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"DROP TRIGGER `jobs_bi`", "DROP FUNCTION `app`.`f`", "DROP PROCEDURE `touch`"}
+	if !reflect.DeepEqual(inv.Statements, want) || len(inv.Refused) != 1 || !strings.Contains(inv.Refused[0].Reason, "OR REPLACE") {
+		t.Errorf("undo %q, refused %v", inv.Statements, inv.Refused)
+	}
+}
+
 // A table created and filled in the same statements is undone by its DROP
 // TABLE alone; a data change anywhere else is still refused.
 func TestInvertFillsOfCreatedTables(t *testing.T) {

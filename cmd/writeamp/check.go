@@ -15,7 +15,7 @@ import (
 func newCheckCmd() *cobra.Command {
 	wl := refreshtoken.New(refreshtoken.DefaultParams())
 	wl.P.Logins = 300
-	req := check.Request{Workload: wl, Concurrency: 1}
+	req := check.Request{Workload: wl, Concurrency: 1, Repeat: 1}
 	var (
 		outputs           check.Outputs
 		dsn               string
@@ -105,6 +105,14 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 				return exitError{code: exitUsage, err: err}
 			}
 			g.Window, g.Log, g.Progress = win, log, progressFor(!quiet)
+			if req.Clone {
+				c, closeAdmin, err := newCloner(ctx, t, log)
+				if err != nil {
+					return err
+				}
+				defer closeAdmin()
+				g.Clone = c
+			}
 			if showOutput {
 				g.CommandOutput = os.Stderr
 			}
@@ -128,6 +136,10 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 	f.StringVar(&req.Variant, "variant", "baseline", "built-in workload: the variant the migration is applied to ("+strings.Join(refreshtoken.Variants, "|")+")")
 	f.AddFlagSet(workloadFlags(wl, "built-in workload: "))
 	f.IntVar(&req.Concurrency, "concurrency", req.Concurrency, "built-in workload: workers, each on its own connection")
+	f.StringArrayVar(&req.Downs, "down", nil, "-- COMMAND only: SQL file or directory that undoes the migration, applied after measuring (repeatable; a directory's *.down.sql in reverse name order)")
+	f.BoolVar(&req.Clone, "clone", false, "-- COMMAND only, PostgreSQL: measure on throwaway copies of the database (CREATE DATABASE … TEMPLATE), dropped afterwards; needs CREATEDB and no other session on the database")
+	f.BoolVar(&req.KeepMigration, "keep-migration", false, "-- COMMAND only: leave the migration (and --schema) applied instead of undoing them")
+	f.IntVar(&req.Repeat, "repeat", 1, "measure each side N times on a fresh state; budgets judge the median and show the spread")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress or notes on stderr")
 	return cmd
 }
