@@ -99,16 +99,15 @@ func perOpNote(r *result.Run) string {
 	return "per operation = per command: this server counts no rows per table here (" + rowCountsWhy(r) + "), so /op budgets divide by the one command run"
 }
 
-// rowCountsWhy is the reason a run has no rows per table, from its notes.
+// rowCountsWhy is the reason a run has no rows per table: the collector
+// that would have counted them, missing with its reason.
 func rowCountsWhy(r *result.Run) string {
-	for _, t := range r.Tables {
-		for _, k := range []string{"rows_written", "rows_updated"} {
-			if m, ok := t.Metrics[k]; ok && !m.OK() && m.Note != "" {
-				return m.Note
-			}
+	for _, m := range r.Missing {
+		if strings.Contains(m.Reason, "rows written per table") {
+			return m.Reason
 		}
 	}
-	return "no table counter of rows written"
+	return "no table counter of rows written changed"
 }
 
 // undo runs steps' undo on a connection of its own, within a minute even

@@ -87,6 +87,8 @@ var gives = map[string][2]string{
 	"innodb_metrics":                    {"index page splits and merges, transactions committed (INNODB_METRICS module_index, module_trx)", "no page split counts, and no transaction count (commit_statements counts COMMIT statements only)"},
 	"innodb_index_stats":                {"index sizes in pages", "no index sizes"},
 	"file_summary_by_event_name":        {"binary log bytes (MySQL)", "no binlog volume"},
+	"table_io_waits_summary_by_table":   {"rows inserted, updated and deleted per table (performance_schema table I/O)", "no rows per table: a wrapped command's figures and check's /op are per command (or per row the whole server changed)"},
+	"table_statistics":                  {"rows written per table (MariaDB User Statistics, userstat = ON)", "no rows per table where performance_schema does not count them either"},
 	"sys_dm_db_index_operational_stats": {"per-index leaf inserts/deletes/updates, page latch waits", "no per-index writes"},
 	"sys_dm_io_virtual_file_stats":      {"log file bytes written", "no log volume"},
 	"sys_dm_os_performance_counters":    {"log bytes flushed, page splits", "no log flush and page split counters"},

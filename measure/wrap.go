@@ -160,11 +160,19 @@ func (w *Wrapped) Run(ctx context.Context) (res *result.Result, exitCode int, er
 	return res, exitCode, nil
 }
 
-// rowWrites is the rows inserted, updated and deleted in the measured tables.
+// rowWrites is the rows inserted, updated and deleted in the measured
+// tables (rows_written where the server counts only their sum).
 func rowWrites(d *collectors.Delta) int64 {
 	var rows float64
+	split := map[string]bool{}
 	for k, m := range d.Values {
 		if k.Level == collectors.Table && m.OK() && (k.Metric == "rows_inserted" || k.Metric == "rows_updated" || k.Metric == "rows_deleted") {
+			rows += m.V()
+			split[k.Object] = true
+		}
+	}
+	for k, m := range d.Values {
+		if k.Level == collectors.Table && m.OK() && k.Metric == "rows_written" && !split[k.Object] {
 			rows += m.V()
 		}
 	}

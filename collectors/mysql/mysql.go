@@ -23,6 +23,7 @@ func NewSet() *collectors.Set {
 	return &collectors.Set{
 		Sources: []collectors.Source{
 			GlobalStatus{}, Statistics{}, InnodbMetrics{}, FileSummaryByEventName{}, InnodbIndexStats{},
+			TableIOWaitsSummaryByTable{}, TableStatistics{},
 		},
 		Derive:     []collectors.Deriver{DeriveUnavailable, DeriveLeafPages, DeriveIndexWrites},
 		SnapshotTx: snapshotTx,

@@ -1,0 +1,92 @@
+package mysql_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/writeamp/writeamp/collectors"
+	my "github.com/writeamp/writeamp/dialects/mysql"
+	"github.com/writeamp/writeamp/dialects/mysql/mysqltest"
+)
+
+func tbm(d *collectors.Delta, obj, metric string) float64 {
+	m := d.Get(collectors.Key{Level: collectors.Table, Object: obj, Metric: metric})
+	if !m.OK() {
+		return -1
+	}
+	return m.V()
+}
+
+// The rows a wrapped command writes, per table, are the server's own count
+// where it keeps one: performance_schema's table I/O, else MariaDB's
+// TABLE_STATISTICS (userstat), else none (check's /op is then per command).
+// Each is held to what the test did, table by table, with another table
+// written in the same window that must not count.
+func TestRowsWrittenPerTable(t *testing.T) {
+	db, s := mysqltest.Open(t)
+	if !my.IsMariaDB(s) {
+		t.Skip("the userstat and per-command cases switch MariaDB's settings")
+	}
+	name := mysqltest.TempDatabase(t, db)
+	mysqltest.Exec(t, db, "CREATE TABLE "+name+".t (id int PRIMARY KEY, v int, KEY iv (v)) ENGINE=InnoDB",
+		"CREATE TABLE "+name+".other (id int PRIMARY KEY) ENGINE=InnoDB")
+	var instrument, userstat string
+	if err := db.QueryRow("SELECT ENABLED FROM performance_schema.setup_instruments WHERE NAME = 'wait/io/table/sql/handler'").Scan(&instrument); err != nil {
+		t.Fatalf("this test needs performance_schema = ON (scripts/dev-servers.sh, services.sh): %v", err)
+	}
+	db.QueryRow("SELECT @@GLOBAL.userstat").Scan(&userstat)
+	t.Cleanup(func() {
+		db.Exec("UPDATE performance_schema.setup_instruments SET ENABLED = ? WHERE NAME = 'wait/io/table/sql/handler'", instrument)
+		db.Exec("SET GLOBAL userstat = " + userstat)
+	})
+	const n, u, del = 300, 120, 30
+	sc := collectors.Scope{Schemas: []string{name}, Tables: []string{"t", "other"}}
+	work := func() []collectors.Write {
+		exec(t, db, n, "INSERT INTO "+name+".t VALUES (%[1]d, 0)")
+		exec(t, db, u, "UPDATE "+name+".t SET v = v + 1 WHERE id = %d")
+		mysqltest.Exec(t, db, "UPDATE "+name+".t SET v = v WHERE id = 1") // leaves the row as it was: not a row written
+		exec(t, db, del, "DELETE FROM "+name+".t WHERE id = %d")
+		exec(t, db, 7, "INSERT INTO "+name+".other VALUES (%d)")
+		mysqltest.Exec(t, db, "DELETE FROM "+name+".other")
+		return nil
+	}
+	for _, c := range []struct {
+		setup      []string
+		cap        string
+		wantSplit  bool
+		wantNone   bool
+		wantReason string
+	}{
+		{setup: []string{"UPDATE performance_schema.setup_instruments SET ENABLED = 'YES' WHERE NAME = 'wait/io/table/sql/handler'", "SET GLOBAL userstat = 0"}, cap: my.CapTableIO, wantSplit: true},
+		{setup: []string{"UPDATE performance_schema.setup_instruments SET ENABLED = 'NO' WHERE NAME = 'wait/io/table/sql/handler'", "SET GLOBAL userstat = 1"}, cap: my.CapUserstat},
+		{setup: []string{"SET GLOBAL userstat = 0"}, wantNone: true, wantReason: "SET GLOBAL userstat = 1"},
+	} {
+		mysqltest.Exec(t, db, append([]string{"TRUNCATE " + name + ".t", "TRUNCATE " + name + ".other"}, c.setup...)...)
+		_, s := mysqltest.OpenDSN(t, mysqltest.DSN(t)) // probed again: the capabilities follow the settings
+		if c.cap != "" && !s.Has(c.cap) {
+			t.Fatalf("%v: capability %s not probed: %s", c.setup, c.cap, s.Why(c.cap))
+		}
+		d := window(t, db, s, sc, work)
+		t0, o := name+".t", name+".other"
+		switch {
+		case c.wantNone:
+			found := false
+			for _, m := range d.Missing {
+				found = found || m.Collector == "table_io_waits_summary_by_table" && strings.Contains(m.Reason, c.wantReason)
+			}
+			if tbm(d, t0, "rows_updated") != -1 || tbm(d, t0, "rows_written") != -1 || !found {
+				t.Errorf("no counter on: rows %v/%v, missing %+v", tbm(d, t0, "rows_updated"), tbm(d, t0, "rows_written"), d.Missing)
+			}
+		case c.wantSplit:
+			if tbm(d, t0, "rows_inserted") != n || tbm(d, t0, "rows_updated") != u || tbm(d, t0, "rows_deleted") != del ||
+				tbm(d, o, "rows_inserted") != 7 || tbm(d, o, "rows_deleted") != 7 {
+				t.Errorf("performance_schema: t %v/%v/%v, other %v/%v", tbm(d, t0, "rows_inserted"), tbm(d, t0, "rows_updated"), tbm(d, t0, "rows_deleted"),
+					tbm(d, o, "rows_inserted"), tbm(d, o, "rows_deleted"))
+			}
+		default:
+			if tbm(d, t0, "rows_written") != n+u+del || tbm(d, o, "rows_written") != 14 {
+				t.Errorf("TABLE_STATISTICS: t %v (want %d), other %v (want 14)", tbm(d, t0, "rows_written"), n+u+del, tbm(d, o, "rows_written"))
+			}
+		}
+	}
+}
