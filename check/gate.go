@@ -13,6 +13,7 @@ import (
 	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/measure"
 	"github.com/writeamp/writeamp/queries"
+	"github.com/writeamp/writeamp/reports"
 	"github.com/writeamp/writeamp/result"
 	"github.com/writeamp/writeamp/workloads"
 	"github.com/writeamp/writeamp/workloads/refreshtoken"
@@ -67,6 +68,8 @@ type Outcome struct {
 	// Repetitions are the runs of each side when --repeat is above 1
 	// (Result holds their medians).
 	Repetitions *Repetitions
+	// PerOp is what /op divides by ("refresh", "row written", "command").
+	PerOp string
 }
 
 // ErrMeasure marks a check that could not measure (exit code 2).
@@ -150,14 +153,32 @@ func (g *Gate) Run(ctx context.Context) (*Outcome, error) {
 	if out.Restore != nil {
 		res.Notes = append(res.Notes, out.Restore.Sentence())
 	}
+	out.PerOp = perWhat(&res.Runs[1])
 	for _, b := range g.Budgets {
 		vs := budget.Evaluate(b, &res.Runs[0], &res.Runs[1])
 		if out.Repetitions != nil {
 			vs = out.Repetitions.judge(b, vs)
 		}
+		for i := range vs {
+			if b.PerOp {
+				vs[i].Unit = strings.Replace(vs[i].Unit, "per operation", "per "+out.PerOp, 1)
+			}
+		}
 		out.Verdicts = append(out.Verdicts, vs...)
 	}
 	return out, nil
+}
+
+// perWhat names one operation of a run, as /op divides by it.
+func perWhat(r *result.Run) string {
+	switch op, _ := r.Main(); op {
+	case "row_writes":
+		return "row written"
+	case "":
+		return "operation"
+	default:
+		return reports.Singular(op)
+	}
 }
 
 func (g *Gate) repeat() int {

@@ -140,6 +140,16 @@ func (o *Outcome) RenderVerdicts(w io.Writer, markdown bool) {
 		}
 	}
 	fmt.Fprintln(w)
+	for _, v := range o.Verdicts {
+		if strings.Contains(v.Budget, "/op") {
+			if o.PerOp == "command" {
+				fmt.Fprintln(w, bullet+"/op is per command: this server counts no rows written per table here (see the notes), so each side's figures are divided by its one run of the command")
+			} else {
+				fmt.Fprintln(w, bullet+"/op is per "+o.PerOp)
+			}
+			break
+		}
+	}
 	fmt.Fprintln(w, bullet+"budgets compare the after run (migration applied) with the before run; relative changes in %, ratios as % of updates; "+
 		"with --repeat the medians, [lowest to highest] of the repetitions beside them; exit code 0 = within budget (or inside the spread), 1 = a budget exceeded, 2 = could not measure or the database is not as it was")
 }

@@ -116,7 +116,7 @@ func (p *undoPlan) describe() string {
 	var parts []string
 	for _, steps := range [][]undoStep{p.migration, p.schema} {
 		for _, st := range steps {
-			if len(st.files) == 1 {
+			if len(st.files) == 1 && !strings.HasPrefix(st.how, "--down") {
 				parts = append(parts, st.files[0].Path+" by "+st.how)
 			} else {
 				parts = append(parts, "the migration by "+st.how)
