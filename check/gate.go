@@ -161,7 +161,11 @@ func (g *Gate) Run(ctx context.Context) (*Outcome, error) {
 		}
 		for i := range vs {
 			if b.PerOp {
+				// A relative budget's unit is % (of the per-operation value).
 				vs[i].Unit = strings.Replace(vs[i].Unit, "per operation", "per "+out.PerOp, 1)
+				if vs[i].Unit == "%" {
+					vs[i].Unit = "% of " + b.Metric + " per " + out.PerOp
+				}
 			}
 		}
 		out.Verdicts = append(out.Verdicts, vs...)

@@ -15,7 +15,7 @@ ROLLBACK
 -- options), columns (type, NOT NULL, default), indexes, constraints,
 -- triggers, views' definitions, functions, types and extensions. Not
 -- compared: privileges, ownership, comments, statistics and data. System
--- schemas and writeamp's own (writeamp_*: the workload's, dropped by their
+-- schemas and writeamp's own (writeamp_rt_*: the workload's, dropped by their
 -- own lifecycle) are left out, as are the members of extensions and an
 -- extension writeamp created for a window (its comment says so, and its own
 -- ledger drops it). Names are quoted as PostgreSQL prints them.
@@ -23,7 +23,7 @@ ROLLBACK
 -- https://www.postgresql.org/docs/current/functions-info.html (pg_get_*def, format_type)
 WITH ns AS (
   SELECT oid, nspname FROM pg_namespace
-  WHERE nspname NOT LIKE 'pg\_%' AND nspname <> 'information_schema' AND nspname NOT LIKE 'writeamp\_%'
+  WHERE nspname NOT LIKE 'pg\_%' AND nspname <> 'information_schema' AND nspname NOT LIKE 'writeamp\_rt\_%'
 ), member AS (
   SELECT classid, objid FROM pg_depend WHERE deptype = 'e'
 )

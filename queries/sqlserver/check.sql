@@ -36,28 +36,28 @@ DROP USER {{schema}}
 -- length, precision, scale, nullability) and index key and included
 -- columns with their filter. Not compared: permissions, data, statistics.
 -- Microsoft's objects, the fixed roles' schemas and writeamp's own
--- (writeamp_*: the workload's, dropped by their own lifecycle) are left out.
+-- (writeamp_rt_*: the workload's, dropped by their own lifecycle) are left out.
 -- https://learn.microsoft.com/en-us/sql/relational-databases/system-catalog-views/sys-objects-transact-sql
 -- https://learn.microsoft.com/en-us/sql/relational-databases/system-catalog-views/sys-index-columns-transact-sql
 SELECT CONCAT(N'schema ', s.name)
 FROM sys.schemas s
-WHERE s.schema_id < 16384 AND s.name NOT IN (N'sys', N'INFORMATION_SCHEMA', N'guest') AND s.name NOT LIKE N'writeamp[_]%'
+WHERE s.schema_id < 16384 AND s.name NOT IN (N'sys', N'INFORMATION_SCHEMA', N'guest') AND s.name NOT LIKE N'writeamp[_]rt[_]%'
 UNION ALL
 SELECT CONCAT(N'object ', s.name, N'.', o.name, N' type ', RTRIM(o.type), N' parent ', COALESCE(OBJECT_NAME(o.parent_object_id), N'-'),
               N' ', COALESCE(OBJECT_DEFINITION(o.object_id), N''))
 FROM sys.objects o JOIN sys.schemas s ON s.schema_id = o.schema_id
-WHERE o.is_ms_shipped = 0 AND s.name NOT LIKE N'writeamp[_]%'
+WHERE o.is_ms_shipped = 0 AND s.name NOT LIKE N'writeamp[_]rt[_]%'
 UNION ALL
 SELECT CONCAT(N'column ', s.name, N'.', o.name, N'.', c.name, N' #', c.column_id, N' ', t.name, N'(', c.max_length, N',', c.precision, N',', c.scale,
               N') null ', c.is_nullable, N' identity ', c.is_identity, N' computed ', c.is_computed)
 FROM sys.columns c JOIN sys.objects o ON o.object_id = c.object_id JOIN sys.schemas s ON s.schema_id = o.schema_id
 JOIN sys.types t ON t.user_type_id = c.user_type_id
-WHERE o.is_ms_shipped = 0 AND o.type IN ('U', 'V') AND s.name NOT LIKE N'writeamp[_]%'
+WHERE o.is_ms_shipped = 0 AND o.type IN ('U', 'V') AND s.name NOT LIKE N'writeamp[_]rt[_]%'
 UNION ALL
 SELECT CONCAT(N'index ', s.name, N'.', o.name, N'.', i.name, N' ', i.type_desc, N' unique ', i.is_unique, N' key ', ic.key_ordinal,
               N' ', c.name, N' included ', ic.is_included_column, N' descending ', ic.is_descending_key, N' filter ', COALESCE(i.filter_definition, N'-'))
 FROM sys.indexes i JOIN sys.objects o ON o.object_id = i.object_id JOIN sys.schemas s ON s.schema_id = o.schema_id
 JOIN sys.index_columns ic ON ic.object_id = i.object_id AND ic.index_id = i.index_id
 JOIN sys.columns c ON c.object_id = ic.object_id AND c.column_id = ic.column_id
-WHERE o.is_ms_shipped = 0 AND i.name IS NOT NULL AND s.name NOT LIKE N'writeamp[_]%'
+WHERE o.is_ms_shipped = 0 AND i.name IS NOT NULL AND s.name NOT LIKE N'writeamp[_]rt[_]%'
 ORDER BY 1
