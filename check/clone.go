@@ -69,9 +69,18 @@ func (c *Cloner) prepare(ctx context.Context, s dialects.Server) error {
 	c.Release()
 	var super, createdb, template, owner bool
 	var sessions int
-	err := c.Admin.QueryRowContext(ctx, c.sql("clone_requirements"), c.Template).Scan(&super, &createdb, &template, &owner, &sessions, &c.size)
-	if err != nil {
-		return fmt.Errorf("--clone: read what copying %s needs: %w", c.Template, err)
+	// A session that just closed (writeamp's own, a step of the user's) is
+	// gone from pg_stat_activity only once its backend has exited: a few
+	// moments are allowed for that.
+	for deadline := time.Now().Add(3 * time.Second); ; {
+		err := c.Admin.QueryRowContext(ctx, c.sql("clone_requirements"), c.Template).Scan(&super, &createdb, &template, &owner, &sessions, &c.size)
+		if err != nil {
+			return fmt.Errorf("--clone: read what copying %s needs: %w", c.Template, err)
+		}
+		if sessions == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 	user := s.User
 	switch {
