@@ -140,6 +140,29 @@ insert into queue select g, 0 from generate_series(1, 300) g;`)
 		}
 	}
 
+	// --repeat 3: the migration is undone between the repetitions, each side
+	// measured three times, the budgets judge the medians with the spread.
+	out, _, runErr := run(t, append(append(append([]string{}, common...), "--schema", base, "--migration", bad, "--repeat", "3"), work...)...)
+	var rep struct {
+		Check       string `json:"check"`
+		Repetitions struct {
+			Before []json.RawMessage `json:"before"`
+			After  []json.RawMessage `json:"after"`
+		} `json:"repetitions"`
+		Budgets []struct {
+			Before      float64    `json:"before"`
+			BeforeRange [2]float64 `json:"before_range"`
+			AfterRange  [2]float64 `json:"after_range"`
+		} `json:"budgets"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || exitCode(runErr) != 1 || rep.Check != "fail" || len(rep.Repetitions.Before) != 3 || len(rep.Repetitions.After) != 3 ||
+		len(rep.Budgets) != 1 || rep.Budgets[0].BeforeRange[1] < rep.Budgets[0].Before || rep.Budgets[0].AfterRange[1] >= rep.Budgets[0].BeforeRange[0] {
+		t.Errorf("--repeat 3: %v %+v\n%.1500s", runErr, rep, out)
+	}
+	if now := pgCatalog(t, db); now != orig {
+		t.Fatalf("--repeat: the catalog changed:\n%s", now)
+	}
+
 	// A change check cannot undo is refused before anything is applied,
 	// naming the three ways out.
 	alter := write(t, dir, "alter.sql", "create index jobs_status on jobs (status);\nalter table jobs alter column touched_at type bigint;")
@@ -158,7 +181,7 @@ insert into queue select g, 0 from generate_series(1, 300) g;`)
 
 	// --keep-migration: the migration stays, as asked.
 	keep := write(t, dir, "keep.sql", "create index jobs_status on jobs (status);")
-	out, _, err := run(t, append(append([]string{}, common[:len(common)-2]...), append([]string{"--migration", keep, "--keep-migration"},
+	out, _, err = run(t, append(append([]string{}, common[:len(common)-2]...), append([]string{"--migration", keep, "--keep-migration"},
 		"--", psql, dsn, "-XAtqc", "update jobs set touched_at = touched_at + 1 where id <= 10")...)...)
 	if d := readCheck(t, out); exitCode(err) != 0 || d.Restore.Method != "kept" {
 		t.Errorf("--keep-migration: exit %d (%v), restore %+v", exitCode(err), err, d.Restore)
