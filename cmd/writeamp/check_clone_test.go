@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -115,34 +116,55 @@ insert into jobs select g, 'ready', 0 from generate_series(1, 500) g`); err != n
 	}
 	after("busy database")
 
-	// A real SIGINT while the command runs on a copy.
+	// A real SIGINT while the command runs: on a copy (--clone), and on the
+	// database itself (the migration's inverse undoes it on the way out).
 	bin := filepath.Join(t.TempDir(), "writeamp")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	p := exec.CommandContext(ctx, bin, "check", "-q", "--dsn", dsn, "--clone", "--migration", bad, "--", psql, dsn, "-XAtqc", "select pg_sleep(60)")
-	var stderr strings.Builder
-	p.Stderr = &stderr
-	if err := p.Start(); err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; copiesLeft(t, admin) == left; i++ {
-		if i == 400 {
-			p.Process.Kill()
-			t.Fatalf("no copy appeared within 20 s: %s", stderr.String())
+	for _, mode := range [][]string{{"--clone"}, {}} {
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		args := append(append([]string{"check", "-q", "--dsn", dsn}, mode...), "--migration", bad, "--", psql, dsn, "-XAtqc",
+			"select pg_sleep(case when exists (select from pg_indexes where indexname = 'jobs_touched') then 60 else 0 end)")
+		p := exec.CommandContext(ctx, bin, args...)
+		var stderr strings.Builder
+		p.Stderr = &stderr
+		if err := p.Start(); err != nil {
+			t.Fatal(err)
 		}
-		time.Sleep(50 * time.Millisecond)
+		// Interrupt once the command runs: on the copy, or in the after
+		// run, with the migration applied.
+		probe := func() bool {
+			if len(mode) > 0 {
+				return copiesLeft(t, admin) > left
+			}
+			var n int
+			db, err := sql.Open("pgx", dsn)
+			if err == nil {
+				// the after run: the migration's index is there
+				db.QueryRow(`select count(*) from pg_stat_activity a, pg_indexes i
+ where a.query like 'select pg_sleep(case%' and a.wait_event = 'PgSleep' and i.indexname = 'jobs_touched'`).Scan(&n)
+				db.Close()
+			}
+			return n > 0
+		}
+		for i := 0; !probe(); i++ {
+			if i == 400 {
+				p.Process.Kill()
+				t.Fatalf("%v: the command did not start within 20 s: %s", mode, stderr.String())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		time.Sleep(300 * time.Millisecond)
+		p.Process.Signal(syscall.SIGINT)
+		err := p.Wait()
+		cancel()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+			t.Errorf("SIGINT %v: exit %v, want 130; stderr: %s", mode, err, stderr.String())
+		}
+		after(fmt.Sprintf("SIGINT %v", mode))
 	}
-	time.Sleep(700 * time.Millisecond) // the command is running on the copy
-	p.Process.Signal(syscall.SIGINT)
-	err = p.Wait()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
-		t.Errorf("SIGINT: exit %v, want 130; stderr: %s", err, stderr.String())
-	}
-	after("SIGINT")
 }
 
 func errText(err error) string {
