@@ -18,6 +18,10 @@ const (
 	Pass    Status = "pass"
 	Fail    Status = "fail"
 	Unknown Status = "unknown" // could not be evaluated: the metric is missing or unavailable
+	// Spread: the median exceeds the budget, but repeated measurements
+	// (check --repeat) overlap: the change is not told apart from their
+	// spread. Not a failure; the verdict says so.
+	Spread Status = "inside-spread"
 )
 
 // Verdict is one budget evaluated on one object.
@@ -34,7 +38,15 @@ type Verdict struct {
 	Message   string           `json:"message"`
 	// Hints explain a failure (e.g. the indexes the migration added to the table).
 	Hints []string `json:"hints,omitempty"`
+	// BeforeRange and AfterRange are the lowest and highest value of the
+	// repetitions of each side (check --repeat); Before and After are then
+	// their medians.
+	BeforeRange *[2]float64 `json:"before_range,omitempty"`
+	AfterRange  *[2]float64 `json:"after_range,omitempty"`
 }
+
+// Holds reports whether c meets the budget's comparison.
+func (b Budget) Holds(c float64) bool { return compare(c, b.Cmp, b.Value) }
 
 type target struct {
 	level, name string
@@ -297,11 +309,12 @@ func definition(ix result.Object) string {
 	return ""
 }
 
-// Summary counts verdicts by status.
+// Summary counts verdicts by status; a verdict inside the spread of
+// repetitions counts as within budget.
 func Summary(vs []Verdict) (pass, fail, unknown int) {
 	for _, v := range vs {
 		switch v.Status {
-		case Pass:
+		case Pass, Spread: // a change inside the spread does not fail a check
 			pass++
 		case Fail:
 			fail++

@@ -3,12 +3,9 @@ package check
 import (
 	"context"
 	"database/sql"
-	_ "embed"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"strings"
 
 	"github.com/writeamp/writeamp/budget"
@@ -16,29 +13,11 @@ import (
 	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/measure"
 	"github.com/writeamp/writeamp/queries"
+	"github.com/writeamp/writeamp/reports"
 	"github.com/writeamp/writeamp/result"
 	"github.com/writeamp/writeamp/workloads"
 	"github.com/writeamp/writeamp/workloads/refreshtoken"
 )
-
-//go:embed postgres.sql
-var postgresSQL string
-
-func ownSQL(dialect, name string) (string, error) {
-	if dialect != "postgres" {
-		return "", fmt.Errorf("check: no %s statement for %s", name, dialect)
-	}
-	bs, err := queries.Parse("postgres", "check/postgres.sql", postgresSQL)
-	if err != nil {
-		return "", err
-	}
-	for _, b := range bs {
-		if b.Name == name {
-			return b.SQL, nil
-		}
-	}
-	return "", fmt.Errorf("check: no statement %s", name)
-}
 
 // Gate is one `writeamp check`.
 type Gate struct {
@@ -60,7 +39,19 @@ type Gate struct {
 	Variant string
 	// Concurrency is the built-in workload's number of workers (1 when 0).
 	Concurrency int
-	Log         io.Writer
+	// Down undoes the migration (--down) of a wrapped command's check;
+	// without it each file's own undo (goose Down section, NAME.down.sql)
+	// or the inverse of its statements (see planUndo).
+	Down []File
+	// KeepMigration leaves what check applied in place (--keep-migration).
+	KeepMigration bool
+	// Clone, when set, measures a wrapped command on copies of the
+	// database (PostgreSQL --clone) instead of the database itself.
+	Clone *Cloner
+	// Repeat measures each side this many times (1 when 0): budgets judge
+	// the median and show the spread.
+	Repeat int
+	Log    io.Writer
 	// CommandOutput receives the command's stdout and stderr (nil: discarded).
 	CommandOutput io.Writer
 	Progress      func(variant string, total int64) (workloads.Progress, func())
@@ -71,6 +62,14 @@ type Outcome struct {
 	Result   *result.Result
 	Static   []Warning
 	Verdicts []budget.Verdict
+	// Restore says how the database was put back and whether its catalog
+	// is as it was (nil before anything was applied).
+	Restore *Restoration
+	// Repetitions are the runs of each side when --repeat is above 1
+	// (Result holds their medians).
+	Repetitions *Repetitions
+	// PerOp is what /op divides by ("refresh", "row written", "command").
+	PerOp string
 }
 
 // ErrMeasure marks a check that could not measure (exit code 2).
@@ -108,10 +107,12 @@ func (g *Gate) Updates() []Update {
 	return out
 }
 
-// Run measures before, applies the migration, measures after and evaluates.
+// Run measures before, applies the migration, measures after, puts the
+// database back as it was and evaluates. The outcome is returned on error
+// too: Restore says what was undone after a failure.
 func (g *Gate) Run(ctx context.Context) (*Outcome, error) {
 	out := &Outcome{}
-	for _, files := range [][]File{g.Schema, g.Migration} {
+	for _, files := range [][]File{g.Schema, g.Migration, g.Down} {
 		if err := Split(g.server().Dialect, files); err != nil {
 			return out, fmt.Errorf("%w: %w", errApply, err)
 		}
@@ -124,32 +125,80 @@ func (g *Gate) Run(ctx context.Context) (*Outcome, error) {
 	for _, w := range out.Static {
 		g.logf("warning: %s", w.Text)
 	}
-	var before, after *result.Run
 	var res *result.Result
+	var befores, afters []*result.Run
 	var err error
-	if g.Command != nil {
-		res, before, after, err = g.runCommand(ctx)
-	} else {
-		res, before, after, err = g.runBuiltin(ctx)
+	switch {
+	case g.Command == nil:
+		res, befores, afters, err = g.runBuiltin(ctx, out)
+	case g.Clone != nil:
+		res, befores, afters, err = g.runClone(ctx, out)
+	default:
+		res, befores, afters, err = g.runCommand(ctx, out)
 	}
 	if err != nil {
 		return out, err
 	}
+	before, after := befores[0], afters[0]
+	if len(befores) > 1 {
+		out.Repetitions = &Repetitions{Before: befores, After: afters}
+		before, after = medianRun("before", befores), medianRun("after", afters)
+		res.Notes = append(res.Notes, fmt.Sprintf("each side was measured %d times (fresh state each time); the runs shown are the medians of each counter, per operation of the median operation count; the budgets judge these medians and show the spread of the repetitions", len(befores)))
+	}
+	res.Runs = []result.Run{*before, *after}
 	out.Result = res
 	for _, w := range out.Static {
 		res.Notes = append(res.Notes, "static check: "+w.Text)
 	}
+	if out.Restore != nil {
+		res.Notes = append(res.Notes, out.Restore.Sentence())
+	}
+	out.PerOp = perWhat(&res.Runs[1])
 	for _, b := range g.Budgets {
-		out.Verdicts = append(out.Verdicts, budget.Evaluate(b, before, after)...)
+		vs := budget.Evaluate(b, &res.Runs[0], &res.Runs[1])
+		if out.Repetitions != nil {
+			vs = out.Repetitions.judge(b, vs)
+		}
+		for i := range vs {
+			if b.PerOp {
+				// A relative budget's unit is % (of the per-operation value).
+				vs[i].Unit = strings.Replace(vs[i].Unit, "per operation", "per "+out.PerOp, 1)
+				if vs[i].Unit == "%" {
+					vs[i].Unit = "% of " + b.Metric + " per " + out.PerOp
+				}
+			}
+		}
+		out.Verdicts = append(out.Verdicts, vs...)
 	}
 	return out, nil
 }
 
+// perWhat names one operation of a run, as /op divides by it.
+func perWhat(r *result.Run) string {
+	switch op, _ := r.Main(); op {
+	case "row_writes":
+		return "row written"
+	case "":
+		return "operation"
+	default:
+		return reports.Singular(op)
+	}
+}
+
+func (g *Gate) repeat() int {
+	if g.Repeat < 1 {
+		return 1
+	}
+	return g.Repeat
+}
+
 // Exit is the documented exit code: 0 within budget, 1 a budget exceeded, 2
-// a budget that could not be evaluated.
+// a budget that could not be evaluated or a database that is not as it was.
 func (o *Outcome) Exit() int {
 	_, fail, unknown := budget.Summary(o.Verdicts)
 	switch {
+	case !o.Restore.OK():
+		return 2
 	case fail > 0:
 		return 1
 	case unknown > 0:
@@ -158,36 +207,41 @@ func (o *Outcome) Exit() int {
 	return 0
 }
 
-// apply runs files on one connection, with search_path set to schema when
-// given (PostgreSQL), and publishes the session's statistics so the DDL is
-// not counted inside the next window.
+// apply runs files on one connection, inside the built-in workload's
+// schema when given (see inSchema), counting what ran in each file's
+// Applied.
 func (g *Gate) apply(ctx context.Context, conn *sql.Conn, schema string, files []File) (err error) {
 	if schema != "" {
-		set, err := ownSQL(g.server().Dialect, "set_search_path")
+		leave, err := g.inSchema(ctx, conn, schema)
 		if err != nil {
-			return fmt.Errorf("the built-in workload applies migrations to its own schema with search_path, which %s does not have: use -- COMMAND", g.server())
-		}
-		if _, err := conn.ExecContext(ctx, set, schema+", public"); err != nil {
-			return fmt.Errorf("set search_path: %w", err)
+			return err
 		}
 		defer func() {
-			reset, _ := ownSQL(g.server().Dialect, "reset_search_path")
-			if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), reset); rerr != nil && err == nil {
-				err = fmt.Errorf("reset search_path: %w", rerr)
+			if lerr := leave(context.WithoutCancel(ctx)); lerr != nil && err == nil {
+				err = lerr
 			}
 		}()
 	}
-	for _, f := range files {
+	for fi := range files {
+		f := &files[fi]
+		f.Applied = 0
 		for i, st := range f.Statements {
 			if _, err := conn.ExecContext(ctx, st.Text); err != nil {
-				if rb, e := ownSQL(g.server().Dialect, "rollback"); e == nil {
+				if rb, e := g.ownSQL("rollback"); e == nil {
 					conn.ExecContext(context.WithoutCancel(ctx), rb) // leave no open transaction behind
 				}
 				return fmt.Errorf("%s, statement %d at line %d (%s): %w", f.Path, i+1, st.Line, short(st.Text), err)
 			}
+			f.Applied = i + 1
 		}
 	}
 	return nil
+}
+
+// ownSQL is one of check's own statements for the server's dialect
+// (queries/<dialect>/check.sql).
+func (g *Gate) ownSQL(name string) (string, error) {
+	return queries.Get(g.server().Dialect, name, g.server().VersionNum)
 }
 
 func short(s string) string {
@@ -198,17 +252,20 @@ func short(s string) string {
 	return s
 }
 
-func (g *Gate) applyPublished(ctx context.Context, schema string, files []File) error {
+// applyPublished applies files to the database on a connection of its
+// own, and publishes the session's statistics so the DDL is not counted
+// inside the next window.
+func (g *Gate) applyPublished(ctx context.Context, win *measure.Window, files []File) error {
 	if len(files) == 0 {
 		return nil
 	}
-	conn, err := g.Window.DB.Conn(ctx)
+	conn, err := win.DB.Conn(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	err = g.apply(ctx, conn, schema, files)
-	if perr := g.Window.EndSession(context.WithoutCancel(ctx), conn); perr != nil && err == nil {
+	err = g.apply(ctx, conn, "", files)
+	if perr := win.EndSession(context.WithoutCancel(ctx), conn); perr != nil && err == nil {
 		err = perr
 	}
 	return err
@@ -220,49 +277,6 @@ func paths(files []File) string {
 		ps = append(ps, f.Path)
 	}
 	return strings.Join(ps, ", ")
-}
-
-// runBuiltin measures the refresh-token workload on a fresh schema before
-// and on a fresh schema with the migration applied after; same parameters
-// and seed, so the same work.
-func (g *Gate) runBuiltin(ctx context.Context) (*result.Result, *result.Run, *result.Run, error) {
-	if g.server().Dialect != "postgres" {
-		return nil, nil, nil, fmt.Errorf("check with the built-in workload applies the migration to the workload's schema through search_path, which only PostgreSQL has; on %s wrap your own workload: writeamp check ... -- COMMAND", g.server())
-	}
-	one := func(label string, files []File) (*result.Result, error) {
-		w := refreshtoken.New(g.Params)
-		w.AfterPrepare = func(ctx context.Context, conn *sql.Conn, schema string) error {
-			if err := g.apply(ctx, conn, schema, files); err != nil {
-				return fmt.Errorf("%w: %w", errApply, err)
-			}
-			return nil
-		}
-		g.logf("%s: measuring refresh-token (%s) with %s", label, g.Variant, orNone(paths(files)))
-		exp := &measure.Experiment{Window: g.Window, Workload: w, Variants: []string{g.Variant}, Concurrency: g.Concurrency, Progress: g.Progress}
-		res, err := exp.Run(ctx)
-		if err != nil {
-			if errors.Is(err, errApply) {
-				return nil, fmt.Errorf("%s: %w", label, err)
-			}
-			return nil, measureErr(label, err)
-		}
-		return res, nil
-	}
-	r1, err := one("before", g.Schema)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	r2, err := one("after", append(append([]File{}, g.Schema...), g.Migration...))
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	res := r1
-	b, a := r1.Runs[0], r2.Runs[0]
-	b.Label, a.Label = "before", "after"
-	res.Runs = []result.Run{b, a}
-	res.Notes = append(res.Notes, r2.Notes...)
-	res.Notes = dedupe(append(res.Notes, fmt.Sprintf("before: variant %s as is%s; after: the same with the migration (%s) applied in the workload's schema (search_path), same parameters and seed", g.Variant, withSchema(g.Schema), paths(g.Migration))))
-	return res, &res.Runs[0], &res.Runs[1], nil
 }
 
 var errApply = errors.New("applying SQL failed")
@@ -279,67 +293,6 @@ func withSchema(files []File) string {
 		return ""
 	}
 	return " plus " + paths(files)
-}
-
-// runCommand applies --schema to the database, measures the command, applies
-// the migration, measures the command again.
-func (g *Gate) runCommand(ctx context.Context) (*result.Result, *result.Run, *result.Run, error) {
-	if _, err := exec.LookPath(g.Command[0]); err != nil {
-		return nil, nil, nil, fmt.Errorf("%w: command %q: %w", errApply, g.Command[0], err)
-	}
-	res := measure.NewResult(g.server())
-	// The command line goes into results people share: passwords masked.
-	res.Workload = result.Workload{Name: "command", Params: map[string]any{"command": strings.Join(measure.RedactArgs(g.Command), " ")}}
-	if len(g.Schema) > 0 {
-		g.logf("applying the starting schema %s", paths(g.Schema))
-		if err := g.applyPublished(ctx, "", g.Schema); err != nil {
-			return nil, nil, nil, fmt.Errorf("%w: --schema: %w", errApply, err)
-		}
-	}
-	// --scope-schema may name a schema the --schema files just created.
-	sc, err := collectors.Resolve(ctx, g.Window.DB, g.server(), g.Scope)
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("--scope-schema: %w", err)
-	}
-	g.Scope = sc
-	before, notes, err := g.measureCommand(ctx, "before")
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	res.Notes = append(res.Notes, notes...)
-	g.logf("applying the migration %s", paths(g.Migration))
-	if err := g.applyPublished(ctx, "", g.Migration); err != nil {
-		return nil, nil, nil, fmt.Errorf("%w: --migration: %w", errApply, err)
-	}
-	after, _, err := g.measureCommand(ctx, "after")
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	res.Runs = []result.Run{*before, *after}
-	res.Notes = append(res.Notes, fmt.Sprintf("before: the command on the database%s; after: the same command once the migration (%s) was applied; per operation = per row written (rows inserted + updated + deleted in the measured tables, pg_stat_user_tables or the dialect's row counters)", withSchema(g.Schema), paths(g.Migration)))
-	return res, &res.Runs[0], &res.Runs[1], nil
-}
-
-// measureCommand measures the command once, as `writeamp measure` does, with
-// the rows it writes as its operations; a command that fails cannot be
-// measured.
-func (g *Gate) measureCommand(ctx context.Context, label string) (*result.Run, []string, error) {
-	out := g.CommandOutput
-	if out == nil {
-		out = io.Discard
-	}
-	w := &measure.Wrapped{Window: g.Window, Scope: g.Scope, Label: label, Command: g.Command,
-		Stdin: os.Stdin, Stdout: out, Stderr: out, CountRowWrites: true}
-	res, code, err := w.Run(ctx)
-	if err != nil {
-		return nil, nil, measureErr(label, err)
-	}
-	if code != 0 {
-		return nil, nil, measureErr(label+": the command failed", fmt.Errorf("exit status %d", code))
-	}
-	run := res.Runs[0]
-	run.Label = label
-	return &run, res.Notes, nil
 }
 
 // IsApplyError reports a failure of the user's SQL or command (as opposed to

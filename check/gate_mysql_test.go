@@ -94,7 +94,9 @@ DELIMITER ;
 	if pw, ok := u.User.Password(); ok {
 		args = append(args, "-p"+pw)
 	}
-	g := &Gate{Window: win, Schema: schema, Migration: mig,
+	// KeepMigration: what was applied is read back below (the restore has
+	// tests of its own).
+	g := &Gate{Window: win, Schema: schema, Migration: mig, KeepMigration: true,
 		Command: []string{"sh", "-c", client + ` "$@" ` + name + ` < "$0"`, workSQL}}
 	g.Command = append(g.Command, args...)
 	out, err := g.Run(ctx)

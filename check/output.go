@@ -60,6 +60,11 @@ func (o *Outcome) Write(w Outputs, runErr error) error {
 		}
 	}
 	if runErr != nil {
+		if o.Restore != nil {
+			// What was applied before the failure was undone (or not): the
+			// user must know either way.
+			runErr = fmt.Errorf("%w\n%s", runErr, strings.Join(o.Restore.Lines(), "\n"))
+		}
 		w.summary("### writeamp check: could not measure\n\n" + runErr.Error() + "\n")
 		for _, s := range o.Static {
 			fmt.Fprintln(orDiscard(w.Stderr), "warning: "+s.Text)

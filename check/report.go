@@ -28,12 +28,24 @@ func (o *Outcome) VerdictWord() string {
 // Headline is the one line that sums a check up.
 func (o *Outcome) Headline() string {
 	p, f, u := budget.Summary(o.Verdicts)
-	s := fmt.Sprintf("writeamp check: %s — %d within budget, %d exceeded", o.VerdictWord(), p, f)
+	spread := 0
+	for _, v := range o.Verdicts {
+		if v.Status == budget.Spread {
+			spread++
+		}
+	}
+	s := fmt.Sprintf("writeamp check: %s — %d within budget, %d exceeded", o.VerdictWord(), p-spread, f)
+	if spread > 0 {
+		s += fmt.Sprintf(", %d exceeded on the medians but inside the spread of the repetitions", spread)
+	}
 	if u > 0 {
 		s += fmt.Sprintf(", %d could not be evaluated", u)
 	}
 	if len(o.Verdicts) == 0 {
-		s = "writeamp check: PASS — no budgets given (measured only)"
+		s = "writeamp check: " + o.VerdictWord() + " — no budgets given (measured only)"
+	}
+	if !o.Restore.OK() {
+		s += "; the database is NOT as it was (see restore)"
 	}
 	return s
 }
@@ -76,6 +88,16 @@ func (o *Outcome) RenderVerdicts(w io.Writer, markdown bool) {
 		}
 		fmt.Fprintln(w)
 	}
+	if o.Restore != nil {
+		for i, l := range o.Restore.Lines() {
+			if i == 0 {
+				fmt.Fprintln(w, bullet+l)
+			} else {
+				fmt.Fprintln(w, bullet+"  "+strings.TrimSpace(l))
+			}
+		}
+		fmt.Fprintln(w)
+	}
 	if len(o.Verdicts) == 0 {
 		return
 	}
@@ -90,7 +112,7 @@ func (o *Outcome) RenderVerdicts(w io.Writer, markdown bool) {
 		if v.Compared != nil {
 			cmp, _, _ = strings.Cut(v.Message, ": ")
 		}
-		t.AppendRow(table.Row{v.Budget, where(v), val(v.Before, v), val(v.After, v), cmp, strings.ToUpper(string(v.Status)), string(v.Exactness)})
+		t.AppendRow(table.Row{v.Budget, where(v), val(v.Before, v) + spreadOf(v.BeforeRange, v), val(v.After, v) + spreadOf(v.AfterRange, v), cmp, strings.ToUpper(string(v.Status)), string(v.Exactness)})
 	}
 	if markdown {
 		t.RenderMarkdown()
@@ -118,7 +140,27 @@ func (o *Outcome) RenderVerdicts(w io.Writer, markdown bool) {
 		}
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, bullet+"budgets compare the after run (migration applied) with the before run; relative changes in %, ratios as % of updates; exit code 0 = within budget, 1 = a budget exceeded, 2 = could not measure")
+	for _, v := range o.Verdicts {
+		if strings.Contains(v.Budget, "/op") {
+			if o.PerOp == "command" {
+				fmt.Fprintln(w, bullet+"/op is per command: this server counts no rows written per table here (see the notes), so each side's figures are divided by its one run of the command")
+			} else {
+				fmt.Fprintln(w, bullet+"/op is per "+o.PerOp)
+			}
+			break
+		}
+	}
+	fmt.Fprintln(w, bullet+"budgets compare the after run (migration applied) with the before run; relative changes in %, ratios as % of updates; "+
+		"with --repeat the medians, [lowest to highest] of the repetitions beside them; exit code 0 = within budget (or inside the spread), 1 = a budget exceeded, 2 = could not measure or the database is not as it was")
+}
+
+// spreadOf shows a side's range over the repetitions beside its median.
+func spreadOf(r *[2]float64, v budget.Verdict) string {
+	if r == nil {
+		return ""
+	}
+	lo, hi := r[0], r[1]
+	return " [" + val(&lo, v) + " to " + val(&hi, v) + "]"
 }
 
 // Document is the JSON output of check.
@@ -127,12 +169,15 @@ type Document struct {
 	Exit     int              `json:"exit_code"`
 	Budgets  []budget.Verdict `json:"budgets"`
 	Warnings []string         `json:"static_warnings,omitempty"`
-	Result   *result.Result   `json:"result"`
+	Restore  *Restoration     `json:"restore,omitempty"`
+	// Repetitions are every run of each side (--repeat); Result has their medians.
+	Repetitions *Repetitions   `json:"repetitions,omitempty"`
+	Result      *result.Result `json:"result"`
 }
 
 // JSON writes the check document.
 func (o *Outcome) JSON(w io.Writer) error {
-	d := Document{Check: strings.ToLower(o.VerdictWord()), Exit: o.Exit(), Budgets: o.Verdicts, Result: o.Result}
+	d := Document{Check: strings.ToLower(o.VerdictWord()), Exit: o.Exit(), Budgets: o.Verdicts, Result: o.Result, Restore: o.Restore, Repetitions: o.Repetitions}
 	if o.Result != nil {
 		d.Result = reports.FindingsOf(o.Result) // the before/after findings and change column, as every result file has them
 	}
@@ -192,6 +237,14 @@ func (o *Outcome) JUnit(w io.Writer, err error) error {
 	if err != nil {
 		s.Errors++
 		s.Cases = append(s.Cases, junitCase{Name: "measure", Classname: "writeamp.check", Error: &junitProblem{Message: err.Error()}})
+	}
+	if r := o.Restore; r != nil {
+		c := junitCase{Name: "restore (" + r.Method + ")", Classname: "writeamp.check"}
+		if !r.OK() {
+			s.Errors++
+			c.Error = &junitProblem{Message: r.Sentence(), Body: strings.Join(r.Lines(), "\n")}
+		}
+		s.Cases = append(s.Cases, c)
 	}
 	s.Tests = len(s.Cases)
 	var out []string

@@ -24,7 +24,17 @@ type Request struct {
 	Concurrency int
 	// ScopeSchemas is --scope-schema (-- COMMAND only).
 	ScopeSchemas []string
+	// Downs (--down), KeepMigration (--keep-migration) and Clone (--clone)
+	// say how a wrapped command's check leaves the database (-- COMMAND
+	// only); Repeat (--repeat) how many times each side is measured.
+	Downs         []string
+	KeepMigration bool
+	Clone         bool
+	Repeat        int
 }
+
+// MaxRepeat bounds --repeat: each repetition is two full measurements.
+const MaxRepeat = 20
 
 // CommandAfterDash returns the workload command given after --, or nil
 // when there is none; dash is the number of arguments before -- (cobra's
@@ -75,6 +85,21 @@ func (r Request) Gate() (*Gate, error) {
 		if len(r.ScopeSchemas) > 0 {
 			return nil, fmt.Errorf("--scope-schema is for -- COMMAND; the built-in workload measures its own schema")
 		}
+		for flag, set := range map[string]bool{"--down": len(r.Downs) > 0, "--keep-migration": r.KeepMigration, "--clone": r.Clone} {
+			if set {
+				return nil, fmt.Errorf("%s is for -- COMMAND: the built-in workload applies the migration inside schemas of its own and drops them, so the database is left as it was without it", flag)
+			}
+		}
+	}
+	switch {
+	case r.Repeat < 1 || r.Repeat > MaxRepeat:
+		return nil, fmt.Errorf("--repeat %d: measure each side 1 to %d times", r.Repeat, MaxRepeat)
+	case len(r.Downs) > 0 && r.KeepMigration:
+		return nil, fmt.Errorf("--down undoes the migration and --keep-migration keeps it: give one of them")
+	case r.Clone && (len(r.Downs) > 0 || r.KeepMigration):
+		return nil, fmt.Errorf("--clone measures on copies and leaves the database untouched: --down and --keep-migration have nothing to do with it")
+	case r.KeepMigration && r.Repeat > 1 && !r.Clone:
+		return nil, fmt.Errorf("--repeat measures each side on a fresh state, which needs the migration undone between repetitions: drop --keep-migration, or use --clone")
 	}
 	schema, err := LoadFiles("--schema", r.Schemas)
 	if err != nil {
@@ -84,8 +109,13 @@ func (r Request) Gate() (*Gate, error) {
 	if err != nil {
 		return nil, err
 	}
+	downs, err := LoadDownFiles("--down", r.Downs)
+	if err != nil {
+		return nil, err
+	}
 	g := &Gate{Schema: schema, Migration: migration, Budgets: bs, Command: r.Command,
-		Scope: collectors.Scope{Schemas: r.ScopeSchemas}, Variant: r.Variant, Concurrency: r.Concurrency}
+		Scope: collectors.Scope{Schemas: r.ScopeSchemas}, Variant: r.Variant, Concurrency: r.Concurrency,
+		Down: downs, KeepMigration: r.KeepMigration, Repeat: r.Repeat}
 	if r.Workload != nil {
 		g.Params = r.Workload.P
 	}

@@ -49,7 +49,8 @@ func writeSQL(t *testing.T, text string) string {
 // Every refusal names what to fix, before anything connects.
 func TestRequestRefusesBadInput(t *testing.T) {
 	m := writeSQL(t, "create index i on t (a);")
-	ok := Request{Migrations: []string{m}, Budgets: []string{"hot_ratio>=0.9"}, Variant: "baseline", Concurrency: 1}
+	ok := Request{Migrations: []string{m}, Budgets: []string{"hot_ratio>=0.9"}, Variant: "baseline", Concurrency: 1, Repeat: 1}
+	cmd := func(r *Request) { r.Command = []string{"true"} }
 	for _, c := range []struct {
 		edit func(*Request)
 		want string
@@ -64,6 +65,16 @@ func TestRequestRefusesBadInput(t *testing.T) {
 		{func(r *Request) { r.Concurrency = 0 }, "--concurrency"},
 		{func(r *Request) { r.Migrations = []string{filepath.Join(t.TempDir(), "none.sql")} }, "--migration"},
 		{func(r *Request) { r.Schemas = []string{"/dev/zero"} }, "--schema"},
+		{func(r *Request) { r.Repeat = 0 }, "--repeat 0"},
+		{func(r *Request) { r.Repeat = MaxRepeat + 1 }, "--repeat 21"},
+		{func(r *Request) { r.Downs = []string{m} }, "--down is for -- COMMAND"},
+		{func(r *Request) { r.KeepMigration = true }, "--keep-migration is for -- COMMAND"},
+		{func(r *Request) { r.Clone = true }, "--clone is for -- COMMAND"},
+		{func(r *Request) { cmd(r); r.Downs = []string{m}; r.KeepMigration = true }, "give one of them"},
+		{func(r *Request) { cmd(r); r.Clone = true; r.Downs = []string{m} }, "nothing to do with it"},
+		{func(r *Request) { cmd(r); r.KeepMigration = true; r.Repeat = 2 }, "needs the migration undone"},
+		{func(r *Request) { cmd(r); r.Downs = []string{filepath.Join(t.TempDir(), "none.down.sql")} }, "--down"},
+		{func(r *Request) { cmd(r); r.Downs = []string{t.TempDir()} }, "holds no *.sql"},
 	} {
 		r := ok
 		r.Workload = refreshtoken.New(refreshtoken.DefaultParams())
@@ -86,7 +97,7 @@ func TestRequestRefusesBadInput(t *testing.T) {
 func TestRequestGate(t *testing.T) {
 	m := writeSQL(t, "create index i on t (a);\ncreate index j on t (b);")
 	r := Request{Migrations: []string{m}, Budgets: []string{"hot_ratio>=0.9", "log_bytes/op<=+5%"}, Command: []string{"psql", "-f", "w.sql"},
-		ScopeSchemas: []string{"app"}}
+		ScopeSchemas: []string{"app"}, Repeat: 1}
 	g, err := r.Gate()
 	if err != nil {
 		t.Fatal(err)

@@ -25,6 +25,11 @@ type File struct {
 	// Statements are what is applied: the whole file, or a goose file's
 	// "-- +goose Up" section.
 	Statements []sqlparse.Statement
+	// Down is a goose file's "-- +goose Down" section: the file's own undo.
+	Down []sqlparse.Statement
+	// Applied counts the statements of the last apply that ran, so that
+	// a migration that failed half-way is undone as far as it went.
+	Applied int
 }
 
 // LoadFiles reads SQL files in the order given; a directory contributes its
@@ -66,6 +71,56 @@ func LoadFiles(flag string, paths []string) ([]File, error) {
 	return out, nil
 }
 
+// LoadDownFiles reads the files of --down in the order given; a directory
+// contributes its *.down.sql files (its *.sql files when it has none) in
+// reverse name order: the last migration is undone first, as
+// golang-migrate's down does.
+func LoadDownFiles(flag string, paths []string) ([]File, error) {
+	var out []File
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", flag, err)
+		}
+		if !st.IsDir() {
+			fs, err := LoadFiles(flag, []string{p})
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, fs...)
+			continue
+		}
+		entries, err := os.ReadDir(p)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", flag, err)
+		}
+		var downs, all []string
+		for _, e := range entries {
+			n := strings.ToLower(e.Name())
+			if e.IsDir() || !strings.HasSuffix(n, ".sql") {
+				continue
+			}
+			all = append(all, filepath.Join(p, e.Name()))
+			if strings.HasSuffix(n, ".down.sql") {
+				downs = append(downs, filepath.Join(p, e.Name()))
+			}
+		}
+		if len(downs) > 0 {
+			all = downs
+		}
+		if len(all) == 0 {
+			return nil, fmt.Errorf("%s: %s holds no *.sql files", flag, p)
+		}
+		sort.Sort(sort.Reverse(sort.StringSlice(all)))
+		fs, err := LoadFiles(flag, all)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, fs...)
+	}
+	return out, nil
+}
+
 // Split reads every file's statements with the dialect's rules (see
 // package sqlparse); an error names the flag, the file and the line.
 func Split(dialect string, files []File) error {
@@ -73,11 +128,14 @@ func Split(dialect string, files []File) error {
 		if files[i].Statements != nil {
 			continue // already read
 		}
-		st, err := sqlparse.Split(dialect, files[i].Text)
+		sc, err := sqlparse.ParseScript(dialect, files[i].Text)
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", files[i].Flag, files[i].Path, err)
 		}
-		files[i].Statements = st
+		files[i].Statements, files[i].Down = sc.Up, sc.Down
+		if files[i].Statements == nil {
+			files[i].Statements = []sqlparse.Statement{} // read, and empty
+		}
 	}
 	return nil
 }

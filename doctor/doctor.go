@@ -92,6 +92,8 @@ var gives = map[string][2]string{
 	"innodb_change_buffer":              {"change buffer merges and growth, and whether this server buffers secondary-index changes at all (innodb_change_buffering)", "no change buffer figures"},
 	"innodb_buffer_page":                {"pages touched per index and table in the window (approx: the buffer pool's pages whose LSN lies in the window)", "no pages touched"},
 	"processlist":                       {"the workload sessions' sampled wait shares: InnoDB row and table lock waits, other lock waits, processlist states", "no wait shares"},
+	"table_io_waits_summary_by_table":   {"rows inserted, updated and deleted per table (performance_schema table I/O)", "no rows per table: a wrapped command's figures and check's /op are per command (or per row the whole server changed)"},
+	"table_statistics":                  {"rows written per table (MariaDB User Statistics, userstat = ON)", "no rows per table where performance_schema does not count them either"},
 	"sys_dm_db_index_operational_stats": {"per-index leaf inserts/deletes/updates, page latch waits", "no per-index writes"},
 	"sys_dm_io_virtual_file_stats":      {"log file bytes written", "no log volume"},
 	"sys_dm_os_performance_counters":    {"log bytes flushed, page splits", "no log flush and page split counters"},

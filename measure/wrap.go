@@ -37,6 +37,8 @@ type Wrapped struct {
 	// measured tables the run's operation ("row_writes"), so figures and
 	// budgets are per operation (writeamp check measures commands this way).
 	CountRowWrites bool
+	// Env is added to the command's environment (writeamp's own).
+	Env []string
 	// Stdin, Stdout and Stderr of the command (nil: writeamp's own).
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
@@ -89,6 +91,9 @@ func (w *Wrapped) Run(ctx context.Context) (res *result.Result, exitCode int, er
 
 	cmd := exec.CommandContext(ctx, path, w.Command[1:]...)
 	cmd.Args[0] = w.Command[0]
+	if len(w.Env) > 0 {
+		cmd.Env = append(os.Environ(), w.Env...)
+	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = orStd(w.Stdin, os.Stdin), orStdW(w.Stdout, os.Stdout), orStdW(w.Stderr, os.Stderr)
 	// On Ctrl-C the terminal already signals the whole foreground group; this
 	// covers SIGTERM to writeamp and non-terminal use: ask the command to stop
@@ -157,11 +162,19 @@ func (w *Wrapped) Run(ctx context.Context) (res *result.Result, exitCode int, er
 	return res, exitCode, nil
 }
 
-// rowWrites is the rows inserted, updated and deleted in the measured tables.
+// rowWrites is the rows inserted, updated and deleted in the measured
+// tables (rows_written where the server counts only their sum).
 func rowWrites(d *collectors.Delta) int64 {
 	var rows float64
+	split := map[string]bool{}
 	for k, m := range d.Values {
 		if k.Level == collectors.Table && m.OK() && (k.Metric == "rows_inserted" || k.Metric == "rows_updated" || k.Metric == "rows_deleted") {
+			rows += m.V()
+			split[k.Object] = true
+		}
+	}
+	for k, m := range d.Values {
+		if k.Level == collectors.Table && m.OK() && k.Metric == "rows_written" && !split[k.Object] {
 			rows += m.V()
 		}
 	}

@@ -103,6 +103,9 @@ var catalogue = []Info{
 	{Name: "newpage_updates", Levels: tb, Unit: Count, Label: "newpage updates", Better: Lower},
 	{Name: "hot_ratio", Levels: tb, Unit: Fraction, Label: "hot ratio", Better: Higher},
 	{Name: "rows_deleted", Levels: dbTb, Unit: Count, Label: "rows deleted", Better: Neither},
+	// rows_written: a table's rows inserted + updated + deleted where the
+	// server counts only their sum (MariaDB's TABLE_STATISTICS.ROWS_CHANGED).
+	{Name: "rows_written", Levels: tb, Unit: Count, Label: "rows written", Better: Neither},
 	{Name: "leaf_inserts", Levels: ix, Unit: Count, Label: "leaf inserts", Better: Lower},
 	{Name: "leaf_deletes", Levels: ix, Unit: Count, Label: "leaf deletes", Better: Lower},
 	{Name: "leaf_updates", Levels: ix, Unit: Count, Label: "leaf updates", Better: Lower},

@@ -52,16 +52,22 @@ type Change struct {
 }
 
 // TableRowsChanged sums the rows inserted, updated and deleted in the run's
-// tables; false when no table has those counters.
+// tables (rows_written where a server counts only their sum); false when no
+// table has those counters.
 func (r *Run) TableRowsChanged() (float64, bool) {
 	var n float64
 	ok := false
 	for _, t := range r.Tables {
+		split := false
 		for _, m := range RowMetrics {
 			if v, has := t.Metrics[m]; has && v.OK() {
 				n += v.V()
-				ok = true
+				ok, split = true, true
 			}
+		}
+		if v, has := t.Metrics["rows_written"]; has && v.OK() && !split {
+			n += v.V()
+			ok = true
 		}
 	}
 	return n, ok

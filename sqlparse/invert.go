@@ -41,10 +41,27 @@ func shorten(s string) string {
 // what it cannot prove: data changes, DROPs, ALTER … TYPE, IF NOT EXISTS
 // (the object may have been there before), OR REPLACE, unnamed constraints
 // and indexes (the server picks the name). Session-only statements (SET,
-// BEGIN/COMMIT, temporary tables) need no undo.
+// BEGIN/COMMIT, temporary tables) need no undo, and neither does a data
+// change or ALTER TABLE on a table the same statements created earlier
+// (CREATE TABLE jobs …; INSERT INTO jobs …): dropping the table undoes it.
+// Functions such a statement calls are taken to change nothing else.
 func Invert(dialect string, stmts []Statement) (*Inverse, error) {
+	return InvertAfter(dialect, nil, stmts)
+}
+
+// InvertAfter is Invert for statements that follow earlier ones, which are
+// undone by their own inverse: a table earlier creates is dropped by it, so
+// filling that table needs no undo either (a --schema file creates a table,
+// a migration fills it).
+func InvertAfter(dialect string, earlier, stmts []Statement) (*Inverse, error) {
 	inv := &Inverse{}
 	var undo [][]string
+	created := map[string]bool{}
+	for _, s := range earlier {
+		if t := createdTable(dialect, s); t != "" {
+			created[t] = true
+		}
+	}
 	for _, s := range stmts {
 		var u []string
 		var reason string
@@ -63,9 +80,15 @@ func Invert(dialect string, stmts []Statement) (*Inverse, error) {
 		default:
 			reason = "inverting " + dialect + " statements is not implemented (PostgreSQL and MySQL/MariaDB are)"
 		}
+		if reason != "" && created[changedTable(dialect, s)] {
+			continue // undone by the DROP TABLE of the table it changes
+		}
 		if reason != "" {
 			inv.Refused = append(inv.Refused, Refusal{Line: s.Line, Statement: s.Text, Reason: reason})
 			continue
+		}
+		if t := createdTable(dialect, s); t != "" {
+			created[t] = true
 		}
 		undo = append(undo, u)
 	}
@@ -174,7 +197,14 @@ func mysqlInvertCreate(c *cursor) ([]string, string) {
 			}
 			name, schema, _ := c.name()
 			return []string{"DROP VIEW " + bqName(name, schema)}, ""
-		case c.word("procedure", "function", "trigger", "event", "sequence", "user", "role", "server", "tablespace"):
+		case c.word("procedure", "function", "trigger", "event", "sequence"):
+			kind := strings.ToUpper(c.toks[c.i-1].text(c.src))
+			if replace || c.word("if") {
+				return nil, mysqlMaybe
+			}
+			name, schema, _ := c.name()
+			return []string{"DROP " + kind + " " + bqName(name, schema)}, ""
+		case c.word("user", "role", "server", "tablespace"):
 			return nil, "CREATE " + strings.ToUpper(c.toks[c.i-1].text(c.src)) + ": no inverse implemented"
 		default:
 			c.i++ // UNIQUE, FULLTEXT, ALGORITHM = …, DEFINER = …, SQL SECURITY …

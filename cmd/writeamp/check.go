@@ -15,7 +15,7 @@ import (
 func newCheckCmd() *cobra.Command {
 	wl := refreshtoken.New(refreshtoken.DefaultParams())
 	wl.P.Logins = 300
-	req := check.Request{Workload: wl, Concurrency: 1}
+	req := check.Request{Workload: wl, Concurrency: 1, Repeat: 1}
 	var (
 		outputs           check.Outputs
 		dsn               string
@@ -25,17 +25,55 @@ func newCheckCmd() *cobra.Command {
 		Use:   "check --migration up.sql [--budget B]... [-- COMMAND [ARG]...]",
 		Short: "Does this migration make writes more expensive? Measure before and after, hold it against budgets",
 		Long: `check measures a workload, applies a migration, measures the same workload again,
-compares the two side by side and holds the difference against budgets.
+compares the two side by side, holds the difference against budgets, and leaves the
+database as it was before check ran.
 
 Workload:
-  - the built-in refresh-token workload (default; --variant and its knobs). It runs in
-    its own schema writeamp_rt_<run>_<variant>; --schema and --migration are applied
-    inside that schema (search_path = that schema, then public), so they use
-    unqualified table names (offline_user_session ...). PostgreSQL only.
-  - or -- COMMAND: run once before and once after the migration (psql -f work.sql,
-    pgbench, your test suite ...). --schema and --migration are applied to the
-    database itself: point --dsn at a scratch database. Per operation (/op) means
-    per row written (inserted + updated + deleted in the measured tables).
+  - the built-in refresh-token workload (default; --variant and its knobs), on every
+    dialect. It runs in its own schema writeamp_rt_<run>_<variant> (MySQL/MariaDB: a
+    database; Oracle: a user), and --schema and --migration are applied inside it with
+    unqualified table names (offline_user_session ...): PostgreSQL search_path,
+    MySQL/MariaDB USE, Oracle ALTER SESSION SET CURRENT_SCHEMA, SQL Server EXECUTE AS a
+    user without login whose default schema it is (needs ALTER ANY USER and ALTER ANY
+    ROLE, or db_owner). The schema is dropped after each measurement.
+  - or -- COMMAND: run before and after the migration (psql -f work.sql, pgbench,
+    your test suite ...). --schema and --migration are applied to the database itself.
+    Per operation (/op) is per row written in the measured tables (inserted + updated
+    + deleted) where the server counts rows per table: PostgreSQL always; MySQL and
+    MariaDB with performance_schema table I/O (MySQL's default) or, on MariaDB,
+    userstat = ON (TABLE_STATISTICS); SQL Server from its clustered indexes' leaf
+    counts (derived). Otherwise (Oracle, MariaDB without either) /op is per command
+    (each side's one run of the command), and the report and every /op budget say so.
+
+Leaving the database as it was (-- COMMAND; the built-in workload needs none of this):
+  - by default check undoes what it applied after measuring, the migration and then
+    --schema: a file's "-- +goose Down" section, else NAME.down.sql next to NAME.sql
+    or NAME.up.sql (golang-migrate, Flyway undo), else the inverse it can prove from
+    the statements (CREATE TABLE/INDEX/VIEW/SEQUENCE/SCHEMA, MySQL routines and
+    triggers, ADD COLUMN, named ADD CONSTRAINT/INDEX, RENAME; a table the same files
+    create may be filled and altered). A migration it cannot undo (data changes to
+    existing tables, ALTER ... TYPE, DROP, IF NOT EXISTS ...) is refused before anything
+    is applied (exit 2), naming the statements.
+  - --down FILE|DIR: your undo of the migration instead (a directory: its *.down.sql,
+    last first).
+  - --clone (PostgreSQL): measure on throwaway copies instead (CREATE DATABASE ...
+    TEMPLATE your database, STRATEGY FILE_COPY on 15+), one per side and repetition,
+    each dropped right after, on failure and Ctrl-C too. Needs CREATEDB (and to own the
+    database, or superuser) and no other session connected to it while it is copied;
+    each copy costs the database's size in disk and its copy time, both reported. The
+    command reaches the copy through its arguments (each --dsn text in them is replaced
+    by the copy's) and PGDATABASE, WRITEAMP_CHECK_DSN (and WRITEAMP_DSN/DATABASE_URL
+    when they named the database).
+  - --keep-migration: leave the migration (and --schema) applied, as asked.
+  The catalog (objects, columns, indexes, constraints; not data or grants) is read
+  before and after: a difference is listed and the exit code is 2. The command's own
+  writes to its data stay (they are your workload; --clone gives it fresh copies).
+
+--repeat N measures each side N times, each on a fresh state (the migration undone
+and applied again, a new schema or a new copy), alternating before and after. Budgets
+judge the median of each counter and show each side's lowest and highest; a budget the
+medians exceed while the two sides' ranges overlap (or, for an absolute threshold, a
+repetition within it) is reported as inside the spread, not as a failure.
 
 --migration is repeatable and may be a directory: its *.sql files in name order
 (*.down.sql skipped; of a goose file, its Up section). Statements are split as
@@ -53,24 +91,34 @@ A table/index budget without [object] applies to every object that has the metri
 Metrics are those of the result JSON. On PostgreSQL log_bytes is the whole cluster's
 WAL in the window (other sessions included); log_bytes_in_scope counts only the
 measured objects' transactions (pg_walinspect) and is the steadier one to budget.
+On MySQL/MariaDB log_bytes is the server's redo (all sessions).
 
 Before running, check warns when the migration indexes a column the workload
 updates (on PostgreSQL those updates can no longer be HOT; on MySQL/MariaDB each
-also rewrites an entry of that index) and names the index, the column and the
-statement. For -- COMMAND it reads the UPDATEs of *.sql
-files named on the command line and of inline SQL.
+also rewrites an entry of that index: InnoDB has no HOT) and names the index, the
+column and the statement. For -- COMMAND it reads the UPDATEs of *.sql files named
+on the command line and of inline SQL.
 
-Exit codes: 0 within budget, 1 a budget exceeded, 2 could not measure (bad input,
-a failing migration or command, or a budget that could not be evaluated).
-Output: the comparison table and a verdict per budget (--format table|markdown|json),
---junit FILE for CI, and a Markdown summary appended to $GITHUB_STEP_SUMMARY when set.
+Exit codes: 0 within budget (or inside the spread), 1 a budget exceeded, 2 could not
+measure (bad input, a migration check cannot undo, a failing migration or command, a
+budget that could not be evaluated) or the database is not as it was afterwards.
+Output: the comparison table, the restore and a verdict per budget (--format
+table|markdown|json), --junit FILE for CI (a test case per budget and one for the
+restore), and a Markdown summary appended to $GITHUB_STEP_SUMMARY when set.
 See docs/check-ci-example.md for a GitHub Actions workflow.`,
 		Example: `  # built-in workload, migration on its session tables, on a throwaway PostgreSQL
   writeamp check --migration add_index.sql --budget 'hot_ratio>=0.9' --budget 'log_bytes/op<=+5%'
 
-  # your own workload against a scratch database
-  writeamp check --dsn postgres://ci@localhost:5432/scratch --schema base.sql \
+  # the built-in workload on MariaDB
+  writeamp check --dsn mysql://root@localhost:3306/app --migration add_index.sql --budget 'log_bytes/op<=+10%'
+
+  # your own workload; the migration is undone afterwards (its .down.sql, or the inverse)
+  writeamp check --dsn postgres://ci@localhost:5432/app --schema base.sql \
     --migration migrations/ --budget 'hot_ratio>=0.9' -- psql "$DSN" -f work.sql
+
+  # a data migration check cannot undo: on copies of the database, three times each side
+  writeamp check --dsn "$DSN" --clone --repeat 3 --migration backfill.sql \
+    --budget 'log_bytes/op<=+5%' -- psql "$DSN" -f work.sql
 
   # a PR comment and a JUnit report
   writeamp check --migration up.sql --budget 'leaf_inserts/op[idx_name]<=+0%' \
@@ -105,6 +153,14 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 				return exitError{code: exitUsage, err: err}
 			}
 			g.Window, g.Log, g.Progress = win, log, progressFor(!quiet)
+			if req.Clone {
+				c, closeAdmin, err := newCloner(ctx, t, log)
+				if err != nil {
+					return err
+				}
+				defer closeAdmin()
+				g.Clone = c
+			}
 			if showOutput {
 				g.CommandOutput = os.Stderr
 			}
@@ -128,6 +184,10 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 	f.StringVar(&req.Variant, "variant", "baseline", "built-in workload: the variant the migration is applied to ("+strings.Join(refreshtoken.Variants, "|")+")")
 	f.AddFlagSet(workloadFlags(wl, "built-in workload: "))
 	f.IntVar(&req.Concurrency, "concurrency", req.Concurrency, "built-in workload: workers, each on its own connection")
+	f.StringArrayVar(&req.Downs, "down", nil, "-- COMMAND only: SQL file or directory that undoes the migration, applied after measuring (repeatable; a directory's *.down.sql in reverse name order)")
+	f.BoolVar(&req.Clone, "clone", false, "-- COMMAND only, PostgreSQL: measure on throwaway copies of the database (CREATE DATABASE … TEMPLATE), dropped afterwards; needs CREATEDB and no other session on the database")
+	f.BoolVar(&req.KeepMigration, "keep-migration", false, "-- COMMAND only: leave the migration (and --schema) applied instead of undoing them")
+	f.IntVar(&req.Repeat, "repeat", 1, "measure each side N times on a fresh state; budgets judge the median and show the spread")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress or notes on stderr")
 	return cmd
 }

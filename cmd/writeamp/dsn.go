@@ -19,6 +19,7 @@ type target struct {
 	dialects.Target
 	Close func()
 	Where string // redacted DSN, or "throwaway PostgreSQL"
+	DSN   string // as connected to ("" for the PG* environment)
 }
 
 // window is the measured window on the target.
@@ -126,6 +127,7 @@ func connect(ctx context.Context, dsnFlag string, embed embedOpts, log io.Writer
 		t.Close()
 		return nil, err
 	}
+	t.DSN = dsn
 	closeFns = append(closeFns, func() { db.Close() })
 	if t.Target, err = dialects.NewTarget(ctx, d, db); err != nil {
 		t.Close()

@@ -24,6 +24,7 @@ func NewSet() *collectors.Set {
 		Sources: []collectors.Source{
 			GlobalStatus{}, Statistics{}, InnodbMetrics{}, FileSummaryByEventName{}, InnodbIndexStats{},
 			EventsWaitsSummaryGlobalByEventName{}, InnodbChangeBuffer{},
+			TableIOWaitsSummaryByTable{}, TableStatistics{},
 		},
 		Interval:   []collectors.IntervalCollector{InnodbBufferPage{}},
 		Derive:     []collectors.Deriver{DeriveUnavailable, DeriveLeafPages, DeriveIndexWrites, DeriveChangeBufferNote},

@@ -89,6 +89,8 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 		s.SetProp("read_only", "true")
 	}
 
+	probeTableRows(ctx, q, &s, perfSchema != 0)
+
 	// INNODB_METRICS needs PROCESS; asking is the probe.
 	if err := probeMonitors(ctx, q, &s); err != nil {
 		return s, err

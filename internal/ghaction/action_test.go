@@ -210,8 +210,9 @@ func TestActionScriptGatesAMigration(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write("base.sql", `drop table if exists jobs;
-create table jobs (id int primary key, status text not null, touched_at int not null default 0) with (fillfactor = 70);
+	// No "drop table if exists jobs" first: check undoes its --schema after
+	// each run, and would refuse a DROP it cannot undo.
+	write("base.sql", `create table jobs (id int primary key, status text not null, touched_at int not null default 0) with (fillfactor = 70);
 insert into jobs select g, 'ready', 0 from generate_series(1, 300) g;`)
 	var w strings.Builder
 	for i := 1; i <= 300; i++ {

@@ -63,3 +63,46 @@ FROM mysql.innodb_index_stats
 WHERE stat_name IN ('n_leaf_pages', 'size')
   AND database_name NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys')
   AND (? = '' OR FIND_IN_SET(database_name, ?) > 0)
+
+-- name: table_io_waits_summary_by_table
+-- Rows inserted, updated and deleted per table, as the SQL layer handed them
+-- to the storage engine (an UPDATE that leaves a row as it was is not
+-- counted). Every base table in scope is listed, 0 where performance_schema
+-- has no row for it yet, so a table first touched inside the window counts
+-- from zero. CREATE_TIME tells a recreated table apart.
+-- https://dev.mysql.com/doc/refman/8.0/en/performance-schema-table-io-waits-summary-by-table-table.html
+-- https://mariadb.com/kb/en/performance-schema-table_io_waits_summary_by_table-table/
+SELECT t.TABLE_SCHEMA, t.TABLE_NAME, COALESCE(CAST(t.CREATE_TIME AS CHAR), ''),
+       COALESCE(w.COUNT_INSERT, 0), COALESCE(w.COUNT_UPDATE, 0), COALESCE(w.COUNT_DELETE, 0)
+FROM information_schema.TABLES t
+LEFT JOIN performance_schema.table_io_waits_summary_by_table w
+  ON w.OBJECT_TYPE = 'TABLE' AND w.OBJECT_SCHEMA = t.TABLE_SCHEMA AND w.OBJECT_NAME = t.TABLE_NAME
+WHERE t.TABLE_TYPE = 'BASE TABLE'
+  AND t.TABLE_SCHEMA NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys', 'writeamp_ledger')
+  AND (? = '' OR FIND_IN_SET(t.TABLE_SCHEMA, ?) > 0)
+
+-- name: table_statistics
+-- MariaDB's User Statistics (userstat = ON): rows changed per table (10.11
+-- counts inserted + updated + deleted as one; an UPDATE that leaves a row as
+-- it was is not counted). Listed for every base table in scope, 0 where the
+-- table has no row yet.
+-- https://mariadb.com/kb/en/information-schema-table_statistics-table/
+-- min_version: 1000000
+-- max_version: 1110500
+SELECT t.TABLE_SCHEMA, t.TABLE_NAME, COALESCE(CAST(t.CREATE_TIME AS CHAR), ''), COALESCE(s.ROWS_CHANGED, 0)
+FROM information_schema.TABLES t
+LEFT JOIN information_schema.TABLE_STATISTICS s ON s.TABLE_SCHEMA = t.TABLE_SCHEMA AND s.TABLE_NAME = t.TABLE_NAME
+WHERE t.TABLE_TYPE = 'BASE TABLE'
+  AND t.TABLE_SCHEMA NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys', 'writeamp_ledger')
+  AND (? = '' OR FIND_IN_SET(t.TABLE_SCHEMA, ?) > 0)
+
+-- name: table_statistics
+-- MariaDB 11.5 counts the rows inserted, updated and deleted apart (MDEV-33151).
+-- min_version: 1110500
+SELECT t.TABLE_SCHEMA, t.TABLE_NAME, COALESCE(CAST(t.CREATE_TIME AS CHAR), ''),
+       COALESCE(s.ROWS_INSERTED, 0), COALESCE(s.ROWS_UPDATED, 0), COALESCE(s.ROWS_DELETED, 0)
+FROM information_schema.TABLES t
+LEFT JOIN information_schema.TABLE_STATISTICS s ON s.TABLE_SCHEMA = t.TABLE_SCHEMA AND s.TABLE_NAME = t.TABLE_NAME
+WHERE t.TABLE_TYPE = 'BASE TABLE'
+  AND t.TABLE_SCHEMA NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys', 'writeamp_ledger')
+  AND (? = '' OR FIND_IN_SET(t.TABLE_SCHEMA, ?) > 0)

@@ -19,3 +19,15 @@ SHOW GRANTS
 
 -- name: index_stats_probe
 SELECT COUNT(*) FROM mysql.innodb_index_stats WHERE 1 = 0
+
+-- name: table_io_probe
+-- Whether performance_schema counts table I/O: its instrument and the
+-- consumer its summaries need.
+-- https://dev.mysql.com/doc/refman/8.0/en/performance-schema-table-wait-summary-tables.html
+SELECT COALESCE((SELECT ENABLED = 'YES' FROM performance_schema.setup_instruments WHERE NAME = 'wait/io/table/sql/handler'), 0)
+   AND COALESCE((SELECT ENABLED = 'YES' FROM performance_schema.setup_consumers WHERE NAME = 'global_instrumentation'), 0)
+
+-- name: userstat_probe
+-- MariaDB's User Statistics switch (https://mariadb.com/kb/en/user-statistics/).
+-- min_version: 1000000
+SHOW GLOBAL VARIABLES LIKE 'userstat'

@@ -1,0 +1,85 @@
+package check
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/writeamp/writeamp/measure"
+	"github.com/writeamp/writeamp/result"
+	"github.com/writeamp/writeamp/workloads/refreshtoken"
+)
+
+// howInSchema names, per dialect, how the migration is applied inside the
+// workload's schema (see inSchema).
+var howInSchema = map[string]string{
+	"postgres":  "search_path",
+	"mysql":     "USE of the workload's database",
+	"oracle":    "ALTER SESSION SET CURRENT_SCHEMA",
+	"sqlserver": "EXECUTE AS a user whose default schema it is",
+}
+
+// runBuiltin measures the refresh-token workload on a fresh schema before
+// and on a fresh schema with the migration applied after (Repeat times
+// each, alternating); same parameters and seed, so the same work. The
+// migration never touches the database's own objects: it is applied inside
+// the workload's schema, which is dropped after each measurement; the
+// catalog read before and after proves it.
+func (g *Gate) runBuiltin(ctx context.Context, out *Outcome) (*result.Result, []*result.Run, []*result.Run, error) {
+	cat, err := ReadCatalog(ctx, g.Window.DB, g.server())
+	if err != nil {
+		return nil, nil, nil, measureErr("before", err)
+	}
+	out.Restore = &Restoration{Method: MethodWorkload, How: "the migration was applied inside the workload's own schemas (" + howInSchema[g.server().Dialect] + "), which were dropped after each measurement"}
+	defer g.compareCatalog(ctx, g.Window.DB, cat, out.Restore)
+	one := func(label string, files []File) (*result.Result, error) {
+		w := refreshtoken.New(g.Params)
+		w.AfterPrepare = func(ctx context.Context, conn *sql.Conn, schema string) error {
+			if err := g.apply(ctx, conn, schema, files); err != nil {
+				return fmt.Errorf("%w: %w", errApply, err)
+			}
+			return nil
+		}
+		g.logf("%s: measuring refresh-token (%s) with %s", label, g.Variant, orNone(paths(files)))
+		exp := &measure.Experiment{Window: g.Window, Workload: w, Variants: []string{g.Variant}, Concurrency: g.Concurrency, Progress: g.Progress}
+		res, err := exp.Run(ctx)
+		if err != nil {
+			if errors.Is(err, errApply) {
+				return nil, fmt.Errorf("%s: %w", label, err)
+			}
+			return nil, measureErr(label, err)
+		}
+		return res, nil
+	}
+	var res *result.Result
+	var befores, afters []*result.Run
+	for i := range g.repeat() {
+		r1, err := one(repLabel("before", i, g.repeat()), g.Schema)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		r2, err := one(repLabel("after", i, g.repeat()), append(append([]File{}, g.Schema...), g.Migration...))
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		b, a := r1.Runs[0], r2.Runs[0]
+		b.Label, a.Label = "before", "after"
+		befores, afters = append(befores, &b), append(afters, &a)
+		if res == nil {
+			res = r1
+		}
+		res.Notes = append(res.Notes, r2.Notes...)
+	}
+	res.Notes = dedupe(append(res.Notes, fmt.Sprintf("before: variant %s as is%s; after: the same with the migration (%s) applied in the workload's schema (%s), same parameters and seed",
+		g.Variant, withSchema(g.Schema), paths(g.Migration), howInSchema[g.server().Dialect])))
+	return res, befores, afters, nil
+}
+
+// repLabel names repetition i of n in the log ("before", or "before 2/3").
+func repLabel(side string, i, n int) string {
+	if n == 1 {
+		return side
+	}
+	return fmt.Sprintf("%s %d/%d", side, i+1, n)
+}

@@ -1,0 +1,237 @@
+package check
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/dustin/go-humanize"
+
+	"github.com/writeamp/writeamp/collectors"
+	"github.com/writeamp/writeamp/dialects"
+	"github.com/writeamp/writeamp/measure"
+	"github.com/writeamp/writeamp/queries"
+	"github.com/writeamp/writeamp/result"
+)
+
+// Cloner measures a wrapped command on throwaway copies of a PostgreSQL
+// database (check --clone): CREATE DATABASE … TEMPLATE the user's
+// database, one copy per side and repetition, each dropped (WITH (FORCE))
+// as soon as it is measured, and on failure and Ctrl-C too. The user's
+// database is never written to; its catalog is read before and after to
+// prove it.
+type Cloner struct {
+	// Admin is connected to another database of the same server (the
+	// copies are made and dropped from there: a database being copied may
+	// have no session).
+	Admin *sql.DB
+	// Template is the user's database, DSN how the user named it (the
+	// command's arguments holding that text are pointed at each copy; ""
+	// for the PG* environment).
+	Template, DSN string
+	// Open connects to a database of the same server and returns its
+	// window, a DSN for the command and how to close it.
+	Open func(ctx context.Context, database string) (win *measure.Window, dsn string, close func(), err error)
+	// Release closes writeamp's own connections to Template.
+	Release func()
+	// EnvDSN are the variables that named the database in writeamp's
+	// environment (WRITEAMP_DSN, DATABASE_URL): the command gets them
+	// pointed at the copy.
+	EnvDSN []string
+
+	server dialects.Server
+	runID  string
+	size   int64
+	copies int
+	took   time.Duration
+}
+
+func (c *Cloner) sql(name string) string {
+	return queries.MustGet("postgres", name, c.server.VersionNum)
+}
+
+func ident(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
+
+// prepare checks what a copy needs, before anything is copied, with an
+// error that says what to do.
+func (c *Cloner) prepare(ctx context.Context, s dialects.Server) error {
+	if s.Dialect != "postgres" {
+		return fmt.Errorf("--clone copies a database with CREATE DATABASE … TEMPLATE, which only PostgreSQL has; on %s pass --down or let check invert the migration", s)
+	}
+	c.server = s
+	b := make([]byte, 4)
+	rand.Read(b)
+	c.runID = hex.EncodeToString(b)
+	c.Release()
+	var super, createdb, template, owner bool
+	var sessions int
+	// A session that just closed (writeamp's own, a step of the user's) is
+	// gone from pg_stat_activity only once its backend has exited: a few
+	// moments are allowed for that.
+	for deadline := time.Now().Add(3 * time.Second); ; {
+		err := c.Admin.QueryRowContext(ctx, c.sql("clone_requirements"), c.Template).Scan(&super, &createdb, &template, &owner, &sessions, &c.size)
+		if err != nil {
+			return fmt.Errorf("--clone: read what copying %s needs: %w", c.Template, err)
+		}
+		if sessions == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	user := s.User
+	switch {
+	case !super && !createdb:
+		return fmt.Errorf("--clone: %s may not create databases: ALTER ROLE %s CREATEDB (as a superuser), or run check without --clone", user, ident(user))
+	case !super && !owner && !template:
+		return fmt.Errorf("--clone: only a superuser or the owner of %s may copy it (it is not a template): ALTER DATABASE %s OWNER TO %s, or run check as its owner", c.Template, ident(c.Template), ident(user))
+	case sessions > 0:
+		return fmt.Errorf("--clone: %d other session(s) are connected to %s, and PostgreSQL copies a database only while nobody is connected to it: stop them (SELECT pid, usename, application_name FROM pg_stat_activity WHERE datname = '%s') or check against a database nobody uses", sessions, c.Template, strings.ReplaceAll(c.Template, "'", "''"))
+	}
+	return nil
+}
+
+// copyOf creates a copy named for the side and repetition and returns its
+// name; drop removes it.
+func (c *Cloner) copyOf(ctx context.Context, side string, i int) (string, error) {
+	name := fmt.Sprintf("writeamp_ck_%s_%s%d", c.runID, side, i+1)
+	q := strings.NewReplacer("{{clone}}", ident(name), "{{template}}", ident(c.Template)).Replace(c.sql("clone_create"))
+	t0 := time.Now()
+	if _, err := c.Admin.ExecContext(ctx, q); err != nil {
+		c.drop(ctx, name) // an interrupted copy may have left its entry
+		return "", fmt.Errorf("--clone: copy %s: %w", c.Template, err)
+	}
+	c.copies++
+	c.took += time.Since(t0)
+	return name, nil
+}
+
+// drop removes a copy within 30 s, even after an interrupt.
+func (c *Cloner) drop(ctx context.Context, name string) error {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	_, err := c.Admin.ExecContext(cctx, strings.ReplaceAll(c.sql("clone_drop"), "{{clone}}", ident(name)))
+	return err
+}
+
+// left counts this run's copies still on the server.
+func (c *Cloner) left(ctx context.Context) (int, error) {
+	var n int
+	err := c.Admin.QueryRowContext(ctx, c.sql("clone_count"), "writeamp\\_ck\\_"+c.runID+"\\_%").Scan(&n)
+	return n, err
+}
+
+// cost states what the copies cost.
+func (c *Cloner) cost() string {
+	strategy := "STRATEGY FILE_COPY"
+	if c.server.VersionNum < 150000 {
+		strategy = "a file copy"
+	}
+	avg := time.Duration(0)
+	if c.copies > 0 {
+		avg = c.took / time.Duration(c.copies)
+	}
+	return fmt.Sprintf("%d copies of %s (%s each, %s), one at a time: %s of extra disk at most, %s per copy",
+		c.copies, c.Template, humanize.IBytes(uint64(c.size)), strategy, humanize.IBytes(uint64(c.size)), avg.Round(time.Millisecond))
+}
+
+// command points the command at the copy: every argument holding the
+// database's DSN text gets the copy's instead; env says it too.
+func (c *Cloner) command(args []string, dsn string) []string {
+	if c.DSN == "" {
+		return args
+	}
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = strings.ReplaceAll(a, c.DSN, dsn)
+	}
+	return out
+}
+
+func (c *Cloner) env(name, dsn string) []string {
+	env := []string{"PGDATABASE=" + name, "WRITEAMP_CHECK_DSN=" + dsn}
+	for _, v := range c.EnvDSN {
+		env = append(env, v+"="+dsn)
+	}
+	return env
+}
+
+// runClone measures each side on a copy of its own, --schema (and after, the
+// migration) applied to the copy. Nothing is applied to the database
+// itself, so there is nothing to undo: the copies are dropped.
+func (g *Gate) runClone(ctx context.Context, out *Outcome) (*result.Result, []*result.Run, []*result.Run, error) {
+	c := g.Clone
+	cat, err := ReadCatalog(ctx, g.Window.DB, g.server())
+	if err != nil {
+		return nil, nil, nil, measureErr("before", err)
+	}
+	if err := c.prepare(ctx, g.server()); err != nil {
+		return nil, nil, nil, fmt.Errorf("%w: %w", errRefused, err)
+	}
+	if c.DSN != "" && !strings.Contains(strings.Join(g.Command, "\x00"), c.DSN) {
+		g.logf("note: no argument of the command holds the --dsn text, so only its environment points it at the copies (PGDATABASE, WRITEAMP_CHECK_DSN%s)", strings.Join(append([]string{""}, c.EnvDSN...), ", "))
+	}
+	r := &Restoration{Method: MethodClone, How: "measured on copies of " + c.Template + " (CREATE DATABASE … TEMPLATE), each dropped after its measurement; " + c.Template + " itself was not written to"}
+	out.Restore = r
+	defer func() {
+		r.Cost = c.cost()
+		if n, err := c.left(context.WithoutCancel(ctx)); err != nil || n > 0 {
+			r.Failed = append(r.Failed, fmt.Sprintf("copies left on the server: %d (%v); DROP DATABASE writeamp_ck_%s_… by hand", n, err, c.runID))
+			r.Added = append(r.Added, fmt.Sprintf("database writeamp_ck_%s_… (%d)", c.runID, n))
+		}
+		win, _, closeWin, err := c.Open(context.WithoutCancel(ctx), c.Template)
+		if err != nil {
+			r.CatalogError = err.Error()
+			return
+		}
+		defer closeWin()
+		g.compareCatalog(ctx, win.DB, cat, r)
+	}()
+	res := measure.NewResult(g.server())
+	res.Workload = result.Workload{Name: "command", Params: map[string]any{"command": strings.Join(measure.RedactArgs(g.Command), " ")}}
+	side := func(label, tag string, i int, files []File) (run *result.Run, notes []string, err error) {
+		name, err := c.copyOf(ctx, tag, i)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer func() {
+			if derr := c.drop(ctx, name); derr != nil {
+				err = fmt.Errorf("%w (and dropping the copy %s failed: %v)", err, name, derr)
+			}
+		}()
+		win, dsn, closeWin, err := c.Open(ctx, name)
+		if err != nil {
+			return nil, nil, measureErr(label, err)
+		}
+		defer closeWin()
+		g.logf("%s: on the copy %s", label, name)
+		if err := g.applyPublished(ctx, win, files); err != nil {
+			return nil, nil, fmt.Errorf("%w: %s: %w", errApply, label, err)
+		}
+		save := g.Scope
+		defer func() { g.Scope = save }()
+		if g.Scope, err = collectors.Resolve(ctx, win.DB, win.Server, g.Scope); err != nil {
+			return nil, nil, fmt.Errorf("--scope-schema: %w", err)
+		}
+		return g.measureCommand(ctx, win, label, c.command(g.Command, dsn), c.env(name, dsn))
+	}
+	var befores, afters []*result.Run
+	for i := range g.repeat() {
+		before, notes, err := side(repLabel("before", i, g.repeat()), "b", i, g.Schema)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		res.Notes = append(res.Notes, notes...)
+		after, _, err := side(repLabel("after", i, g.repeat()), "a", i, append(append([]File{}, g.Schema...), g.Migration...))
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		befores, afters = append(befores, before), append(afters, after)
+	}
+	res.Notes = append(res.Notes, fmt.Sprintf("before: the command on a copy of %s%s; after: the same command on another copy with the migration (%s) applied; %s; --clone: %s",
+		c.Template, withSchema(g.Schema), paths(g.Migration), perOpNote(afters[0]), c.cost()))
+	return res, befores, afters, nil
+}

@@ -1,0 +1,155 @@
+package check
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/writeamp/writeamp/collectors"
+	"github.com/writeamp/writeamp/measure"
+	"github.com/writeamp/writeamp/result"
+)
+
+// errRefused marks a check refused before anything was applied (exit 2).
+var errRefused = errors.New("refused")
+
+// runCommand applies --schema to the database, measures the command,
+// applies the migration, measures the command again (Repeat times, the
+// migration undone between repetitions) and undoes what it applied, the
+// migration and then --schema, unless --keep-migration. The undo is
+// planned before anything is applied: a migration check cannot undo is
+// refused then, not discovered afterwards.
+func (g *Gate) runCommand(ctx context.Context, out *Outcome) (*result.Result, []*result.Run, []*result.Run, error) {
+	if _, err := exec.LookPath(g.Command[0]); err != nil {
+		return nil, nil, nil, fmt.Errorf("%w: command %q: %w", errApply, g.Command[0], err)
+	}
+	var plan *undoPlan
+	if g.KeepMigration {
+		if g.repeat() > 1 {
+			return nil, nil, nil, fmt.Errorf("%w: --repeat measures each side on a fresh state, which needs the migration undone between repetitions: drop --keep-migration, or use --clone", errRefused)
+		}
+		out.Restore = &Restoration{Method: MethodKept, How: "the --schema files and the migration stay applied"}
+	} else {
+		var err error
+		if plan, err = planUndo(g.server().Dialect, g.Schema, g.Migration, g.Down); err != nil {
+			return nil, nil, nil, fmt.Errorf("%w: %w", errRefused, err)
+		}
+		cat, err := ReadCatalog(ctx, g.Window.DB, g.server())
+		if err != nil {
+			return nil, nil, nil, measureErr("before", err)
+		}
+		out.Restore = &Restoration{Method: MethodUndo, How: "undone: " + plan.describe()}
+		g.logf("after measuring, check undoes %s", plan.describe())
+		defer func() {
+			g.undo(ctx, plan.migration, out.Restore, true)
+			g.undo(ctx, plan.schema, out.Restore, true)
+			g.compareCatalog(ctx, g.Window.DB, cat, out.Restore)
+		}()
+	}
+	res := measure.NewResult(g.server())
+	// The command line goes into results people share: passwords masked.
+	res.Workload = result.Workload{Name: "command", Params: map[string]any{"command": strings.Join(measure.RedactArgs(g.Command), " ")}}
+	if len(g.Schema) > 0 {
+		g.logf("applying the starting schema %s", paths(g.Schema))
+		if err := g.applyPublished(ctx, g.Window, g.Schema); err != nil {
+			return nil, nil, nil, fmt.Errorf("%w: --schema: %w", errApply, err)
+		}
+	}
+	// --scope-schema may name a schema the --schema files just created.
+	sc, err := collectors.Resolve(ctx, g.Window.DB, g.server(), g.Scope)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("--scope-schema: %w", err)
+	}
+	g.Scope = sc
+	var befores, afters []*result.Run
+	for i := range g.repeat() {
+		if i > 0 {
+			g.undo(ctx, plan.migration, out.Restore, false)
+		}
+		before, notes, err := g.measureCommand(ctx, g.Window, repLabel("before", i, g.repeat()), g.Command, nil)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		res.Notes = append(res.Notes, notes...)
+		g.logf("applying the migration %s", paths(g.Migration))
+		if err := g.applyPublished(ctx, g.Window, g.Migration); err != nil {
+			return nil, nil, nil, fmt.Errorf("%w: --migration: %w", errApply, err)
+		}
+		after, _, err := g.measureCommand(ctx, g.Window, repLabel("after", i, g.repeat()), g.Command, nil)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		befores, afters = append(befores, before), append(afters, after)
+	}
+	res.Notes = append(res.Notes, fmt.Sprintf("before: the command on the database%s; after: the same command once the migration (%s) was applied; %s",
+		withSchema(g.Schema), paths(g.Migration), perOpNote(afters[0])))
+	return res, befores, afters, nil
+}
+
+// perOpNote says what /op means for a wrapped command's run.
+func perOpNote(r *result.Run) string {
+	if op, _ := r.Main(); op == "row_writes" {
+		return "per operation = per row written (rows inserted + updated + deleted in the measured tables, as the server counts them per table)"
+	}
+	return "per operation = per command: this server counts no rows per table here (" + rowCountsWhy(r) + "), so /op budgets divide by the one command run"
+}
+
+// rowCountsWhy is the reason a run has no rows per table: the collector
+// that would have counted them, missing with its reason.
+func rowCountsWhy(r *result.Run) string {
+	for _, m := range r.Missing {
+		if strings.Contains(m.Reason, "rows written per table") {
+			return m.Reason
+		}
+	}
+	return "no table counter of rows written changed"
+}
+
+// undo runs steps' undo on a connection of its own, within a minute even
+// after an interrupt, and records it in r; final says it is the last
+// undo, whose statements the report lists.
+func (g *Gate) undo(ctx context.Context, steps []undoStep, r *Restoration, final bool) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	conn, err := g.Window.DB.Conn(cctx)
+	if err != nil {
+		r.Failed = append(r.Failed, "connect to undo: "+err.Error())
+		return
+	}
+	defer conn.Close()
+	ran, failed := g.runUndo(cctx, conn, steps)
+	if final {
+		r.Ran = append(r.Ran, ran...)
+	}
+	r.Failed = append(r.Failed, failed...)
+	if err := g.Window.EndSession(cctx, conn); err != nil {
+		g.logf("warning: %v", err)
+	}
+}
+
+// measureCommand measures command once on win, as `writeamp measure`
+// does, with the rows it writes as its operations; env is added to the
+// command's environment. A command that fails cannot be measured.
+func (g *Gate) measureCommand(ctx context.Context, win *measure.Window, label string, command, env []string) (*result.Run, []string, error) {
+	out := g.CommandOutput
+	if out == nil {
+		out = io.Discard
+	}
+	w := &measure.Wrapped{Window: win, Scope: g.Scope, Label: label, Command: command, Env: env,
+		Stdin: os.Stdin, Stdout: out, Stderr: out, CountRowWrites: true}
+	res, code, err := w.Run(ctx)
+	if err != nil {
+		return nil, nil, measureErr(label, err)
+	}
+	if code != 0 {
+		return nil, nil, measureErr(label+": the command failed", fmt.Errorf("exit status %d", code))
+	}
+	run := res.Runs[0]
+	run.Label, _, _ = strings.Cut(label, " ")
+	return &run, res.Notes, nil
+}

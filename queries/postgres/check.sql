@@ -1,0 +1,106 @@
+-- What `writeamp check` sends of its own around a user's migration (PostgreSQL).
+
+-- name: set_search_path
+SELECT set_config('search_path', $1, false)
+
+-- name: reset_search_path
+RESET search_path
+
+-- name: rollback
+ROLLBACK
+
+-- name: check_catalog
+-- The database's definitions, one line per fact, so the catalog before a
+-- check and after its restore compare as text: schemas, relations (kind and
+-- options), columns (type, NOT NULL, default), indexes, constraints,
+-- triggers, views' definitions, functions, types and extensions. Not
+-- compared: privileges, ownership, comments, statistics and data. System
+-- schemas and writeamp's own (writeamp_rt_*: the workload's, dropped by their
+-- own lifecycle) are left out, as are the members of extensions and an
+-- extension writeamp created for a window (its comment says so, and its own
+-- ledger drops it). Names are quoted as PostgreSQL prints them.
+-- https://www.postgresql.org/docs/current/catalogs.html
+-- https://www.postgresql.org/docs/current/functions-info.html (pg_get_*def, format_type)
+WITH ns AS (
+  SELECT oid, nspname FROM pg_namespace
+  WHERE nspname NOT LIKE 'pg\_%' AND nspname <> 'information_schema' AND nspname NOT LIKE 'writeamp\_rt\_%'
+), member AS (
+  SELECT classid, objid FROM pg_depend WHERE deptype = 'e'
+)
+SELECT 'schema ' || quote_ident(nspname) FROM ns
+UNION ALL
+SELECT 'relation ' || quote_ident(ns.nspname) || '.' || quote_ident(c.relname) || ' kind ' || c.relkind::text
+       || coalesce(' options ' || array_to_string(c.reloptions, ','), '')
+FROM pg_class c JOIN ns ON ns.oid = c.relnamespace
+WHERE c.relkind <> 't' AND NOT EXISTS (SELECT 1 FROM member m WHERE m.classid = 'pg_class'::regclass AND m.objid = c.oid)
+UNION ALL
+SELECT 'column ' || quote_ident(ns.nspname) || '.' || quote_ident(c.relname) || '.' || quote_ident(a.attname) || ' #' || a.attnum
+       || ' ' || format_type(a.atttypid, a.atttypmod) || CASE WHEN a.attnotnull THEN ' not null' ELSE '' END
+       || coalesce(' default ' || pg_get_expr(d.adbin, d.adrelid), '')
+FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN ns ON ns.oid = c.relnamespace
+LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+WHERE a.attnum > 0 AND NOT a.attisdropped AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
+  AND NOT EXISTS (SELECT 1 FROM member m WHERE m.classid = 'pg_class'::regclass AND m.objid = c.oid)
+UNION ALL
+SELECT 'index ' || quote_ident(ns.nspname) || '.' || quote_ident(c.relname) || ': ' || pg_get_indexdef(c.oid)
+FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN ns ON ns.oid = c.relnamespace
+UNION ALL
+SELECT 'constraint ' || quote_ident(ns.nspname) || '.' || quote_ident(coalesce(c.relname, '-')) || '.' || quote_ident(k.conname)
+       || ': ' || pg_get_constraintdef(k.oid)
+FROM pg_constraint k JOIN ns ON ns.oid = k.connamespace LEFT JOIN pg_class c ON c.oid = k.conrelid
+UNION ALL
+SELECT 'trigger ' || quote_ident(ns.nspname) || '.' || quote_ident(c.relname) || ': ' || pg_get_triggerdef(t.oid)
+FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN ns ON ns.oid = c.relnamespace
+WHERE NOT t.tgisinternal
+UNION ALL
+SELECT 'view ' || quote_ident(ns.nspname) || '.' || quote_ident(c.relname) || ': ' || pg_get_viewdef(c.oid)
+FROM pg_class c JOIN ns ON ns.oid = c.relnamespace WHERE c.relkind IN ('v', 'm')
+UNION ALL
+SELECT 'function ' || quote_ident(ns.nspname) || '.' || quote_ident(p.proname) || '(' || pg_get_function_identity_arguments(p.oid) || ')'
+       || ' kind ' || p.prokind::text || coalesce(' returns ' || pg_get_function_result(p.oid), '')
+FROM pg_proc p JOIN ns ON ns.oid = p.pronamespace
+WHERE NOT EXISTS (SELECT 1 FROM member m WHERE m.classid = 'pg_proc'::regclass AND m.objid = p.oid)
+UNION ALL
+SELECT 'type ' || quote_ident(ns.nspname) || '.' || quote_ident(t.typname) || ' kind ' || t.typtype::text
+       || CASE WHEN t.typtype = 'e' THEN ' (' || (SELECT string_agg(quote_literal(e.enumlabel), ', ' ORDER BY e.enumsortorder) FROM pg_enum e WHERE e.enumtypid = t.oid) || ')' ELSE '' END
+FROM pg_type t JOIN ns ON ns.oid = t.typnamespace
+WHERE t.typtype IN ('e', 'd', 'r', 'm', 'b') AND t.typelem = 0
+  AND NOT EXISTS (SELECT 1 FROM member m WHERE m.classid = 'pg_type'::regclass AND m.objid = t.oid)
+UNION ALL
+SELECT 'extension ' || quote_ident(e.extname) || ' ' || e.extversion
+FROM pg_extension e WHERE coalesce(obj_description(e.oid, 'pg_extension'), '') NOT LIKE 'writeamp: %'
+ORDER BY 1
+
+-- name: clone_requirements
+-- What `check --clone` needs before it copies the database ($1): CREATEDB
+-- (or superuser), the right to copy it (superuser, its owner, or any
+-- CREATEDB role when the database is a template: datistemplate), no other
+-- session connected to it during the copy, and its size (the disk each copy
+-- takes). pg_stat_activity lists other users' sessions with their database.
+-- https://www.postgresql.org/docs/current/manage-ag-templatedbs.html
+-- https://www.postgresql.org/docs/current/sql-createdatabase.html
+SELECT r.rolsuper, r.rolcreatedb, d.datistemplate, pg_has_role(d.datdba, 'USAGE'),
+       (SELECT count(*) FROM pg_stat_activity a WHERE a.datname = d.datname AND a.pid <> pg_backend_pid()),
+       pg_database_size(d.oid)
+FROM pg_database d, pg_roles r
+WHERE d.datname = $1 AND r.rolname = current_user
+
+-- name: clone_create
+-- 13 and 14 copy the files (their only strategy).
+-- max_version: 150000
+CREATE DATABASE {{clone}} TEMPLATE {{template}}
+
+-- name: clone_create
+-- 15+ would log every block of the copy to the WAL by default (WAL_LOG);
+-- FILE_COPY copies the files after a checkpoint, which writes far less WAL
+-- for a database of any size.
+-- min_version: 150000
+CREATE DATABASE {{clone}} TEMPLATE {{template}} STRATEGY FILE_COPY
+
+-- name: clone_drop
+-- WITH (FORCE) (13+) ends sessions still connected, e.g. a command that was
+-- interrupted, so the copy goes whatever happened.
+DROP DATABASE IF EXISTS {{clone}} WITH (FORCE)
+
+-- name: clone_count
+SELECT count(*) FROM pg_database WHERE datname LIKE $1
