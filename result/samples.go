@@ -12,7 +12,8 @@ import (
 // Samples are the cheap whole-server counters read again and again while a
 // window was open (measure/run --interval): when the writes happened, where
 // the rest of a run says only how many. Added to schema_version 1 as a
-// run's "samples"; readers that do not know it ignore it.
+// run's "samples" (the readings) and "timeline" (samplesjson.go); readers
+// that do not know them ignore them.
 type Samples struct {
 	// IntervalSeconds is the sampling period asked for (--interval); the
 	// last interval ends when the workload did, so it is usually shorter.
