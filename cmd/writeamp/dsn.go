@@ -27,6 +27,18 @@ func (t *target) window(log io.Writer) (*measure.Window, error) {
 	return measure.NewWindow(t.Target, log)
 }
 
+// measuredWindow is the window of run, measure and check: the dialect's
+// wait samplers watch each of its windows (snapshot and diff span two
+// processes, and nothing runs between them to watch).
+func (t *target) measuredWindow(log io.Writer) (*measure.Window, error) {
+	w, err := t.window(log)
+	if err != nil {
+		return nil, err
+	}
+	w.Observers = append(w.Observers, &measure.Waits{})
+	return w, nil
+}
+
 // pgEnv are the libpq variables that mean "use PostgreSQL from my environment".
 var pgEnv = []string{"PGHOST", "PGHOSTADDR", "PGPORT", "PGUSER", "PGDATABASE", "PGSERVICE"}
 

@@ -78,7 +78,7 @@ command and the numbers up to then are reported.`,
 			if err != nil {
 				return err
 			}
-			win, err := t.window(log)
+			win, err := t.measuredWindow(log)
 			if err != nil {
 				return err
 			}

@@ -91,7 +91,7 @@ func newWorkloadRunCmd(use, name string) *cobra.Command {
 			// window's instrumentation for the whole run, plus snapshots.
 			t.DB.SetMaxOpenConns(top + 3)
 			t.DB.SetMaxIdleConns(top + 3)
-			win, err := t.window(log)
+			win, err := t.measuredWindow(log)
 			if err != nil {
 				return err
 			}
