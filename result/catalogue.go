@@ -210,7 +210,7 @@ func shareInfo(name string) (Info, bool) {
 	if w, ok := strings.CutPrefix(name, OpWaitSharePrefix); ok {
 		op, w, ok := strings.Cut(w, ".")
 		if ok && op != "" && w != "" {
-			i.Label = "share of "+op+" time: "+w
+			i.Label = "share of " + op + " time: " + w
 			i.Order++
 			return i, true
 		}
