@@ -22,6 +22,7 @@ import (
 type bumpWorkload struct {
 	schema, table string
 	n             int
+	started       chan struct{} // closed as the first operation is handed out
 }
 
 func (b *bumpWorkload) Meta() workloads.Meta {
@@ -39,6 +40,9 @@ func (b *bumpWorkload) Ops() (workloads.Ops, error) {
 		return func() (workloads.Op, bool) {
 			if left == 0 {
 				return workloads.Op{}, false
+			}
+			if left == b.n {
+				close(b.started)
 			}
 			left--
 			return workloads.Op{Name: "bump", Counts: "bumps", Steps: []workloads.Step{{Name: "bump",
@@ -63,14 +67,19 @@ func lockWaitThroughTheWindow(t *testing.T, db *sql.DB, s dialects.Server, schem
 	if _, err := holder.Exec("UPDATE " + table + " SET v = v + 1 WHERE id = 1"); err != nil {
 		t.Fatal(err)
 	}
+	// Released 800 ms after the workload starts: settling the server for
+	// the window takes a while of its own (PostgreSQL 13/14 wait for
+	// earlier statistics to arrive).
+	bump := &bumpWorkload{schema: schema, table: table, n: 20, started: make(chan struct{})}
 	released := make(chan error, 1)
 	go func() {
+		<-bump.started
 		time.Sleep(800 * time.Millisecond)
 		released <- holder.Commit()
 	}()
 	w := window(t, db, s)
 	w.Observers = append(w.Observers, &measure.Waits{})
-	res, err := (&measure.Experiment{Window: w, Workload: &bumpWorkload{schema: schema, table: table, n: 20}, Variants: []string{"one"}}).Run(ctx)
+	res, err := (&measure.Experiment{Window: w, Workload: bump, Variants: []string{"one"}}).Run(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
