@@ -89,12 +89,12 @@ func sweepCharts(c *Comparison) []*sweepChart {
 				switch {
 				case ok && m.OK():
 					shares[i] = m.V()
-					tips[i] = fmt.Sprintf("%s at %d workers: %.1f%% of active time · %s · %s", w, r.Concurrency, 100*m.V(), m.Exactness, m.Source)
+					tips[i] = fmt.Sprintf("%s at c=%d: %.1f%% of active time · %s · %s", w, r.Concurrency, 100*m.V(), m.Exactness, m.Source)
 				case r.Database["wait_samples"].OK():
-					tips[i] = fmt.Sprintf("%s at %d workers: not seen in any sample", w, r.Concurrency)
+					tips[i] = fmt.Sprintf("%s at c=%d: not seen in any sample", w, r.Concurrency)
 				default:
 					shares[i] = math.NaN()
-					tips[i] = fmt.Sprintf("%s at %d workers: not sampled", w, r.Concurrency)
+					tips[i] = fmt.Sprintf("%s at c=%d: not sampled", w, r.Concurrency)
 				}
 			}
 			ch.Share, ch.Tips = append(ch.Share, shares), append(ch.Tips, tips)

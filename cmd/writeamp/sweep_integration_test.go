@@ -63,3 +63,44 @@ func TestSweepHasWaitSharesPerLevel(t *testing.T) {
 		}
 	}
 }
+
+// SESSION_BUCKET on its own: the coarse variant with every session in one
+// bucket against 64, at 32 workers, each with the figures the claim is
+// about: the expiration index's pages touched and leaf page splits (exact,
+// from the WAL), the waits (sampled) and the throughput.
+func TestBucketsOneAgainstSixtyFour(t *testing.T) {
+	dsn := testenv.DSN(t, "WRITEAMP_TEST_PG_DSN")
+	for _, b := range []string{"1", "64"} {
+		out := filepath.Join(t.TempDir(), "b"+b+".json")
+		if _, _, err := run(t, "run", "-q", "--dsn", dsn, "--variants", "coarse", "--buckets", b, "--concurrency", "32",
+			"--logins", "200", "--refreshes-per-login", "4", "--format", "json", "--output", out); err != nil {
+			t.Fatal(err)
+		}
+		r, err := result.Read(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Workload.Params["buckets"]; got != float64(map[string]int{"1": 1, "64": 64}[b]) {
+			t.Fatalf("--buckets %s: the result says buckets=%v", b, got)
+		}
+		run := r.Runs[0]
+		ix := run.Index("idx_user_session_expiration_last_refresh")
+		if ix == nil {
+			t.Fatalf("--buckets %s: no expiration index in the result", b)
+		}
+		for _, m := range []string{"pages_touched", "leaf_page_splits"} {
+			if v := ix.Metrics[m]; v.Exactness != result.Exact || (m == "pages_touched" && v.V() < 1) {
+				t.Errorf("--buckets %s: %s %+v", b, m, v)
+			}
+		}
+		waits := 0
+		for name := range run.Database {
+			if strings.HasPrefix(name, result.WaitSharePrefix) {
+				waits++
+			}
+		}
+		if run.Throughput <= 0 || run.Database["wait_samples"].V() < 1 || waits == 0 {
+			t.Errorf("--buckets %s: throughput %v, %v wait samples, %d waits", b, run.Throughput, run.Database["wait_samples"], waits)
+		}
+	}
+}
