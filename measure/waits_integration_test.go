@@ -32,7 +32,7 @@ func (b *bumpWorkload) Prepare(context.Context, dialects.Target, string) error {
 func (b *bumpWorkload) Scope() collectors.Scope {
 	return collectors.Scope{Schemas: []string{b.schema}}
 }
-func (b *bumpWorkload) TotalOperations() int64                          { return int64(b.n) }
+func (b *bumpWorkload) TotalOperations() int64                         { return int64(b.n) }
 func (b *bumpWorkload) Cleanup(context.Context, dialects.Target) error { return nil }
 func (b *bumpWorkload) Ops() (workloads.Ops, error) {
 	return func(worker, workers int) workloads.Next {
