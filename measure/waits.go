@@ -22,8 +22,9 @@ type Waits struct {
 	// Every is the sampling period (10 ms if zero).
 	Every time.Duration
 
-	side  map[string]*sql.DB // a sampler's own pool (collectors.SamplerDB)
-	notes map[string]string
+	side   map[string]*sql.DB // a sampler's own pool (collectors.SamplerDB)
+	notes  map[string]string
+	failed map[string]error // no pool of its own: the sampler does not run
 }
 
 // Prepare opens the pools of the samplers that must not read from the
@@ -34,12 +35,12 @@ func (o *Waits) Prepare(ctx context.Context, w *Window) error {
 	if o.side != nil {
 		return nil
 	}
-	o.side, o.notes = map[string]*sql.DB{}, map[string]string{}
+	o.side, o.notes, o.failed = map[string]*sql.DB{}, map[string]string{}, map[string]error{}
 	w.restores = append(w.restores, func(context.Context) error {
 		for _, db := range o.side {
 			db.Close()
 		}
-		o.side, o.notes = nil, nil
+		o.side, o.notes, o.failed = nil, nil, nil
 		return nil
 	})
 	for _, sm := range w.Set.Samplers {
@@ -49,7 +50,10 @@ func (o *Waits) Prepare(ctx context.Context, w *Window) error {
 		}
 		db, note, err := sdb.OpenSampler(ctx, w.DB, w.Server)
 		if err != nil {
-			return fmt.Errorf("%s: no connection for the wait sampler: %w", sm.Name(), err)
+			// Not read from the measured pool instead: that is what
+			// OpenSampler exists to avoid, and only it can say when it is harmless.
+			o.failed[sm.Name()] = fmt.Errorf("no connection for the wait sampler: %w", err)
+			continue
 		}
 		if db != nil {
 			o.side[sm.Name()] = db
@@ -68,7 +72,11 @@ func (o *Waits) Observe(ctx context.Context, w *Window, sp *Span) (Observation, 
 	ob := &waitsObs{}
 	for _, sm := range w.Set.Samplers {
 		s := sampled{name: sm.Name(), note: o.notes[sm.Name()]}
-		if s.err = sm.Supports(w.Server); s.err == nil {
+		s.err = o.failed[sm.Name()]
+		if s.err == nil {
+			s.err = sm.Supports(w.Server)
+		}
+		if s.err == nil {
 			db := w.DB
 			if side := o.side[sm.Name()]; side != nil {
 				db = side
