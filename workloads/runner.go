@@ -209,8 +209,8 @@ func (r Runner) worker(ctx context.Context, pipe dialects.Pipeliner, next Next, 
 }
 
 // watcher reports conn's session to Watch and returns what tells it the
-// operation it runs; without Watch, or a dialect that cannot name the
-// session, it does nothing (the samplers then go by application name).
+// operation it runs; without Watch, or when the dialect cannot name the
+// session, it does nothing, and the samplers do not count that worker.
 func (r Runner) watcher(ctx context.Context, conn *sql.Conn) func(op string) {
 	ider, ok := r.Target.Dialect.(dialects.SessionIDer)
 	if r.Watch == nil || !ok {
