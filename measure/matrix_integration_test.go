@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/writeamp/writeamp/collectors"
-	pgcollect "github.com/writeamp/writeamp/collectors/postgres"
 	"github.com/writeamp/writeamp/dialects"
 	pg "github.com/writeamp/writeamp/dialects/postgres"
 	"github.com/writeamp/writeamp/internal/pgmatrix"
@@ -246,36 +245,6 @@ func matrixObserverWritesNoWAL(t *testing.T, db *sql.DB, s dialects.Server) {
 		time.Sleep(300 * time.Millisecond)
 	}
 	t.Error("the WAL insert position moved across every snapshot attempt")
-}
-
-// The wait sampler's reads write no WAL either: 300 ms of sampling on an
-// idle server leaves the insert position where it was (one clean attempt of
-// a few: an idle server still logs running-xacts now and then).
-func matrixSamplerWritesNoWAL(t *testing.T, db *sql.DB, s dialects.Server) {
-	side, note, err := (pgcollect.PgStatActivity{}).OpenSampler(context.Background(), db, s)
-	if err != nil || side == nil {
-		t.Fatalf("no database of its own for the sampler: %v %s", err, note)
-	}
-	defer side.Close()
-	for attempt := 0; attempt < 5; attempt++ {
-		var a, b string
-		db.QueryRow(`SELECT pg_current_wal_insert_lsn()::text`).Scan(&a)
-		sampling, err := (pgcollect.PgStatActivity{}).Start(context.Background(), side, s, collectors.SampleTarget{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(300 * time.Millisecond)
-		cs, err := sampling.Stop()
-		if err != nil || len(cs) == 0 {
-			t.Fatalf("sampling: %v %v", cs, err)
-		}
-		db.QueryRow(`SELECT pg_current_wal_insert_lsn()::text`).Scan(&b)
-		if a == b {
-			return
-		}
-		time.Sleep(300 * time.Millisecond)
-	}
-	t.Error("the WAL insert position moved across every sampling attempt")
 }
 
 // publish makes a session's counts visible as a workload's would be.
