@@ -16,16 +16,18 @@ import (
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	pg "github.com/writeamp/writeamp/dialects/postgres"
+
+	pgcollect "github.com/writeamp/writeamp/collectors/postgres"
 )
 
-// samplerOverhead is what measure --interval 1s (the shortest interval)
-// costs a workload: pgbench's own TPS under `writeamp measure` with and
-// without the interval sampler, in pairs run alternately (ABBA: with,
+// samplerOverhead is what a sampler costs a workload: pgbench's own TPS
+// under `writeamp measure` with the flags that turn it on (with) and
+// those that leave it off (without), in pairs run alternately (ABBA: with,
 // without, without, with ...) so that the machine's drift cancels, on a
 // database of its own. The ratio is the median of the pairs'; the spread
 // of the pairs is printed beside it, since the shared machine's noise is
-// larger than the effect. readCost is one reading's time, measured alone.
-func samplerOverhead(ctx context.Context, db *sql.DB, s dialects.Server, adminDSN string, pairs int, secs int) (with, without, ratio, lo, hi float64, readCost time.Duration) {
+// larger than the effect.
+func samplerOverhead(db *sql.DB, adminDSN string, pairs, secs int, withFlags, withoutFlags []string) (with, without, ratio, lo, hi float64) {
 	const name = "writeamp_bench_tl"
 	mustExec(db, "DROP DATABASE IF EXISTS "+name)
 	mustExec(db, "CREATE DATABASE "+name)
@@ -41,10 +43,12 @@ func samplerOverhead(ctx context.Context, db *sql.DB, s dialects.Server, adminDS
 	tps := regexp.MustCompile(`tps = ([0-9.]+) \(without initial connection time\)`)
 	out := filepath.Join(os.TempDir(), "writeamp-bench-tl.json")
 	defer os.Remove(out)
-	once := func(interval bool) float64 {
+	once := func(on bool) float64 {
 		args := []string{"measure", "-q", "--dsn", dsn, "--format", "json", "-o", out}
-		if interval {
-			args = append(args, "--interval", "1s")
+		if on {
+			args = append(args, withFlags...)
+		} else {
+			args = append(args, withoutFlags...)
 		}
 		args = append(args, "--", "pgbench", "-n", "-T", strconv.Itoa(secs), "-c", "2", "-j", "2", dsn)
 		b, err := exec.Command(*binary, args...).CombinedOutput()
@@ -71,7 +75,11 @@ func samplerOverhead(ctx context.Context, db *sql.DB, s dialects.Server, adminDS
 	sort.Float64s(ratios)
 	with, without = median(ws), median(wos)
 	ratio, lo, hi = median(ratios), ratios[0], ratios[len(ratios)-1]
+	return with, without, ratio, lo, hi
+}
 
+// timelineReadCost is one reading of the interval sampler, measured alone.
+func timelineReadCost(ctx context.Context, db *sql.DB, s dialects.Server) time.Duration {
 	src, _ := collectors.TimelineFor(pg.Name)
 	conn, err := db.Conn(ctx)
 	if err != nil {
@@ -85,7 +93,44 @@ func samplerOverhead(ctx context.Context, db *sql.DB, s dialects.Server, adminDS
 			fatal("timeline read: " + err.Error())
 		}
 	}
-	return with, without, ratio, lo, hi, time.Since(t0) / reads
+	return time.Since(t0) / reads
+}
+
+// waitReadCost is one reading of the wait sampler as a window runs it (from
+// its own database of the cluster), measured alone: sampling every
+// millisecond for a second, the ticker drops the ticks a reading overruns,
+// so a second over the samples taken is a reading's time (an upper bound:
+// it includes the loop's own scheduling).
+func waitReadCost(ctx context.Context, db *sql.DB, s dialects.Server) time.Duration {
+	sm := pgcollect.PgStatActivity{}
+	side, note, err := sm.OpenSampler(ctx, db, s)
+	if err != nil {
+		fatal("wait sampler: " + err.Error())
+	}
+	if side == nil {
+		fmt.Fprintln(os.Stderr, "bench: "+note)
+		side = db
+	} else {
+		defer side.Close()
+	}
+	sampling, err := sm.Start(ctx, side, s, collectors.SampleTarget{Every: time.Millisecond})
+	if err != nil {
+		fatal("wait sampler: " + err.Error())
+	}
+	t0 := time.Now()
+	time.Sleep(time.Second)
+	cs, err := sampling.Stop()
+	el := time.Since(t0)
+	if err != nil {
+		fatal("wait sampler: " + err.Error())
+	}
+	for _, c := range cs {
+		if c.Metric == "wait_samples" && c.Value > 0 {
+			return time.Duration(float64(el) / c.Value)
+		}
+	}
+	fatal("wait sampler: no samples in a second")
+	return 0
 }
 
 func median(xs []float64) float64 {

@@ -174,6 +174,14 @@ type SessionEnder interface {
 	EndSession(ctx context.Context, conn *sql.Conn, s Server) error
 }
 
+// SessionIDer is implemented by dialects that can name a connection's server
+// session (PostgreSQL pid, PROCESSLIST.ID, @@SPID, V$SESSION.SID): the
+// workload's runner reports each worker's, so the wait samplers tell the
+// workload's sessions from every other and know which operation each runs.
+type SessionIDer interface {
+	SessionID(ctx context.Context, conn *sql.Conn) (string, error)
+}
+
 // ErrInUse is what an Instrumenter's undo returns when it left something in
 // place because another writeamp run still uses it (and will remove it):
 // a note, not a failure.

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/result"
 	"github.com/writeamp/writeamp/workloads"
@@ -162,7 +163,8 @@ func (e *Experiment) variant(ctx context.Context, v string, cleanupCtx func() (c
 		}
 	}()
 	sc := w.Scope()
-	span, err := win.Begin(ctx, sc)
+	sessions := collectors.NewSessions()
+	span, err := win.BeginWorkload(ctx, sc, sessions)
 	if err != nil {
 		return nil, phase("snapshot before", err)
 	}
@@ -179,7 +181,7 @@ func (e *Experiment) variant(ctx context.Context, v string, cleanupCtx func() (c
 		prog, done = e.Progress(v, w.TotalOperations())
 	}
 	e.logf("variant %s: running %d operations", v, w.TotalOperations())
-	runner := workloads.Runner{Target: win.Target, Concurrency: e.Concurrency, NoPipeline: e.NoPipeline, Progress: prog}
+	runner := workloads.Runner{Target: win.Target, Concurrency: e.Concurrency, NoPipeline: e.NoPipeline, Progress: prog, Watch: sessions.Set}
 	stats, runErr := runner.Run(ctx, ops)
 	done()
 	e.logf("variant %s: workload ran in %s", v, since())

@@ -117,12 +117,25 @@ type Span struct {
 
 	observing []Observation
 	stopped   bool
+	// sessions are the built-in workload's (BeginWorkload), for the wait
+	// samplers; nil for a wrapped command.
+	sessions *collectors.Sessions
 }
 
 // Begin settles the server for a window on sc (CHECKPOINT; PostgreSQL 13/14
 // waits for earlier statistics to arrive) and takes the before snapshot.
 func (w *Window) Begin(ctx context.Context, sc collectors.Scope) (*Span, error) {
-	sp := &Span{w: w, Scope: sc}
+	return w.begin(ctx, sc, nil)
+}
+
+// BeginWorkload is Begin for a built-in workload whose runner reports its
+// sessions to ss as they connect, so the wait samplers watch those.
+func (w *Window) BeginWorkload(ctx context.Context, sc collectors.Scope, ss *collectors.Sessions) (*Span, error) {
+	return w.begin(ctx, sc, ss)
+}
+
+func (w *Window) begin(ctx context.Context, sc collectors.Scope, ss *collectors.Sessions) (*Span, error) {
+	sp := &Span{w: w, Scope: sc, sessions: ss}
 	sp.prepare(ctx)
 	if st, ok := w.Dialect.(dialects.Settler); ok {
 		sp.Warnings = append(sp.Warnings, dialects.BeforeMeasure(ctx, st, w.DB, w.Server, sc.Schemas)...)

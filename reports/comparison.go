@@ -232,7 +232,7 @@ func (c *Comparison) section(kind, title string, cols []Column,
 		row := Row{Metric: name, Label: labelOf(name), ChangeV: math.NaN()}
 		bases := map[string]bool{}
 		var basisOrder, sources []string
-		allNA, allZero := true, true
+		allNA, allZero, top := true, true, 0.0
 		for ci, col := range cols {
 			ms, present := get(col.Run)
 			cell := Cell{Present: present}
@@ -248,6 +248,7 @@ func (c *Comparison) section(kind, title string, cols []Column,
 					if m.V() != 0 {
 						allZero = false
 					}
+					top = max(top, m.V())
 					cell.Text = result.FormatTotal(name, m.V())
 					if c.PerOp != "" && !isRatio(name) && !info(name).Total {
 						if n := c.Denominators[ci]; n > 0 {
@@ -272,7 +273,7 @@ func (c *Comparison) section(kind, title string, cols []Column,
 			sec.Unshown = append(sec.Unshown, row) // only adds noise to the table; the notes say why
 			continue
 		}
-		if allZero && info(name).Show == result.WhenNonZero {
+		if allZero && info(name).Show == result.WhenNonZero || top < result.MinShownShare && info(name).Show == result.WhenShare {
 			continue
 		}
 		for _, src := range sources {

@@ -24,6 +24,7 @@ func HTML(w io.Writer, res *result.Result) error {
 	}
 	page.Charts = charts(c)
 	page.Timeline = timelineCharts(c)
+	page.Sweep = sweepCharts(c)
 	page.Findings, page.MoreFindings = shown(c)
 	page.FindingsHeading = findingsHeading(c)
 	page.RunLines = RunLines(c)
@@ -42,7 +43,8 @@ type htmlPage struct {
 	Created  string
 	Series   []htmlSeries
 	Charts   []*barChart
-	Timeline []*lineChart // rates over time of runs sampled with --interval
+	Timeline []*lineChart  // rates over time of runs sampled with --interval
+	Sweep    []*sweepChart // wait shares by level of a --concurrency sweep
 	RunLines []RunLine
 	Sections []Section
 	// Findings lead the page, above the charts.
@@ -299,6 +301,11 @@ ol.findings { font-size: 15px; } ol.findings li[title] { cursor: help; }
 <p class="foot">Hover a bar for its exact value, exactness and source.</p>
 <div class="charts">
 {{range .Charts}}<figure id="chart-{{.ID}}"><h3>{{.Title}}</h3><figcaption>{{.Caption}}</figcaption>{{.SVG}}</figure>
+{{end}}</div>
+{{end}}{{if .Sweep}}<h2 id="sweep">Waits by concurrency</h2>
+<p class="foot">Each wait's share of the workload's sampled active time at each --concurrency level, one chart per variant (dashed: sampled, approx); hover a point for its figure and sample count.</p>
+<div class="charts">
+{{range .Sweep}}<figure id="chart-{{.ID}}"><h3>{{.Title}}</h3><figcaption>{{.Caption}}</figcaption>{{.SVG}}</figure>
 {{end}}</div>
 {{end}}{{if .Timeline}}<h2 id="timeline">Timeline</h2>
 <p class="foot">Rates per second over each sampled interval (--interval), one line per run; hover a step's dot for its figure, exactness and source.</p>

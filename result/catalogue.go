@@ -49,7 +49,14 @@ const (
 	Shown       Show = iota
 	WhenNonZero      // only matters when something happened
 	JSONOnly         // reads or bookkeeping: json and csv only
+	// WhenShare: a sampled share shown only when some run spent at least
+	// MinShownShare of its time in it; a rarer state rests on a handful of
+	// samples (the json and csv keep it).
+	WhenShare
 )
+
+// MinShownShare is where WhenShare starts showing a share.
+const MinShownShare = 0.01
 
 // Info is one catalogue entry.
 type Info struct {
@@ -165,6 +172,10 @@ var catalogue = []Info{
 	{Name: "tuples_read", Levels: ix, Unit: Count, Label: "tuples read", Better: Neither, Show: JSONOnly},
 	{Name: "undo_bytes", Levels: db, Unit: Bytes, Label: "undo bytes", Better: Lower},
 	{Name: "vacuum_runs", Levels: tb, Unit: Count, Label: "vacuum runs", Better: Neither, Show: JSONOnly, Total: true},
+	// The wait samplers' bookkeeping: how many samples the shares rest on,
+	// and the mean number of the workload's sessions active in them.
+	{Name: "wait_samples", Levels: db, Unit: Count, Label: "wait samples", Better: Neither, Total: true},
+	{Name: "active_sessions", Levels: db, Unit: Count, Label: "active sessions (mean of the samples)", Better: Neither, Total: true},
 	{Name: "wal_buffers_full", Levels: db, Unit: Count, Label: "wal buffers full", Better: Lower, Show: JSONOnly},
 }
 
@@ -178,6 +189,34 @@ const (
 	WaitsPrefix        = "waits."
 	SessionWaitsPrefix = "session_waits."
 )
+
+// WaitSharePrefix starts the sampled family: "wait_share.<Class>.<Event>",
+// the share of the workload's sampled active time spent in that state
+// (Lock.transactionid, CPU.running), and OpWaitSharePrefix
+// "op_wait_share.<op>.<Class>.<Event>" the same within one operation's
+// time. Approx always (sampled), shown after the named metrics.
+const (
+	WaitSharePrefix   = "wait_share."
+	OpWaitSharePrefix = "op_wait_share."
+)
+
+// shareInfo is the entry of a wait share, or false for another name.
+func shareInfo(name string) (Info, bool) {
+	i := Info{Name: name, Levels: db, Unit: Fraction, Order: len(catalogue) + 1, Better: Lower, Total: true, Show: WhenShare}
+	if w, ok := strings.CutPrefix(name, WaitSharePrefix); ok && w != "" {
+		i.Label = "share of active time: " + w
+		return i, true
+	}
+	if w, ok := strings.CutPrefix(name, OpWaitSharePrefix); ok {
+		op, w, ok := strings.Cut(w, ".")
+		if ok && op != "" && w != "" {
+			i.Label = "share of " + op + " time: " + w
+			i.Order++
+			return i, true
+		}
+	}
+	return Info{}, false
+}
 
 var byName = func() map[string]Info {
 	m := map[string]Info{}
@@ -194,6 +233,9 @@ func Lookup(name string) (Info, bool) {
 	if i, ok := byName[name]; ok {
 		return i, true
 	}
+	if i, ok := shareInfo(name); ok {
+		return i, true
+	}
 	event, ok := strings.CutPrefix(name, WaitsPrefix)
 	who := ""
 	if !ok {
@@ -201,7 +243,7 @@ func Lookup(name string) (Info, bool) {
 		who = "workload sessions' "
 	}
 	if !ok || event == "" || event == "_ms" {
-		return Info{Name: name, Unit: Count, Label: strings.ReplaceAll(name, "_", " "), Order: len(catalogue) + 2, Better: Neither}, false
+		return Info{Name: name, Unit: Count, Label: strings.ReplaceAll(name, "_", " "), Order: len(catalogue) + 3, Better: Neither}, false
 	}
 	i := Info{Name: name, Levels: db, Unit: Count, Order: len(catalogue), Better: Lower}
 	if e, ms := strings.CutSuffix(event, "_ms"); ms {

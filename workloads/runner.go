@@ -56,6 +56,11 @@ type Runner struct {
 	// noise (default 100); Retries bounds the retries of one operation
 	// (default 3).
 	MaxErrors, Retries int
+	// Watch, when set, is told each worker's server session id as it
+	// connects (the dialect's SessionID) and the operation it runs from then
+	// on ("" between operations), so the wait samplers tell the workload's
+	// sessions apart and share their waits per operation.
+	Watch func(session, op string)
 }
 
 // MaxConcurrency bounds --concurrency: workers each hold a connection.
@@ -168,6 +173,7 @@ func (r Runner) worker(ctx context.Context, pipe dialects.Pipeliner, next Next, 
 		return err
 	}
 	defer conn.Close()
+	watch := r.watcher(ctx, conn)
 	failures := 0
 	for {
 		op, ok := next()
@@ -177,8 +183,10 @@ func (r Runner) worker(ctx context.Context, pipe dialects.Pipeliner, next Next, 
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		watch(op.Name)
 		t0 := time.Now()
 		err := r.attempts(ctx, conn, pipe, op, t)
+		watch("")
 		t.latency(op.Name).Record(time.Since(t0))
 		if err != nil {
 			if ctx.Err() != nil {
@@ -198,6 +206,22 @@ func (r Runner) worker(ctx context.Context, pipe dialects.Pipeliner, next Next, 
 		r.Progress.Add(1)
 	}
 	return r.Target.EndSession(ctx, conn)
+}
+
+// watcher reports conn's session to Watch and returns what tells it the
+// operation it runs; without Watch, or when the dialect cannot name the
+// session, it does nothing, and the samplers do not count that worker.
+func (r Runner) watcher(ctx context.Context, conn *sql.Conn) func(op string) {
+	ider, ok := r.Target.Dialect.(dialects.SessionIDer)
+	if r.Watch == nil || !ok {
+		return func(string) {}
+	}
+	id, err := ider.SessionID(ctx, conn)
+	if err != nil {
+		return func(string) {}
+	}
+	r.Watch(id, "")
+	return func(op string) { r.Watch(id, op) }
 }
 
 // attempts runs op, and again after a growing, jittered pause while the

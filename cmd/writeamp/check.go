@@ -146,9 +146,9 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 				return exitError{code: exitUsage, err: err}
 			}
 			defer t.Close()
-			t.DB.SetMaxOpenConns(req.Concurrency + 4) // workers, schema lock, instrumentation, snapshots, migration
+			t.DB.SetMaxOpenConns(req.Concurrency + 5) // workers, schema lock, instrumentation, snapshots, migration, wait sampler
 			fmt.Fprintf(log, "checking on %s (%s)\n", t.Server, t.Where)
-			win, err := t.window(log)
+			win, err := t.measuredWindow(log, true)
 			if err != nil {
 				return exitError{code: exitUsage, err: err}
 			}

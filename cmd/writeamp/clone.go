@@ -49,7 +49,7 @@ func newCloner(ctx context.Context, t *target, log io.Writer) (*check.Cloner, fu
 			if err != nil {
 				return nil, "", nil, err
 			}
-			db.SetMaxOpenConns(8)
+			db.SetMaxOpenConns(9) // one more for the wait sampler
 			target, err := dialects.NewTarget(ctx, d, db)
 			if err != nil {
 				db.Close()
@@ -60,6 +60,7 @@ func newCloner(ctx context.Context, t *target, log io.Writer) (*check.Cloner, fu
 				db.Close()
 				return nil, "", nil, err
 			}
+			win.Observers = append(win.Observers, &measure.Waits{})
 			return win, pgd.WithDatabase(t.DSN, database), func() { db.Close() }, nil
 		},
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/spf13/pflag"
 	"io"
 	"os"
 
@@ -25,6 +26,26 @@ type target struct {
 // window is the measured window on the target.
 func (t *target) window(log io.Writer) (*measure.Window, error) {
 	return measure.NewWindow(t.Target, log)
+}
+
+// measuredWindow is the window of run, measure and check: unless waits is
+// false (--waits=false), the dialect's wait samplers watch each of its
+// windows (snapshot and diff span two processes, and nothing runs between
+// them to watch).
+func (t *target) measuredWindow(log io.Writer, waits bool) (*measure.Window, error) {
+	w, err := t.window(log)
+	if err != nil {
+		return nil, err
+	}
+	if waits {
+		w.Observers = append(w.Observers, &measure.Waits{})
+	}
+	return w, nil
+}
+
+// waitsFlag is --waits of run and measure.
+func waitsFlag(f *pflag.FlagSet, v *bool) {
+	f.BoolVar(v, "waits", true, "sample what the workload's sessions wait on every 10 ms from a session of writeamp's own (approx shares of active time; --waits=false: no sampler)")
 }
 
 // pgEnv are the libpq variables that mean "use PostgreSQL from my environment".

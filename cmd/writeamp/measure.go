@@ -18,6 +18,7 @@ func newMeasureCmd() *cobra.Command {
 		ops                                int64
 		quiet                              bool
 		interval                           time.Duration
+		waits                              bool
 	)
 	cmd := &cobra.Command{
 		Use:   "measure --dsn URL [flags] -- COMMAND [ARGS...]",
@@ -78,7 +79,7 @@ command and the numbers up to then are reported.`,
 			if err != nil {
 				return err
 			}
-			win, err := t.window(log)
+			win, err := t.measuredWindow(log, waits)
 			if err != nil {
 				return err
 			}
@@ -124,5 +125,6 @@ command and the numbers up to then are reported.`,
 	f.StringVarP(&output, "output", "o", "", "write the report to this file instead of stdout (after the command's output)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no notes on stderr")
 	intervalFlag(f, &interval)
+	waitsFlag(f, &waits)
 	return cmd
 }

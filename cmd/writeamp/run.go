@@ -45,6 +45,7 @@ func newWorkloadRunCmd(use, name string) *cobra.Command {
 		keep, quiet, noPipe bool
 		concurrency         string
 		interval            time.Duration
+		waits               bool
 	)
 	cmd := &cobra.Command{
 		Use:   use,
@@ -91,7 +92,7 @@ func newWorkloadRunCmd(use, name string) *cobra.Command {
 			// window's instrumentation for the whole run, plus snapshots.
 			t.DB.SetMaxOpenConns(top + 3)
 			t.DB.SetMaxIdleConns(top + 3)
-			win, err := t.window(log)
+			win, err := t.measuredWindow(log, waits)
 			if err != nil {
 				return err
 			}
@@ -145,6 +146,7 @@ func newWorkloadRunCmd(use, name string) *cobra.Command {
 	f.BoolVar(&keep, "keep", false, "keep the workload's schema after the run for inspection")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress or notes on stderr")
 	intervalFlag(f, &interval)
+	waitsFlag(f, &waits)
 	_ = cmd.RegisterFlagCompletionFunc("variants", cobra.FixedCompletions(meta.Variants, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }

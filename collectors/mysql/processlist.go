@@ -66,6 +66,14 @@ func (Processlist) Start(ctx context.Context, db *sql.DB, s dialects.Server, t c
 	} else {
 		notes = append(notes, "without PROCESS, InnoDB lock waits are not told apart (INNODB_TRX) and only this login's sessions are listed: GRANT PROCESS ON *.* TO "+s.Prop(my.PropHostUser))
 	}
+	if app == "" && t.Sessions == nil {
+		// A wrapped command's sessions are not known: every session but
+		// this one is the command's as far as the sampler can tell, and
+		// writeamp's other session in the window, the interval sampler
+		// (--interval, or measure's live line), is among them for the few
+		// milliseconds of each of its reads.
+		source += " of every other active session of the server (writeamp's interval sampler's reads included)"
+	}
 	stmt, err := conn.PrepareContext(ctx, q("processlist_sample", s))
 	if err != nil {
 		if trxStmt != nil {

@@ -3,14 +3,14 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
-	"sort"
-	"sync"
-	"time"
+
+	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
-	"github.com/writeamp/writeamp/result"
+	pg "github.com/writeamp/writeamp/dialects/postgres"
 )
 
 // PgStatActivity samples what the workload's sessions wait on. PostgreSQL
@@ -24,144 +24,107 @@ type PgStatActivity struct{}
 func (PgStatActivity) Name() string                   { return "pg_stat_activity" }
 func (PgStatActivity) Supports(dialects.Server) error { return nil }
 
-type waitKey struct{ op, typ, event string }
-
-type activitySampling struct {
-	stop    chan struct{}
-	done    chan struct{}
-	mu      sync.Mutex
-	ticks   int
-	active  int
-	counts  map[waitKey]int
-	err     error
-	every   time.Duration
-	started time.Time
-	ended   time.Time
+// OpenSampler connects, as the measured pool's login, to another database
+// of the cluster: pg_stat_activity is cluster-wide, and a statement's
+// snapshot there counts only for shared catalogs, never in the measured
+// database's xmin horizon. Read from the measured database, each sample's
+// snapshot would keep the workload's dead row versions for its few
+// milliseconds, and an update that finds its page full while one is held
+// cannot prune and is not HOT. "postgres" is the usual other database;
+// when it is the measured one, template1 (nothing is created or written
+// there; a CREATE DATABASE from template1 waits while it is connected).
+// When neither accepts the login, it returns nil: the measured pool, and a
+// note that says what that costs.
+func (PgStatActivity) OpenSampler(ctx context.Context, db *sql.DB, s dialects.Server) (*sql.DB, string, error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	var base *stdlib.Conn
+	err = conn.Raw(func(dc any) error {
+		c, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("pg_stat_activity: not a pgx connection (%T)", dc)
+		}
+		base = c
+		return nil
+	})
+	if err != nil {
+		conn.Close()
+		return nil, "", err
+	}
+	cfg := base.Conn().Config() // a copy
+	conn.Close()
+	var errs []error
+	for _, other := range []string{"postgres", "template1"} {
+		if other == cfg.Database {
+			continue
+		}
+		c := cfg.Copy()
+		c.Database = other
+		side := stdlib.OpenDB(*c)
+		side.SetMaxOpenConns(1)
+		if err := dialects.PingWithin(ctx, side, pg.ConnectTimeout); err != nil {
+			side.Close()
+			errs = append(errs, fmt.Errorf("%s: %w", other, err))
+			continue
+		}
+		return side, "", nil
+	}
+	return nil, fmt.Sprintf("sampled from the measured database itself (no other database of the cluster accepted the login: %v): each sample's snapshot may briefly keep dead row versions from being pruned", errors.Join(errs...)), nil
 }
 
-// Start reads pg_stat_activity every t.Every (10 ms) on a connection of its
-// own until Stop.
+// Start reads pg_stat_activity every t.Every (10 ms) on a connection of db
+// (OpenSampler's) until Stop, one statement at a time outside any
+// transaction.
 func (PgStatActivity) Start(ctx context.Context, db *sql.DB, s dialects.Server, t collectors.SampleTarget) (collectors.Sampling, error) {
-	if t.Every <= 0 {
-		t.Every = 10 * time.Millisecond
-	}
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	text := q("pg_stat_activity_sample", s)
-	stmt, err := conn.PrepareContext(ctx, text)
+	stmt, err := conn.PrepareContext(ctx, q("pg_stat_activity_sample", s))
 	if err != nil {
 		conn.Close()
 		return nil, err
 	}
-	a := &activitySampling{stop: make(chan struct{}), done: make(chan struct{}), counts: map[waitKey]int{}, every: t.Every, started: time.Now()}
-	go func() {
-		defer close(a.done)
-		defer conn.Close()
-		defer stmt.Close()
-		tick := time.NewTicker(t.Every)
-		defer tick.Stop()
-		for {
-			select {
-			case <-a.stop:
-				return
-			case <-ctx.Done():
-				return
-			case <-tick.C:
+	byPid := t.Sessions != nil
+	wantQuery := t.Operation != nil && !byPid
+	read := func(ctx context.Context) ([]collectors.SessionState, error) {
+		rows, err := stmt.QueryContext(ctx, t.ApplicationName, wantQuery, s.Database, byPid)
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		var seen []collectors.SessionState
+		for rows.Next() {
+			var pid, query string
+			var st collectors.SessionState
+			if err := rows.Scan(&pid, &st.Class, &st.Event, &query); err != nil {
+				return nil, err
 			}
-			if err := a.sample(ctx, stmt, t); err != nil {
-				a.mu.Lock()
-				a.err = err
-				a.mu.Unlock()
-				return
+			if st.Class == "" {
+				st.Class, st.Event = "CPU", "running"
 			}
+			switch {
+			case byPid:
+				op, ours := t.Sessions(pid)
+				if !ours {
+					continue
+				}
+				st.Op = op
+			case wantQuery:
+				st.Op = t.Operation(query)
+			}
+			seen = append(seen, st)
 		}
-	}()
-	return a, nil
-}
-
-func (a *activitySampling) sample(ctx context.Context, stmt *sql.Stmt, t collectors.SampleTarget) error {
-	rows, err := stmt.QueryContext(ctx, t.ApplicationName, t.Operation != nil)
-	if err != nil {
-		return err
+		return seen, rows.Err()
 	}
-	defer rows.Close()
-	var seen []waitKey
-	for rows.Next() {
-		var k waitKey
-		var query string
-		if err := rows.Scan(&k.typ, &k.event, &query); err != nil {
-			return err
-		}
-		if k.typ == "" {
-			k.typ, k.event = "CPU", "running"
-		}
-		if t.Operation != nil {
-			k.op = t.Operation(query)
-		}
-		seen = append(seen, k)
+	source := "pg_stat_activity.wait_event_type/wait_event"
+	if !byPid && t.ApplicationName == "" {
+		source += " of every other session of the database but writeamp's own"
 	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.ticks++
-	a.active += len(seen)
-	for _, k := range seen {
-		a.counts[k]++
-	}
-	return nil
-}
-
-// Stop ends sampling and turns the samples into approx database figures:
-// each wait's share of the sampled active time, overall and per operation,
-// the average number of active sessions, and how many samples they rest on.
-func (a *activitySampling) Stop() ([]collectors.Counter, error) {
-	close(a.stop)
-	<-a.done
-	a.ended = time.Now()
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.err != nil && a.ticks == 0 {
-		return nil, a.err
-	}
-	src := fmt.Sprintf("pg_stat_activity sampled every %s: %d samples, %d session-samples active", a.every, a.ticks, a.active)
-	c := func(metric string, v float64) collectors.Counter {
-		return collectors.Counter{Key: collectors.Key{Level: collectors.DB, Metric: metric}, Value: v, Exactness: result.Approx, Source: src, Interval: true}
-	}
-	out := []collectors.Counter{c("wait_samples", float64(a.ticks))}
-	if a.ticks > 0 {
-		out = append(out, c("active_sessions", float64(a.active)/float64(a.ticks)))
-	}
-	if a.active == 0 {
-		return out, nil
-	}
-	total := map[string]int{} // active samples per operation
-	byWait := map[string]int{}
-	for k, n := range a.counts {
-		total[k.op] += n
-		byWait[k.typ+"."+k.event] += n
-	}
-	names := make([]string, 0, len(byWait))
-	for w := range byWait {
-		names = append(names, w)
-	}
-	sort.Strings(names)
-	for _, w := range names {
-		out = append(out, c("wait_share."+w, float64(byWait[w])/float64(a.active)))
-	}
-	for k, n := range a.counts {
-		if k.op != "" {
-			out = append(out, c("op_wait_share."+k.op+"."+k.typ+"."+k.event, float64(n)/float64(total[k.op])))
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Metric < out[j].Metric })
-	if a.err != nil {
-		for i := range out {
-			out[i].Note = "sampling stopped early: " + a.err.Error()
-		}
-	}
-	return out, nil
+	return collectors.StartShares(ctx, t.Every, source, read, func() {
+		stmt.Close()
+		conn.Close()
+	}), nil
 }

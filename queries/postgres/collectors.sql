@@ -214,13 +214,19 @@ SELECT pg_walfile_name($1::pg_lsn)
 SELECT pg_read_binary_file($1, $2, $3)
 
 -- name: pg_stat_activity_sample
--- What the workload's sessions are doing at this instant: active client
--- backends of this database other than the sampler's own, of one
--- application_name ($1; '' for all), with their statement when asked ($2).
--- A NULL wait_event of an active session means it is on CPU. PUBLIC may read
--- wait_event of every session; query text needs pg_read_all_stats for other
--- roles' sessions (it reads as '<insufficient privilege>').
-SELECT coalesce(wait_event_type, ''), coalesce(wait_event, ''), CASE WHEN $2 THEN coalesce(query, '') ELSE '' END
+-- What the measured database's ($3) sessions are doing at this instant: its
+-- active client backends other than the sampler's own, with their pid and,
+-- when asked ($2), their statement. Which ones: all of them when the caller
+-- tells the workload's apart by pid ($4); else those of one application_name
+-- ($1), or with $1 = '' every session but writeamp's own (they carry the
+-- sampler's application_name). A NULL wait_event of an active session means
+-- it is on CPU. The sampler runs this from another database of the cluster,
+-- one statement at a time outside any transaction, so its snapshots never
+-- count in the measured database's xmin horizon. PUBLIC may read wait_event
+-- of every session; query text needs pg_read_all_stats for other roles'
+-- sessions (it reads as '<insufficient privilege>').
+SELECT pid::text, coalesce(wait_event_type, ''), coalesce(wait_event, ''), CASE WHEN $2 THEN coalesce(query, '') ELSE '' END
 FROM pg_stat_activity
-WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'active'
-  AND backend_type = 'client backend' AND ($1 = '' OR application_name = $1)
+WHERE datname = $3 AND pid <> pg_backend_pid() AND state = 'active'
+  AND backend_type = 'client backend'
+  AND ($4 OR CASE WHEN $1 = '' THEN application_name IS DISTINCT FROM current_setting('application_name') ELSE application_name = $1 END)
