@@ -7,11 +7,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 t=${FUZZTIME:-20000x}
+# A cache directory of this run's own: Go keeps the corpus it found under
+# GOCACHE by package path, so two checkouts fuzzing the same target at once
+# read each other's half-written entries and a worker dies ("fuzzing process
+# hung or terminated unexpectedly: exit status 2") with no failing input.
+work=$(mktemp -d /tmp/writeamp-fuzz.XXXXXX)
+trap 'rm -rf "$work"' EXIT
 grep -rl --include='*_test.go' '^func Fuzz' . | while read -r f; do
   pkg=./$(dirname "${f#./}")
   for name in $(grep -o '^func Fuzz[A-Za-z0-9_]*' "$f" | sed 's/^func //'); do
     echo "fuzz $pkg $name ($t)"
-    go test -run '^$' -fuzz "^${name}\$" -fuzztime "$t" "$pkg" >/tmp/writeamp-fuzz.log 2>&1 || { cat /tmp/writeamp-fuzz.log; exit 1; }
+    go test -run '^$' -fuzz "^${name}\$" -fuzztime "$t" "$pkg" -test.fuzzcachedir "$work/cache" >"$work/log" 2>&1 || { cat "$work/log"; exit 1; }
   done
 done
 echo "fuzz: all targets held"
