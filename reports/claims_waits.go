@@ -168,8 +168,10 @@ func (x *claimCtx) waitCounters(p *claimPair, cl result.Claim, w waitClaim) (res
 	for _, fam := range []struct{ prefix, suffix, kind string }{
 		{result.SessionWaitsPrefix, "_ms", "timing"}, {result.WaitsPrefix, "_ms", "timing"}, {result.WaitsPrefix, "", "count"},
 	} {
+		totals := map[int]float64{}
 		sum := func(col int) (float64, result.Exactness, bool) {
 			t, e, found := 0.0, result.Exact, false
+			defer func() { totals[col] = t }()
 			for name, m := range x.c.Columns[col].Run.Database {
 				ev, ok := strings.CutPrefix(name, fam.prefix)
 				if !ok || !m.OK() || strings.HasSuffix(ev, "_ms") != (fam.suffix == "_ms") {
@@ -180,7 +182,7 @@ func (x *claimCtx) waitCounters(p *claimPair, cl result.Claim, w waitClaim) (res
 				}
 			}
 			if d := x.c.Denominators[col]; found && x.c.PerOp != "" && d > 0 {
-				t /= d // the counter's exactness, as get keeps it
+				return t / d, e, found // the counter's exactness, as get keeps it
 			}
 			return t, e, found
 		}
@@ -204,6 +206,10 @@ func (x *claimCtx) waitCounters(p *claimPair, cl result.Claim, w waitClaim) (res
 		}
 		who := map[string]string{result.SessionWaitsPrefix: "the workload sessions' ", result.WaitsPrefix: "server-wide "}[fam.prefix]
 		cl.Measured = fmt.Sprintf("%s%s%s %.4g%s → %.4g%s%s (%s)", x.at(p), who, w.label, va, unit, vb, unit, perUnit(x.c), ch)
+		if x.c.PerOp != "" {
+			// a per-operation figure of a few waits in the whole window hides how few
+			cl.Measured += fmt.Sprintf("; %s%s → %s%s in the window", count(totals[p.a]), unit, count(totals[p.b]), unit)
+		}
 		cl.Verdict = verdict(beyond && vb < va)
 		return cl, true
 	}
