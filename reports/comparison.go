@@ -31,6 +31,8 @@ type Comparison struct {
 	FindingsRule string
 	// Timeline is the sampled rates of runs measured with --interval.
 	Timeline *Timeline
+	// Claims are PR #51904's claims against a refresh-token comparison.
+	Claims []result.Claim
 }
 
 // Column is one run.

@@ -28,7 +28,11 @@ func CSV(w io.Writer, res *result.Result) error {
 	if err := cw.Write(CSVHeader); err != nil {
 		return err
 	}
-	if err := csvFindings(cw, FromResult(res)); err != nil {
+	c := FromResult(res)
+	if err := csvFindings(cw, c); err != nil {
+		return err
+	}
+	if err := csvClaims(cw, c); err != nil {
 		return err
 	}
 	for i := range res.Runs {

@@ -68,6 +68,7 @@ func FindingsOf(res *result.Result) *result.Result {
 	c := FromResult(res)
 	out.Findings = c.Findings
 	out.Changes = Changes(c)
+	out.Claims = c.Claims
 	return &out
 }
 
@@ -127,6 +128,12 @@ func kindOf(metric string) string {
 // decided. spread is the largest relative difference between repetitions of
 // one run in the comparison (0 when there are none).
 func beyondNoise(metric string, a, b float64, e result.Exactness, same bool, spread float64) (bool, string) {
+	return beyondNoiseAs(kindOf(metric), a, b, e, same, spread)
+}
+
+// beyondNoiseAs is beyondNoise for a number the catalogue does not class
+// (a wait's share of sampled time is a ratio whatever its name).
+func beyondNoiseAs(kind string, a, b float64, e result.Exactness, same bool, spread float64) (bool, string) {
 	widen := func(thr float64, rule string) (float64, string) {
 		if spread > thr {
 			return spread, fmt.Sprintf("beyond %.1f%%, the spread of repetitions of one run in this comparison", 100*spread)
@@ -140,7 +147,7 @@ func beyondNoise(metric string, a, b float64, e result.Exactness, same bool, spr
 		}
 		return math.Abs(b-a)/math.Abs(a) > thr, rule
 	}
-	switch kindOf(metric) {
+	switch kind {
 	case "timing":
 		return rel(timingNoise, "latency: beyond ±25% (timings of a shared machine)")
 	case "ratio":
@@ -157,7 +164,7 @@ func beyondNoise(metric string, a, b float64, e result.Exactness, same bool, spr
 		return math.Abs(b-a) > thr, rule
 	case "count":
 		if same && e != result.Approx && spread == 0 {
-			return a != b, "an " + string(e) + " count of the same work: any change counts"
+			return a != b, map[bool]string{true: "an ", false: "a "}[e == result.Exact || e == result.Approx] + string(e) + " count of the same work: any change counts"
 		}
 		if e == result.Approx {
 			return rel(relNoise, "an approx count: beyond ±5%")

@@ -246,6 +246,10 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	},
 	"multi":           func(c *Comparison) bool { return len(c.Columns) > 1 },
 	"timelineHeading": func() string { return "min / median / max per second" },
+	"claimsHeading":   claimsHeading,
+	"verdictText":     VerdictText,
+	"verdictClass":    verdictClass,
+	"claimBasis":      basisOf,
 }).Parse(htmlSource))
 
 const htmlSource = `<!DOCTYPE html>
@@ -286,6 +290,7 @@ a { color: #0969da; }
 ol, ul { padding-left: 22px; } li { margin: 2px 0; }
 ol.findings { font-size: 15px; } ol.findings li[title] { cursor: help; }
 .foot { color: var(--muted); font-size: 12px; }
+table.claims td { white-space: normal; text-align: left; vertical-align: top; max-width: 440px; } td.muted { color: var(--muted); }
 </style>
 </head>
 <body>
@@ -297,6 +302,14 @@ ol.findings { font-size: 15px; } ol.findings li[title] { cursor: help; }
 <ol class="findings">{{range .Findings}}<li title="{{.Exactness}} · {{.Rule}}">{{.Text}}</li>{{end}}</ol>
 {{if .MoreFindings}}<p class="foot">…and {{.MoreFindings}} smaller changes beyond noise (every one in the JSON's findings).</p>
 {{end}}<p class="foot">{{.C.FindingsRule}}</p>
+{{end}}{{if .C.Claims}}<h2 id="claims">Claims</h2>
+<p class="foot">{{claimsHeading .C}}; hover a verdict for its rule.</p>
+<div class="wide"><table class="claims">
+<thead><tr><th>#</th><th>claim</th><th>measured here</th><th>basis</th><th>verdict</th></tr></thead>
+<tbody>{{range $i, $cl := .C.Claims}}<tr><td>{{add $i 1}}</td><td>{{$cl.Claim}}</td><td>{{$cl.Measured}}</td><td class="basis">{{claimBasis $cl}}</td><td class="{{verdictClass $cl}}" title="{{$cl.Rule}}">{{verdictText $cl}}</td></tr>
+{{end}}</tbody></table></div>
+<p class="foot">rules:</p>
+<ol class="foot">{{range .C.Claims}}<li>{{.Rule}}</li>{{end}}</ol>
 {{end}}{{if .Charts}}<h2>Charts</h2>
 <p class="foot">Hover a bar for its exact value, exactness and source.</p>
 <div class="charts">

@@ -79,6 +79,7 @@ func FromResult(res *result.Result) *Comparison {
 	c := Build(title, subtitle(res), cols)
 	c.Notes = append(c.Notes, res.Notes...)
 	c.Findings, c.FindingsRule = Findings(c, res)
+	c.Claims = Claims(c, res)
 	return c
 }
 
@@ -301,6 +302,7 @@ func Table(w io.Writer, c *Comparison, o Options) error {
 	}
 	fmt.Fprintln(w)
 	writeFindings(w, c, false)
+	writeClaims(w, c, o, false)
 	t := table.NewWriter()
 	t.SetOutputMirror(w)
 	style := table.StyleLight
@@ -365,6 +367,7 @@ func footer(w io.Writer, c *Comparison, bullet string) {
 func Markdown(w io.Writer, c *Comparison) error {
 	fmt.Fprintf(w, "### %s\n\n", c.Title)
 	writeFindings(w, c, true)
+	writeClaims(w, c, Options{}, true)
 	for _, s := range c.Subtitle {
 		fmt.Fprintf(w, "- %s\n", s)
 	}

@@ -185,7 +185,10 @@ type Result struct {
 	// refreshed whenever a result is written.
 	Findings []Finding `json:"findings,omitempty"`
 	// Changes are the change column of the reports (two or more runs).
-	Changes   []Change `json:"changes,omitempty"`
+	Changes []Change `json:"changes,omitempty"`
+	// Claims are PR #51904's claims next to what a comparison of the
+	// refresh-token variants measured (reports.Claims).
+	Claims    []Claim  `json:"claims,omitempty"`
 	Runs      []Run    `json:"runs"`
 	CreatedAt string   `json:"created_at,omitempty"`
 	Notes     []string `json:"notes,omitempty"`
