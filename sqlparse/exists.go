@@ -25,7 +25,8 @@ const (
 	ObjSchema    = "schema"    // PostgreSQL schema; MySQL/MariaDB database
 	ObjExtension = "extension" // PostgreSQL
 	ObjType      = "type"      // PostgreSQL
-	ObjRoutine   = "routine"   // MySQL/MariaDB procedure or function
+	ObjProcedure = "procedure" // MySQL/MariaDB
+	ObjFunction  = "function"  // MySQL/MariaDB
 	ObjTrigger   = "trigger"   // MySQL/MariaDB
 	ObjEvent     = "event"     // MySQL/MariaDB
 )

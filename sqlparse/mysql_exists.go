@@ -11,8 +11,10 @@ func mysqlKind(kw string) string {
 		return ObjTable
 	case "database", "schema":
 		return ObjSchema
-	case "procedure", "function":
-		return ObjRoutine
+	case "procedure":
+		return ObjProcedure
+	case "function":
+		return ObjFunction
 	case "trigger":
 		return ObjTrigger
 	case "event":

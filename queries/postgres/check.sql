@@ -104,3 +104,33 @@ DROP DATABASE IF EXISTS {{clone}} WITH (FORCE)
 
 -- name: clone_count
 SELECT count(*) FROM pg_database WHERE datname LIKE $1
+
+-- name: object_exists
+-- Whether what a migration's CREATE … IF NOT EXISTS or DROP … IF EXISTS
+-- names is there before check applies anything ($1 kind, $2 schema or '',
+-- $3 name, $4 table or '' for an index or a column, $5 true for CREATE).
+-- CREATE … IF NOT EXISTS does nothing "if a relation with the same name
+-- already exists" in the schema it would create it in: the one named, else
+-- the first existing schema of search_path (current_schema()), for an index
+-- its table's schema; so it looks there, at every kind of relation. DROP …
+-- IF EXISTS drops the first match on search_path: to_regclass/to_regtype,
+-- which return NULL for a missing name (or schema) instead of an error.
+-- https://www.postgresql.org/docs/current/sql-createtable.html
+-- https://www.postgresql.org/docs/current/sql-createindex.html
+-- https://www.postgresql.org/docs/current/functions-info.html (current_schema, to_regclass, to_regtype)
+SELECT CASE $1::text
+  WHEN 'relation' THEN CASE WHEN $5::bool
+    THEN EXISTS (SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                 WHERE c.relname = $3::text AND n.nspname = coalesce(nullif($2::text, ''), current_schema()))
+    ELSE to_regclass(concat(quote_ident(nullif($2::text, '')) || '.', quote_ident($3::text))) IS NOT NULL END
+  WHEN 'index' THEN EXISTS (SELECT 1 FROM pg_class c
+    WHERE c.relname = $3::text
+      AND c.relnamespace = (SELECT t.relnamespace FROM pg_class t
+                            WHERE t.oid = to_regclass(concat(quote_ident(nullif($2::text, '')) || '.', quote_ident($4::text)))))
+  WHEN 'column' THEN EXISTS (SELECT 1 FROM pg_attribute a
+    WHERE a.attrelid = to_regclass(concat(quote_ident(nullif($2::text, '')) || '.', quote_ident($4::text)))
+      AND a.attname = $3::text AND a.attnum > 0 AND NOT a.attisdropped)
+  WHEN 'schema' THEN EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $3::text)
+  WHEN 'extension' THEN EXISTS (SELECT 1 FROM pg_extension WHERE extname = $3::text)
+  WHEN 'type' THEN to_regtype(concat(quote_ident(nullif($2::text, '')) || '.', quote_ident($3::text))) IS NOT NULL
+END
