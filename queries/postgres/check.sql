@@ -134,3 +134,43 @@ SELECT CASE $1::text
   WHEN 'extension' THEN EXISTS (SELECT 1 FROM pg_extension WHERE extname = $3::text)
   WHEN 'type' THEN to_regtype(concat(quote_ident(nullif($2::text, '')) || '.', quote_ident($3::text))) IS NOT NULL
 END
+
+-- name: clone_lock
+-- Held by check --clone on its own session, from before the first copy to
+-- after the last is dropped, named after the run (writeamp:writeamp_ck_<run>):
+-- a session-level advisory lock ends with the session, however the process
+-- ends, so a copy whose run's lock is free was left by a check that is gone.
+-- https://www.postgresql.org/docs/current/functions-admin.html#FUNCTIONS-ADVISORY-LOCKS
+SELECT pg_advisory_lock(hashtextextended($1, 0))
+
+-- name: clone_unlock
+SELECT pg_advisory_unlock(hashtextextended($1, 0))
+
+-- name: clone_mark
+-- The copy's owner marker: what made it, for which run (and so which lock).
+-- COMMENT ON DATABASE takes no parameter: {{marker}} is a quoted literal.
+-- https://www.postgresql.org/docs/current/sql-comment.html
+COMMENT ON DATABASE {{clone}} IS {{marker}}
+
+-- name: clone_survey
+-- Copies left by check --clone (writeamp_ck_<run>_<side><n>): the marker,
+-- whether the run's lock is held (pg_locks lists every database's advisory
+-- locks; a bigint key is classid << 32 | objid with objsubid 1), the
+-- sessions connected to the copy, and its size where the login may connect.
+-- https://www.postgresql.org/docs/current/view-pg-locks.html
+-- https://www.postgresql.org/docs/current/functions-info.html (shobj_description, has_database_privilege)
+SELECT d.datname, coalesce(shobj_description(d.oid, 'pg_database'), ''),
+       EXISTS (SELECT 1 FROM pg_locks l
+               WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+                 AND ((l.classid::int8 << 32) | l.objid::int8)
+                     = hashtextextended('writeamp:' || substring(d.datname FROM '^writeamp_ck_[0-9a-f]{8}'), 0)),
+       (SELECT count(*) FROM pg_stat_activity a WHERE a.datname = d.datname),
+       CASE WHEN has_database_privilege(d.oid, 'CONNECT') THEN pg_database_size(d.oid) END
+FROM pg_database d
+WHERE d.datname ~ '^writeamp_ck_[0-9a-f]{8}_[ab][0-9]+$'
+ORDER BY 1
+
+-- name: clone_drop_left
+-- A copy whose check is gone: without FORCE, so a session that connected
+-- since the survey makes it fail instead of being cut off.
+DROP DATABASE {{clone}}
