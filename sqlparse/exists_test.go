@@ -43,13 +43,31 @@ func reasons(inv *Inverse) string {
 	return strings.Join(out, "\n")
 }
 
+// existenceCase is a migration (after earlier statements) against a
+// database holding there: its undo, or why it is refused.
+type existenceCase struct {
+	name, earlier, src string
+	there              []string
+	undo               []string
+	refused            string
+}
+
+func checkExistence(t *testing.T, dialect string, cases []existenceCase) {
+	t.Helper()
+	for _, c := range cases {
+		inv, _ := invertWith(t, dialect, c.earlier, c.src, c.there...)
+		if got := reasons(inv); got != c.refused {
+			t.Errorf("%s: refused %q, want %q", c.name, got, c.refused)
+			continue
+		}
+		if c.refused == "" && !reflect.DeepEqual(inv.Statements, c.undo) {
+			t.Errorf("%s: undo %q, want %q", c.name, inv.Statements, c.undo)
+		}
+	}
+}
+
 func TestExistencePostgres(t *testing.T) {
-	for _, c := range []struct {
-		name, earlier, src string
-		there              []string
-		undo               []string
-		refused            string
-	}{
+	checkExistence(t, Postgres, []existenceCase{
 		{"CREATE INDEX IF NOT EXISTS, missing", "", "create index if not exists q_t on s.q (t)", nil,
 			[]string{"DROP INDEX s.q_t"}, ""},
 		{"CREATE INDEX IF NOT EXISTS, there", "", "create index if not exists q_t on q (t)", []string{"index q_t on q"}, nil, ""},
@@ -66,16 +84,7 @@ func TestExistencePostgres(t *testing.T) {
 			"IF NOT EXISTS: whether relation q exists then is not known beforehand: an earlier statement renames tables"},
 		{"after SET search_path", "", "set search_path = app; create table if not exists q (id int)", nil, nil,
 			"IF NOT EXISTS: whether relation q exists then is not known beforehand: an earlier statement sets search_path"},
-	} {
-		inv, _ := invertWith(t, Postgres, c.earlier, c.src, c.there...)
-		if got := reasons(inv); got != c.refused {
-			t.Errorf("%s: refused %q, want %q", c.name, got, c.refused)
-			continue
-		}
-		if c.refused == "" && !reflect.DeepEqual(inv.Statements, c.undo) {
-			t.Errorf("%s: undo %q, want %q", c.name, inv.Statements, c.undo)
-		}
-	}
+	})
 	// Without a database to ask, IF NOT EXISTS and DROP are refused as before.
 	stmts, _ := Split(Postgres, "create index if not exists q_t on q (t); drop table if exists old")
 	inv, _ := Invert(Postgres, stmts)
@@ -85,12 +94,7 @@ func TestExistencePostgres(t *testing.T) {
 }
 
 func TestExistenceMySQL(t *testing.T) {
-	for _, c := range []struct {
-		name, earlier, src string
-		there              []string
-		undo               []string
-		refused            string
-	}{
+	checkExistence(t, MySQL, []existenceCase{
 		{"CREATE INDEX IF NOT EXISTS, missing", "", "create index if not exists q_t on q (t)", nil, []string{"DROP INDEX `q_t` ON `q`"}, ""},
 		{"CREATE INDEX IF NOT EXISTS, there", "", "create index if not exists q_t on q (t)", []string{"index q_t on q"}, nil, ""},
 		{"ADD INDEX IF NOT EXISTS, there", "", "alter table q add column if not exists a int, add index if not exists q_a (a)",
@@ -105,14 +109,5 @@ func TestExistenceMySQL(t *testing.T) {
 		{"ALTER TABLE DROP COLUMN IF EXISTS, missing", "", "alter table q drop column if exists a", nil, nil, ""},
 		{"DROP PROCEDURE IF EXISTS then CREATE", "", "drop procedure if exists p;\ncreate procedure p() select 1", nil, []string{"DROP PROCEDURE `p`"}, ""},
 		{"created by the statements before", "create table q (t int); alter table q add index q_t (t);", "create index if not exists q_t on q (t)", nil, nil, ""},
-	} {
-		inv, _ := invertWith(t, MySQL, c.earlier, c.src, c.there...)
-		if got := reasons(inv); got != c.refused {
-			t.Errorf("%s: refused %q, want %q", c.name, got, c.refused)
-			continue
-		}
-		if c.refused == "" && !reflect.DeepEqual(inv.Statements, c.undo) {
-			t.Errorf("%s: undo %q, want %q", c.name, inv.Statements, c.undo)
-		}
-	}
+	})
 }

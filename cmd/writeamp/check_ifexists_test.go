@@ -2,7 +2,6 @@ package main
 
 import (
 	"database/sql"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -71,13 +70,7 @@ func checkIfExists(t *testing.T, db *sql.DB, catalog func() string, common []str
 // one that is there it drops it, so check refuses it before anything is
 // applied, as any DROP. The catalog is as it was after each.
 func TestCheckIfExistsOnPostgres(t *testing.T) {
-	psql, err := exec.LookPath("psql")
-	if err != nil {
-		if testenv.CI() {
-			t.Fatal(err)
-		}
-		t.Skip("psql not installed")
-	}
+	psql := testenv.Tool(t, "psql")
 	dsn := scratchDB(t, "wa_test_check_ifexists")
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {
@@ -108,15 +101,7 @@ insert into queue select g, 'ready', 0 from generate_series(1, 200) g`); err != 
 
 // The same on MariaDB, with its IF [NOT] EXISTS on indexes and columns.
 func TestCheckIfExistsOnMariaDB(t *testing.T) {
-	client, err := exec.LookPath("mariadb")
-	if err != nil {
-		if client, err = exec.LookPath("mysql"); err != nil {
-			if testenv.CI() {
-				t.Fatal("no mariadb/mysql client in PATH under CI=true")
-			}
-			t.Skip("no mariadb/mysql client")
-		}
-	}
+	client := testenv.Tool(t, "mariadb", "mysql")
 	db, _ := mysqltest.Open(t)
 	name := mysqltest.TempDatabase(t, db)
 	mysqltest.Exec(t, db, "CREATE TABLE "+name+".jobs (id int PRIMARY KEY, state varchar(20), touched int) ENGINE=InnoDB",

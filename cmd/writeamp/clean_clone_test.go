@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -35,19 +34,8 @@ func cloneState(t *testing.T, args ...string) string {
 // with --drop. A writeamp_ck_* database without writeamp's marker is
 // listed and never touched.
 func TestCleanDropsCopiesOfAKilledCheck(t *testing.T) {
-	psql, err := exec.LookPath("psql")
-	if err != nil {
-		if testenv.CI() {
-			t.Fatal(err)
-		}
-		t.Skip("psql not installed")
-	}
-	admin, err := sql.Open("pgx", testenv.DSN(t, "WRITEAMP_TEST_PG_DSN"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	testenv.Reachable(t, admin, "PostgreSQL")
+	psql := testenv.Tool(t, "psql")
+	admin := pgAdmin(t)
 	dsn := scratchDB(t, "wa_test_clean_clone")
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {
@@ -76,10 +64,7 @@ func TestCleanDropsCopiesOfAKilledCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	bin := filepath.Join(t.TempDir(), "writeamp")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 	mig := write(t, t.TempDir(), "m.sql", "create index jobs_touched on jobs (touched_at);")
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -144,12 +129,7 @@ func TestCleanDropsCopiesOfAKilledCheck(t *testing.T) {
 // The lock alone keeps a copy: a marked copy no session uses whose run's
 // lock another session holds (a check between two steps) is in use.
 func TestCleanKeepsCopiesOfALockedRun(t *testing.T) {
-	admin, err := sql.Open("pgx", testenv.DSN(t, "WRITEAMP_TEST_PG_DSN"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	testenv.Reachable(t, admin, "PostgreSQL")
+	admin := pgAdmin(t)
 	const name = "writeamp_ck_0badc0de_a1"
 	admin.Exec("drop database if exists " + name)
 	if _, err := admin.Exec("create database " + name); err != nil {
