@@ -77,6 +77,8 @@ type Existence struct {
 	// pending: what the statement being inverted creates, kept when it
 	// inverts.
 	pending []string
+	// dry: only what statements create is wanted, not their undo (After).
+	dry bool
 }
 
 // NewExistence answers IF [NOT] EXISTS of dialect's statements with ask.
@@ -99,9 +101,11 @@ func (e *Existence) After(stmts []Statement) *Existence {
 		return nil
 	}
 	c := e.clone()
+	c.dry = true
 	for _, s := range stmts {
 		c.invertOne(s)
 	}
+	c.dry = false
 	return c
 }
 
@@ -197,7 +201,7 @@ func (e *Existence) invertOne(s Statement) (undo []string, reason string, err er
 	case Postgres:
 		nodes, why := pgInvert(s, e)
 		reason = why
-		if why == "" {
+		if why == "" && !e.dry {
 			if undo, err = deparse(nodes); err != nil {
 				return nil, "", err
 			}
