@@ -35,6 +35,9 @@ func (g *Gate) runBuiltin(ctx context.Context, out *Outcome) (*result.Result, []
 	defer g.compareCatalog(ctx, g.Window.DB, cat, out.Restore)
 	one := func(label string, files []File) (*result.Result, error) {
 		w := refreshtoken.New(g.Params)
+		if g.runID != "" {
+			w.Owned.RunID = g.runID
+		}
 		w.AfterPrepare = func(ctx context.Context, conn *sql.Conn, schema string) error {
 			if err := g.apply(ctx, conn, schema, files); err != nil {
 				return fmt.Errorf("%w: %w", errApply, err)

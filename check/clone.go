@@ -43,11 +43,12 @@ type Cloner struct {
 	// pointed at the copy.
 	EnvDSN []string
 
-	server dialects.Server
-	runID  string
-	size   int64
-	copies int
-	took   time.Duration
+	server   dialects.Server
+	runID    string
+	lockConn *sql.Conn // holds the run's lock (cloneleft.go)
+	size     int64
+	copies   int
+	took     time.Duration
 }
 
 func (c *Cloner) sql(name string) string {
@@ -91,7 +92,7 @@ func (c *Cloner) prepare(ctx context.Context, s dialects.Server) error {
 	case sessions > 0:
 		return fmt.Errorf("--clone: %d other session(s) are connected to %s, and PostgreSQL copies a database only while nobody is connected to it: stop them (SELECT pid, usename, application_name FROM pg_stat_activity WHERE datname = '%s') or check against a database nobody uses", sessions, c.Template, strings.ReplaceAll(c.Template, "'", "''"))
 	}
-	return nil
+	return c.lock(ctx)
 }
 
 // copyOf creates a copy named for the side and repetition and returns its
@@ -106,6 +107,10 @@ func (c *Cloner) copyOf(ctx context.Context, side string, i int) (string, error)
 	}
 	c.copies++
 	c.took += time.Since(t0)
+	if err := c.mark(ctx, name); err != nil {
+		c.drop(ctx, name)
+		return "", fmt.Errorf("--clone: mark the copy %s as writeamp's: %w", name, err)
+	}
 	return name, nil
 }
 
@@ -174,6 +179,7 @@ func (g *Gate) runClone(ctx context.Context, out *Outcome) (*result.Result, []*r
 	if c.DSN != "" && !strings.Contains(strings.Join(g.Command, "\x00"), c.DSN) {
 		g.logf("note: no argument of the command holds the --dsn text, so only its environment points it at the copies (PGDATABASE, WRITEAMP_CHECK_DSN%s)", strings.Join(append([]string{""}, c.EnvDSN...), ", "))
 	}
+	defer c.unlock(ctx) // after the copies are dropped (the deferred check below runs first)
 	r := &Restoration{Method: MethodClone, How: "measured on copies of " + c.Template + " (CREATE DATABASE … TEMPLATE), each dropped after its measurement; " + c.Template + " itself was not written to"}
 	out.Restore = r
 	defer func() {

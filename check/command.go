@@ -13,6 +13,7 @@ import (
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/measure"
 	"github.com/writeamp/writeamp/result"
+	"github.com/writeamp/writeamp/sqlparse"
 )
 
 // errRefused marks a check refused before anything was applied (exit 2).
@@ -36,9 +37,12 @@ func (g *Gate) runCommand(ctx context.Context, out *Outcome) (*result.Result, []
 		out.Restore = &Restoration{Method: MethodKept, How: "the --schema files and the migration stay applied"}
 	} else {
 		var err error
-		if plan, err = planUndo(g.server().Dialect, g.Schema, g.Migration, g.Down); err != nil {
+		ce := newCatalogExistence(ctx, g.Window.DB, g.server())
+		plan, err = planUndo(g.server().Dialect, g.Schema, g.Migration, g.Down, sqlparse.NewExistence(g.server().Dialect, ce.exists))
+		if err != nil {
 			return nil, nil, nil, fmt.Errorf("%w: %w", errRefused, err)
 		}
+		ce.freeze()
 		cat, err := ReadCatalog(ctx, g.Window.DB, g.server())
 		if err != nil {
 			return nil, nil, nil, measureErr("before", err)

@@ -55,6 +55,9 @@ type Gate struct {
 	// CommandOutput receives the command's stdout and stderr (nil: discarded).
 	CommandOutput io.Writer
 	Progress      func(variant string, total int64) (workloads.Progress, func())
+	// runID names the built-in workload's schemas (random when ""): the
+	// sqlmock tests expect their exact text.
+	runID string
 }
 
 // Outcome is what a check found.

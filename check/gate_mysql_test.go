@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,15 +22,7 @@ import (
 // wrapped workload updates.
 func TestGateMariaDBSplitsAndWarns(t *testing.T) {
 	dsn := testenv.DSN(t, "WRITEAMP_TEST_MYSQL_DSN")
-	client, err := exec.LookPath("mariadb")
-	if err != nil {
-		if client, err = exec.LookPath("mysql"); err != nil {
-			if testenv.CI() {
-				t.Fatal("no mariadb/mysql client in PATH under CI=true (scripts/services.sh installs it with the server)")
-			}
-			t.Skip("no mariadb/mysql client")
-		}
-	}
+	client := testenv.Tool(t, "mariadb", "mysql")
 	ctx := context.Background()
 	d, _ := dialects.Get(my.Name)
 	admin, err := d.Open(ctx, dsn)

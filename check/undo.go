@@ -24,6 +24,9 @@ type undoStep struct {
 	// table they create is dropped by their undo, so filling it needs none).
 	inverse bool
 	earlier []sqlparse.Statement
+	// exist answers IF [NOT] EXISTS as of just before the file is applied
+	// (the catalog before check, and what the files before it create).
+	exist *sqlparse.Existence
 }
 
 // undoPlan undoes what check applies to a database: the --schema files
@@ -50,8 +53,10 @@ func downBeside(path string) string {
 // planUndo finds, for every file, how it is undone: downs (--down) for the
 // whole migration when given; otherwise a file's goose Down section, its
 // NAME.down.sql, or the inverse of its statements. A file with none of
-// them makes the whole check refuse before anything is applied.
-func planUndo(dialect string, schema, migration, downs []File) (*undoPlan, error) {
+// them makes the whole check refuse before anything is applied. ex
+// answers IF [NOT] EXISTS from the catalog before anything is applied (nil:
+// refused).
+func planUndo(dialect string, schema, migration, downs []File, ex *sqlparse.Existence) (*undoPlan, error) {
 	p := &undoPlan{}
 	var refused []string
 	var earlier []sqlparse.Statement
@@ -59,7 +64,7 @@ func planUndo(dialect string, schema, migration, downs []File) (*undoPlan, error
 		var steps []undoStep
 		for i := range files {
 			f := &files[i]
-			st := undoStep{files: []*File{f}}
+			st := undoStep{files: []*File{f}, exist: ex}
 			switch {
 			case len(f.Down) > 0:
 				st.how = "its goose Down section"
@@ -74,7 +79,7 @@ func planUndo(dialect string, schema, migration, downs []File) (*undoPlan, error
 				}
 				st.how, st.down = "its down file "+df[0].Path, df
 			default:
-				inv, err := sqlparse.InvertAfter(dialect, earlier, f.Statements)
+				inv, err := sqlparse.InvertWith(dialect, earlier, f.Statements, ex)
 				if err != nil {
 					return nil, err
 				}
@@ -84,6 +89,7 @@ func planUndo(dialect string, schema, migration, downs []File) (*undoPlan, error
 				st.how, st.inverse, st.earlier = "the inverse of its statements", true, append([]sqlparse.Statement(nil), earlier...)
 				earlier = append(earlier, f.Statements...)
 			}
+			ex = ex.After(f.Statements)
 			steps = append(steps, st)
 		}
 		return steps, nil
@@ -143,7 +149,7 @@ func (g *Gate) runUndo(ctx context.Context, conn *sql.Conn, steps []undoStep) (r
 		var stmts []string
 		if st.inverse {
 			f := st.files[0]
-			inv, err := sqlparse.InvertAfter(g.server().Dialect, st.earlier, f.Statements[:f.Applied])
+			inv, err := sqlparse.InvertWith(g.server().Dialect, st.earlier, f.Statements[:f.Applied], st.exist)
 			if err != nil || len(inv.Refused) > 0 {
 				failed = append(failed, fmt.Sprintf("%s: no inverse of the applied statements: %v %v", f.Path, err, inv))
 				continue

@@ -47,7 +47,7 @@ func TestPlanUndo(t *testing.T) {
 	inv := put(t, dir, "0004_d.sql", "CREATE INDEX id2 ON a (id);")
 	schema := loaded(t, "mysql", "--schema", put(t, dir, "base.sql", "CREATE TABLE s (id int);\nINSERT INTO s VALUES (1);"))
 	mig := loaded(t, "mysql", "--migration", goose, up, plain, inv)
-	p, err := planUndo("mysql", schema, mig, nil)
+	p, err := planUndo("mysql", schema, mig, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,11 +62,11 @@ func TestPlanUndo(t *testing.T) {
 		t.Errorf("--down DIR: its *.down.sql, last first: %+v %v", d, err)
 	}
 	downs := loaded(t, "mysql", "--down", put(t, dir, "all.down", "DROP TABLE a;"))
-	if p, err := planUndo("mysql", schema, loaded(t, "mysql", "--migration", up), downs); err != nil || !strings.Contains(p.describe(), "the migration by --down") {
+	if p, err := planUndo("mysql", schema, loaded(t, "mysql", "--migration", up), downs, nil); err != nil || !strings.Contains(p.describe(), "the migration by --down") {
 		t.Errorf("--down: %v %v", p, err)
 	}
 	bare := loaded(t, "mysql", "--migration", put(t, t.TempDir(), "x.sql", "CREATE INDEX ok ON a (id);\nUPDATE a SET id = 2;\nALTER TABLE a MODIFY id bigint;"))
-	_, err = planUndo("mysql", schema, bare, nil)
+	_, err = planUndo("mysql", schema, bare, nil, nil)
 	if err == nil {
 		t.Fatal("a migration with an UPDATE of an existing table and an ALTER … MODIFY was not refused")
 	}
@@ -83,7 +83,7 @@ func TestUndoAsFarAsApplied(t *testing.T) {
 	db, mock := mocksql.New(t)
 	g := gateOn("mysql", 1101119)
 	mig := loaded(t, "mysql", "--migration", put(t, t.TempDir(), "m.sql", "CREATE TABLE a (id int);\nCREATE INDEX ia ON a (id);\nCREATE TABLE b (id int);"))
-	p, err := planUndo("mysql", nil, mig, nil)
+	p, err := planUndo("mysql", nil, mig, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,6 +54,16 @@ func Invert(dialect string, stmts []Statement) (*Inverse, error) {
 // filling that table needs no undo either (a --schema file creates a table,
 // a migration fills it).
 func InvertAfter(dialect string, earlier, stmts []Statement) (*Inverse, error) {
+	return InvertWith(dialect, earlier, stmts, nil)
+}
+
+// InvertWith is InvertAfter with IF [NOT] EXISTS resolved by ex, the
+// state before stmts[0] (see Existence); nil refuses them.
+func InvertWith(dialect string, earlier, stmts []Statement, ex *Existence) (*Inverse, error) {
+	if ex == nil {
+		ex = NewExistence(dialect, nil)
+	}
+	ex = ex.clone()
 	inv := &Inverse{}
 	var undo [][]string
 	created := map[string]bool{}
@@ -63,22 +73,9 @@ func InvertAfter(dialect string, earlier, stmts []Statement) (*Inverse, error) {
 		}
 	}
 	for _, s := range stmts {
-		var u []string
-		var reason string
-		switch dialect {
-		case Postgres:
-			nodes, why := pgInvert(s)
-			reason = why
-			if why == "" {
-				var err error
-				if u, err = deparse(nodes); err != nil {
-					return nil, err
-				}
-			}
-		case MySQL:
-			u, reason = mysqlInvert(s.Text)
-		default:
-			reason = "inverting " + dialect + " statements is not implemented (PostgreSQL and MySQL/MariaDB are)"
+		u, reason, err := ex.invertOne(s)
+		if err != nil {
+			return nil, err
 		}
 		if reason != "" && created[changedTable(dialect, s)] {
 			continue // undone by the DROP TABLE of the table it changes
@@ -109,10 +106,10 @@ func bqName(name, schema string) string {
 
 var execRe = regexp.MustCompile(`(?s)^/\*M?!\d*(.*)\*/$`)
 
-const mysqlMaybe = "IF NOT EXISTS / OR REPLACE: the object may have been there before, so dropping it could remove what the migration did not create"
+const mysqlMaybe = "OR REPLACE: the object may have been there before, so dropping it could remove what the migration did not create"
 
 // mysqlInvert undoes one MySQL/MariaDB statement read from its tokens.
-func mysqlInvert(text string) ([]string, string) {
+func mysqlInvert(text string, e *Existence) ([]string, string) {
 	if m := execRe.FindStringSubmatch(text); m != nil {
 		text = m[1] // /*!40101 SET … */: MySQL runs what is inside
 	}
@@ -120,10 +117,11 @@ func mysqlInvert(text string) ([]string, string) {
 	first := strings.ToLower(c.peek(0).text(c.src))
 	switch first {
 	case "create":
-		return mysqlInvertCreate(c)
+		return mysqlInvertCreate(c, e)
 	case "alter":
-		return mysqlInvertAlter(c)
+		return mysqlInvertAlter(c, e)
 	case "rename":
+		e.rename("an earlier statement renames tables")
 		c.i++
 		if !c.word("table") {
 			return nil, "RENAME USER: no inverse known"
@@ -151,17 +149,33 @@ func mysqlInvert(text string) ([]string, string) {
 	case "insert", "update", "delete", "replace", "load", "truncate", "call":
 		return nil, "it changes data; the rows as they were are not in the migration"
 	case "drop":
-		return nil, "DROP removes a definition (and its data) that the migration does not contain"
+		return nil, mysqlDropIfExists(c, e)
 	case "use":
 		return nil, "USE changes which database the following names mean"
 	}
 	return nil, strings.ToUpper(first) + ": no inverse known"
 }
 
-func mysqlInvertCreate(c *cursor) ([]string, string) {
+func mysqlInvertCreate(c *cursor, e *Existence) ([]string, string) {
 	c.i++
 	replace := c.word("or") && c.word("replace")
 	temporary := false
+	// guard reads IF NOT EXISTS and the name after it: noop when the
+	// object is there (nothing to undo), why when that cannot be told.
+	guard := func(kind string) (name, schema string, noop bool, why string) {
+		ine := c.word("if")
+		if ine && !(c.word("not") && c.word("exists")) {
+			return "", "", false, "CREATE … IF: unexpected text"
+		}
+		name, schema, _ = c.name()
+		o := Object{Kind: kind, Schema: schema, Name: name}
+		if !ine {
+			e.creates(o)
+			return name, schema, false, ""
+		}
+		noop, why = e.ifNotExists(o)
+		return name, schema, noop, why
+	}
 	for n := 0; n < 12 && !c.done(); n++ {
 		switch {
 		case c.word("temporary"):
@@ -170,39 +184,61 @@ func mysqlInvertCreate(c *cursor) ([]string, string) {
 			if temporary {
 				return nil, ""
 			}
-			if replace || c.word("if") {
+			if replace {
 				return nil, mysqlMaybe
 			}
-			name, schema, _ := c.name()
+			name, schema, noop, why := guard(ObjTable)
+			if noop && why == "" && c.has("select") {
+				why = "CREATE TABLE IF NOT EXISTS … SELECT on a table that exists may copy rows into it"
+			}
+			if noop || why != "" {
+				return nil, why
+			}
 			return []string{"DROP TABLE " + bqName(name, schema)}, ""
 		case c.word("database", "schema"):
-			if replace || c.word("if") {
+			if replace {
 				return nil, mysqlMaybe
 			}
-			name, _, _ := c.name()
+			name, _, noop, why := guard(ObjSchema)
+			if noop || why != "" {
+				return nil, why
+			}
 			return []string{"DROP DATABASE " + bq(name)}, ""
 		case c.word("index"):
-			if replace || c.word("if") {
+			if replace {
 				return nil, mysqlMaybe
 			}
+			ine := c.word("if") && c.word("not") && c.word("exists")
 			name, _, _ := c.name()
 			for !c.done() && !c.word("on") {
 				c.i++
 			}
 			table, schema, _ := c.name()
+			o := Object{Kind: ObjIndex, Schema: schema, Table: table, Name: name}
+			if !ine {
+				e.creates(o)
+			} else if noop, why := e.ifNotExists(o); noop || why != "" {
+				return nil, why
+			}
 			return []string{"DROP INDEX " + bq(name) + " ON " + bqName(table, schema)}, ""
 		case c.word("view"):
-			if replace || c.word("if") {
+			if replace {
 				return nil, mysqlMaybe
 			}
-			name, schema, _ := c.name()
+			name, schema, noop, why := guard(ObjTable)
+			if noop || why != "" {
+				return nil, why
+			}
 			return []string{"DROP VIEW " + bqName(name, schema)}, ""
 		case c.word("procedure", "function", "trigger", "event", "sequence"):
 			kind := strings.ToUpper(c.toks[c.i-1].text(c.src))
-			if replace || c.word("if") {
+			if replace {
 				return nil, mysqlMaybe
 			}
-			name, schema, _ := c.name()
+			name, schema, noop, why := guard(mysqlKind(kind))
+			if noop || why != "" {
+				return nil, why
+			}
 			return []string{"DROP " + kind + " " + bqName(name, schema)}, ""
 		case c.word("user", "role", "server", "tablespace"):
 			return nil, "CREATE " + strings.ToUpper(c.toks[c.i-1].text(c.src)) + ": no inverse implemented"
@@ -215,7 +251,7 @@ func mysqlInvertCreate(c *cursor) ([]string, string) {
 
 // mysqlInvertAlter undoes ALTER TABLE specifications, in reverse order, all
 // or none.
-func mysqlInvertAlter(c *cursor) ([]string, string) {
+func mysqlInvertAlter(c *cursor, e *Existence) ([]string, string) {
 	c.i++
 	c.word("online", "ignore")
 	if !c.word("table") {
@@ -229,7 +265,7 @@ func mysqlInvertAlter(c *cursor) ([]string, string) {
 	var undo []string
 	for _, spec := range c.specs() {
 		sc := &cursor{src: c.src, toks: spec}
-		u, newName, reason := mysqlInvertSpec(sc)
+		u, newName, reason := mysqlInvertSpec(sc, e, table, schema)
 		if reason != "" {
 			return nil, reason
 		}
@@ -249,10 +285,22 @@ func mysqlInvertAlter(c *cursor) ([]string, string) {
 
 // mysqlInvertSpec undoes one ALTER TABLE specification; newName is set for
 // RENAME TO.
-func mysqlInvertSpec(c *cursor) (undo, newName, reason string) {
+func mysqlInvertSpec(c *cursor, e *Existence, table, schema string) (undo, newName, reason string) {
+	// guard reads ADD … IF NOT EXISTS name: noop when it is there.
+	guard := func(kind, name string, ine bool) (noop bool, why string) {
+		o := Object{Kind: kind, Schema: schema, Table: table, Name: name}
+		if !ine {
+			e.creates(o)
+			return false, ""
+		}
+		return e.ifNotExists(o)
+	}
 	switch {
 	case c.word("add"):
+	case c.word("drop"):
+		return "", "", mysqlDropSpecIfExists(c, e, table, schema)
 	case c.word("rename"):
+		e.rename("an earlier statement renames a table, a column or an index")
 		switch {
 		case c.word("column"):
 			from, _, _ := c.name()
@@ -284,15 +332,16 @@ func mysqlInvertSpec(c *cursor) (undo, newName, reason string) {
 		return "DROP PRIMARY KEY", "", ""
 	case c.word("unique", "fulltext", "spatial", "index", "key"):
 		c.word("index", "key")
-		if c.word("if") {
-			return "", "", mysqlMaybe
-		}
+		ine := c.word("if") && c.word("not") && c.word("exists")
 		name := symbol
 		if t := c.peek(0); t.kind == ident || t.kind == word && !t.is(c.src, "using") {
 			name, _, _ = c.name()
 		}
 		if name == "" {
 			return "", "", "an index without a name: the server picks one, which the migration's text does not say"
+		}
+		if noop, why := guard(ObjIndex, name, ine); noop || why != "" {
+			return "", "", why
 		}
 		return "DROP INDEX " + bq(name), "", ""
 	case c.word("check"):
@@ -306,14 +355,17 @@ func mysqlInvertSpec(c *cursor) (undo, newName, reason string) {
 		return "", "", "system versioning: no inverse known"
 	}
 	c.word("column")
-	if c.word("if") {
-		return "", "", mysqlMaybe
-	}
+	ine := c.word("if") && c.word("not") && c.word("exists")
 	if t := c.peek(0); t.kind == punct && c.src[t.start] == '(' {
+		if ine {
+			return "", "", "ADD COLUMN IF NOT EXISTS (…): a list under one IF NOT EXISTS is not resolved here"
+		}
 		var drops []string
 		for _, it := range c.group() {
 			if len(it) > 0 {
-				drops = append([]string{"DROP COLUMN " + bq(unquote(it[0].text(c.src)))}, drops...)
+				col := unquote(it[0].text(c.src))
+				e.creates(Object{Kind: ObjColumn, Schema: schema, Table: table, Name: col})
+				drops = append([]string{"DROP COLUMN " + bq(col)}, drops...)
 			}
 		}
 		return strings.Join(drops, ", "), "", ""
@@ -321,6 +373,9 @@ func mysqlInvertSpec(c *cursor) (undo, newName, reason string) {
 	col, _, ok := c.name()
 	if !ok {
 		return "", "", "ADD: unexpected text"
+	}
+	if noop, why := guard(ObjColumn, col, ine); noop || why != "" {
+		return "", "", why
 	}
 	return "DROP COLUMN " + bq(col), "", ""
 }

@@ -51,9 +51,13 @@ Leaving the database as it was (-- COMMAND; the built-in workload needs none of 
     or NAME.up.sql (golang-migrate, Flyway undo), else the inverse it can prove from
     the statements (CREATE TABLE/INDEX/VIEW/SEQUENCE/SCHEMA, MySQL routines and
     triggers, ADD COLUMN, named ADD CONSTRAINT/INDEX, RENAME; a table the same files
-    create may be filled and altered). A migration it cannot undo (data changes to
-    existing tables, ALTER ... TYPE, DROP, IF NOT EXISTS ...) is refused before anything
-    is applied (exit 2), naming the statements.
+    create may be filled and altered). IF [NOT] EXISTS is settled by asking the catalog
+    before anything is applied (PostgreSQL, MySQL/MariaDB): CREATE ... IF NOT EXISTS of
+    an object already there does nothing and is not undone, of a missing one it is
+    undone like CREATE; DROP ... IF EXISTS of a missing object does nothing, of one
+    that is there it is a DROP. A migration it cannot undo (data changes to existing
+    tables, ALTER ... TYPE, DROP, OR REPLACE ...) is refused before anything is applied
+    (exit 2), naming the statements.
   - --down FILE|DIR: your undo of the migration instead (a directory: its *.down.sql,
     last first).
   - --clone (PostgreSQL): measure on throwaway copies instead (CREATE DATABASE ...
@@ -63,7 +67,10 @@ Leaving the database as it was (-- COMMAND; the built-in workload needs none of 
     each copy costs the database's size in disk and its copy time, both reported. The
     command reaches the copy through its arguments (each --dsn text in them is replaced
     by the copy's) and PGDATABASE, WRITEAMP_CHECK_DSN (and WRITEAMP_DSN/DATABASE_URL
-    when they named the database).
+    when they named the database). Each copy is marked as writeamp's (a comment on
+    it) and the run holds a lock until its copies are dropped: copies a killed check
+    left are listed by writeamp clean, and dropped by clean --drop once that lock is
+    free and no session uses them.
   - --keep-migration: leave the migration (and --schema) applied, as asked.
   The catalog (objects, columns, indexes, constraints; not data or grants) is read
   before and after: a difference is listed and the exit code is 2. The command's own

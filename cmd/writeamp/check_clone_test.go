@@ -26,24 +26,26 @@ func copiesLeft(t *testing.T, admin *sql.DB) int {
 	return n
 }
 
+// pgAdmin connects to the test server's maintenance database, closed when
+// the test ends.
+func pgAdmin(t *testing.T) *sql.DB {
+	t.Helper()
+	admin, err := sql.Open("pgx", testenv.DSN(t, "WRITEAMP_TEST_PG_DSN"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Close() })
+	testenv.Reachable(t, admin, "PostgreSQL")
+	return admin
+}
+
 // check --clone measures on copies and leaves no database behind after a
 // success, a failure (a migration that does not apply, a refused copy) or
 // a real SIGINT to the process, and never writes to the database itself:
 // its catalog and its rows are what they were.
 func TestCheckCloneLeavesNothingBehind(t *testing.T) {
-	psql, err := exec.LookPath("psql")
-	if err != nil {
-		if testenv.CI() {
-			t.Fatal(err)
-		}
-		t.Skip("psql not installed")
-	}
-	admin, err := sql.Open("pgx", testenv.DSN(t, "WRITEAMP_TEST_PG_DSN"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	testenv.Reachable(t, admin, "PostgreSQL")
+	psql := testenv.Tool(t, "psql")
+	admin := pgAdmin(t)
 	dsn := scratchDB(t, "wa_test_check_clone")
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {
@@ -118,10 +120,7 @@ insert into jobs select g, 'ready', 0 from generate_series(1, 500) g`); err != n
 
 	// A real SIGINT while the command runs: on a copy (--clone), and on the
 	// database itself (the migration's inverse undoes it on the way out).
-	bin := filepath.Join(t.TempDir(), "writeamp")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 	for _, mode := range [][]string{{"--clone"}, {}} {
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 		args := append(append([]string{"check", "-q", "--dsn", dsn}, mode...), "--migration", bad, "--", psql, dsn, "-XAtqc",

@@ -2,7 +2,6 @@ package main
 
 import (
 	"database/sql"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -49,15 +48,7 @@ select concat('routine ', routine_name) from information_schema.routines where r
 // command" where it cannot; the built-in workload's check fails an index on
 // the column its refreshes update and passes an unrelated one.
 func TestCheckOnMariaDB(t *testing.T) {
-	client, err := exec.LookPath("mariadb")
-	if err != nil {
-		if client, err = exec.LookPath("mysql"); err != nil {
-			if testenv.CI() {
-				t.Fatal("no mariadb/mysql client in PATH under CI=true")
-			}
-			t.Skip("no mariadb/mysql client")
-		}
-	}
+	client := testenv.Tool(t, "mariadb", "mysql")
 	db, _ := mysqltest.Open(t)
 	name := mysqltest.TempDatabase(t, db)
 	mysqltest.Exec(t, db, "CREATE TABLE "+name+".jobs (id int PRIMARY KEY, state varchar(20), touched int, KEY (state)) ENGINE=InnoDB",

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -77,13 +76,7 @@ func write(t *testing.T, dir, name, text string) string {
 // an index on the updated column loses HOT and fails; an unrelated partial
 // index passes.
 func TestCheckHOTGateWithACommand(t *testing.T) {
-	psql, err := exec.LookPath("psql")
-	if err != nil {
-		if testenv.CI() {
-			t.Fatal(err)
-		}
-		t.Skip("psql not installed")
-	}
+	psql := testenv.Tool(t, "psql")
 	dir := t.TempDir()
 	base := write(t, dir, "base.sql", `create table jobs (id int primary key, status text not null, note text, touched_at int not null default 0) with (fillfactor = 70);
 insert into jobs select g, 'ready', 'x', 0 from generate_series(1, 500) g;`)
@@ -232,13 +225,7 @@ func TestCheckRefusesBadInput(t *testing.T) {
 // a DSN argument went to the file people share. And a GITHUB_STEP_SUMMARY
 // that is a FIFO nobody reads hung check in open(2).
 func TestCheckCommandLineRedactedAndSummaryFIFODoesNotHang(t *testing.T) {
-	psql, err := exec.LookPath("psql")
-	if err != nil {
-		if testenv.CI() {
-			t.Fatal(err)
-		}
-		t.Skip("psql not installed")
-	}
+	psql := testenv.Tool(t, "psql")
 	dsn := scratchDB(t, "wa_test_check_redact")
 	u, _ := url.Parse(dsn)
 	u.User = url.UserPassword(u.User.Username(), "Secr3tPw") // trust auth takes any password

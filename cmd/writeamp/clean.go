@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/writeamp/writeamp/check"
 	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/workloads"
 	"github.com/writeamp/writeamp/workloads/owned"
@@ -33,8 +34,12 @@ func newCleanCmd() *cobra.Command {
   not ours   no writeamp marker; never touched
 
 and, on PostgreSQL, a pg_walinspect extension writeamp created that no run
-uses any more. --drop removes the abandoned and kept schemas and that
-extension; with --schema only the schemas named (unlocked ones included).`,
+uses any more, and the writeamp_ck_* databases a check --clone left (killed
+with -9, or its server connection lost): in use while its check holds the
+run's lock or a session is connected, abandoned once both are gone, not
+ours without writeamp's marker (a comment on the database). --drop removes
+the abandoned and kept schemas, that extension and the abandoned copies;
+with --schema only the schemas named (unlocked ones included).`,
 		Example: `  writeamp clean --dsn postgres://app@db.test:5432/keycloak
   writeamp clean --dsn postgres://app@db.test:5432/keycloak --drop
   writeamp clean --dsn mysql://root@127.0.0.1:3306/test --drop --schema writeamp_rt_1a2b3c4d_coarse`,
@@ -77,6 +82,11 @@ extension; with --schema only the schemas named (unlocked ones included).`,
 					return err
 				}
 			}
+			copies, err := check.CloneLeftovers(ctx, t.DB, t.Server, drop && len(schemas) == 0)
+			if err != nil {
+				return err
+			}
+			extra = append(extra, copies...)
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "writeamp clean · %s (%s)\n", t.Server, t.Where)
 			if len(found) == 0 && len(extra) == 0 {
@@ -106,7 +116,7 @@ extension; with --schema only the schemas named (unlocked ones included).`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&dsn, "dsn", "", "database URL; default: WRITEAMP_DSN, DATABASE_URL or PG* variables")
-	f.BoolVar(&drop, "drop", false, "drop the abandoned and kept schemas (and an abandoned pg_walinspect writeamp created)")
+	f.BoolVar(&drop, "drop", false, "drop the abandoned and kept schemas (and an abandoned pg_walinspect writeamp created, and check --clone copies whose check is gone)")
 	listFlag(f, &schemas, "schema", "", nil, "with --drop: only these schemas (repeatable; unlocked ones too)")
 	return cmd
 }

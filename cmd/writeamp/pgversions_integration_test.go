@@ -145,10 +145,7 @@ func TestSnapshotDiffHoldsTheWindowsWALAndLeavesNoSlot(t *testing.T) {
 		t.Errorf("%d slots after clean --drop", n)
 	}
 	// kill -9 mid-measure: the temporary slot goes with the connection.
-	bin := filepath.Join(t.TempDir(), "writeamp")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 	if _, err := db.Exec(`CREATE EXTENSION pg_walinspect`); err != nil { // pre-installed: the run creates nothing to clean up
 		t.Fatal(err)
 	}

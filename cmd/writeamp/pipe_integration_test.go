@@ -18,16 +18,6 @@ import (
 	"github.com/writeamp/writeamp/pgembed"
 )
 
-// buildBinary builds the real writeamp for tests that signal or pipe it.
-func buildBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "writeamp")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 func exitStatus(err error) int {
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {

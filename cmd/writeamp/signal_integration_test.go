@@ -6,7 +6,6 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -40,10 +39,7 @@ func TestSIGINTAndSIGTERMLeaveTheCatalogAsItWas(t *testing.T) {
 	}
 	defer db.Close()
 	testenv.Reachable(t, db, "PostgreSQL")
-	bin := filepath.Join(t.TempDir(), "writeamp")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		before := catalogState(t, db)
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

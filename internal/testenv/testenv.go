@@ -8,6 +8,7 @@ import (
 	"context"
 	"database/sql"
 	"os"
+	"os/exec"
 	"testing"
 	"time"
 )
@@ -39,4 +40,21 @@ func Reachable(t testing.TB, db *sql.DB, what string) {
 		}
 		t.Skipf("%s unreachable: %v", what, err)
 	}
+}
+
+// Tool is the path of the first of names found in PATH (a client a test
+// drives: psql, mariadb or mysql). Without any it skips, except under
+// CI=true, where it fails: the CI image installs them with the servers.
+func Tool(t testing.TB, names ...string) string {
+	t.Helper()
+	for _, n := range names {
+		if p, err := exec.LookPath(n); err == nil {
+			return p
+		}
+	}
+	if CI() {
+		t.Fatalf("none of %v in PATH under CI=true (scripts/services.sh installs the clients with the servers)", names)
+	}
+	t.Skipf("none of %v installed", names)
+	return ""
 }

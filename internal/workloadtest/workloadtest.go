@@ -174,73 +174,16 @@ func (h Harness) MockRun(t *testing.T, vn int) {
 	for _, variant := range refreshtoken.Variants {
 		t.Run(variant, func(t *testing.T) {
 			db, mock := mocksql.New(t)
-			sql := func(name string) string { return h.SQL(t, name, vn, variant) }
-			p := refreshtoken.DefaultParams()
-			p.Logins, p.RefreshesPerLogin, p.LogoutPercent = 1, 2, 100
-			w := refreshtoken.New(p)
+			w := refreshtoken.New(MockParams())
 			w.Owned.RunID = RunID
 			target := dialects.Target{DB: db, Dialect: d, Server: srv}
-			anyArg := sqlmock.AnyArg()
-			ok := sqlmock.NewResult(0, 1)
-
-			lock := "writeamp:writeamp_rt_" + RunID + "_" + variant
-			h.expectLock(mock, sql("owned_schema_lock"), lock, true)
-			mock.ExpectQuery(sql("owned_list_schemas")).WillReturnRows(sqlmock.NewRows([]string{"name"}))
-			mock.ExpectExec(sql("owned_create_schema")).WillReturnResult(ok)
-			mock.ExpectExec(sql("owned_marker_create")).WillReturnResult(ok)
-			mock.ExpectExec(sql("owned_marker_insert")).WithArgs(RunID, anyArg, anyArg, anyArg, "session", 0).WillReturnResult(ok)
-			ddl := refreshtoken.Statements(sql("rt_ddl_" + variant))
-			for _, st := range ddl {
-				mock.ExpectExec(st).WillReturnResult(ok)
+			if n := h.ExpectPrepare(t, mock, vn, variant); n < 9 {
+				t.Fatalf("DDL split into %d statements", n)
 			}
 			if err := w.Prepare(context.Background(), target, variant); err != nil {
 				t.Fatal(err)
 			}
-			if len(ddl) < 9 {
-				t.Fatalf("DDL split into %d statements", len(ddl))
-			}
-
-			insert := []driver.Value{anyArg, anyArg, anyArg, anyArg, anyArg, anyArg, anyArg, anyArg}
-			if variant == "coarse" {
-				insert = append(insert, anyArg, anyArg)
-			}
-			// Rows as the servers return them: strings for the varchar keys, NULL
-			// BROKER_SESSION_ID, int64 numbers, REMEMBER_ME as the dialect's type.
-			id, client := "1b1f5c1e-6a2b-4c7e-9d1a-0123456789ab", "c0ffee00-0000-4000-8000-000000000001"
-			version := func(v int64) *sqlmock.Rows { return sqlmock.NewRows([]string{"version"}).AddRow(v) }
-			userCols := []string{"user_session_id", "realm_id", "user_id", "created_on", "last_session_refresh", "broker_session_id", "version", "offline_flag", "data", "remember_me"}
-			userRow := func(v int64) *sqlmock.Rows {
-				return sqlmock.NewRows(userCols).AddRow(id, "b2a3c4d5-0000-4000-8000-00000000beef", "user-0", refreshtoken.Epoch, refreshtoken.Epoch, nil, v, "0", `{"state":"LOGGED_IN"}`, h.RememberMe)
-			}
-			clientRows := func(v int64) *sqlmock.Rows {
-				return sqlmock.NewRows([]string{"user_session_id", "client_id", "client_storage_provider", "external_client_id", "timestamp", "version", "offline_flag", "data"}).
-					AddRow(id, client, "local", "local", refreshtoken.Epoch, v, "0", `{"authMethod":"openid-connect"}`)
-			}
-			t0, t2 := refreshtoken.Epoch, refreshtoken.Epoch+2
-			// login
-			mock.ExpectBegin()
-			mock.ExpectQuery(sql("rt_select_user_session")).WithArgs("0", anyArg, anyArg, anyArg).WillReturnRows(sqlmock.NewRows(userCols))
-			mock.ExpectExec(sql("rt_insert_user_session_" + variant)).WithArgs(insert...).WillReturnResult(ok)
-			mock.ExpectExec(sql("rt_insert_client_session")).WithArgs(anyArg, anyArg, "0", t0, anyArg, anyArg).WillReturnResult(ok)
-			mock.ExpectCommit()
-			// the second refresh, two seconds later: lock both rows, load, update both
-			mock.ExpectBegin()
-			mock.ExpectQuery(sql("rt_lock_user_session_skip_locked")).WithArgs("0", anyArg).WillReturnRows(version(0))
-			mock.ExpectQuery(sql("rt_lock_client_session_skip_locked")).WithArgs(anyArg, "0", anyArg).WillReturnRows(version(0))
-			mock.ExpectQuery(sql("rt_select_user_session")).WithArgs("0", anyArg, anyArg, anyArg).WillReturnRows(userRow(0))
-			mock.ExpectQuery(sql("rt_select_client_sessions")).WithArgs("0", anyArg).WillReturnRows(clientRows(0))
-			mock.ExpectExec(sql("rt_update_user_session")).WithArgs(t2, int64(1), "0", anyArg, int64(0)).WillReturnResult(ok)
-			mock.ExpectExec(sql("rt_update_client_session")).WithArgs(t2, int64(1), anyArg, "0", anyArg, int64(0)).WillReturnResult(ok)
-			mock.ExpectCommit()
-			// logout: lock both, delete the client session, lock and delete the user session, VERSION checked
-			mock.ExpectBegin()
-			mock.ExpectQuery(sql("rt_lock_user_session_skip_locked")).WithArgs("0", anyArg).WillReturnRows(version(1))
-			mock.ExpectQuery(sql("rt_lock_client_session_skip_locked")).WithArgs(anyArg, "0", anyArg).WillReturnRows(version(1))
-			mock.ExpectQuery(sql("rt_select_client_sessions")).WithArgs("0", anyArg).WillReturnRows(clientRows(1))
-			mock.ExpectExec(sql("rt_delete_client_session")).WithArgs(anyArg, "0", anyArg, int64(1)).WillReturnResult(ok)
-			mock.ExpectQuery(sql("rt_lock_user_session")).WithArgs("0", anyArg).WillReturnRows(userRow(1))
-			mock.ExpectExec(sql("rt_delete_user_session")).WithArgs("0", anyArg, int64(1)).WillReturnResult(ok)
-			mock.ExpectCommit()
+			h.ExpectOps(t, mock, vn, variant)
 			ops, err := w.Ops()
 			if err != nil {
 				t.Fatal(err)
@@ -252,14 +195,99 @@ func (h Harness) MockRun(t *testing.T, vn int) {
 			if st.Operations["logins"] != 1 || st.Operations["refreshes"] != 2 || st.Operations["logouts"] != 1 {
 				t.Fatalf("operations = %v", st.Operations)
 			}
-
-			mock.ExpectExec(sql("owned_drop_schema")).WillReturnResult(ok)
-			mock.ExpectExec(sql("owned_schema_unlock")).WithArgs(lock).WillReturnResult(ok)
+			h.ExpectCleanup(t, mock, vn, variant)
 			if err := w.Cleanup(context.Background(), target); err != nil {
 				t.Fatal(err)
 			}
 		})
 	}
+}
+
+// MockParams are the parameters the mock runs use: one login, two
+// refreshes (the first in the login's second), a logout.
+func MockParams() refreshtoken.Params {
+	p := refreshtoken.DefaultParams()
+	p.Logins, p.RefreshesPerLogin, p.LogoutPercent = 1, 2, 100
+	return p
+}
+
+// ExpectPrepare expects Prepare of variant: the schema's lock, the list of
+// schemas, the schema, its marker and the DDL; it returns the number of DDL
+// statements.
+func (h Harness) ExpectPrepare(t *testing.T, mock sqlmock.Sqlmock, vn int, variant string) int {
+	t.Helper()
+	sql := func(name string) string { return h.SQL(t, name, vn, variant) }
+	anyArg := sqlmock.AnyArg()
+	ok := sqlmock.NewResult(0, 1)
+	h.expectLock(mock, sql("owned_schema_lock"), "writeamp:writeamp_rt_"+RunID+"_"+variant, true)
+	mock.ExpectQuery(sql("owned_list_schemas")).WillReturnRows(sqlmock.NewRows([]string{"name"}))
+	mock.ExpectExec(sql("owned_create_schema")).WillReturnResult(ok)
+	mock.ExpectExec(sql("owned_marker_create")).WillReturnResult(ok)
+	mock.ExpectExec(sql("owned_marker_insert")).WithArgs(RunID, anyArg, anyArg, anyArg, "session", 0).WillReturnResult(ok)
+	ddl := refreshtoken.Statements(sql("rt_ddl_" + variant))
+	for _, st := range ddl {
+		mock.ExpectExec(st).WillReturnResult(ok)
+	}
+	return len(ddl)
+}
+
+// ExpectOps expects the statements of MockParams' operations: the login,
+// the second refresh (the first sends nothing) and the logout.
+func (h Harness) ExpectOps(t *testing.T, mock sqlmock.Sqlmock, vn int, variant string) {
+	t.Helper()
+	sql := func(name string) string { return h.SQL(t, name, vn, variant) }
+	anyArg := sqlmock.AnyArg()
+	ok := sqlmock.NewResult(0, 1)
+	insert := []driver.Value{anyArg, anyArg, anyArg, anyArg, anyArg, anyArg, anyArg, anyArg}
+	if variant == "coarse" {
+		insert = append(insert, anyArg, anyArg)
+	}
+	// Rows as the servers return them: strings for the varchar keys, NULL
+	// BROKER_SESSION_ID, int64 numbers, REMEMBER_ME as the dialect's type.
+	id, client := "1b1f5c1e-6a2b-4c7e-9d1a-0123456789ab", "c0ffee00-0000-4000-8000-000000000001"
+	version := func(v int64) *sqlmock.Rows { return sqlmock.NewRows([]string{"version"}).AddRow(v) }
+	userCols := []string{"user_session_id", "realm_id", "user_id", "created_on", "last_session_refresh", "broker_session_id", "version", "offline_flag", "data", "remember_me"}
+	userRow := func(v int64) *sqlmock.Rows {
+		return sqlmock.NewRows(userCols).AddRow(id, "b2a3c4d5-0000-4000-8000-00000000beef", "user-0", refreshtoken.Epoch, refreshtoken.Epoch, nil, v, "0", `{"state":"LOGGED_IN"}`, h.RememberMe)
+	}
+	clientRows := func(v int64) *sqlmock.Rows {
+		return sqlmock.NewRows([]string{"user_session_id", "client_id", "client_storage_provider", "external_client_id", "timestamp", "version", "offline_flag", "data"}).
+			AddRow(id, client, "local", "local", refreshtoken.Epoch, v, "0", `{"authMethod":"openid-connect"}`)
+	}
+	t0, t2 := refreshtoken.Epoch, refreshtoken.Epoch+2
+	// login
+	mock.ExpectBegin()
+	mock.ExpectQuery(sql("rt_select_user_session")).WithArgs("0", anyArg, anyArg, anyArg).WillReturnRows(sqlmock.NewRows(userCols))
+	mock.ExpectExec(sql("rt_insert_user_session_" + variant)).WithArgs(insert...).WillReturnResult(ok)
+	mock.ExpectExec(sql("rt_insert_client_session")).WithArgs(anyArg, anyArg, "0", t0, anyArg, anyArg).WillReturnResult(ok)
+	mock.ExpectCommit()
+	// the second refresh, two seconds later: lock both rows, load, update both
+	mock.ExpectBegin()
+	mock.ExpectQuery(sql("rt_lock_user_session_skip_locked")).WithArgs("0", anyArg).WillReturnRows(version(0))
+	mock.ExpectQuery(sql("rt_lock_client_session_skip_locked")).WithArgs(anyArg, "0", anyArg).WillReturnRows(version(0))
+	mock.ExpectQuery(sql("rt_select_user_session")).WithArgs("0", anyArg, anyArg, anyArg).WillReturnRows(userRow(0))
+	mock.ExpectQuery(sql("rt_select_client_sessions")).WithArgs("0", anyArg).WillReturnRows(clientRows(0))
+	mock.ExpectExec(sql("rt_update_user_session")).WithArgs(t2, int64(1), "0", anyArg, int64(0)).WillReturnResult(ok)
+	mock.ExpectExec(sql("rt_update_client_session")).WithArgs(t2, int64(1), anyArg, "0", anyArg, int64(0)).WillReturnResult(ok)
+	mock.ExpectCommit()
+	// logout: lock both, delete the client session, lock and delete the user session, VERSION checked
+	mock.ExpectBegin()
+	mock.ExpectQuery(sql("rt_lock_user_session_skip_locked")).WithArgs("0", anyArg).WillReturnRows(version(1))
+	mock.ExpectQuery(sql("rt_lock_client_session_skip_locked")).WithArgs(anyArg, "0", anyArg).WillReturnRows(version(1))
+	mock.ExpectQuery(sql("rt_select_client_sessions")).WithArgs("0", anyArg).WillReturnRows(clientRows(1))
+	mock.ExpectExec(sql("rt_delete_client_session")).WithArgs(anyArg, "0", anyArg, int64(1)).WillReturnResult(ok)
+	mock.ExpectQuery(sql("rt_lock_user_session")).WithArgs("0", anyArg).WillReturnRows(userRow(1))
+	mock.ExpectExec(sql("rt_delete_user_session")).WithArgs("0", anyArg, int64(1)).WillReturnResult(ok)
+	mock.ExpectCommit()
+}
+
+// ExpectCleanup expects Cleanup: the schema dropped, its lock released.
+func (h Harness) ExpectCleanup(t *testing.T, mock sqlmock.Sqlmock, vn int, variant string) {
+	t.Helper()
+	sql := func(name string) string { return h.SQL(t, name, vn, variant) }
+	ok := sqlmock.NewResult(0, 1)
+	mock.ExpectExec(sql("owned_drop_schema")).WillReturnResult(ok)
+	mock.ExpectExec(sql("owned_schema_unlock")).WithArgs("writeamp:writeamp_rt_" + RunID + "_" + variant).WillReturnResult(ok)
 }
 
 // expectLock expects the schema lock to be asked for: a row of 1 (taken) or

@@ -69,3 +69,53 @@ SELECT CONCAT('view ', TABLE_SCHEMA, '.', TABLE_NAME, ': ', COALESCE(VIEW_DEFINI
 FROM information_schema.VIEWS
 WHERE TABLE_SCHEMA NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys') AND TABLE_SCHEMA NOT LIKE 'writeamp\_rt\_%' AND TABLE_SCHEMA <> 'writeamp_ledger'
   AND (? = '' OR FIND_IN_SET(TABLE_SCHEMA, ?) > 0)
+
+-- name: exists_table
+-- The existence of what a migration's CREATE … IF NOT EXISTS or DROP … IF
+-- EXISTS names, before check applies anything: (how many match as the
+-- server compares names, how many match byte for byte). Placeholders in order: the
+-- name, the schema ('' = the connection's database), the name[, the table].
+-- information_schema compares names case-insensitively (utf8 general
+-- collation), while table and database names are case-sensitive on disk
+-- with lower_case_table_names = 0: a match that differs in case only is
+-- ambiguous and check refuses it. Index, column and routine names are
+-- case-insensitive on every server.
+-- https://mariadb.com/kb/en/information-schema-tables-table/
+-- https://mariadb.com/kb/en/information-schema-statistics-table/
+-- https://dev.mysql.com/doc/refman/8.0/en/information-schema-tables-table.html
+-- https://dev.mysql.com/doc/refman/8.0/en/information-schema-statistics-table.html
+-- https://dev.mysql.com/doc/refman/8.0/en/identifier-case-sensitivity.html
+-- Tables, views and (MariaDB) sequences share one namespace.
+SELECT COUNT(*), COALESCE(SUM(BINARY TABLE_NAME = ?), 0) FROM information_schema.TABLES
+WHERE TABLE_SCHEMA = COALESCE(NULLIF(?, ''), DATABASE()) AND TABLE_NAME = ?
+
+-- name: exists_schema
+SELECT COUNT(*), COALESCE(SUM(BINARY SCHEMA_NAME = ?), 0) FROM information_schema.SCHEMATA
+WHERE ? = '' AND SCHEMA_NAME = ?
+
+-- name: exists_index
+SELECT COUNT(DISTINCT INDEX_NAME), COUNT(DISTINCT CASE WHEN BINARY INDEX_NAME = ? THEN INDEX_NAME END) FROM information_schema.STATISTICS
+WHERE TABLE_SCHEMA = COALESCE(NULLIF(?, ''), DATABASE()) AND INDEX_NAME = ? AND TABLE_NAME = ?
+
+-- name: exists_column
+SELECT COUNT(*), COALESCE(SUM(BINARY COLUMN_NAME = ?), 0) FROM information_schema.COLUMNS
+WHERE TABLE_SCHEMA = COALESCE(NULLIF(?, ''), DATABASE()) AND COLUMN_NAME = ? AND TABLE_NAME = ?
+
+-- name: exists_procedure
+-- https://dev.mysql.com/doc/refman/8.0/en/information-schema-routines-table.html
+SELECT COUNT(*), COALESCE(SUM(BINARY ROUTINE_NAME = ?), 0) FROM information_schema.ROUTINES
+WHERE ROUTINE_SCHEMA = COALESCE(NULLIF(?, ''), DATABASE()) AND ROUTINE_NAME = ? AND ROUTINE_TYPE = 'PROCEDURE'
+
+-- name: exists_function
+SELECT COUNT(*), COALESCE(SUM(BINARY ROUTINE_NAME = ?), 0) FROM information_schema.ROUTINES
+WHERE ROUTINE_SCHEMA = COALESCE(NULLIF(?, ''), DATABASE()) AND ROUTINE_NAME = ? AND ROUTINE_TYPE = 'FUNCTION'
+
+-- name: exists_trigger
+-- https://dev.mysql.com/doc/refman/8.0/en/information-schema-triggers-table.html
+SELECT COUNT(*), COALESCE(SUM(BINARY TRIGGER_NAME = ?), 0) FROM information_schema.TRIGGERS
+WHERE TRIGGER_SCHEMA = COALESCE(NULLIF(?, ''), DATABASE()) AND TRIGGER_NAME = ?
+
+-- name: exists_event
+-- https://dev.mysql.com/doc/refman/8.0/en/information-schema-events-table.html
+SELECT COUNT(*), COALESCE(SUM(BINARY EVENT_NAME = ?), 0) FROM information_schema.EVENTS
+WHERE EVENT_SCHEMA = COALESCE(NULLIF(?, ''), DATABASE()) AND EVENT_NAME = ?

@@ -104,3 +104,73 @@ DROP DATABASE IF EXISTS {{clone}} WITH (FORCE)
 
 -- name: clone_count
 SELECT count(*) FROM pg_database WHERE datname LIKE $1
+
+-- name: object_exists
+-- Whether what a migration's CREATE … IF NOT EXISTS or DROP … IF EXISTS
+-- names is there before check applies anything ($1 kind, $2 schema or '',
+-- $3 name, $4 table or '' for an index or a column, $5 true for CREATE).
+-- CREATE … IF NOT EXISTS does nothing "if a relation with the same name
+-- already exists" in the schema it would create it in: the one named, else
+-- the first existing schema of search_path (current_schema()), for an index
+-- its table's schema; so it looks there, at every kind of relation. DROP …
+-- IF EXISTS drops the first match on search_path: to_regclass/to_regtype,
+-- which return NULL for a missing name (or schema) instead of an error.
+-- https://www.postgresql.org/docs/current/sql-createtable.html
+-- https://www.postgresql.org/docs/current/sql-createindex.html
+-- https://www.postgresql.org/docs/current/functions-info.html (current_schema, to_regclass, to_regtype)
+SELECT CASE $1::text
+  WHEN 'relation' THEN CASE WHEN $5::bool
+    THEN EXISTS (SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                 WHERE c.relname = $3::text AND n.nspname = coalesce(nullif($2::text, ''), current_schema()))
+    ELSE to_regclass(concat(quote_ident(nullif($2::text, '')) || '.', quote_ident($3::text))) IS NOT NULL END
+  WHEN 'index' THEN EXISTS (SELECT 1 FROM pg_class c
+    WHERE c.relname = $3::text
+      AND c.relnamespace = (SELECT t.relnamespace FROM pg_class t
+                            WHERE t.oid = to_regclass(concat(quote_ident(nullif($2::text, '')) || '.', quote_ident($4::text)))))
+  WHEN 'column' THEN EXISTS (SELECT 1 FROM pg_attribute a
+    WHERE a.attrelid = to_regclass(concat(quote_ident(nullif($2::text, '')) || '.', quote_ident($4::text)))
+      AND a.attname = $3::text AND a.attnum > 0 AND NOT a.attisdropped)
+  WHEN 'schema' THEN EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $3::text)
+  WHEN 'extension' THEN EXISTS (SELECT 1 FROM pg_extension WHERE extname = $3::text)
+  WHEN 'type' THEN to_regtype(concat(quote_ident(nullif($2::text, '')) || '.', quote_ident($3::text))) IS NOT NULL
+END
+
+-- name: clone_lock
+-- Held by check --clone on its own session, from before the first copy to
+-- after the last is dropped, named after the run (writeamp:writeamp_ck_<run>):
+-- a session-level advisory lock ends with the session, however the process
+-- ends, so a copy whose run's lock is free was left by a check that is gone.
+-- https://www.postgresql.org/docs/current/functions-admin.html#FUNCTIONS-ADVISORY-LOCKS
+SELECT pg_advisory_lock(hashtextextended($1, 0))
+
+-- name: clone_unlock
+SELECT pg_advisory_unlock(hashtextextended($1, 0))
+
+-- name: clone_mark
+-- The copy's owner marker: what made it, for which run (and so which lock).
+-- COMMENT ON DATABASE takes no parameter: {{marker}} is a quoted literal.
+-- https://www.postgresql.org/docs/current/sql-comment.html
+COMMENT ON DATABASE {{clone}} IS {{marker}}
+
+-- name: clone_survey
+-- Copies left by check --clone (writeamp_ck_<run>_<side><n>): the marker,
+-- whether the run's lock is held (pg_locks lists every database's advisory
+-- locks; a bigint key is classid << 32 | objid with objsubid 1), the
+-- sessions connected to the copy, and its size where the login may connect.
+-- https://www.postgresql.org/docs/current/view-pg-locks.html
+-- https://www.postgresql.org/docs/current/functions-info.html (shobj_description, has_database_privilege)
+SELECT d.datname, coalesce(shobj_description(d.oid, 'pg_database'), ''),
+       EXISTS (SELECT 1 FROM pg_locks l
+               WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+                 AND ((l.classid::int8 << 32) | l.objid::int8)
+                     = hashtextextended('writeamp:' || substring(d.datname FROM '^writeamp_ck_[0-9a-f]{8}'), 0)),
+       (SELECT count(*) FROM pg_stat_activity a WHERE a.datname = d.datname),
+       CASE WHEN has_database_privilege(d.oid, 'CONNECT') THEN pg_database_size(d.oid) END
+FROM pg_database d
+WHERE d.datname ~ '^writeamp_ck_[0-9a-f]{8}_[ab][0-9]+$'
+ORDER BY 1
+
+-- name: clone_drop_left
+-- A copy whose check is gone: without FORCE, so a session that connected
+-- since the survey makes it fail instead of being cut off.
+DROP DATABASE {{clone}}
