@@ -127,6 +127,23 @@ var catalogue = []Info{
 	{Name: "row_lock_waits", Levels: tbIx, Unit: Count, Label: "row lock waits", Better: Lower, Show: WhenNonZero},
 	{Name: "size_bytes", Levels: tbIx, Unit: Bytes, Label: "size bytes", Better: Lower, Negative: true},
 	{Name: "autovacuum_runs", Levels: tb, Unit: Count, Label: "autovacuum runs", Better: Neither, Show: WhenNonZero, Total: true},
+	// run --vacuum: the VACUUM of the workload's tables after the variant's
+	// window, measured in a window of its own. The dead rows are the
+	// workload's, so these divide per operation like its own costs.
+	{Name: "vacuum_log_bytes", Levels: every, Unit: Bytes, Label: "vacuum: log bytes", Better: Lower},
+	{Name: "vacuum_log_records", Levels: every, Unit: Count, Label: "vacuum: log records", Better: Lower, Show: JSONOnly},
+	{Name: "vacuum_fpi_count", Levels: every, Unit: Count, Label: "vacuum: fpi count", Better: Lower, Show: WhenNonZero},
+	{Name: "vacuum_fpi_bytes", Levels: every, Unit: Bytes, Label: "vacuum: fpi bytes", Better: Lower, Show: JSONOnly},
+	{Name: "vacuum_pages_touched", Levels: tbIx, Unit: Pages, Label: "vacuum: pages touched", Better: Lower},
+	{Name: "vacuum_pages_scanned", Levels: tb, Unit: Pages, Label: "vacuum: heap pages scanned", Better: Lower},
+	{Name: "vacuum_pages_removed", Levels: tb, Unit: Pages, Label: "vacuum: heap pages truncated", Better: Neither, Show: WhenNonZero},
+	{Name: "vacuum_dead_rows_removed", Levels: tb, Unit: Count, Label: "vacuum: dead tuples pruned", Better: Lower},
+	{Name: "vacuum_dead_items_removed", Levels: tb, Unit: Count, Label: "vacuum: dead line pointers freed", Better: Lower},
+	{Name: "vacuum_buffers_dirtied", Levels: tb, Unit: Pages, Label: "vacuum: buffers dirtied", Better: Lower},
+	{Name: "vacuum_index_entries_removed", Levels: ix, Unit: Count, Label: "vacuum: index entries removed", Better: Lower},
+	{Name: "vacuum_index_pages_deleted", Levels: ix, Unit: Pages, Label: "vacuum: index pages deleted", Better: Lower, Show: WhenNonZero},
+	{Name: "vacuum_buffer_hits", Levels: tbIx, Unit: Count, Label: "vacuum: buffer hits", Better: Lower, Show: JSONOnly},
+	{Name: "vacuum_buffer_reads", Levels: tbIx, Unit: Count, Label: "vacuum: buffer reads", Better: Lower, Show: JSONOnly},
 	// the rest, alphabetically
 	{Name: "autoanalyze_runs", Levels: tb, Unit: Count, Label: "autoanalyze runs", Better: Neither, Show: JSONOnly, Total: true},
 	{Name: "binlog_bytes", Levels: db, Unit: Bytes, Label: "binlog bytes", Better: Lower},

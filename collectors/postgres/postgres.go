@@ -25,6 +25,7 @@ func NewSet() *collectors.Set {
 		SnapshotTx: snapshotTx,
 		Savepoint:  "SAVEPOINT writeamp_collector",
 		RollbackTo: "ROLLBACK TO SAVEPOINT writeamp_collector",
+		Vacuum:     Vacuum{},
 	}
 }
 

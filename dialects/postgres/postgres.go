@@ -88,6 +88,7 @@ func Config(dsn string) (*pgx.ConnConfig, error) {
 	if _, ok := cfg.RuntimeParams["application_name"]; !ok {
 		cfg.RuntimeParams["application_name"] = "writeamp"
 	}
+	cfg.OnNotice = routeNotice
 	return cfg, nil
 }
 
