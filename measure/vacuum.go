@@ -30,6 +30,9 @@ func (e *Experiment) vacuum(ctx context.Context, run *result.Run, sc collectors.
 	obs := win.Observers
 	win.Observers = nil
 	defer func() { win.Observers = obs }()
+	if beforeVacuum != nil {
+		beforeVacuum(run.Variant, sc)
+	}
 	span, err := win.Begin(ctx, sc)
 	if err != nil {
 		return err
@@ -90,6 +93,10 @@ func (e *Experiment) vacuum(ctx context.Context, run *result.Run, sc collectors.
 	run.PerOperation = PerOperation(run)
 	return nil
 }
+
+// beforeVacuum, when set (tests), is called between a variant's window and
+// its vacuum's: the one moment the dead rows are there to be counted.
+var beforeVacuum func(variant string, sc collectors.Scope)
 
 // putMetric adds one metric to a run's database, table or index.
 func putMetric(run *result.Run, level collectors.Level, obj, name string, m result.Metric) {
