@@ -148,6 +148,14 @@ var catalogue = []Info{
 	{Name: "autoanalyze_runs", Levels: tb, Unit: Count, Label: "autoanalyze runs", Better: Neither, Show: JSONOnly, Total: true},
 	{Name: "binlog_bytes", Levels: db, Unit: Bytes, Label: "binlog bytes", Better: Lower},
 	{Name: "branch_node_splits", Levels: db, Unit: Count, Label: "branch node splits", Better: Lower},
+	// Shared buffers: per relation (pg_statio_*) the accesses, hits and
+	// reads; for the cluster (pg_stat_io, 16+) also the pages written and
+	// the pages added, whoever wrote them.
+	{Name: "buffer_extends", Levels: db, Unit: Pages, Label: "buffer pages extended (cluster)", Better: Lower, Show: WhenNonZero},
+	{Name: "buffer_hits", Levels: every, Unit: Count, Label: "buffer hits", Better: Neither, Show: JSONOnly},
+	{Name: "buffer_reads", Levels: every, Unit: Count, Label: "buffer reads", Better: Lower, Show: JSONOnly},
+	{Name: "buffer_writes", Levels: db, Unit: Pages, Label: "buffer pages written (cluster)", Better: Lower, Show: WhenNonZero},
+	{Name: "buffer_writes_backend", Levels: db, Unit: Pages, Label: "  of which by client backends", Better: Lower, Show: WhenNonZero},
 	{Name: "buffer_busy_waits", Levels: tbIx, Unit: Count, Label: "buffer busy waits", Better: Lower},
 	{Name: "checkpoints", Levels: db, Unit: Count, Label: "checkpoints", Better: Neither},
 	{Name: "commit_statements", Levels: db, Unit: Count, Label: "commit statements", Better: Neither},
