@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/writeamp/writeamp/collectors"
 	pgcollect "github.com/writeamp/writeamp/collectors/postgres"
 	"github.com/writeamp/writeamp/dialects"
@@ -243,14 +245,10 @@ func dropSchemas(t *testing.T, db *sql.DB, res *result.Result) {
 		for _, o := range run.Tables {
 			if o.Schema != "" && !seen[o.Schema] {
 				seen[o.Schema] = true
-				if _, err := db.Exec(`DROP SCHEMA ` + quoteIdent(o.Schema) + ` CASCADE`); err != nil {
+				if _, err := db.Exec(`DROP SCHEMA ` + pgx.Identifier{o.Schema}.Sanitize() + ` CASCADE`); err != nil {
 					t.Errorf("drop %s: %v", o.Schema, err)
 				}
 			}
 		}
 	}
-}
-
-func quoteIdent(s string) string {
-	return `"` + s + `"`
 }
