@@ -1,6 +1,7 @@
 package main
 
 import (
+	"database/sql"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -78,5 +79,44 @@ func TestRunVacuumOnMariaDBSaysThereIsNone(t *testing.T) {
 		if !said {
 			t.Errorf("%s: no word that --vacuum has nothing to run: %v", run.Variant, run.Warnings)
 		}
+	}
+}
+
+// measure --vacuum: the wrapped command's dead rows in the scope's tables,
+// vacuumed in a window of their own: one update of 300 rows on an indexed
+// column leaves 300 entries for VACUUM to remove from that index.
+func TestMeasureVacuumOfAWrappedCommand(t *testing.T) {
+	dsn := testenv.DSN(t, "WRITEAMP_TEST_PG_DSN")
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	testenv.Reachable(t, db, "PostgreSQL")
+	for _, q := range []string{`DROP SCHEMA IF EXISTS wa_vac CASCADE`, `CREATE SCHEMA wa_vac`,
+		`CREATE TABLE wa_vac.jobs (id int PRIMARY KEY, v int) WITH (autovacuum_enabled = false)`, `CREATE INDEX jobs_v ON wa_vac.jobs (v)`,
+		`INSERT INTO wa_vac.jobs SELECT g, g FROM generate_series(1, 300) g`} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	t.Cleanup(func() { db.Exec(`DROP SCHEMA IF EXISTS wa_vac CASCADE`) })
+	out := filepath.Join(t.TempDir(), "m.json")
+	if _, _, err := run(t, "measure", "-q", "--dsn", dsn, "--schema", "wa_vac", "--vacuum", "--format", "json", "-o", out,
+		"--", "psql", dsn, "-Xqc", "UPDATE wa_vac.jobs SET v = v + 1000"); err != nil {
+		t.Fatal(err)
+	}
+	r, err := result.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := r.Runs[0]
+	for _, name := range []string{"jobs_v", "jobs_pkey"} {
+		if got := run.Index(name).Metrics["vacuum_index_entries_removed"]; got.V() != 300 || got.Exactness != result.Exact {
+			t.Errorf("%s: vacuum_index_entries_removed %+v, want exactly 300", name, got)
+		}
+	}
+	if got := run.Table("jobs").Metrics["vacuum_dead_items_removed"]; got.V() != 300 {
+		t.Errorf("jobs: vacuum_dead_items_removed %+v, want 300", got)
 	}
 }

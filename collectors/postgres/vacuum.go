@@ -172,7 +172,13 @@ func parseVacuum(msgs []*pgconn.Notice, t collectors.Object, ixs []collectors.Ob
 	}
 	var warns []string
 	if !summary {
-		warns = append(warns, fmt.Sprintf("VACUUM of %s sent no summary message (were its notices delivered?): its pages scanned and dead rows removed are unknown", obj))
+		why := "were its notices delivered?"
+		for _, n := range msgs {
+			if n.Severity == "WARNING" { // e.g. skipping "t" --- only table or database owner can vacuum it
+				why = "the server said: " + n.Message
+			}
+		}
+		warns = append(warns, fmt.Sprintf("VACUUM of %s sent no summary message (%s): its pages scanned and dead rows removed are unknown", obj, why))
 		return out, warns
 	}
 	put(collectors.Table, obj, "vacuum_dead_items_removed", deadItems, result.Exact, `"removed N dead item identifiers" (13: "row versions"), summed over index passes: line pointers made unused, each one an entry in every index`, "")
