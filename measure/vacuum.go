@@ -3,6 +3,7 @@ package measure
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/writeamp/writeamp/collectors"
@@ -70,7 +71,10 @@ func (win *Window) Vacuum(ctx context.Context, run *result.Run, sc collectors.Sc
 		putMetric(run, c.Level, c.Object, c.Metric, m)
 	}
 	for _, m := range delta.Missing {
-		warns = append(warns, fmt.Sprintf("%s gave nothing in the vacuum's window: %s", m.Collector, m.Reason))
+		// What the run's own window already lacks, the run says once.
+		if !slices.ContainsFunc(run.Missing, func(r result.Missing) bool { return r.Collector == m.Collector }) {
+			warns = append(warns, fmt.Sprintf("%s gave nothing in the vacuum's window: %s", m.Collector, m.Reason))
+		}
 	}
 	warns = append(warns, span.Warnings...)
 	for _, w := range delta.Warnings {
