@@ -142,6 +142,18 @@ func TestVacuumEveryPostgresMajor(t *testing.T) {
 					t.Errorf("%s: database %s = %+v, want a positive figure", run.Variant, m, got)
 				}
 			}
+			// Buffer accesses: every relation the workload wrote was read
+			// through shared buffers (pg_statio_*, exact per relation); the
+			// cluster's pg_stat_io (16+) saw at least those hits.
+			us := run.Table("offline_user_session")
+			if h := metric(t, us, "buffer_hits"); h.Exactness != result.Exact || h.V() <= 0 {
+				t.Errorf("%s: offline_user_session buffer_hits %+v", run.Variant, h)
+			}
+			if srv.Major >= 16 {
+				if h := run.Database["buffer_hits"]; h.Exactness != result.Approx || h.V() < metric(t, us, "buffer_hits").V() {
+					t.Errorf("%s: pg_stat_io buffer_hits %+v, fewer than one table's own %v", run.Variant, h, metric(t, us, "buffer_hits").V())
+				}
+			}
 			for _, w := range run.Warnings {
 				t.Logf("%s: warning: %s", run.Variant, w)
 			}
