@@ -91,7 +91,8 @@ func TestMeasureVacuumOfAWrappedCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	// Cleanups run last first: the schema is dropped before db closes.
+	t.Cleanup(func() { db.Close() })
 	testenv.Reachable(t, db, "PostgreSQL")
 	for _, q := range []string{`DROP SCHEMA IF EXISTS wa_vac CASCADE`, `CREATE SCHEMA wa_vac`,
 		`CREATE TABLE wa_vac.jobs (id int PRIMARY KEY, v int) WITH (autovacuum_enabled = false)`, `CREATE INDEX jobs_v ON wa_vac.jobs (v)`,
@@ -100,7 +101,11 @@ func TestMeasureVacuumOfAWrappedCommand(t *testing.T) {
 			t.Fatal(q, err)
 		}
 	}
-	t.Cleanup(func() { db.Exec(`DROP SCHEMA IF EXISTS wa_vac CASCADE`) })
+	t.Cleanup(func() {
+		if _, err := db.Exec(`DROP SCHEMA IF EXISTS wa_vac CASCADE`); err != nil {
+			t.Errorf("drop wa_vac: %v", err)
+		}
+	})
 	out := filepath.Join(t.TempDir(), "m.json")
 	if _, _, err := run(t, "measure", "-q", "--dsn", dsn, "--schema", "wa_vac", "--vacuum", "--format", "json", "-o", out,
 		"--", "psql", dsn, "-Xqc", "UPDATE wa_vac.jobs SET v = v + 1000"); err != nil {
