@@ -76,6 +76,10 @@ type Set struct {
 	// failing statement (a missing privilege) does not abort the transaction
 	// for the collectors after it (PostgreSQL aborts on any error).
 	Savepoint, RollbackTo string
+	// Vacuum runs the dialect's removal of dead rows for run --vacuum; nil
+	// where there is none to run, NoVacuum then says why.
+	Vacuum   Vacuumer
+	NoVacuum string
 }
 
 // Check refuses a set that Take would read wrongly: a source that is none

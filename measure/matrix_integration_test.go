@@ -59,6 +59,9 @@ func wantMissing(major int) map[string]bool {
 	if major < 14 {
 		m["pg_stat_wal"] = true
 	}
+	if major < 16 {
+		m["pg_stat_io"] = true
+	}
 	return m
 }
 

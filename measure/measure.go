@@ -33,6 +33,9 @@ type Experiment struct {
 	// them wait for each statement.
 	Concurrency int
 	NoPipeline  bool
+	// Vacuum measures, after each variant's window, the cleanup of the
+	// dead rows it left in a window of its own (vacuum.go).
+	Vacuum bool
 	// Progress returns the progress sink for a variant (nil: none).
 	Progress func(variant string, total int64) (workloads.Progress, func())
 	// CleanupTimeout bounds cleanup after an interrupt.
@@ -210,6 +213,17 @@ func (e *Experiment) variant(ctx context.Context, v string, cleanupCtx func() (c
 	run.Writes = wr
 	span.AddToRun(run)
 	run.Warnings = append(span.Warnings, run.Warnings...)
+	if e.Vacuum && runErr == nil {
+		e.logf("variant %s: vacuuming", v)
+		if err := win.Vacuum(ctx, run, sc); err != nil {
+			if ctx.Err() != nil {
+				return run, phase("vacuum", err)
+			}
+			// The variant's own window stands; only its vacuum is unknown.
+			run.Warnings = append(run.Warnings, "vacuum: "+err.Error())
+		}
+		e.logf("variant %s: vacuumed in %s", v, since())
+	}
 	if runErr != nil {
 		run.Partial = true
 		run.Warnings = append(run.Warnings, "the workload stopped early: "+runErr.Error())

@@ -48,6 +48,9 @@ type Wrapped struct {
 	// GracePeriod is how long an interrupted command has to exit after
 	// SIGINT before it is killed.
 	GracePeriod time.Duration
+	// Vacuum measures, after the command's window, the cleanup of the dead
+	// rows it left in the scope's tables, in a window of its own.
+	Vacuum bool
 }
 
 func (w *Wrapped) logf(format string, a ...any) { w.Window.logf(format, a...) }
@@ -154,6 +157,12 @@ func (w *Wrapped) Run(ctx context.Context) (res *result.Result, exitCode int, er
 	if interrupted {
 		run.Partial = true
 		run.Warnings = append(run.Warnings, "interrupted: the command was stopped before it finished")
+	}
+	if w.Vacuum && !interrupted {
+		w.logf("vacuuming the measured tables")
+		if err := w.Window.Vacuum(actx, run, w.Scope); err != nil {
+			run.Warnings = append(run.Warnings, "vacuum: "+err.Error())
+		}
 	}
 	if w.Operations == 0 && !w.CountRowWrites {
 		run.Warnings = append(run.Warnings, "no operation count given (--operations): per-unit figures are per row changed (the report says which rows)")

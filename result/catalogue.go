@@ -134,10 +134,35 @@ var catalogue = []Info{
 	{Name: "row_lock_waits", Levels: tbIx, Unit: Count, Label: "row lock waits", Better: Lower, Show: WhenNonZero},
 	{Name: "size_bytes", Levels: tbIx, Unit: Bytes, Label: "size bytes", Better: Lower, Negative: true},
 	{Name: "autovacuum_runs", Levels: tb, Unit: Count, Label: "autovacuum runs", Better: Neither, Show: WhenNonZero, Total: true},
+	// run --vacuum: the VACUUM of the workload's tables after the variant's
+	// window, measured in a window of its own. The dead rows are the
+	// workload's, so these divide per operation like its own costs.
+	{Name: "vacuum_log_bytes", Levels: every, Unit: Bytes, Label: "vacuum: log bytes", Better: Lower},
+	{Name: "vacuum_log_records", Levels: every, Unit: Count, Label: "vacuum: log records", Better: Lower, Show: JSONOnly},
+	{Name: "vacuum_fpi_count", Levels: every, Unit: Count, Label: "vacuum: fpi count", Better: Lower, Show: WhenNonZero},
+	{Name: "vacuum_fpi_bytes", Levels: every, Unit: Bytes, Label: "vacuum: fpi bytes", Better: Lower, Show: JSONOnly},
+	{Name: "vacuum_pages_touched", Levels: tbIx, Unit: Pages, Label: "vacuum: pages touched", Better: Lower},
+	{Name: "vacuum_pages_scanned", Levels: tb, Unit: Pages, Label: "vacuum: heap pages scanned", Better: Lower},
+	{Name: "vacuum_pages_removed", Levels: tb, Unit: Pages, Label: "vacuum: heap pages truncated", Better: Neither, Show: WhenNonZero},
+	{Name: "vacuum_dead_rows_removed", Levels: tb, Unit: Count, Label: "vacuum: dead tuples pruned", Better: Lower},
+	{Name: "vacuum_dead_items_removed", Levels: tb, Unit: Count, Label: "vacuum: dead line pointers freed", Better: Lower},
+	{Name: "vacuum_buffers_dirtied", Levels: tb, Unit: Pages, Label: "vacuum: buffers dirtied", Better: Lower},
+	{Name: "vacuum_index_entries_removed", Levels: ix, Unit: Count, Label: "vacuum: index entries removed", Better: Lower},
+	{Name: "vacuum_index_pages_deleted", Levels: ix, Unit: Pages, Label: "vacuum: index pages deleted", Better: Lower, Show: WhenNonZero},
+	{Name: "vacuum_buffer_hits", Levels: tbIx, Unit: Count, Label: "vacuum: buffer hits", Better: Lower, Show: JSONOnly},
+	{Name: "vacuum_buffer_reads", Levels: tbIx, Unit: Count, Label: "vacuum: buffer reads", Better: Lower, Show: JSONOnly},
 	// the rest, alphabetically
 	{Name: "autoanalyze_runs", Levels: tb, Unit: Count, Label: "autoanalyze runs", Better: Neither, Show: JSONOnly, Total: true},
 	{Name: "binlog_bytes", Levels: db, Unit: Bytes, Label: "binlog bytes", Better: Lower},
 	{Name: "branch_node_splits", Levels: db, Unit: Count, Label: "branch node splits", Better: Lower},
+	// Shared buffers: per relation (pg_statio_*) the accesses, hits and
+	// reads; for the cluster (pg_stat_io, 16+) also the pages written and
+	// the pages added, whoever wrote them.
+	{Name: "buffer_extends", Levels: db, Unit: Pages, Label: "buffer pages extended (cluster)", Better: Lower, Show: WhenNonZero},
+	{Name: "buffer_hits", Levels: every, Unit: Count, Label: "buffer hits", Better: Neither, Show: JSONOnly},
+	{Name: "buffer_reads", Levels: every, Unit: Count, Label: "buffer reads", Better: Lower, Show: JSONOnly},
+	{Name: "buffer_writes", Levels: db, Unit: Pages, Label: "buffer pages written (cluster)", Better: Lower, Show: WhenNonZero},
+	{Name: "buffer_writes_backend", Levels: db, Unit: Pages, Label: "  of which by client backends", Better: Lower, Show: WhenNonZero},
 	{Name: "buffer_busy_waits", Levels: tbIx, Unit: Count, Label: "buffer busy waits", Better: Lower},
 	{Name: "checkpoints", Levels: db, Unit: Count, Label: "checkpoints", Better: Neither},
 	{Name: "commit_statements", Levels: db, Unit: Count, Label: "commit statements", Better: Neither},

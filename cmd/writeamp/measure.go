@@ -16,7 +16,7 @@ func newMeasureCmd() *cobra.Command {
 		dsn, format, output, label, opName string
 		schemas, tables                    []string
 		ops                                int64
-		quiet                              bool
+		quiet, vacuum                      bool
 		interval                           time.Duration
 		waits                              bool
 	)
@@ -92,7 +92,7 @@ command and the numbers up to then are reported.`,
 			w := &measure.Wrapped{
 				Window: win, Command: args, Label: label,
 				Scope:      scope,
-				Operations: ops, OperationName: opName,
+				Operations: ops, OperationName: opName, Vacuum: vacuum,
 				Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(),
 			}
 			// The command's output shares stdout with the report: the report
@@ -123,6 +123,7 @@ command and the numbers up to then are reported.`,
 	f.StringVar(&opName, "operation-name", "operations", "what one --operations is called, plural (e.g. transactions)")
 	formatFlag(cmd, &format, reports.Formats)
 	f.StringVarP(&output, "output", "o", "", "write the report to this file instead of stdout (after the command's output)")
+	f.BoolVar(&vacuum, "vacuum", false, "after the command, VACUUM the measured tables in a window of their own and report its cost (vacuum_* figures); InnoDB has no VACUUM and says so")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no notes on stderr")
 	intervalFlag(f, &interval)
 	waitsFlag(f, &waits)

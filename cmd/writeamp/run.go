@@ -43,6 +43,7 @@ func newWorkloadRunCmd(use, name string) *cobra.Command {
 		pgBin               string
 		variants            []string
 		keep, quiet, noPipe bool
+		vacuum              bool
 		concurrency         string
 		interval            time.Duration
 		waits               bool
@@ -108,7 +109,7 @@ func newWorkloadRunCmd(use, name string) *cobra.Command {
 			for _, level := range levels {
 				exp := &measure.Experiment{
 					Window: win, Workload: wl, Variants: variants, Keep: keep,
-					Concurrency: level, NoPipeline: noPipe, Progress: progressFor(!quiet),
+					Concurrency: level, NoPipeline: noPipe, Progress: progressFor(!quiet), Vacuum: vacuum,
 				}
 				if len(levels) > 1 {
 					fmt.Fprintf(log, "concurrency %d\n", level)
@@ -143,6 +144,7 @@ func newWorkloadRunCmd(use, name string) *cobra.Command {
 	formatFlag(cmd, &format, reports.Formats)
 	f.StringVarP(&output, "output", "o", "", "write the report to this file instead of stdout")
 	f.BoolVar(&noPipe, "no-pipeline", false, "send each statement and wait for it (default: one round trip per transaction where the driver can pipeline)")
+	f.BoolVar(&vacuum, "vacuum", false, "after each variant's window, VACUUM the workload's tables in a window of their own and report its cost (vacuum_* figures: WAL, pages scanned, dead rows and index entries removed); InnoDB has no VACUUM and says so")
 	f.BoolVar(&keep, "keep", false, "keep the workload's schema after the run for inspection")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress or notes on stderr")
 	intervalFlag(f, &interval)

@@ -17,7 +17,8 @@ func init() { collectors.Register(pg.Name, NewSet()) }
 func NewSet() *collectors.Set {
 	return &collectors.Set{
 		Sources: []collectors.Source{
-			WalLSN{}, PgClass{}, PgStatUserTables{}, PgStatUserIndexes{}, PgStatWAL{}, PgStatDatabase{}, PgStatCheckpointer{},
+			WalLSN{}, PgClass{}, PgStatUserTables{}, PgStatUserIndexes{}, PgStatioUserTables{}, PgStatioUserIndexes{},
+			PgStatWAL{}, PgStatIO{}, PgStatDatabase{}, PgStatCheckpointer{},
 		},
 		Interval:   []collectors.IntervalCollector{PgWAL{}},
 		Derive:     []collectors.Deriver{DeriveTables, DeriveLeafInserts, DeriveCheckpoints},
@@ -25,6 +26,7 @@ func NewSet() *collectors.Set {
 		SnapshotTx: snapshotTx,
 		Savepoint:  "SAVEPOINT writeamp_collector",
 		RollbackTo: "ROLLBACK TO SAVEPOINT writeamp_collector",
+		Vacuum:     Vacuum{},
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 // Capability names. Version differences live here as predicates, nowhere else.
 const (
 	CapStatWAL          = "pg_stat_wal"              // 14+
+	CapStatIO           = "pg_stat_io"               // 16+
 	CapNewpage          = "n_tup_newpage_upd"        // 16+
 	CapForceFlush       = "pg_stat_force_next_flush" // 15+ shared-memory stats
 	CapFetchConsistency = "stats_fetch_consistency"  // 15+
@@ -40,6 +41,7 @@ const (
 )
 
 func supportsStatWAL(v int) bool        { return v >= 140000 }
+func supportsStatIO(v int) bool         { return v >= 160000 }
 func supportsNewpage(v int) bool        { return v >= 160000 }
 func supportsSharedMemStats(v int) bool { return v >= 150000 }
 func supportsWalinspect(v int) bool     { return v >= 150000 }
@@ -88,6 +90,7 @@ func Config(dsn string) (*pgx.ConnConfig, error) {
 	if _, ok := cfg.RuntimeParams["application_name"]; !ok {
 		cfg.RuntimeParams["application_name"] = "writeamp"
 	}
+	cfg.OnNotice = routeNotice
 	return cfg, nil
 }
 
@@ -136,6 +139,7 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 	}
 	v := s.VersionNum
 	s.Set(CapStatWAL, supportsStatWAL(v), "pg_stat_wal needs PostgreSQL 14 or later")
+	s.Set(CapStatIO, supportsStatIO(v), "pg_stat_io needs PostgreSQL 16 or later")
 	s.Set(CapNewpage, supportsNewpage(v), "n_tup_newpage_upd needs PostgreSQL 16 or later")
 	s.Set(CapForceFlush, supportsSharedMemStats(v), "pg_stat_force_next_flush() needs PostgreSQL 15 or later")
 	s.Set(CapFetchConsistency, supportsSharedMemStats(v), "stats_fetch_consistency needs PostgreSQL 15 or later")

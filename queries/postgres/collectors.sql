@@ -84,6 +84,40 @@ WHERE c.relkind IN ('r', 'm', 'p')
 SELECT wal_records, wal_fpi, wal_bytes::bigint, wal_buffers_full, coalesce(stats_reset::text, '')
 FROM pg_stat_wal
 
+-- name: pg_statio_user_tables
+-- Buffer accesses per table (heap only; its TOAST and indexes apart), by
+-- the view's own functions: blocks_fetched counts every request of a
+-- shared buffer, blocks_hit those already in it, so reads = fetched - hit.
+SELECT n.nspname, c.relname, c.oid::bigint,
+       pg_stat_get_blocks_hit(c.oid), pg_stat_get_blocks_fetched(c.oid) - pg_stat_get_blocks_hit(c.oid),
+       (SELECT coalesce(stats_reset::text, '') FROM pg_stat_database WHERE datname = current_database())
+FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE c.relkind IN ('r', 'm')
+  AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname !~ '^pg_toast'
+  AND ($1::text[] IS NULL OR n.nspname = ANY($1::text[]))
+
+-- name: pg_statio_user_indexes
+SELECT n.nspname, c.relname, i.relname, i.oid::bigint,
+       pg_stat_get_blocks_hit(i.oid), pg_stat_get_blocks_fetched(i.oid) - pg_stat_get_blocks_hit(i.oid),
+       (SELECT coalesce(stats_reset::text, '') FROM pg_stat_database WHERE datname = current_database())
+FROM pg_index x
+JOIN pg_class c ON c.oid = x.indrelid
+JOIN pg_class i ON i.oid = x.indexrelid
+JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE c.relkind IN ('r', 'm')
+  AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname !~ '^pg_toast'
+  AND ($1::text[] IS NULL OR n.nspname = ANY($1::text[]))
+
+-- name: pg_stat_io
+-- Shared-buffer I/O of relations (18 adds object 'wal': left out), every
+-- backend type summed: writes are dirty pages written out, by whoever
+-- evicted or checkpointed them; extends are new pages. Cluster-wide.
+-- min_version: 160000
+SELECT coalesce(sum(writes), 0)::bigint, coalesce(sum(writes) FILTER (WHERE backend_type = 'client backend'), 0)::bigint,
+       coalesce(sum(extends), 0)::bigint, coalesce(sum(hits), 0)::bigint, coalesce(sum(reads), 0)::bigint,
+       coalesce(max(stats_reset)::text, '')
+FROM pg_stat_io WHERE object = 'relation' AND context <> 'bulkread'
+
 -- name: pg_stat_database
 SELECT xact_commit, xact_rollback, coalesce(stats_reset::text, '')
 FROM pg_stat_database WHERE datname = current_database()
