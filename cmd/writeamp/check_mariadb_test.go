@@ -95,7 +95,10 @@ func TestCheckOnMariaDB(t *testing.T) {
 		mysqltest.Exec(t, db, c.settings...)
 		var verdicts []string
 		for range 2 {
-			out, _, err := run(t, append([]string{"check", "-q", "--dsn", dsn, "--migration", up, "--budget", "log_bytes/op<=+10%", "--format", "json"}, cmd...)...)
+			// --repeat 3: the server's redo is whole-server and a loaded
+			// machine's background work (purge, flushing) landed in single
+			// windows often enough to flip a +22% change or a +1% one.
+			out, _, err := run(t, append([]string{"check", "-q", "--dsn", dsn, "--migration", up, "--budget", "log_bytes/op<=+10%", "--repeat", "3", "--format", "json"}, cmd...)...)
 			d := readCheck(t, out)
 			verdicts = append(verdicts, d.Check)
 			if exitCode(err) == 2 || d.Restore.Method != "undo" || !d.Restore.Checked || len(d.Restore.Left) > 0 || len(d.Budgets) != 1 || d.Budgets[0].Unit != c.perOp {
@@ -118,9 +121,9 @@ func TestCheckOnMariaDB(t *testing.T) {
 		{"create index idx_uid on offline_user_session (user_id, created_on);", "pass"},
 	} {
 		m := write(t, dir, filepath.Base(c.want)+".sql", c.sql)
-		for range 2 { // twice: the same verdict, nothing left
+		{ // once, judged on the median of 3 (the twice-in-a-row property is the wrapped checks' above)
 			out, _, err := run(t, "check", "-q", "--dsn", dsn, "--variant", "baseline", "--logins", "200", "--migration", m,
-				"--budget", "log_bytes/op<=+10%", "--format", "json")
+				"--budget", "log_bytes/op<=+10%", "--repeat", "3", "--format", "json")
 			d := readCheck(t, out)
 			if d.Check != c.want || d.Restore.Method != "workload-schema" || !d.Restore.Checked || len(d.Restore.Left) > 0 {
 				t.Errorf("built-in %q: %s (exit %d, %v), restore %+v", c.sql, d.Check, exitCode(err), err, d.Restore)
