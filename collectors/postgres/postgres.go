@@ -17,8 +17,7 @@ func init() { collectors.Register(pg.Name, NewSet()) }
 func NewSet() *collectors.Set {
 	return &collectors.Set{
 		Sources: []collectors.Source{
-			WalLSN{}, PgClass{}, PgStatUserTables{}, PgStatUserIndexes{}, PgStatioUserTables{}, PgStatioUserIndexes{},
-			PgStatWAL{}, PgStatIO{}, PgStatDatabase{}, PgStatCheckpointer{},
+			WalLSN{}, PgClass{}, PgStatRelations{}, PgStatWAL{}, PgStatIO{}, PgStatDatabase{}, PgStatCheckpointer{},
 		},
 		Interval:   []collectors.IntervalCollector{PgWAL{}},
 		Derive:     []collectors.Deriver{DeriveTables, DeriveLeafInserts, DeriveCheckpoints},
