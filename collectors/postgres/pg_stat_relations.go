@@ -74,8 +74,9 @@ func (PgStatRelations) CollectObjects(ctx context.Context, qr dialects.Querier, 
 		obj, id := o.FQN(), o.Info["oid"]
 		add := func(n sql.NullInt64, metric, source string) {
 			if n.Valid {
-				out = append(out, collectors.Counter{Key: collectors.Key{Level: o.Level, Object: obj, Metric: metric},
-					Value: float64(n.Int64), Exactness: "exact", Source: source, Identity: id, Reset: reset})
+				c := exact(o.Level, obj, metric, float64(n.Int64), source, id)
+				c.Reset = reset
+				out = append(out, c)
 			}
 		}
 		add(v[0], "rows_inserted", "pg_stat_user_tables.n_tup_ins")

@@ -55,8 +55,6 @@ func schemaArg(sc collectors.Scope) any {
 	return sc.Schemas
 }
 
-func fqn(schema, name string) string { return schema + "." + name }
-
 func exact(level collectors.Level, obj, metric string, v float64, source, id string) collectors.Counter {
 	return collectors.Counter{Key: collectors.Key{Level: level, Object: obj, Metric: metric}, Value: v, Exactness: "exact", Source: source, Identity: id}
 }
