@@ -45,9 +45,11 @@ WHERE EXISTS (SELECT 1 FROM pg_class WHERE oid = r::oid)
 -- names, and reading them again for each view was most of what a snapshot of
 -- 10,000 indexes read (the views' own joins cost more than their functions).
 -- A column is NULL where its view has no such row:
---   pg_stat_user_tables (tables r, m, p): n_tup_ins, n_tup_upd, n_tup_hot_upd,
+--   pg_stat_user_tables (tables r, m, p; 13's view omits p, whose functions
+--     read 0 there): n_tup_ins, n_tup_upd, n_tup_hot_upd,
 --     n_tup_del, n_tup_newpage_upd (16+), autovacuum_count, autoanalyze_count, vacuum_count;
---   pg_stat_user_indexes (indexes of r, m, p: i and I): idx_scan, idx_tup_read, idx_tup_fetch;
+--   pg_stat_user_indexes (indexes of r and m: i; a partitioned index I has no
+--     row there, nor any statistics): idx_scan, idx_tup_read, idx_tup_fetch;
 --   pg_statio_user_tables/_indexes (heap r, m and their indexes i; no partitioned
 --     relations): blks_hit, and blks_read = fetched - hit (blocks_fetched counts
 --     every request of a shared buffer, blocks_hit those already in it).
@@ -61,9 +63,9 @@ SELECT c.oid::bigint, c.relkind::text,
        CASE WHEN c.relkind IN ('r', 'm', 'p') THEN pg_stat_get_autovacuum_count(c.oid) END,
        CASE WHEN c.relkind IN ('r', 'm', 'p') THEN pg_stat_get_autoanalyze_count(c.oid) END,
        CASE WHEN c.relkind IN ('r', 'm', 'p') THEN pg_stat_get_vacuum_count(c.oid) END,
-       CASE WHEN c.relkind IN ('i', 'I') THEN pg_stat_get_numscans(c.oid) END,
-       CASE WHEN c.relkind IN ('i', 'I') THEN pg_stat_get_tuples_returned(c.oid) END,
-       CASE WHEN c.relkind IN ('i', 'I') THEN pg_stat_get_tuples_fetched(c.oid) END,
+       CASE WHEN c.relkind = 'i' THEN pg_stat_get_numscans(c.oid) END,
+       CASE WHEN c.relkind = 'i' THEN pg_stat_get_tuples_returned(c.oid) END,
+       CASE WHEN c.relkind = 'i' THEN pg_stat_get_tuples_fetched(c.oid) END,
        CASE WHEN c.relkind IN ('r', 'm', 'i') THEN pg_stat_get_blocks_hit(c.oid) END,
        CASE WHEN c.relkind IN ('r', 'm', 'i') THEN pg_stat_get_blocks_fetched(c.oid) - pg_stat_get_blocks_hit(c.oid) END
 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -83,9 +85,9 @@ SELECT c.oid::bigint, c.relkind::text,
        CASE WHEN c.relkind IN ('r', 'm', 'p') THEN pg_stat_get_autovacuum_count(c.oid) END,
        CASE WHEN c.relkind IN ('r', 'm', 'p') THEN pg_stat_get_autoanalyze_count(c.oid) END,
        CASE WHEN c.relkind IN ('r', 'm', 'p') THEN pg_stat_get_vacuum_count(c.oid) END,
-       CASE WHEN c.relkind IN ('i', 'I') THEN pg_stat_get_numscans(c.oid) END,
-       CASE WHEN c.relkind IN ('i', 'I') THEN pg_stat_get_tuples_returned(c.oid) END,
-       CASE WHEN c.relkind IN ('i', 'I') THEN pg_stat_get_tuples_fetched(c.oid) END,
+       CASE WHEN c.relkind = 'i' THEN pg_stat_get_numscans(c.oid) END,
+       CASE WHEN c.relkind = 'i' THEN pg_stat_get_tuples_returned(c.oid) END,
+       CASE WHEN c.relkind = 'i' THEN pg_stat_get_tuples_fetched(c.oid) END,
        CASE WHEN c.relkind IN ('r', 'm', 'i') THEN pg_stat_get_blocks_hit(c.oid) END,
        CASE WHEN c.relkind IN ('r', 'm', 'i') THEN pg_stat_get_blocks_fetched(c.oid) - pg_stat_get_blocks_hit(c.oid) END
 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
