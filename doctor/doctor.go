@@ -75,7 +75,7 @@ var needed = map[string][]string{
 var gives = map[string][2]string{
 	"wal_lsn":                    {"WAL bytes of the window (log_bytes)", "no log volume at all"},
 	"pg_class":                   {"the tables and indexes in scope, their sizes and relfilenodes", "no objects to attribute numbers to"},
-	"pg_stat_relations":          {"per table: rows inserted/updated/deleted, HOT updates (hot_ratio), vacuum runs (pg_stat_user_tables); per index: scans (reads, context only; pg_stat_user_indexes); per table and index: shared-buffer hits and reads (pg_statio_user_tables/_indexes; every session's accesses, exact per relation)", "no row counts, no HOT ratio, no index read counts, no buffer accesses per relation"},
+	"pg_stat_relations":          {"rows inserted/updated/deleted and HOT updates (hot_ratio) per table, index scans, shared-buffer hits and reads per table and index (pg_stat_user_tables/_indexes and pg_statio_user_tables/_indexes, read by oid in one pass)", "no row counts, no HOT ratio, no index reads, no buffer accesses per relation"},
 	"pg_stat_wal":                {"WAL records, full-page images (PostgreSQL 14+)", "no WAL record and FPI counts"},
 	"pg_stat_io":                 {"pages written and extended in shared buffers, cluster-wide and by every backend type (PostgreSQL 16+; approx: all sessions, written when evicted or checkpointed)", "no count of buffer pages written; the WAL's pages touched still say which pages changed"},
 	"pg_stat_database":           {"transactions committed and rolled back", "no transaction counts"},
