@@ -9,11 +9,8 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib"
-
 	"github.com/writeamp/writeamp/collectors"
 	pg "github.com/writeamp/writeamp/dialects/postgres"
-	"github.com/writeamp/writeamp/internal/testenv"
 )
 
 // pg_stat_relations reads the views' functions by oid and joins them to the
@@ -22,18 +19,8 @@ import (
 // give exactly the views' rows, no more and no fewer (a plain table, a
 // partitioned table and its partition, their indexes, a materialized view).
 func TestPgStatRelationsEqualTheViews(t *testing.T) {
-	dsn := testenv.DSN(t, "WRITEAMP_TEST_PG_DSN")
+	_, db, s := liveServer(t)
 	ctx := context.Background()
-	db, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	testenv.Reachable(t, db, "PostgreSQL")
-	s, err := pg.Dialect{}.Probe(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
 	schema := fmt.Sprintf("writeamp_statrel_%d", os.Getpid())
 	conn, err := db.Conn(ctx)
 	if err != nil {
