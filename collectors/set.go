@@ -27,6 +27,14 @@ type Collector interface {
 	Collect(ctx context.Context, q dialects.Querier, s dialects.Server, sc Scope) ([]Counter, error)
 }
 
+// ObjectCollector reads counters of the catalog's objects by their ids alone:
+// the catalog has read the names once, and reading them again per view was
+// most of the bytes of a snapshot of a wide catalog.
+type ObjectCollector interface {
+	Source
+	CollectObjects(ctx context.Context, q dialects.Querier, s dialects.Server, objs []Object) ([]Counter, error)
+}
+
 // Catalog lists the tables and indexes in scope, with any per-object
 // readings made in the same pass (e.g. relation sizes), so the catalog is
 // read once a snapshot. A set has one.
@@ -90,9 +98,11 @@ func (set *Set) Check() error {
 	for _, src := range set.Sources {
 		_, cat := src.(Catalog)
 		_, col := src.(Collector)
+		_, ocol := src.(ObjectCollector)
+		col = col || ocol
 		_, mark := src.(Marker)
 		if !cat && !col && !mark {
-			return fmt.Errorf("collectors: source %s reads nothing (not a Catalog, Collector or Marker)", src.Name())
+			return fmt.Errorf("collectors: source %s reads nothing (not a Catalog, Collector, ObjectCollector or Marker)", src.Name())
 		}
 		if cat {
 			catalogs++

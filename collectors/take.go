@@ -80,13 +80,20 @@ func (set *Set) Take(ctx context.Context, db *sql.DB, s dialects.Server, sc Scop
 			snap.Objects = append(snap.Objects, objs...)
 			parts = append(parts, cs)
 		}
-		if c, ok := src.(Collector); ok {
-			cs, err := set.collectOne(ctx, tx, s, c, sc)
+		var read func() ([]Counter, error)
+		switch c := src.(type) {
+		case Collector:
+			read = func() ([]Counter, error) { return c.Collect(ctx, tx, s, sc) }
+		case ObjectCollector:
+			read = func() ([]Counter, error) { return c.CollectObjects(ctx, tx, s, snap.Objects) }
+		}
+		if read != nil {
+			cs, err := set.collectOne(ctx, tx, src.Name(), read)
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil, ctx.Err()
 				}
-				snap.Missing = append(snap.Missing, missingFrom(c.Name(), err))
+				snap.Missing = append(snap.Missing, missingFrom(src.Name(), err))
 				continue
 			}
 			parts = append(parts, cs)
@@ -104,17 +111,17 @@ func (set *Set) begin(ctx context.Context, db *sql.DB, s dialects.Server) (*sql.
 	return db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 }
 
-func (set *Set) collectOne(ctx context.Context, tx *sql.Tx, s dialects.Server, c Collector, sc Scope) ([]Counter, error) {
+func (set *Set) collectOne(ctx context.Context, tx *sql.Tx, name string, read func() ([]Counter, error)) ([]Counter, error) {
 	if set.Savepoint != "" {
 		if _, err := tx.ExecContext(ctx, set.Savepoint); err != nil {
-			return nil, fmt.Errorf("%s: savepoint: %w", c.Name(), err)
+			return nil, fmt.Errorf("%s: savepoint: %w", name, err)
 		}
 	}
-	cs, err := c.Collect(ctx, tx, s, sc)
+	cs, err := read()
 	if err != nil {
 		if set.RollbackTo != "" {
 			if _, rerr := tx.ExecContext(ctx, set.RollbackTo); rerr != nil {
-				return nil, fmt.Errorf("%s: %w (and the rollback to savepoint failed: %v)", c.Name(), err, rerr)
+				return nil, fmt.Errorf("%s: %w (and the rollback to savepoint failed: %v)", name, err, rerr)
 			}
 		}
 		return nil, err

@@ -65,7 +65,7 @@ func (r *Report) Complete() bool {
 // (PostgreSQL); per-index leaf inserts fall back to a derivation from the
 // table counters when pg_walinspect is missing, labelled derived.
 var needed = map[string][]string{
-	"postgres":  {"wal_lsn", "pg_class", "pg_stat_user_tables"},
+	"postgres":  {"wal_lsn", "pg_class", "pg_stat_relations"},
 	"mysql":     {"global_status", "statistics"},
 	"sqlserver": {"sys_dm_db_index_operational_stats", "sys_dm_io_virtual_file_stats", "sys_indexes"},
 	"oracle":    {"v_sysstat", "v_segment_statistics", "all_objects"},
@@ -75,11 +75,8 @@ var needed = map[string][]string{
 var gives = map[string][2]string{
 	"wal_lsn":                    {"WAL bytes of the window (log_bytes)", "no log volume at all"},
 	"pg_class":                   {"the tables and indexes in scope, their sizes and relfilenodes", "no objects to attribute numbers to"},
-	"pg_stat_user_tables":        {"rows inserted/updated/deleted, HOT updates (hot_ratio)", "no row counts, no HOT ratio"},
-	"pg_stat_user_indexes":       {"index scans (reads, context only)", "no index read counts"},
+	"pg_stat_relations":          {"rows inserted/updated/deleted and HOT updates (hot_ratio) per table, index scans, shared-buffer hits and reads per table and index (pg_stat_user_tables/_indexes and pg_statio_user_tables/_indexes, read by oid in one pass)", "no row counts, no HOT ratio, no index reads, no buffer accesses per relation"},
 	"pg_stat_wal":                {"WAL records, full-page images (PostgreSQL 14+)", "no WAL record and FPI counts"},
-	"pg_statio_user_tables":      {"shared-buffer hits and reads per table (every session's accesses, exact per relation)", "no buffer accesses per table"},
-	"pg_statio_user_indexes":     {"shared-buffer hits and reads per index (every session's accesses, exact per relation)", "no buffer accesses per index"},
 	"pg_stat_io":                 {"pages written and extended in shared buffers, cluster-wide and by every backend type (PostgreSQL 16+; approx: all sessions, written when evicted or checkpointed)", "no count of buffer pages written; the WAL's pages touched still say which pages changed"},
 	"pg_stat_database":           {"transactions committed and rolled back", "no transaction counts"},
 	"pg_stat_checkpointer":       {"checkpoints in the window and the buffers they wrote (pg_stat_bgwriter before 17, pg_stat_checkpointer from 17)", "no checkpoint count, so a full-page-image burst after a checkpoint goes unexplained"},

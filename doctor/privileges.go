@@ -36,7 +36,7 @@ func sqlserverScope(sc ms.Scope) func(dialects.Server) string {
 var Needs = map[string][]Need{
 	"postgres": {
 		{Numbers: "log bytes (WAL position), rows inserted/updated/deleted, HOT updates, WAL records and FPI (pg_stat_wal), buffer hits and reads per relation (pg_statio_*), buffer pages written (pg_stat_io, 16+)", Privilege: "none: the functions and views are granted to PUBLIC",
-			Collectors: []string{"wal_lsn", "pg_stat_user_tables", "pg_statio_user_tables"}},
+			Collectors: []string{"wal_lsn", "pg_stat_relations"}},
 		{Numbers: "exact per-index leaf inserts and page splits, pages touched, log bytes per table and index (writeamp decodes the window's WAL segments)", Privilege: "EXECUTE on pg_read_binary_file(text, bigint, bigint), or a superuser",
 			Without: "the same figures through pg_walinspect when it is installed and executable", Caps: []string{pg.CapWALFiles}},
 		{Numbers: "the same through pg_walinspect, for a login that may not read the WAL segments", Privilege: "pg_walinspect installed, and EXECUTE on its functions (pg_read_server_files, or a superuser)",

@@ -54,6 +54,17 @@ func NewSnapshotFile(s *collectors.Snapshot, where string) *SnapshotFile {
 // through json.Encoder, which would also re-scan its megabytes to compact
 // them; the bytes are encoding/json's all the same (a test holds them).
 func (f *SnapshotFile) Write(w io.Writer) error {
+	b, err := f.Bytes()
+	if err == nil {
+		_, err = w.Write(b)
+	}
+	return err
+}
+
+// Bytes is what Write writes, for a caller that needs the whole file before
+// writing it (copying a snapshot of 10,000 indexes into a buffer was 13 MB more
+// to allocate and copy).
+func (f *SnapshotFile) Bytes() ([]byte, error) {
 	head, err := json.Marshal(struct {
 		Kind          string      `json:"kind"`
 		SchemaVersion int         `json:"schema_version"`
@@ -61,24 +72,23 @@ func (f *SnapshotFile) Write(w io.Writer) error {
 		Where         string      `json:"where,omitempty"`
 	}{f.Kind, f.SchemaVersion, f.Tool, f.Where})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	b := head[:len(head)-1]
 	b = append(b, `,"snapshot":`...)
 	if f.Snapshot == nil {
 		b = append(b, "null"...)
 	} else if b, err = f.Snapshot.AppendJSON(slices.Grow(b, 64+200*len(f.Snapshot.Counters)+160*len(f.Snapshot.Objects))); err != nil {
-		return err
+		return nil, err
 	}
 	if f.Instrumented != "" {
 		in, err := json.Marshal(f.Instrumented)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		b = append(append(b, `,"instrumented":`...), in...)
 	}
-	_, err = w.Write(append(b, '}', '\n'))
-	return err
+	return append(b, '}', '\n'), nil
 }
 
 // ReadSnapshot parses a snapshot file. Every error is about the input and

@@ -79,11 +79,11 @@ func TestEmbeddedFilesLoadAndGatesDoNotOverlap(t *testing.T) {
 }
 
 func TestGetPicksTheVersionVariant(t *testing.T) {
-	q15, err := Get("postgres", "pg_stat_user_tables", 150020)
+	q15, err := Get("postgres", "pg_stat_relations", 150020)
 	if err != nil {
 		t.Fatal(err)
 	}
-	q16 := MustGet("postgres", "pg_stat_user_tables", 160004)
+	q16 := MustGet("postgres", "pg_stat_relations", 160004)
 	if strings.Contains(q15, "newpage") || !strings.Contains(q16, "pg_stat_get_tuples_newpage_updated") {
 		t.Errorf("15 must not read n_tup_newpage_upd, 16 must:\n15: %s\n16: %s", q15, q16)
 	}

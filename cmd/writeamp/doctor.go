@@ -28,8 +28,8 @@ database); on MySQL/MariaDB it creates a database and a table, writes a row
 and drops the database again. Nothing is left behind.
 
 "needed" items are those the refresh-token experiment has no headline numbers
-without. On PostgreSQL: wal_lsn (WAL bytes), pg_class, pg_stat_user_tables (rows,
-HOT), and creating a schema and writing to it (the workload makes its own).
+without. On PostgreSQL: wal_lsn (WAL bytes), pg_class, pg_stat_relations (rows,
+HOT: pg_stat_user_tables' functions), and creating a schema and writing to it (the workload makes its own).
 pg_walinspect is optional: without it per-index leaf inserts are derived from the
 table counters (and labelled derived) instead of counted from the WAL.
 

@@ -44,7 +44,7 @@ func TestDoctorAsANonSuperuser(t *testing.T) {
 	if walLine == "" || !strings.Contains(out, "GRANT pg_read_server_files TO "+role) && !strings.Contains(out, `GRANT pg_read_server_files TO "`+role+`"`) {
 		t.Errorf("pg_walinspect not listed as missing with its GRANT:\n%s", out)
 	}
-	for _, want := range []string{"available  wal_lsn", "available  pg_stat_user_tables", "MISSING    create schema",
+	for _, want := range []string{"available  wal_lsn", "available  pg_stat_relations", "MISSING    create schema",
 		"GRANT CREATE ON DATABASE", "GRANT pg_checkpoint TO", "cannot run here"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("doctor lacks %q:\n%s", want, out)

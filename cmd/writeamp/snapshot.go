@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -85,10 +84,9 @@ On MySQL/MariaDB the default --schema is the database the DSN names;
 			if err != nil {
 				return err
 			}
-			var buf bytes.Buffer
-			err = file.Write(&buf)
+			b, err := file.Bytes()
 			if err == nil {
-				err = writeOutput(cmd.OutOrStdout(), "--output", output, buf.Bytes())
+				err = writeOutput(cmd.OutOrStdout(), "--output", output, b)
 			}
 			if err != nil {
 				abandon() // no file, so no diff would ever undo what the window set up

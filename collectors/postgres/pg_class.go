@@ -37,40 +37,58 @@ func (PgClass) rels(ctx context.Context, qr dialects.Querier, s dialects.Server,
 		return nil, err
 	}
 	defer rows.Close()
-	out := make([]pgRel, 0, 1024)
+	type row struct {
+		schema, name, am        string
+		index, partial, unique  bool
+		filenode, oid, table    int64
+		toastNode, toastIdxNode int64
+	}
+	all := make([]row, 0, 1024)
+	tables := map[int64]string{}
+	var kind string
 	for rows.Next() {
-		var schema, name, kind, table, am string
-		var filenode, oid, toastOID, toastNode, toastIdxNode int64
-		var partial, unique bool
-		if err := rows.Scan(&schema, &name, &kind, &table, &filenode, &oid, &am, &partial, &unique, &toastOID, &toastNode, &toastIdxNode); err != nil {
+		var r row
+		if err := rows.Scan(&r.schema, &r.name, &kind, &r.table, &r.filenode, &r.oid, &r.am, &r.partial, &r.unique, &r.toastNode, &r.toastIdxNode); err != nil {
 			return nil, err
 		}
-		o := collectors.Object{Schema: schema, Name: name, ID: strconv.FormatInt(filenode, 10), Info: map[string]string{"oid": strconv.FormatInt(oid, 10)}}
-		if kind == "i" || kind == "I" {
-			if !sc.InScope(schema, table) {
+		r.index = kind == "i" || kind == "I"
+		if !r.index {
+			tables[r.oid] = r.name
+		}
+		all = append(all, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]pgRel, 0, len(all))
+	for _, r := range all {
+		o := collectors.Object{Schema: r.schema, Name: r.name, ID: strconv.FormatInt(r.filenode, 10), Info: map[string]string{"oid": strconv.FormatInt(r.oid, 10)}}
+		if r.index {
+			table := tables[r.table]
+			if !sc.InScope(r.schema, table) {
 				continue
 			}
 			o.Level, o.Table = collectors.Index, table
-			o.Info["method"] = am
-			if partial {
+			o.Info["method"] = r.am
+			if r.partial {
 				o.Info["partial"] = "true"
 			}
-			if unique {
+			if r.unique {
 				o.Info["unique"] = "true"
 			}
 		} else {
-			if !sc.InScope(schema, name) {
+			if !sc.InScope(r.schema, r.name) {
 				continue
 			}
 			o.Level = collectors.Table
-			if toastNode != 0 {
+			if r.toastNode != 0 {
 				// TOAST writes belong to the table that owns them.
-				o.Info["toast_filenodes"] = fmt.Sprintf("%d,%d", toastNode, toastIdxNode)
+				o.Info["toast_filenodes"] = fmt.Sprintf("%d,%d", r.toastNode, r.toastIdxNode)
 			}
 		}
-		out = append(out, pgRel{obj: o, oid: oid})
+		out = append(out, pgRel{obj: o, oid: r.oid})
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // Catalog lists the objects and reads their sizes.

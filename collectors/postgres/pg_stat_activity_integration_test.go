@@ -10,26 +10,33 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/writeamp/writeamp/collectors"
+	"github.com/writeamp/writeamp/dialects"
 	pg "github.com/writeamp/writeamp/dialects/postgres"
 	"github.com/writeamp/writeamp/internal/testenv"
 )
+
+// liveServer opens WRITEAMP_TEST_PG_DSN, closed when the test ends, and probes it.
+func liveServer(t *testing.T) (string, *sql.DB, dialects.Server) {
+	dsn := testenv.DSN(t, "WRITEAMP_TEST_PG_DSN")
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	testenv.Reachable(t, db, "PostgreSQL")
+	s, err := pg.Dialect{}.Probe(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dsn, db, s
+}
 
 // The sampler sees a known wait: one session holds a row lock, the sampled
 // session's UPDATE of the same row waits on its transaction (Lock /
 // transactionid) until the holder commits.
 func TestSamplerSeesARowLockWait(t *testing.T) {
-	dsn := testenv.DSN(t, "WRITEAMP_TEST_PG_DSN")
+	dsn, db, s := liveServer(t)
 	ctx := context.Background()
-	db, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	testenv.Reachable(t, db, "PostgreSQL")
-	s, err := pg.Dialect{}.Probe(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, q := range []string{`DROP TABLE IF EXISTS writeamp_lockwait`, `CREATE TABLE writeamp_lockwait (id int PRIMARY KEY, v int)`, `INSERT INTO writeamp_lockwait VALUES (1, 0)`} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)

@@ -17,8 +17,7 @@ func init() { collectors.Register(pg.Name, NewSet()) }
 func NewSet() *collectors.Set {
 	return &collectors.Set{
 		Sources: []collectors.Source{
-			WalLSN{}, PgClass{}, PgStatUserTables{}, PgStatUserIndexes{}, PgStatioUserTables{}, PgStatioUserIndexes{},
-			PgStatWAL{}, PgStatIO{}, PgStatDatabase{}, PgStatCheckpointer{},
+			WalLSN{}, PgClass{}, PgStatRelations{}, PgStatWAL{}, PgStatIO{}, PgStatDatabase{}, PgStatCheckpointer{},
 		},
 		Interval:   []collectors.IntervalCollector{PgWAL{}},
 		Derive:     []collectors.Deriver{DeriveTables, DeriveLeafInserts, DeriveCheckpoints},
@@ -55,8 +54,6 @@ func schemaArg(sc collectors.Scope) any {
 	}
 	return sc.Schemas
 }
-
-func fqn(schema, name string) string { return schema + "." + name }
 
 func exact(level collectors.Level, obj, metric string, v float64, source, id string) collectors.Counter {
 	return collectors.Counter{Key: collectors.Key{Level: level, Object: obj, Metric: metric}, Value: v, Exactness: "exact", Source: source, Identity: id}

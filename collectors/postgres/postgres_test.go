@@ -46,33 +46,72 @@ func byKey(cs []collectors.Counter) map[string]collectors.Counter {
 	return out
 }
 
-func TestPgStatUserTablesByVersion(t *testing.T) {
-	cols := []string{"schemaname", "relname", "relid", "n_tup_ins", "n_tup_upd", "n_tup_hot_upd", "n_tup_del", "n_tup_newpage_upd", "autovacuum_count", "autoanalyze_count", "vacuum_count", "stats_reset"}
+// The per-relation counters come keyed by oid and are joined to the
+// catalog's objects: a relation the catalog left out (another table, one
+// created since) gives nothing, and a view's NULL column gives no counter.
+func TestPgStatRelationsByVersion(t *testing.T) {
+	cols := []string{"oid", "relkind", "n_tup_ins", "n_tup_upd", "n_tup_hot_upd", "n_tup_del", "n_tup_newpage_upd", "autovacuum_count", "autoanalyze_count", "vacuum_count",
+		"idx_scan", "idx_tup_read", "idx_tup_fetch", "blks_hit", "blks_read"}
+	objs := []collectors.Object{
+		{Level: collectors.Table, Schema: "kc", Name: "offline_user_session", ID: "16399", Info: map[string]string{"oid": "16400"}},
+		{Level: collectors.Index, Schema: "kc", Name: "offline_user_session_pkey", Table: "offline_user_session", ID: "16405", Info: map[string]string{"oid": "16405", "method": "btree"}},
+		{Level: collectors.Table, Schema: "kc", Name: "events", ID: "0", Info: map[string]string{"oid": "16600"}},
+	}
 	for _, tc := range []struct {
 		v       int
 		newpage any
 	}{{130014, nil}, {150020, nil}, {160004, int64(7)}, {180000, int64(7)}} {
 		q, m := mocksql.WithConverter(t, arrays{})
-		m.ExpectQuery(queries.MustGet(pg.Name, "pg_stat_user_tables", tc.v)).WithArgs([]string{"kc"}).
+		m.ExpectQuery(queries.MustGet(pg.Name, "stats_reset", tc.v)).WillReturnRows(sqlmock.NewRows([]string{"coalesce"}).AddRow("2026-11-30 10:00:00+00"))
+		m.ExpectQuery(queries.MustGet(pg.Name, "pg_stat_relations", tc.v)).WithArgs([]string{"kc"}).
 			WillReturnRows(sqlmock.NewRows(cols).
-				AddRow("kc", "offline_user_session", int64(16400), int64(1500), int64(15000), int64(14800), int64(150), tc.newpage, int64(0), int64(0), int64(0), "2026-11-30 10:00:00+00").
-				AddRow("kc", "not_in_scope", int64(16500), int64(1), int64(1), int64(0), int64(0), tc.newpage, int64(0), int64(0), int64(0), ""))
-		cs, err := PgStatUserTables{}.Collect(context.Background(), q, server(tc.v), collectors.Scope{Schemas: []string{"kc"}, Tables: []string{"offline_user_session"}})
+				AddRow(int64(16400), "r", int64(1500), int64(15000), int64(14800), int64(150), tc.newpage, int64(0), int64(1), int64(2), nil, nil, nil, int64(9000), int64(12)).
+				AddRow(int64(16405), "i", nil, nil, nil, nil, nil, nil, nil, nil, int64(40), int64(41), int64(39), int64(700), int64(3)).
+				AddRow(int64(16600), "p", int64(0), int64(0), int64(0), int64(0), tc.newpage, int64(0), int64(0), int64(0), nil, nil, nil, nil, nil).
+				AddRow(int64(16500), "r", int64(1), int64(1), int64(0), int64(0), tc.newpage, int64(0), int64(0), int64(0), nil, nil, nil, int64(1), int64(0)))
+		cs, err := PgStatRelations{}.CollectObjects(context.Background(), q, server(tc.v), objs)
 		if err != nil {
 			t.Fatal(err)
 		}
 		got := byKey(cs)
-		if c := got["table:kc.offline_user_session:hot_updates"]; c.Value != 14800 || c.Source != "pg_stat_user_tables.n_tup_hot_upd" || c.Identity != "16400" || c.Reset == "" {
+		if c := got["table:kc.offline_user_session:hot_updates"]; c.Value != 14800 || c.Source != "pg_stat_user_tables.n_tup_hot_upd" || c.Identity != "16400" || c.Reset != "2026-11-30 10:00:00+00" || c.Exactness != "exact" {
 			t.Errorf("%d: hot_updates %+v", tc.v, c)
 		}
-		if _, ok := got["table:kc.not_in_scope:rows_inserted"]; ok {
-			t.Errorf("%d: a table outside --table scope was collected", tc.v)
+		if c := got["table:kc.offline_user_session:buffer_reads"]; c.Value != 12 || c.Source != "pg_statio_user_tables.heap_blks_read (every session's accesses)" {
+			t.Errorf("%d: table buffer_reads %+v", tc.v, c)
+		}
+		if c := got["index:kc.offline_user_session_pkey:scans"]; c.Value != 40 || c.Source != "pg_stat_user_indexes.idx_scan" || c.Identity != "16405" {
+			t.Errorf("%d: index scans %+v", tc.v, c)
+		}
+		if c := got["index:kc.offline_user_session_pkey:buffer_hits"]; c.Value != 700 || c.Source != "pg_statio_user_indexes.idx_blks_hit (every session's accesses)" {
+			t.Errorf("%d: index buffer_hits %+v", tc.v, c)
+		}
+		if _, ok := got["index:kc.offline_user_session_pkey:rows_inserted"]; ok {
+			t.Errorf("%d: an index got a table's row count", tc.v)
+		}
+		if _, ok := got["table:kc.events:buffer_hits"]; ok {
+			t.Errorf("%d: a partitioned table (not in pg_statio_user_tables) got buffer hits", tc.v)
+		}
+		if _, ok := got["table:kc.events:rows_inserted"]; !ok {
+			t.Errorf("%d: the partitioned table's row counts are missing", tc.v)
+		}
+		// 7 (8 with newpage) + 2 of the table, 3 + 2 of the index, 7 (8) of the
+		// partitioned table, and none of oid 16500, which the catalog lacks.
+		if want := 21 + 2*b(tc.v >= 160000); len(got) != want {
+			t.Errorf("%d: %d counters, want %d: %v", tc.v, len(got), want, got)
 		}
 		_, hasNewpage := got["table:kc.offline_user_session:newpage_updates"]
 		if hasNewpage != (tc.v >= 160000) {
 			t.Errorf("%d: newpage_updates present=%v", tc.v, hasNewpage)
 		}
 	}
+}
+
+func b(v bool) int {
+	if v {
+		return 1
+	}
+	return 0
 }
 
 func TestPgStatWALUnsupportedBefore14(t *testing.T) {
@@ -97,10 +136,12 @@ func TestPgStatWALUnsupportedBefore14(t *testing.T) {
 	}
 }
 
-func TestPgStatUserTablesPermissionErrorIsReturned(t *testing.T) {
+func TestPgStatRelationsErrorIsReturned(t *testing.T) {
 	q, m := mocksql.WithConverter(t, arrays{})
-	m.ExpectQuery(queries.MustGet(pg.Name, "pg_stat_user_tables", 150000)).WithArgs(nil).WillReturnError(errors.New("permission denied for view pg_stat_user_tables"))
-	if _, err := (PgStatUserTables{}).Collect(context.Background(), q, server(150000), collectors.Scope{}); err == nil {
+	m.ExpectQuery(queries.MustGet(pg.Name, "stats_reset", 150000)).WillReturnRows(sqlmock.NewRows([]string{"coalesce"}).AddRow(""))
+	m.ExpectQuery(queries.MustGet(pg.Name, "pg_stat_relations", 150000)).WithArgs([]string{"public"}).WillReturnError(errors.New("permission denied for function pg_stat_get_tuples_inserted"))
+	objs := []collectors.Object{{Level: collectors.Table, Schema: "public", Name: "t", ID: "1", Info: map[string]string{"oid": "1"}}}
+	if _, err := (PgStatRelations{}).CollectObjects(context.Background(), q, server(150000), objs); err == nil {
 		t.Fatal("expected the error")
 	}
 }

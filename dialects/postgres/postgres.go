@@ -145,12 +145,13 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 	s.Set(CapFetchConsistency, supportsSharedMemStats(v), "stats_fetch_consistency needs PostgreSQL 15 or later")
 	s.Set(CapWalBlockInfo, supportsWalBlockInfo(v), "pg_get_wal_block_info needs PostgreSQL 16 or later")
 
-	var files bool
+	var files, repl, walLevel, freeSlot, canCP, avail, installed, exec bool
 	var segSize int64
-	var dataDir string
+	var dataDir, schema string
 	var walBlock int
-	if err := q.QueryRowContext(ctx, queries.MustGet(Name, "can_read_wal_files", v)).Scan(&files, &segSize, &dataDir, &walBlock); err != nil {
-		return s, fmt.Errorf("postgres: probe WAL file access: %w", err)
+	if err := q.QueryRowContext(ctx, queries.MustGet(Name, "capabilities", v)).Scan(&files, &segSize, &dataDir, &walBlock,
+		&repl, &walLevel, &freeSlot, &canCP, &avail, &installed, &exec, &schema); err != nil {
+		return s, fmt.Errorf("postgres: probe what %s may do: %w", s.User, err)
 	}
 	s.SetProp(PropWALSegmentSize, fmt.Sprint(segSize))
 	s.SetProp(PropDataDirectory, dataDir)
@@ -160,10 +161,6 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 		s.Set(CapWALFiles, files, fmt.Sprintf("%s may not read the pg_wal segments, which writeamp decodes itself (fix: GRANT EXECUTE ON FUNCTION pg_read_binary_file(text, bigint, bigint) TO %s)", s.User, quoteIdent(s.User)))
 	}
 
-	var repl, walLevel, freeSlot bool
-	if err := q.QueryRowContext(ctx, queries.MustGet(Name, "can_hold_wal", v)).Scan(&repl, &walLevel, &freeSlot); err != nil {
-		return s, fmt.Errorf("postgres: probe replication slots: %w", err)
-	}
 	switch {
 	case !repl:
 		s.Set(CapHoldWAL, false, fmt.Sprintf("%s may not create replication slots, so a checkpoint inside a long window can recycle its start before pg_walinspect reads it (fix: ALTER ROLE %s REPLICATION)", s.User, quoteIdent(s.User)))
@@ -175,10 +172,6 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 		s.Set(CapHoldWAL, true, "")
 	}
 
-	var canCP bool
-	if err := q.QueryRowContext(ctx, queries.MustGet(Name, "can_checkpoint", v)).Scan(&canCP); err != nil {
-		return s, fmt.Errorf("postgres: probe checkpoint privilege: %w", err)
-	}
 	cpFix := "ALTER ROLE " + quoteIdent(s.User) + " SUPERUSER"
 	if supportsCheckpointRole(v) {
 		cpFix = "GRANT pg_checkpoint TO " + quoteIdent(s.User)
@@ -188,11 +181,6 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 	if !supportsWalinspect(v) {
 		s.Set(CapWalinspect, false, "pg_walinspect needs PostgreSQL 15 or later")
 		return s, nil
-	}
-	var avail, installed, exec bool
-	var schema string
-	if err := q.QueryRowContext(ctx, queries.MustGet(Name, "walinspect_state", v)).Scan(&avail, &installed, &exec, &schema); err != nil {
-		return s, fmt.Errorf("postgres: probe pg_walinspect: %w", err)
 	}
 	if installed {
 		s.SetProp(PropWalinspectSchema, schema)

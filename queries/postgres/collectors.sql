@@ -10,18 +10,22 @@ SELECT pg_current_wal_insert_lsn()::text,
 -- where it is 0 (mapped catalogs, relations without storage): the function
 -- costs about 5 µs a call, a twentieth of a second at 10,000 indexes. No
 -- ORDER BY: a sort of 10,000 rows spills to disk at the default work_mem.
-SELECT n.nspname, c.relname, c.relkind::text, coalesce(t.relname, ''),
+-- An index's table is given by oid (an index lives in its table's schema, so
+-- the table is a row of the same result) and a table's TOAST relfilenodes
+-- are looked up only for tables that have one: joining pg_class three more
+-- times cost a third of the query at 10,000 indexes.
+SELECT n.nspname, c.relname, c.relkind::text, coalesce(i.indrelid::bigint, 0),
        (CASE WHEN c.relfilenode <> 0 THEN c.relfilenode ELSE coalesce(pg_relation_filenode(c.oid), 0) END)::bigint, c.oid::bigint,
        coalesce(am.amname, ''), coalesce(i.indpred IS NOT NULL, false), coalesce(i.indisunique, false),
-       coalesce(tt.oid::bigint, 0), coalesce(tt.relfilenode::bigint, 0), coalesce(ti.relfilenode::bigint, 0)
+       CASE WHEN c.reltoastrelid <> 0 AND c.relkind IN ('r', 'm', 'p')
+            THEN coalesce((SELECT tt.relfilenode::bigint FROM pg_class tt WHERE tt.oid = c.reltoastrelid), 0) ELSE 0 END,
+       CASE WHEN c.reltoastrelid <> 0 AND c.relkind IN ('r', 'm', 'p')
+            THEN coalesce((SELECT ti.relfilenode::bigint FROM pg_index tix JOIN pg_class ti ON ti.oid = tix.indexrelid
+                           WHERE tix.indrelid = c.reltoastrelid LIMIT 1), 0) ELSE 0 END
 FROM pg_class c
 JOIN pg_namespace n ON n.oid = c.relnamespace
 LEFT JOIN pg_index i ON i.indexrelid = c.oid
-LEFT JOIN pg_class t ON t.oid = i.indrelid
 LEFT JOIN pg_am am ON am.oid = c.relam
-LEFT JOIN pg_class tt ON tt.oid = c.reltoastrelid AND c.relkind IN ('r', 'm', 'p')
-LEFT JOIN pg_index tix ON tix.indrelid = tt.oid
-LEFT JOIN pg_class ti ON ti.oid = tix.indexrelid
 WHERE c.relkind IN ('r', 'i', 'm', 'p', 'I')
   AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
   AND n.nspname NOT LIKE 'pg_temp%' AND n.nspname NOT LIKE 'pg_toast_temp%'
@@ -35,78 +39,73 @@ SELECT r, pg_relation_size(r::oid)::bigint, coalesce(pg_get_indexdef(r::oid), ''
 FROM unnest($1::bigint[]) r
 WHERE EXISTS (SELECT 1 FROM pg_class WHERE oid = r::oid)
 
--- name: pg_stat_user_tables
--- The pg_stat_user_tables view's own functions (system_views.sql), read
--- without the view: it also sums idx_scan over every index of each table, a
--- GROUP BY that costs more than the rest of a snapshot at 10,000 indexes.
--- The last column is the database's stats_reset: pg_stat_reset() and
--- pg_stat_reset_single_table_counters() both set it (13 through 18), and a
--- table's counters carry no reset time of their own.
+-- name: pg_stat_relations
+-- The per-relation functions of four views (system_views.sql), read over
+-- pg_class by oid alone, one row per table or index: the catalog has the
+-- names, and reading them again for each view was most of what a snapshot of
+-- 10,000 indexes read (the views' own joins cost more than their functions).
+-- A column is NULL where its view has no such row:
+--   pg_stat_user_tables (tables r, m, p; 13's view omits p, whose functions
+--     read 0 there): n_tup_ins, n_tup_upd, n_tup_hot_upd,
+--     n_tup_del, n_tup_newpage_upd (16+), autovacuum_count, autoanalyze_count, vacuum_count;
+--   pg_stat_user_indexes (indexes of r and m: i; a partitioned index I has no
+--     row there, nor any statistics): idx_scan, idx_tup_read, idx_tup_fetch;
+--   pg_statio_user_tables/_indexes (heap r, m and their indexes i; no partitioned
+--     relations): blks_hit, and blks_read = fetched - hit (blocks_fetched counts
+--     every request of a shared buffer, blocks_hit those already in it).
 -- max_version: 160000
-SELECT n.nspname, c.relname, c.oid::bigint,
-       pg_stat_get_tuples_inserted(c.oid), pg_stat_get_tuples_updated(c.oid),
-       pg_stat_get_tuples_hot_updated(c.oid), pg_stat_get_tuples_deleted(c.oid), NULL::bigint,
-       pg_stat_get_autovacuum_count(c.oid), pg_stat_get_autoanalyze_count(c.oid), pg_stat_get_vacuum_count(c.oid),
-       (SELECT coalesce(stats_reset::text, '') FROM pg_stat_database WHERE datname = current_database())
+SELECT c.oid::bigint, c.relkind::text,
+       CASE WHEN c.relkind IN ('r', 'm', 'p') THEN pg_stat_get_tuples_inserted(c.oid) END,
+       CASE WHEN c.relkind IN ('r', 'm', 'p') THEN pg_stat_get_tuples_updated(c.oid) END,
+       CASE WHEN c.relkind IN ('r', 'm', 'p') THEN pg_stat_get_tuples_hot_updated(c.oid) END,
+       CASE WHEN c.relkind IN ('r', 'm', 'p') THEN pg_stat_get_tuples_deleted(c.oid) END,
+       NULL::bigint,
+       CASE WHEN c.relkind IN ('r', 'm', 'p') THEN pg_stat_get_autovacuum_count(c.oid) END,
+       CASE WHEN c.relkind IN ('r', 'm', 'p') THEN pg_stat_get_autoanalyze_count(c.oid) END,
+       CASE WHEN c.relkind IN ('r', 'm', 'p') THEN pg_stat_get_vacuum_count(c.oid) END,
+       CASE WHEN c.relkind = 'i' THEN pg_stat_get_numscans(c.oid) END,
+       CASE WHEN c.relkind = 'i' THEN pg_stat_get_tuples_returned(c.oid) END,
+       CASE WHEN c.relkind = 'i' THEN pg_stat_get_tuples_fetched(c.oid) END,
+       CASE WHEN c.relkind IN ('r', 'm', 'i') THEN pg_stat_get_blocks_hit(c.oid) END,
+       CASE WHEN c.relkind IN ('r', 'm', 'i') THEN pg_stat_get_blocks_fetched(c.oid) - pg_stat_get_blocks_hit(c.oid) END
 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-WHERE c.relkind IN ('r', 'm', 'p')
-  AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname !~ '^pg_toast'
+WHERE c.relkind IN ('r', 'm', 'p', 'i', 'I')
+  AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
+  AND n.nspname NOT LIKE 'pg_temp%' AND n.nspname NOT LIKE 'pg_toast_temp%'
   AND ($1::text[] IS NULL OR n.nspname = ANY($1::text[]))
 
--- name: pg_stat_user_tables
+-- name: pg_stat_relations
 -- min_version: 160000
-SELECT n.nspname, c.relname, c.oid::bigint,
-       pg_stat_get_tuples_inserted(c.oid), pg_stat_get_tuples_updated(c.oid),
-       pg_stat_get_tuples_hot_updated(c.oid), pg_stat_get_tuples_deleted(c.oid), pg_stat_get_tuples_newpage_updated(c.oid),
-       pg_stat_get_autovacuum_count(c.oid), pg_stat_get_autoanalyze_count(c.oid), pg_stat_get_vacuum_count(c.oid),
-       (SELECT coalesce(stats_reset::text, '') FROM pg_stat_database WHERE datname = current_database())
+SELECT c.oid::bigint, c.relkind::text,
+       CASE WHEN c.relkind IN ('r', 'm', 'p') THEN pg_stat_get_tuples_inserted(c.oid) END,
+       CASE WHEN c.relkind IN ('r', 'm', 'p') THEN pg_stat_get_tuples_updated(c.oid) END,
+       CASE WHEN c.relkind IN ('r', 'm', 'p') THEN pg_stat_get_tuples_hot_updated(c.oid) END,
+       CASE WHEN c.relkind IN ('r', 'm', 'p') THEN pg_stat_get_tuples_deleted(c.oid) END,
+       CASE WHEN c.relkind IN ('r', 'm', 'p') THEN pg_stat_get_tuples_newpage_updated(c.oid) END,
+       CASE WHEN c.relkind IN ('r', 'm', 'p') THEN pg_stat_get_autovacuum_count(c.oid) END,
+       CASE WHEN c.relkind IN ('r', 'm', 'p') THEN pg_stat_get_autoanalyze_count(c.oid) END,
+       CASE WHEN c.relkind IN ('r', 'm', 'p') THEN pg_stat_get_vacuum_count(c.oid) END,
+       CASE WHEN c.relkind = 'i' THEN pg_stat_get_numscans(c.oid) END,
+       CASE WHEN c.relkind = 'i' THEN pg_stat_get_tuples_returned(c.oid) END,
+       CASE WHEN c.relkind = 'i' THEN pg_stat_get_tuples_fetched(c.oid) END,
+       CASE WHEN c.relkind IN ('r', 'm', 'i') THEN pg_stat_get_blocks_hit(c.oid) END,
+       CASE WHEN c.relkind IN ('r', 'm', 'i') THEN pg_stat_get_blocks_fetched(c.oid) - pg_stat_get_blocks_hit(c.oid) END
 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-WHERE c.relkind IN ('r', 'm', 'p')
-  AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname !~ '^pg_toast'
+WHERE c.relkind IN ('r', 'm', 'p', 'i', 'I')
+  AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
+  AND n.nspname NOT LIKE 'pg_temp%' AND n.nspname NOT LIKE 'pg_toast_temp%'
   AND ($1::text[] IS NULL OR n.nspname = ANY($1::text[]))
 
--- name: pg_stat_user_indexes
--- The pg_stat_user_indexes view's functions, read over the catalog directly
--- (its joins cost several times the functions at 10,000 indexes).
-SELECT n.nspname, c.relname, i.relname, i.oid::bigint,
-       pg_stat_get_numscans(i.oid), pg_stat_get_tuples_returned(i.oid), pg_stat_get_tuples_fetched(i.oid),
-       (SELECT coalesce(stats_reset::text, '') FROM pg_stat_database WHERE datname = current_database())
-FROM pg_index x
-JOIN pg_class c ON c.oid = x.indrelid
-JOIN pg_class i ON i.oid = x.indexrelid
-JOIN pg_namespace n ON n.oid = c.relnamespace
-WHERE c.relkind IN ('r', 'm', 'p')
-  AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname !~ '^pg_toast'
-  AND ($1::text[] IS NULL OR n.nspname = ANY($1::text[]))
+-- name: stats_reset
+-- The database's stats_reset: pg_stat_reset() and
+-- pg_stat_reset_single_table_counters() both set it (13 through 18), and a
+-- relation's counters carry no reset time of their own.
+SELECT coalesce(stats_reset::text, '') FROM pg_stat_database WHERE datname = current_database()
 
 -- name: pg_stat_wal
 -- min_version: 140000
 SELECT wal_records, wal_fpi, wal_bytes::bigint, wal_buffers_full, coalesce(stats_reset::text, '')
 FROM pg_stat_wal
-
--- name: pg_statio_user_tables
--- Buffer accesses per table (heap only; its TOAST and indexes apart), by
--- the view's own functions: blocks_fetched counts every request of a
--- shared buffer, blocks_hit those already in it, so reads = fetched - hit.
-SELECT n.nspname, c.relname, c.oid::bigint,
-       pg_stat_get_blocks_hit(c.oid), pg_stat_get_blocks_fetched(c.oid) - pg_stat_get_blocks_hit(c.oid),
-       (SELECT coalesce(stats_reset::text, '') FROM pg_stat_database WHERE datname = current_database())
-FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-WHERE c.relkind IN ('r', 'm')
-  AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname !~ '^pg_toast'
-  AND ($1::text[] IS NULL OR n.nspname = ANY($1::text[]))
-
--- name: pg_statio_user_indexes
-SELECT n.nspname, c.relname, i.relname, i.oid::bigint,
-       pg_stat_get_blocks_hit(i.oid), pg_stat_get_blocks_fetched(i.oid) - pg_stat_get_blocks_hit(i.oid),
-       (SELECT coalesce(stats_reset::text, '') FROM pg_stat_database WHERE datname = current_database())
-FROM pg_index x
-JOIN pg_class c ON c.oid = x.indrelid
-JOIN pg_class i ON i.oid = x.indexrelid
-JOIN pg_namespace n ON n.oid = c.relnamespace
-WHERE c.relkind IN ('r', 'm')
-  AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname !~ '^pg_toast'
-  AND ($1::text[] IS NULL OR n.nspname = ANY($1::text[]))
 
 -- name: pg_stat_io
 -- Shared-buffer I/O of relations (18 adds object 'wal': left out), every

@@ -32,13 +32,6 @@ SELECT pg_wal_lsn_diff(pg_current_wal_flush_lsn(), $1::pg_lsn)::bigint
 -- name: walinspect_schema
 SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_walinspect'
 
--- name: can_hold_wal
--- A physical slot needs REPLICATION (or superuser), wal_level replica or
--- logical, and a free entry of max_replication_slots.
-SELECT coalesce((SELECT rolsuper OR rolreplication FROM pg_roles WHERE rolname = current_user), false),
-       current_setting('wal_level') <> 'minimal',
-       current_setting('max_replication_slots')::int > (SELECT count(*) FROM pg_replication_slots)
-
 -- name: create_temp_slot
 -- immediately_reserve: the slot holds WAL from the last checkpoint's redo
 -- point on, which is before the window starts; temporary: the server drops it
