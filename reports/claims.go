@@ -328,9 +328,9 @@ func (x *claimCtx) values(cl *result.Claim, p *claimPair, metric string, a, b fl
 // row says they are missing when the result has none of them.
 func (x *claimCtx) vacuum(p *claimPair) []result.Claim {
 	specs := []claimSpec{
-		{metric: "vacuum_wal_bytes", level: "database", what: "WAL"},
+		{metric: "vacuum_log_bytes", level: "database", what: "WAL"},
 		{metric: "vacuum_pages_scanned", level: "table", object: userSessions, what: "pages scanned on " + userSessions},
-		{metric: "vacuum_dead_rows_removed", level: "table", object: userSessions, what: "dead rows removed from " + userSessions},
+		{metric: "vacuum_dead_items_removed", level: "table", object: userSessions, what: "dead line pointers freed in " + userSessions},
 		{metric: "vacuum_index_entries_removed", level: "index", object: userSessions, sum: true, what: "index entries removed from " + userSessions + "'s indexes"},
 	}
 	vac := "--vacuum not given: run --vacuum measures a VACUUM of the workload's tables after each window"

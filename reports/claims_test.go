@@ -143,17 +143,17 @@ func TestClaimsVacuum(t *testing.T) {
 	r := sweep(t, "claims_pg15_sweep")
 	for label, v := range map[string]float64{"baseline c=1": 2000, "coarse c=1": 500} {
 		run := runOf(r, label)
-		set(run.Database, "vacuum_wal_bytes", 100*v, result.Exact)
+		set(run.Database, "vacuum_log_bytes", 100*v, result.Exact)
 		set(run.Table(userSessions).Metrics, "vacuum_pages_scanned", 25, result.Exact)
-		set(run.Table(userSessions).Metrics, "vacuum_dead_rows_removed", v, result.Exact)
+		set(run.Table(userSessions).Metrics, "vacuum_dead_items_removed", v, result.Exact)
 		for i := range run.Indexes {
 			if run.Indexes[i].Table == userSessions {
 				set(run.Indexes[i].Metrics, "vacuum_index_entries_removed", v, result.Exact)
 			}
 		}
 	}
-	wantVerdict(t, claimOf(t, r, "vacuum.wal_bytes"), result.Held, "")
-	wantVerdict(t, claimOf(t, r, "vacuum.dead_rows_removed"), result.Held, "")
+	wantVerdict(t, claimOf(t, r, "vacuum.log_bytes"), result.Held, "")
+	wantVerdict(t, claimOf(t, r, "vacuum.dead_items_removed"), result.Held, "")
 	wantVerdict(t, claimOf(t, r, "vacuum.pages_scanned"), result.NotHeld, "")
 	ie := claimOf(t, r, "vacuum.index_entries_removed")
 	wantVerdict(t, ie, result.Held, "")
