@@ -49,7 +49,7 @@ func TestScopeFollowsPostgresIdentifierRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	t.Cleanup(func() { db.Close() }) // registered first, so it runs after the cleanups that DROP with db
 	testenv.Reachable(t, db, "PostgreSQL")
 	for _, q := range []string{`DROP SCHEMA IF EXISTS wa_scope CASCADE`, `DROP SCHEMA IF EXISTS "Wa_Scope" CASCADE`,
 		`CREATE SCHEMA wa_scope`, `CREATE SCHEMA "Wa_Scope"`, `CREATE TABLE wa_scope.jobs (id int)`, `CREATE TABLE wa_scope."Jobs" (id int)`,
@@ -109,7 +109,7 @@ func TestScopeFollowsMariaDBCaseSetting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	t.Cleanup(func() { db.Close() }) // registered first, so it runs after the cleanups that DROP with db
 	testenv.Reachable(t, db, "MariaDB")
 	var lctn int
 	db.QueryRow(`SELECT @@lower_case_table_names`).Scan(&lctn)
