@@ -234,28 +234,10 @@ func classifyProcess(state string, lockWait bool, lockType string) (class, event
 		if rest == "table metadata lock" {
 			return "Lock", "metadata_lock"
 		}
-		return "Lock", slugState(rest)
+		return "Lock", collectors.EventSlug(rest)
 	}
 	if strings.TrimSpace(state) == "" {
 		return "State", "none"
 	}
-	return "State", slugState(state)
-}
-
-// slugState turns "Writing to net" into writing_to_net.
-func slugState(s string) string {
-	var b strings.Builder
-	under := false
-	for _, r := range strings.ToLower(strings.TrimSpace(s)) {
-		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
-			b.WriteRune(r)
-			under = false
-			continue
-		}
-		if !under && b.Len() > 0 {
-			b.WriteByte('_')
-			under = true
-		}
-	}
-	return strings.TrimSuffix(b.String(), "_")
+	return "State", collectors.EventSlug(state)
 }

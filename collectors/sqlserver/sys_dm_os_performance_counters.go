@@ -36,8 +36,10 @@ type perfRow struct {
 	value                  int64
 }
 
-func (SysDmOsPerformanceCounters) Collect(ctx context.Context, qr dialects.Querier, s dialects.Server, _ collectors.Scope) ([]collectors.Counter, error) {
-	rows, err := qr.QueryContext(ctx, q("sys_dm_os_performance_counters", s))
+// readPerfRows runs a sys.dm_os_performance_counters query (the snapshot's
+// or the timeline's) and returns its rows with the padding trimmed.
+func readPerfRows(ctx context.Context, qr dialects.Querier, text string, s dialects.Server) ([]perfRow, error) {
+	rows, err := qr.QueryContext(ctx, text)
 	if err != nil {
 		return nil, ms.AsPrivilegeError(err, s, ms.InstanceScope)
 	}
@@ -53,6 +55,14 @@ func (SysDmOsPerformanceCounters) Collect(ctx context.Context, qr dialects.Queri
 	}
 	if err := rows.Err(); err != nil {
 		return nil, ms.AsPrivilegeError(err, s, ms.InstanceScope)
+	}
+	return all, nil
+}
+
+func (SysDmOsPerformanceCounters) Collect(ctx context.Context, qr dialects.Querier, s dialects.Server, _ collectors.Scope) ([]collectors.Counter, error) {
+	all, err := readPerfRows(ctx, qr, q("sys_dm_os_performance_counters", s), s)
+	if err != nil {
+		return nil, err
 	}
 	id := startIdentity(s)
 	var out []collectors.Counter

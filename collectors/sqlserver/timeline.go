@@ -30,21 +30,8 @@ func (Timeline) Series(s dialects.Server, _ []collectors.Object) ([]result.Sampl
 }
 
 func (Timeline) Read(ctx context.Context, conn *sql.Conn, s dialects.Server, _ []collectors.Object) (map[string]float64, error) {
-	rows, err := conn.QueryContext(ctx, q("timeline", s))
+	all, err := readPerfRows(ctx, conn, q("timeline", s), s)
 	if err != nil {
-		return nil, ms.AsPrivilegeError(err, s, ms.InstanceScope)
-	}
-	defer rows.Close()
-	var all []perfRow
-	for rows.Next() {
-		var r perfRow
-		if err := rows.Scan(&r.object, &r.name, &r.instance, &r.value); err != nil {
-			return nil, err
-		}
-		r.object, r.name, r.instance = trimBlanks(r.object), trimBlanks(r.name), trimBlanks(r.instance)
-		all = append(all, r)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	out := map[string]float64{}
