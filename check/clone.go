@@ -13,6 +13,7 @@ import (
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
+	"github.com/writeamp/writeamp/dialects/postgres"
 	"github.com/writeamp/writeamp/measure"
 	"github.com/writeamp/writeamp/queries"
 	"github.com/writeamp/writeamp/result"
@@ -55,7 +56,8 @@ func (c *Cloner) sql(name string) string {
 	return queries.MustGet("postgres", name, c.server.VersionNum)
 }
 
-func ident(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
+// ident quotes a database name as PostgreSQL reads it.
+func ident(name string) string { return postgres.QuoteIdent(name) }
 
 // prepare checks what a copy needs, before anything is copied, with an
 // error that says what to do.

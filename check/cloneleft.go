@@ -10,6 +10,7 @@ import (
 	"github.com/dustin/go-humanize"
 
 	"github.com/writeamp/writeamp/dialects"
+	"github.com/writeamp/writeamp/dialects/postgres"
 	"github.com/writeamp/writeamp/queries"
 )
 
@@ -53,7 +54,7 @@ func (c *Cloner) unlock(ctx context.Context) {
 func (c *Cloner) mark(ctx context.Context, name string) error {
 	host, _ := os.Hostname()
 	text := fmt.Sprintf("%scopy of %s, run %s (lock %s), pid %d on %s", cloneMarker, c.Template, c.runID, c.lockName(), os.Getpid(), host)
-	lit := "'" + strings.ReplaceAll(strings.ReplaceAll(text, `\`, "/"), "'", "''") + "'"
+	lit := postgres.QuoteLiteral(strings.ReplaceAll(text, `\`, "/"))
 	q := strings.NewReplacer("{{clone}}", ident(name), "{{marker}}", lit).Replace(c.sql("clone_mark"))
 	_, err := c.Admin.ExecContext(ctx, q)
 	return err

@@ -137,7 +137,7 @@ func createWalinspect(ctx context.Context, conn *sql.Conn, s dialects.Server) (s
 	}
 	host, _ := os.Hostname()
 	ours = fmt.Sprintf("created by writeamp (pid %d on %s) at %s", os.Getpid(), host, time.Now().UTC().Format(time.RFC3339))
-	comment := strings.NewReplacer("{{comment}}", quoteLiteral("writeamp: "+ours))
+	comment := strings.NewReplacer("{{comment}}", QuoteLiteral("writeamp: "+ours))
 	for _, stmt := range []string{q("create_walinspect", v), comment.Replace(q("walinspect_mark", v))} {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
 			return "", err
@@ -247,6 +247,6 @@ func (Dialect) walinspectLeftovers(ctx context.Context, db *sql.DB, s dialects.S
 	return []string{"extension pg_walinspect (abandoned: " + ours + "; dropped)"}, nil
 }
 
-// quoteLiteral quotes a string for SQL (standard_conforming_strings, on
+// QuoteLiteral quotes a string for SQL (standard_conforming_strings, on
 // since 9.1): COMMENT takes no parameters.
-func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+func QuoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
