@@ -97,10 +97,8 @@ func timelineReadCost(ctx context.Context, db *sql.DB, s dialects.Server) time.D
 }
 
 // waitReadCost is one reading of the wait sampler as a window runs it (from
-// its own database of the cluster), measured alone: sampling every
-// millisecond for a second, the ticker drops the ticks a reading overruns,
-// so a second over the samples taken is a reading's time (an upper bound:
-// it includes the loop's own scheduling).
+// its own database of the cluster), measured alone for a second: the
+// sampler's own mean reading time.
 func waitReadCost(ctx context.Context, db *sql.DB, s dialects.Server) time.Duration {
 	sm := pgcollect.PgStatActivity{}
 	side, note, err := sm.OpenSampler(ctx, db, s)
@@ -113,24 +111,23 @@ func waitReadCost(ctx context.Context, db *sql.DB, s dialects.Server) time.Durat
 	} else {
 		defer side.Close()
 	}
-	sampling, err := sm.Start(ctx, side, s, collectors.SampleTarget{Every: time.Millisecond})
+	sampling, err := sm.Start(ctx, side, s, collectors.SampleTarget{})
 	if err != nil {
 		fatal("wait sampler: " + err.Error())
 	}
-	t0 := time.Now()
 	time.Sleep(time.Second)
-	cs, err := sampling.Stop()
-	el := time.Since(t0)
-	if err != nil {
+	sh, ok := sampling.(interface{ ReadTime() time.Duration })
+	if !ok {
+		fatal(fmt.Sprintf("wait sampler: %T does not say its reading time", sampling))
+	}
+	d := sh.ReadTime()
+	if _, err := sampling.Stop(); err != nil {
 		fatal("wait sampler: " + err.Error())
 	}
-	for _, c := range cs {
-		if c.Metric == "wait_samples" && c.Value > 0 {
-			return time.Duration(float64(el) / c.Value)
-		}
+	if d == 0 {
+		fatal("wait sampler: no samples in a second")
 	}
-	fatal("wait sampler: no samples in a second")
-	return 0
+	return d
 }
 
 func median(xs []float64) float64 {

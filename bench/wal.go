@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/writeamp/writeamp/result"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -82,7 +83,7 @@ func walReadRate(ctx context.Context, db *sql.DB, s dialects.Server, rows int) (
 		set.RunInterval(ctx, db, d)
 		el := time.Since(t0)
 		for k, m := range d.Values {
-			if k.Metric == "leaf_inserts" && !strings.Contains(m.Source, want) {
+			if k.Metric == result.LeafInserts.Name && !strings.Contains(m.Source, want) {
 				return 0, fmt.Errorf("read the WAL from %q, not %q", m.Source, want)
 			}
 		}

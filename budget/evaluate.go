@@ -36,6 +36,9 @@ type Verdict struct {
 	Status    Status           `json:"status"`
 	Exactness result.Exactness `json:"exactness,omitempty"`
 	Message   string           `json:"message"`
+	// Test is the comparison alone ("+12% <= +5%"), without the status, for
+	// a caller that restates the verdict (check --repeat's spread).
+	Test string `json:"-"`
 	// Hints explain a failure (e.g. the indexes the migration added to the table).
 	Hints []string `json:"hints,omitempty"`
 	// BeforeRange and AfterRange are the lowest and highest value of the
@@ -214,7 +217,8 @@ func evaluateOne(b Budget, t target, before, after *result.Run) Verdict {
 	} else {
 		v.Status = Fail
 	}
-	v.Message = fmt.Sprintf("%s %s %s: %s", Format(b, c), b.Cmp, Format(b, b.Value), strings.ToUpper(string(v.Status)))
+	v.Test = fmt.Sprintf("%s %s %s", Format(b, c), b.Cmp, Format(b, b.Value))
+	v.Message = v.Test + ": " + strings.ToUpper(string(v.Status))
 	if v.Status == Fail {
 		v.Hints = hints(b, t, before, after)
 	}

@@ -2,6 +2,7 @@ package capacity
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -316,4 +317,26 @@ func FuzzParseRates(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The leaf-insert figure keeps its key and its place in a variant's JSON
+// (the golden plans hold the order) and reads back.
+func TestVariantPlanJSONRoundTrip(t *testing.T) {
+	v := VariantPlan{Variant: "coarse", Op: "refresh", LogBytes: Figure{PerSecond: 1, OK: true},
+		LeafInserts: Figure{PerOp: 2, PerSecond: 1000, Exactness: result.Exact, Source: "sum", OK: true}, RowsChanged: Figure{PerSecond: 3}}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	li, rc := bytes.Index(b, []byte(`"`+result.LeafInserts.Name+`":{"per_operation":2,`)), bytes.Index(b, []byte(`"rows_changed":`))
+	if li < 0 || rc < li || bytes.Index(b, []byte(`"log_bytes":`)) > li {
+		t.Errorf("leaf inserts not between log_bytes and rows_changed: %s", b)
+	}
+	var back VariantPlan
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.LeafInserts != v.LeafInserts || back.Variant != "coarse" || back.RowsChanged.PerSecond != 3 {
+		t.Errorf("read back %+v from %s", back, b)
+	}
 }

@@ -41,7 +41,7 @@ type VariantPlan struct {
 	// ClusterLog is the whole server's log in the window when LogBytes is the
 	// workload's own share (other sessions, page headers included).
 	ClusterLog  *Figure    `json:"cluster_log_bytes,omitempty"`
-	LeafInserts Figure     `json:"leaf_inserts"`
+	LeafInserts Figure     `json:"-"` // keyed by the catalogue's name (planjson.go)
 	RowsChanged Figure     `json:"rows_changed"`
 	Headroom    []Headroom `json:"headroom,omitempty"`
 }
@@ -79,6 +79,8 @@ type Plan struct {
 	AtRates     []AtRate  `json:"rates,omitempty"`
 	Ceilings    []Ceiling `json:"ceilings"`
 	Assumptions []string  `json:"assumptions"`
+	// Replication is the log shipped to replicas (AddReplicas), when asked.
+	Replication *ReplicaPlan `json:"replication,omitempty"`
 }
 
 // AtRate is the projection at one of several rates.
@@ -141,7 +143,7 @@ func Project(res *result.Result, rate Rate, ceilings []Ceiling) (*Plan, error) {
 		if f := r.Database["fpi_bytes"]; f.OK() && r.Database["log_bytes"].OK() && r.Database["log_bytes"].V() > 0 {
 			fpiNotes = append(fpiNotes, fmt.Sprintf("%s %.1f%%", label, 100*f.V()/r.Database["log_bytes"].V()))
 		}
-		vp.LeafInserts = sum(r.Indexes, []string{"leaf_inserts"}, n, vp.Scale, "sum of leaf_inserts over the measured indexes")
+		vp.LeafInserts = sum(r.Indexes, []string{result.LeafInserts.Name}, n, vp.Scale, "sum of "+result.LeafInserts.Name+" over the measured indexes")
 		vp.RowsChanged = sum(r.Tables, result.RowMetrics, n, vp.Scale, "sum of rows_inserted + rows_updated + rows_deleted over the measured tables")
 		if !vp.RowsChanged.OK && scope == "by the whole server" {
 			vp.RowsChanged = sum([]result.Object{{Name: "database", Metrics: r.Database}}, result.RowMetrics, n, vp.Scale,
@@ -196,7 +198,7 @@ func Project(res *result.Result, rate Rate, ceilings []Ceiling) (*Plan, error) {
 		p.Assumptions = append(p.Assumptions, "the log rate is the workload's own records; the whole-cluster LSN difference (a row of its own) adds WAL page headers (about 0.5%) and whatever other sessions wrote during the measurement")
 	}
 	if len(fpiNotes) > 0 {
-		p.Assumptions = append(p.Assumptions, "full-page images are counted as measured after a CHECKPOINT (share of the log: "+strings.Join(fpiNotes, ", ")+"); in production their share depends on the checkpoint interval")
+		p.Assumptions = append(p.Assumptions, fpiAssumption(res, strings.Join(fpiNotes, ", ")))
 	}
 	if len(ceilings) > 0 {
 		p.Assumptions = append(p.Assumptions, "ceilings: "+CeilingsAbout())

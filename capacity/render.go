@@ -35,6 +35,7 @@ func Render(w io.Writer, format, dialect string, p *Plan) error {
 		return enc.Encode(p)
 	}
 	md := format == "markdown"
+	defer renderReplicas(w, md, p) // after the plan's own table and notes
 	log := LogName(dialect)
 	op := p.Variants[0].Op
 	one := singular(op)

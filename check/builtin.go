@@ -8,7 +8,7 @@ import (
 
 	"github.com/writeamp/writeamp/measure"
 	"github.com/writeamp/writeamp/result"
-	"github.com/writeamp/writeamp/workloads/refreshtoken"
+	"github.com/writeamp/writeamp/workloads"
 )
 
 // howInSchema names, per dialect, how the migration is applied inside the
@@ -34,17 +34,18 @@ func (g *Gate) runBuiltin(ctx context.Context, out *Outcome) (*result.Result, []
 	out.Restore = &Restoration{Method: MethodWorkload, How: "the migration was applied inside the workload's own schemas (" + howInSchema[g.server().Dialect] + "), which were dropped after each measurement"}
 	defer g.compareCatalog(ctx, g.Window.DB, cat, out.Restore)
 	one := func(label string, files []File) (*result.Result, error) {
-		w := refreshtoken.New(g.Params)
+		w := g.Workload.Fresh()
+		hooks := w.(workloads.CheckHooks)
 		if g.runID != "" {
-			w.Owned.RunID = g.runID
+			hooks.SetRunID(g.runID)
 		}
-		w.AfterPrepare = func(ctx context.Context, conn *sql.Conn, schema string) error {
+		hooks.SetAfterPrepare(func(ctx context.Context, conn *sql.Conn, schema string) error {
 			if err := g.apply(ctx, conn, schema, files); err != nil {
 				return fmt.Errorf("%w: %w", errApply, err)
 			}
 			return nil
-		}
-		g.logf("%s: measuring refresh-token (%s) with %s", label, g.Variant, orNone(paths(files)))
+		})
+		g.logf("%s: measuring %s (%s) with %s", label, w.Meta().Name, g.Variant, orNone(paths(files)))
 		exp := &measure.Experiment{Window: g.Window, Workload: w, Variants: []string{g.Variant}, Concurrency: g.Concurrency, Progress: g.Progress}
 		res, err := exp.Run(ctx)
 		if err != nil {
@@ -67,6 +68,12 @@ func (g *Gate) runBuiltin(ctx context.Context, out *Outcome) (*result.Result, []
 			return nil, nil, nil, err
 		}
 		b, a := r1.Runs[0], r2.Runs[0]
+		if err := resetRefusal(repLabel("before", i, g.repeat()), &b); err != nil {
+			return nil, nil, nil, err
+		}
+		if err := resetRefusal(repLabel("after", i, g.repeat()), &a); err != nil {
+			return nil, nil, nil, err
+		}
 		b.Label, a.Label = "before", "after"
 		befores, afters = append(befores, &b), append(afters, &a)
 		if res == nil {

@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"github.com/writeamp/writeamp/workloads/refreshtoken"
 	"regexp"
 	"strings"
 	"testing"
@@ -72,6 +73,7 @@ func (b builtinHarness) run(t *testing.T, migration, added string, writes int64,
 	survey()
 	b.h.ExpectPrepare(t, mock, vn, variant)
 	b.enter(mock)
+	expectLockTimeout(t, mock, s.Dialect, vn)
 	mock.ExpectExec(strings.TrimSuffix(strings.TrimSpace(migration), ";")).WillReturnResult(sqlmock.NewResult(0, 0))
 	b.leave(mock)
 	b.snapshot(mock, 100, added, 0)
@@ -91,7 +93,7 @@ func (b builtinHarness) run(t *testing.T, migration, added string, writes int64,
 		t.Fatal(err)
 	}
 	g := &Gate{Window: win, Migration: migrationFile(t, s.Dialect, migration), Budgets: []budget.Budget{bud},
-		Params: workloadtest.MockParams(), Variant: variant, runID: workloadtest.RunID}
+		Workload: refreshtoken.New(workloadtest.MockParams()), Variant: variant, runID: workloadtest.RunID}
 	out, err := g.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +108,7 @@ func (b builtinHarness) run(t *testing.T, migration, added string, writes int64,
 // sys.indexes) before and after each run, and the catalog read before and
 // after the check. An index whose leaf inserts the refresh adds fails the
 // budget; the catalog is proven unchanged; a catalog that changed is
-// reported (exit 2).
+// reported (exit 3, ExitNotAsItWas).
 func TestBuiltinCheckOnSQLServer(t *testing.T) {
 	s := dialects.Server{Dialect: ms.Name, Version: "16.0.4135.4", VersionNum: ms.Version2022 + 4135, Database: "kc", User: "wa"}
 	s.Set(ms.CapViewDatabaseState, true, "")
@@ -158,7 +160,7 @@ func TestBuiltinCheckOnSQLServer(t *testing.T) {
 // fails: an index on the column the refresh updates fails the budget (exit
 // 1), an index the refresh does not write passes (exit 0), each with the
 // catalog proven unchanged; a catalog that differs afterwards is reported
-// (exit 2).
+// (exit 3, ExitNotAsItWas).
 func (b builtinHarness) check(t *testing.T, onUpdated, unrelated string) {
 	t.Helper()
 	out := b.run(t, "CREATE INDEX "+onUpdated+" ON offline_user_session (last_session_refresh);", onUpdated, 2, b.catalog)
@@ -180,7 +182,7 @@ func (b builtinHarness) check(t *testing.T, onUpdated, unrelated string) {
 	}
 	left := append([]string{b.catalog[0] + "_left_behind"}, b.catalog[1:]...)
 	out = b.run(t, "CREATE INDEX "+unrelated+" ON offline_user_session (user_id, created_on);", unrelated, 0, left)
-	if out.Exit() != 2 || out.Restore.OK() || len(out.Restore.Added) != 1 || len(out.Restore.Removed) != 1 {
+	if out.Exit() != ExitNotAsItWas || out.Restore.OK() || len(out.Restore.Added) != 1 || len(out.Restore.Removed) != 1 {
 		t.Errorf("a catalog that changed: exit %d, restore %+v", out.Exit(), out.Restore)
 	}
 }

@@ -47,8 +47,33 @@ func ReadCatalog(ctx context.Context, q dialects.Querier, s dialects.Server) (Ca
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read the catalog: %w", err)
 	}
+	// What the definitions leave out (owners, privileges, policies,
+	// persistence, settings …), where the dialect lists it.
+	if more, err := queries.Get(s.Dialect, "check_catalog_more", s.VersionNum); err == nil {
+		mrows, err := q.QueryContext(ctx, more)
+		if err != nil {
+			return nil, fmt.Errorf("read the catalog (owners, privileges, settings): %w", err)
+		}
+		defer mrows.Close()
+		for mrows.Next() {
+			var line string
+			if err := mrows.Scan(&line); err != nil {
+				return nil, fmt.Errorf("read the catalog: %w", err)
+			}
+			out = append(out, line)
+		}
+		if err := mrows.Err(); err != nil {
+			return nil, fmt.Errorf("read the catalog: %w", err)
+		}
+	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// Equal reports two readings with the same lines.
+func (c Catalog) Equal(o Catalog) bool {
+	a, r := c.Diff(o)
+	return len(a) == 0 && len(r) == 0
 }
 
 // Diff lists the lines only after has (added) and only c has (removed).

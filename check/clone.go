@@ -13,7 +13,6 @@ import (
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
-	"github.com/writeamp/writeamp/dialects/postgres"
 	"github.com/writeamp/writeamp/measure"
 	"github.com/writeamp/writeamp/queries"
 	"github.com/writeamp/writeamp/result"
@@ -45,6 +44,8 @@ type Cloner struct {
 	EnvDSN []string
 
 	server   dialects.Server
+	texts    map[string]string // the clone blocks of server's version (setServer)
+	quote    pgQuoting
 	runID    string
 	lockConn *sql.Conn // holds the run's lock (cloneleft.go)
 	size     int64
@@ -52,12 +53,48 @@ type Cloner struct {
 	took     time.Duration
 }
 
-func (c *Cloner) sql(name string) string {
-	return queries.MustGet("postgres", name, c.server.VersionNum)
+// cloneBlocks are every query a clone run sends, looked up once for the
+// server so that one its version lacks refuses the run before anything is
+// copied, instead of failing halfway.
+var cloneBlocks = []string{"clone_requirements", "clone_create", "clone_drop", "clone_count", "clone_lock", "clone_unlock", "clone_mark", "clone_original_writes"}
+
+// setServer records the server and looks up the clone blocks for it.
+func (c *Cloner) setServer(s dialects.Server) error {
+	texts := map[string]string{}
+	for _, name := range cloneBlocks {
+		text, err := queries.Get("postgres", name, s.VersionNum)
+		if err != nil {
+			return fmt.Errorf("--clone on %s: %w", s, err)
+		}
+		texts[name] = text
+	}
+	c.server, c.texts = s, texts
+	return nil
+}
+
+// sql is a clone block setServer looked up (cloneBlocks lists them all).
+func (c *Cloner) sql(name string) string { return c.texts[name] }
+
+// pgQuoting is PostgreSQL's quoting of names and text, from the registry.
+type pgQuoting interface {
+	dialects.Quoter
+	dialects.LiteralQuoter
+}
+
+func postgresQuoting() (pgQuoting, error) {
+	q, err := dialects.QuoterOf("postgres")
+	if err != nil {
+		return nil, fmt.Errorf("--clone: %w", err)
+	}
+	pq, ok := q.(pgQuoting)
+	if !ok {
+		return nil, fmt.Errorf("--clone: the postgres dialect does not quote text")
+	}
+	return pq, nil
 }
 
 // ident quotes a database name as PostgreSQL reads it.
-func ident(name string) string { return postgres.QuoteIdent(name) }
+func (c *Cloner) ident(name string) string { return c.quote.QuoteIdent(name) }
 
 // prepare checks what a copy needs, before anything is copied, with an
 // error that says what to do.
@@ -65,7 +102,14 @@ func (c *Cloner) prepare(ctx context.Context, s dialects.Server) error {
 	if s.Dialect != "postgres" {
 		return fmt.Errorf("--clone copies a database with CREATE DATABASE … TEMPLATE, which only PostgreSQL has; on %s pass --down or let check invert the migration", s)
 	}
-	c.server = s
+	if err := c.setServer(s); err != nil {
+		return err
+	}
+	q, err := postgresQuoting()
+	if err != nil {
+		return err
+	}
+	c.quote = q
 	b := make([]byte, 4)
 	rand.Read(b)
 	c.runID = hex.EncodeToString(b)
@@ -88,9 +132,9 @@ func (c *Cloner) prepare(ctx context.Context, s dialects.Server) error {
 	user := s.User
 	switch {
 	case !super && !createdb:
-		return fmt.Errorf("--clone: %s may not create databases: ALTER ROLE %s CREATEDB (as a superuser), or run check without --clone", user, ident(user))
+		return fmt.Errorf("--clone: %s may not create databases: ALTER ROLE %s CREATEDB (as a superuser), or run check without --clone", user, c.ident(user))
 	case !super && !owner && !template:
-		return fmt.Errorf("--clone: only a superuser or the owner of %s may copy it (it is not a template): ALTER DATABASE %s OWNER TO %s, or run check as its owner", c.Template, ident(c.Template), ident(user))
+		return fmt.Errorf("--clone: only a superuser or the owner of %s may copy it (it is not a template): ALTER DATABASE %s OWNER TO %s, or run check as its owner", c.Template, c.ident(c.Template), c.ident(user))
 	case sessions > 0:
 		return fmt.Errorf("--clone: %d other session(s) are connected to %s, and PostgreSQL copies a database only while nobody is connected to it: stop them (SELECT pid, usename, application_name FROM pg_stat_activity WHERE datname = '%s') or check against a database nobody uses", sessions, c.Template, strings.ReplaceAll(c.Template, "'", "''"))
 	}
@@ -101,7 +145,7 @@ func (c *Cloner) prepare(ctx context.Context, s dialects.Server) error {
 // name; drop removes it.
 func (c *Cloner) copyOf(ctx context.Context, side string, i int) (string, error) {
 	name := fmt.Sprintf("writeamp_ck_%s_%s%d", c.runID, side, i+1)
-	q := strings.NewReplacer("{{clone}}", ident(name), "{{template}}", ident(c.Template)).Replace(c.sql("clone_create"))
+	q := strings.NewReplacer("{{clone}}", c.ident(name), "{{template}}", c.ident(c.Template)).Replace(c.sql("clone_create"))
 	t0 := time.Now()
 	if _, err := c.Admin.ExecContext(ctx, q); err != nil {
 		c.drop(ctx, name) // an interrupted copy may have left its entry
@@ -120,7 +164,7 @@ func (c *Cloner) copyOf(ctx context.Context, side string, i int) (string, error)
 func (c *Cloner) drop(ctx context.Context, name string) error {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	_, err := c.Admin.ExecContext(cctx, strings.ReplaceAll(c.sql("clone_drop"), "{{clone}}", ident(name)))
+	_, err := c.Admin.ExecContext(cctx, strings.ReplaceAll(c.sql("clone_drop"), "{{clone}}", c.ident(name)))
 	return err
 }
 
@@ -175,6 +219,16 @@ func (g *Gate) runClone(ctx context.Context, out *Outcome) (*result.Result, []*r
 	if err != nil {
 		return nil, nil, nil, measureErr("before", err)
 	}
+	if err := refuseClusterLevel(g.Schema, g.Migration); err != nil {
+		return nil, nil, nil, fmt.Errorf("%w: %w", errRefused, err)
+	}
+	if err := c.setServer(g.server()); err != nil {
+		return nil, nil, nil, fmt.Errorf("%w: %w", errRefused, err)
+	}
+	writes, err := c.tableWrites(ctx, g.Window.DB)
+	if err != nil {
+		return nil, nil, nil, measureErr("before", fmt.Errorf("--clone: read the rows written in %s's tables (pg_stat_user_tables): %w", c.Template, err))
+	}
 	if err := c.prepare(ctx, g.server()); err != nil {
 		return nil, nil, nil, fmt.Errorf("%w: %w", errRefused, err)
 	}
@@ -182,7 +236,7 @@ func (g *Gate) runClone(ctx context.Context, out *Outcome) (*result.Result, []*r
 		g.logf("note: no argument of the command holds the --dsn text, so only its environment points it at the copies (PGDATABASE, WRITEAMP_CHECK_DSN%s)", strings.Join(append([]string{""}, c.EnvDSN...), ", "))
 	}
 	defer c.unlock(ctx) // after the copies are dropped (the deferred check below runs first)
-	r := &Restoration{Method: MethodClone, How: "measured on copies of " + c.Template + " (CREATE DATABASE … TEMPLATE), each dropped after its measurement; " + c.Template + " itself was not written to"}
+	r := &Restoration{Method: MethodClone, How: "measured on copies of " + c.Template + " (CREATE DATABASE … TEMPLATE), each dropped after its measurement"}
 	out.Restore = r
 	defer func() {
 		r.Cost = c.cost()
@@ -197,6 +251,7 @@ func (g *Gate) runClone(ctx context.Context, out *Outcome) (*result.Result, []*r
 		}
 		defer closeWin()
 		g.compareCatalog(ctx, win.DB, cat, r)
+		c.watchOriginal(context.WithoutCancel(ctx), win.DB, writes, r)
 	}()
 	res := measure.NewResult(g.server())
 	res.Workload = result.Workload{Name: "command", Params: map[string]any{"command": strings.Join(measure.RedactArgs(g.Command), " ")}}

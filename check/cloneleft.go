@@ -10,7 +10,6 @@ import (
 	"github.com/dustin/go-humanize"
 
 	"github.com/writeamp/writeamp/dialects"
-	"github.com/writeamp/writeamp/dialects/postgres"
 	"github.com/writeamp/writeamp/queries"
 )
 
@@ -54,8 +53,8 @@ func (c *Cloner) unlock(ctx context.Context) {
 func (c *Cloner) mark(ctx context.Context, name string) error {
 	host, _ := os.Hostname()
 	text := fmt.Sprintf("%scopy of %s, run %s (lock %s), pid %d on %s", cloneMarker, c.Template, c.runID, c.lockName(), os.Getpid(), host)
-	lit := postgres.QuoteLiteral(strings.ReplaceAll(text, `\`, "/"))
-	q := strings.NewReplacer("{{clone}}", ident(name), "{{marker}}", lit).Replace(c.sql("clone_mark"))
+	lit := c.quote.QuoteLiteral(strings.ReplaceAll(text, `\`, "/"))
+	q := strings.NewReplacer("{{clone}}", c.ident(name), "{{marker}}", lit).Replace(c.sql("clone_mark"))
 	_, err := c.Admin.ExecContext(ctx, q)
 	return err
 }
@@ -68,7 +67,15 @@ func CloneLeftovers(ctx context.Context, db *sql.DB, s dialects.Server, drop boo
 	if s.Dialect != "postgres" {
 		return nil, nil
 	}
-	rows, err := db.QueryContext(ctx, queries.MustGet("postgres", "clone_survey", s.VersionNum))
+	quote, err := postgresQuoting()
+	if err != nil {
+		return nil, err
+	}
+	dropLeft, err := queries.Get("postgres", "clone_drop_left", s.VersionNum)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := queries.Query(ctx, db, "postgres", "clone_survey", s.VersionNum)
 	if err != nil {
 		return nil, fmt.Errorf("list check --clone copies: %w", err)
 	}
@@ -106,7 +113,7 @@ func CloneLeftovers(ctx context.Context, db *sql.DB, s dialects.Server, drop boo
 		case !drop:
 			out = append(out, fmt.Sprintf("%-9s  %s: its check is gone (lock free, no session); clean --drop drops it", "abandoned", what))
 		default:
-			q := strings.ReplaceAll(queries.MustGet("postgres", "clone_drop_left", s.VersionNum), "{{clone}}", ident(l.name))
+			q := strings.ReplaceAll(dropLeft, "{{clone}}", quote.QuoteIdent(l.name))
 			if _, err := db.ExecContext(ctx, q); err != nil {
 				out = append(out, fmt.Sprintf("%-9s  %s: dropping it failed: %v", "abandoned", what, err))
 				continue

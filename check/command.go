@@ -29,7 +29,15 @@ func (g *Gate) runCommand(ctx context.Context, out *Outcome) (*result.Result, []
 	if _, err := exec.LookPath(g.Command[0]); err != nil {
 		return nil, nil, nil, fmt.Errorf("%w: command %q: %w", errApply, g.Command[0], err)
 	}
+	gd, err := g.acquire(ctx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer gd.release()
 	var plan *undoPlan
+	var user map[string]tableInfo // the user's tables, there before check
+	var start snapshot
+	var migTarget *undoTarget
 	if g.KeepMigration {
 		if g.repeat() > 1 {
 			return nil, nil, nil, fmt.Errorf("%w: --repeat measures each side on a fresh state, which needs the migration undone between repetitions: drop --keep-migration, or use --clone", errRefused)
@@ -43,16 +51,39 @@ func (g *Gate) runCommand(ctx context.Context, out *Outcome) (*result.Result, []
 			return nil, nil, nil, fmt.Errorf("%w: %w", errRefused, err)
 		}
 		ce.freeze()
-		cat, err := ReadCatalog(ctx, g.Window.DB, g.server())
-		if err != nil {
+		if user, err = g.tables(ctx, g.Window.DB); err != nil {
+			return nil, nil, nil, measureErr("before", err)
+		}
+		if start, err = g.take(ctx, g.Window.DB, user); err != nil {
 			return nil, nil, nil, measureErr("before", err)
 		}
 		out.Restore = &Restoration{Method: MethodUndo, How: "undone: " + plan.describe()}
+		if user == nil {
+			out.Restore.Limits = append(out.Restore.Limits, g.server().Dialect+": rows are not counted or checksummed, only the catalog is compared")
+		}
+		for k, t := range user {
+			if t.size > checksumLimit {
+				out.Restore.Limits = append(out.Restore.Limits, fmt.Sprintf("%s is above %d MiB: its rows are counted, not checksummed", k, checksumLimit>>20))
+			}
+		}
 		g.logf("after measuring, check undoes %s", plan.describe())
+		// The record goes in before anything is applied: a check killed
+		// with -9 from here on leaves it for clean, doctor and the next check.
+		if err := gd.mark(ctx, plan.statements(g), start.cat); err != nil {
+			gd.unmark(context.WithoutCancel(ctx))
+			return nil, nil, nil, measureErr("before", err)
+		}
 		defer func() {
-			g.undo(ctx, plan.migration, out.Restore, true)
-			g.undo(ctx, plan.schema, out.Restore, true)
-			g.compareCatalog(ctx, g.Window.DB, cat, out.Restore)
+			if migTarget != nil {
+				g.undo(ctx, plan.migration, out.Restore, true, migTarget)
+			}
+			g.undo(ctx, plan.schema, out.Restore, true, &undoTarget{pre: start, post: start, user: user, tabs: user})
+			g.compareCatalog(ctx, g.Window.DB, start.cat, out.Restore)
+			if r := out.Restore; r.Checked && len(r.Added) == 0 && len(r.Removed) == 0 && len(r.Rows) == 0 {
+				gd.unmark(context.WithoutCancel(ctx))
+			} else {
+				r.Limits = append(r.Limits, "the record of the migration stays in the database ("+gd.marker+"): the next check refuses until writeamp clean --drop finishes the undo")
+			}
 		}()
 	}
 	res := measure.NewResult(g.server())
@@ -73,16 +104,35 @@ func (g *Gate) runCommand(ctx context.Context, out *Outcome) (*result.Result, []
 	var befores, afters []*result.Run
 	for i := range g.repeat() {
 		if i > 0 {
-			g.undo(ctx, plan.migration, out.Restore, false)
+			g.undo(ctx, plan.migration, out.Restore, false, migTarget)
+			migTarget = nil
 		}
 		before, notes, err := g.measureCommand(ctx, g.Window, repLabel("before", i, g.repeat()), g.Command, nil)
 		if err != nil {
 			return nil, nil, nil, err
 		}
 		res.Notes = append(res.Notes, notes...)
+		if plan != nil {
+			if migTarget, err = g.targetBefore(ctx, user); err != nil {
+				return nil, nil, nil, measureErr("before the migration", err)
+			}
+		}
 		g.logf("applying the migration %s", paths(g.Migration))
-		if err := g.applyPublished(ctx, g.Window, g.Migration); err != nil {
-			return nil, nil, nil, fmt.Errorf("%w: --migration: %w", errApply, err)
+		var applyErr error
+		if i == 0 {
+			// The apply step is a window of its own (applycost.go).
+			res.Migration, applyErr = g.applyMeasured(ctx, g.Window, g.Migration)
+		} else if applyErr = g.applyPublished(ctx, g.Window, g.Migration); applyErr != nil {
+			applyErr = fmt.Errorf("%w: --migration: %w", errApply, applyErr)
+		}
+		if migTarget != nil {
+			g.afterApply(ctx, migTarget, out.Restore)
+		}
+		if applyErr != nil {
+			return nil, nil, nil, applyErr
+		}
+		if i == 0 {
+			res.Notes = append(res.Notes, migrationNote(res.Migration))
 		}
 		after, _, err := g.measureCommand(ctx, g.Window, repLabel("after", i, g.repeat()), g.Command, nil)
 		if err != nil {
@@ -114,10 +164,48 @@ func rowCountsWhy(r *result.Run) string {
 	return "no table counter of rows written changed"
 }
 
+// targetBefore reads what the migration's undo must restore, just before
+// it is applied: the catalog, and the rows of every table there.
+func (g *Gate) targetBefore(ctx context.Context, user map[string]tableInfo) (*undoTarget, error) {
+	tabs, err := g.tables(ctx, g.Window.DB)
+	if err != nil {
+		return nil, err
+	}
+	pre, err := g.take(ctx, g.Window.DB, tabs)
+	if err != nil {
+		return nil, err
+	}
+	return &undoTarget{pre: pre, user: user, tabs: tabs}, nil
+}
+
+// afterApply reads the database the migration left (t.post). A migration
+// that changed nothing check can see (a CREATE … IF NOT EXISTS of what is
+// there, a BEGIN rolled back) is not undone: its down could only destroy
+// what was there before it.
+func (g *Gate) afterApply(ctx context.Context, t *undoTarget, r *Restoration) {
+	post, err := g.take(context.WithoutCancel(ctx), g.Window.DB, t.tabs)
+	if err != nil {
+		r.Unproven = append(r.Unproven, "the catalog could not be read after the migration: "+err.Error())
+		t.post = t.pre
+		return
+	}
+	t.post = post
+	if t.pre.same(post) {
+		applied := false
+		for i := range g.Migration {
+			applied = applied || g.Migration[i].Applied > 0
+			g.Migration[i].Applied = 0
+		}
+		if applied {
+			r.Skipped = append(r.Skipped, fmt.Sprintf("the migration's undo: the migration changed nothing check can see (%d catalog definitions and the rows of %d tables read before and after it), so running its undo could only destroy what was there before it", len(post.cat), len(post.rows)))
+		}
+	}
+}
+
 // undo runs steps' undo on a connection of its own, within a minute even
 // after an interrupt, and records it in r; final says it is the last
 // undo, whose statements the report lists.
-func (g *Gate) undo(ctx context.Context, steps []undoStep, r *Restoration, final bool) {
+func (g *Gate) undo(ctx context.Context, steps []undoStep, r *Restoration, final bool, t *undoTarget) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 	defer cancel()
 	conn, err := g.Window.DB.Conn(cctx)
@@ -126,11 +214,7 @@ func (g *Gate) undo(ctx context.Context, steps []undoStep, r *Restoration, final
 		return
 	}
 	defer conn.Close()
-	ran, failed := g.runUndo(cctx, conn, steps)
-	if final {
-		r.Ran = append(r.Ran, ran...)
-	}
-	r.Failed = append(r.Failed, failed...)
+	g.runUndo(cctx, conn, steps, t, r, final)
 	if err := g.Window.EndSession(cctx, conn); err != nil {
 		g.logf("warning: %v", err)
 	}
@@ -154,6 +238,9 @@ func (g *Gate) measureCommand(ctx context.Context, win *measure.Window, label st
 		return nil, nil, measureErr(label+": the command failed", fmt.Errorf("exit status %d", code))
 	}
 	run := res.Runs[0]
+	if err := resetRefusal(label, &run); err != nil {
+		return nil, nil, err
+	}
 	run.Label, _, _ = strings.Cut(label, " ")
 	return &run, res.Notes, nil
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/internal/mocksql"
-	"github.com/writeamp/writeamp/queries"
 	"github.com/writeamp/writeamp/sqlparse"
 )
 
@@ -21,7 +20,7 @@ import (
 func TestExistenceOnMySQL8(t *testing.T) {
 	s := dialects.Server{Dialect: "mysql", Flavor: "mysql", VersionNum: 80036, Database: "app"}
 	db, mock := mocksql.New(t)
-	q := func(name string) string { return queries.MustGet("mysql", name, s.VersionNum) }
+	q := func(name string) string { return mocksql.SQL(t, "mysql", name, s.VersionNum) }
 	row := func(loose int64, exact string) *sqlmock.Rows {
 		return sqlmock.NewRows([]string{"COUNT(*)", "COALESCE(SUM(BINARY TABLE_NAME = ?), 0)"}).AddRow(loose, []byte(exact))
 	}

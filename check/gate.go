@@ -3,20 +3,20 @@ package check
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/writeamp/writeamp/budget"
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/measure"
 	"github.com/writeamp/writeamp/queries"
-	"github.com/writeamp/writeamp/reports"
 	"github.com/writeamp/writeamp/result"
 	"github.com/writeamp/writeamp/workloads"
-	"github.com/writeamp/writeamp/workloads/refreshtoken"
 )
 
 // Gate is one `writeamp check`.
@@ -30,13 +30,14 @@ type Gate struct {
 	Migration []File
 	Budgets   []budget.Budget
 	// Command, when set, is the workload: run once before and once after
-	// the migration. Otherwise the built-in refresh-token workload runs with
-	// Params on Variant, in its own schema, and the migration is applied to
-	// that schema (search_path) before the "after" measurement.
-	Command []string
-	Scope   collectors.Scope
-	Params  refreshtoken.Params
-	Variant string
+	// the migration. Otherwise the built-in Workload (a fresh copy of it per
+	// measurement, through workloads.CheckHooks) runs on Variant, in its
+	// own schema, and the migration is applied to that schema (search_path)
+	// before the "after" measurement.
+	Command  []string
+	Scope    collectors.Scope
+	Workload workloads.CheckHooks
+	Variant  string
 	// Concurrency is the built-in workload's number of workers (1 when 0).
 	Concurrency int
 	// Down undoes the migration (--down) of a wrapped command's check;
@@ -51,10 +52,17 @@ type Gate struct {
 	// Repeat measures each side this many times (1 when 0): budgets judge
 	// the median and show the spread.
 	Repeat int
-	Log    io.Writer
+	// Suppressions silence static warnings (-- writeamp:allow, the config's allow).
+	Suppressions []Suppression
+	// Advisory budgets (by budget.Budget.String) report without failing.
+	Advisory map[string]bool
+	Log      io.Writer
 	// CommandOutput receives the command's stdout and stderr (nil: discarded).
 	CommandOutput io.Writer
 	Progress      func(variant string, total int64) (workloads.Progress, func())
+	// LockTimeout bounds each lock wait of the migration and its undo
+	// (--lock-timeout; nil: DefaultLockTimeout, 0: as long as it takes).
+	LockTimeout *time.Duration
 	// runID names the built-in workload's schemas (random when ""): the
 	// sqlmock tests expect their exact text.
 	runID string
@@ -73,6 +81,13 @@ type Outcome struct {
 	Repetitions *Repetitions
 	// PerOp is what /op divides by ("refresh", "row written", "command").
 	PerOp string
+	// Suppressed are the static warnings a suppression silenced; Migration
+	// and Dialect locate each finding at its statement (annotations, SARIF).
+	Suppressed []Warning
+	Migration  []File
+	Dialect    string
+	// Advisory are the budgets (verdicts' Budget) that do not fail the check.
+	Advisory map[string]bool
 }
 
 // ErrMeasure marks a check that could not measure (exit code 2).
@@ -99,13 +114,19 @@ func (g *Gate) Updates() []Update {
 		}
 		return ups
 	}
-	w := refreshtoken.New(g.Params)
+	var effects map[string]workloads.Effect
+	switch w := g.Workload.Fresh().(type) {
+	case workloads.VariantEffects:
+		effects = w.EffectsOf(g.Variant)
+	case workloads.EffectDescriber:
+		effects = w.Effects()
+	}
 	var out []Update
-	for name, e := range w.Effects() {
-		if e.Kind != "update" || (g.Variant == "baseline" && strings.HasSuffix(name, "_coarse")) {
+	for name, e := range effects {
+		if e.Kind != "update" {
 			continue
 		}
-		out = append(out, Update{Table: e.Table, Columns: e.Columns, Example: "UPDATE " + e.Table + " SET " + strings.Join(e.Columns, ", "), Source: "refresh-token statement " + name})
+		out = append(out, Update{Table: e.Table, Columns: e.Columns, Example: "UPDATE " + e.Table + " SET " + strings.Join(e.Columns, ", "), Source: g.Workload.Fresh().Meta().Name + " statement " + name})
 	}
 	return out
 }
@@ -114,9 +135,9 @@ func (g *Gate) Updates() []Update {
 // database back as it was and evaluates. The outcome is returned on error
 // too: Restore says what was undone after a failure.
 func (g *Gate) Run(ctx context.Context) (*Outcome, error) {
-	out := &Outcome{}
+	out := &Outcome{Migration: g.Migration, Dialect: g.server().Dialect}
 	for _, files := range [][]File{g.Schema, g.Migration, g.Down} {
-		if err := Split(g.server().Dialect, files); err != nil {
+		if err := SplitContext(ctx, g.server().Dialect, files); err != nil {
 			return out, fmt.Errorf("%w: %w", errApply, err)
 		}
 	}
@@ -124,7 +145,10 @@ func (g *Gate) Run(ctx context.Context) (*Outcome, error) {
 	for _, s := range skipped {
 		g.logf("static check: PostgreSQL's parser did not read %s; it is applied as written but not checked", s)
 	}
-	out.Static = Warn(g.server().Dialect, idx, g.Updates())
+	out.Static, out.Suppressed = suppress(Warn(g.server().Dialect, idx, g.Updates()), g.Suppressions, g.Migration)
+	for _, w := range out.Suppressed {
+		g.logf("suppressed (%s:%d, reason: %s): %s", w.Suppressed.Path, w.Suppressed.Line, w.Suppressed.Reason, w.Text)
+	}
 	for _, w := range out.Static {
 		g.logf("warning: %s", w.Text)
 	}
@@ -158,6 +182,10 @@ func (g *Gate) Run(ctx context.Context) (*Outcome, error) {
 	}
 	out.PerOp = perWhat(&res.Runs[1])
 	for _, b := range g.Budgets {
+		if vs, ok := migrationVerdicts(b, res.Migration); ok {
+			out.Verdicts = append(out.Verdicts, vs...)
+			continue
+		}
 		vs := budget.Evaluate(b, &res.Runs[0], &res.Runs[1])
 		if out.Repetitions != nil {
 			vs = out.Repetitions.judge(b, vs)
@@ -171,7 +199,7 @@ func (g *Gate) Run(ctx context.Context) (*Outcome, error) {
 				}
 			}
 		}
-		out.Verdicts = append(out.Verdicts, vs...)
+		out.Verdicts = append(out.Verdicts, out.advise(g.Advisory[b.String()], vs)...)
 	}
 	return out, nil
 }
@@ -184,7 +212,7 @@ func perWhat(r *result.Run) string {
 	case "":
 		return "operation"
 	default:
-		return reports.Singular(op)
+		return result.Singular(op)
 	}
 }
 
@@ -195,19 +223,22 @@ func (g *Gate) repeat() int {
 	return g.Repeat
 }
 
-// Exit is the documented exit code: 0 within budget, 1 a budget exceeded, 2
-// a budget that could not be evaluated or a database that is not as it was.
+// Exit is the documented exit code (ExitPass … ExitNotAsItWas), the more
+// severe winning: a database not as it was (3) over a budget that could not
+// be evaluated (2) over a budget exceeded (1).
 func (o *Outcome) Exit() int {
-	_, fail, unknown := budget.Summary(o.Verdicts)
-	switch {
-	case !o.Restore.OK():
-		return 2
-	case fail > 0:
-		return 1
-	case unknown > 0:
-		return 2
+	_, fail, unknown := budget.Summary(o.enforced())
+	code := ExitPass
+	if fail > 0 {
+		code = ExitBudget
 	}
-	return 0
+	if unknown > 0 {
+		code = worse(code, ExitBadInput)
+	}
+	if !o.Restore.OK() {
+		code = worse(code, ExitNotAsItWas)
+	}
+	return code
 }
 
 // apply runs files on one connection, inside the built-in workload's
@@ -225,11 +256,12 @@ func (g *Gate) apply(ctx context.Context, conn *sql.Conn, schema string, files [
 			}
 		}()
 	}
+	sess := g.lockedOn(conn)
 	for fi := range files {
 		f := &files[fi]
 		f.Applied = 0
 		for i, st := range f.Statements {
-			if _, err := conn.ExecContext(ctx, st.Text); err != nil {
+			if err := sess.exec(ctx, st.Text); err != nil {
 				if rb, e := g.ownSQL("rollback"); e == nil {
 					conn.ExecContext(context.WithoutCancel(ctx), rb) // leave no open transaction behind
 				}
@@ -237,6 +269,12 @@ func (g *Gate) apply(ctx context.Context, conn *sql.Conn, schema string, files [
 			}
 			f.Applied = i + 1
 		}
+	}
+	if why := g.openTransaction(ctx, conn); why != "" {
+		if rb, e := g.ownSQL("rollback"); e == nil {
+			conn.ExecContext(context.WithoutCancel(ctx), rb) // what it did inside the block is gone: undo and measure nothing of it
+		}
+		return fmt.Errorf("%w: %s left its session inside %s; it was rolled back (add COMMIT, or drop the BEGIN: check runs each statement on its own)", errUncommitted, paths(files), why)
 	}
 	return nil
 }
@@ -271,6 +309,11 @@ func (g *Gate) applyPublished(ctx context.Context, win *measure.Window, files []
 	if perr := win.EndSession(context.WithoutCancel(ctx), conn); perr != nil && err == nil {
 		err = perr
 	}
+	// The session ran the user's SQL: whatever it set (search_path, USE,
+	// ALTER SESSION, a role, the lock timeout) must not reach the pool's
+	// next user, the undo or a measurement. database/sql closes a
+	// connection whose Raw returns ErrBadConn.
+	conn.Raw(func(any) error { return driver.ErrBadConn })
 	return err
 }
 

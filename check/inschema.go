@@ -5,12 +5,13 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
+	"github.com/writeamp/writeamp/dialects"
 	"strings"
 )
 
 // inSchema makes unqualified names on conn mean the built-in workload's
 // own schema, so a migration written for the application's tables
-// (CREATE INDEX … ON offline_user_session …) applies to the workload's
+// (CREATE INDEX … ON one of its tables …) applies to the workload's
 // copy of them, and returns what puts conn back. Each dialect has its own
 // way (queries/<dialect>/check.sql):
 //
@@ -48,6 +49,11 @@ func (g *Gate) inSchema(ctx context.Context, conn *sql.Conn, schema string) (lea
 		if err != nil {
 			return nil, err
 		}
+		q, err := dialects.QuoterOf(d)
+		if err != nil {
+			return nil, err
+		}
+		backquote := q.QuoteIdent
 		var prev sql.NullString
 		if err := conn.QueryRowContext(ctx, cur).Scan(&prev); err != nil {
 			return nil, fmt.Errorf("read the current database: %w", err)
@@ -107,5 +113,3 @@ func (g *Gate) inSchema(ctx context.Context, conn *sql.Conn, schema string) (lea
 		return nil, fmt.Errorf("check: no way to apply a migration inside the workload's schema on %s", d)
 	}
 }
-
-func backquote(name string) string { return "`" + strings.ReplaceAll(name, "`", "``") + "`" }

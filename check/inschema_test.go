@@ -30,6 +30,15 @@ func migrationFile(t *testing.T, dialect, text string) []File {
 	return []File{{Path: "m.sql", Flag: "--migration", Statements: st}}
 }
 
+// expectLockTimeout is what check sends before the first statement of a
+// migration or an undo: --lock-timeout (its default) and the session's id.
+func expectLockTimeout(t *testing.T, mock sqlmock.Sqlmock, dialect string, version int) {
+	t.Helper()
+	set := strings.NewReplacer("{{ms}}", "10000", "{{s}}", "10").Replace(sqlOf(t, dialect, "lock_timeout", version, ""))
+	mock.ExpectExec(set).WillReturnResult(sqlmock.NewResult(0, 0))
+	mock.ExpectQuery(sqlOf(t, dialect, "check_session_id", version, "")).WillReturnRows(sqlmock.NewRows([]string{"id"}).AddRow("57"))
+}
+
 func sqlOf(t *testing.T, dialect, name string, version int, schema string) string {
 	t.Helper()
 	q, err := queries.Get(dialect, name, version)
@@ -58,6 +67,7 @@ func TestApplyInsideTheWorkloadSchema(t *testing.T) {
 		{"sqlserver", "sqlserver", 160000, func(mock sqlmock.Sqlmock, fail bool) {
 			mock.ExpectExec(sqlOf(t, "sqlserver", "schema_user_create", 160000, wl)).WillReturnResult(sqlmock.NewResult(0, 0))
 			mock.ExpectExec("EXECUTE AS USER = N'" + wl + "'").WillReturnResult(sqlmock.NewResult(0, 0))
+			expectLockTimeout(t, mock, "sqlserver", 160000)
 			if fail {
 				mock.ExpectExec(idx).WillReturnError(boom)
 				mock.ExpectExec("IF @@TRANCOUNT > 0 ROLLBACK").WillReturnResult(sqlmock.NewResult(0, 0))
@@ -71,6 +81,7 @@ func TestApplyInsideTheWorkloadSchema(t *testing.T) {
 			// SYS_CONTEXT returns the schema as the dictionary spells it: upper case.
 			mock.ExpectQuery("SELECT SYS_CONTEXT('USERENV', 'CURRENT_SCHEMA') FROM DUAL").WillReturnRows(sqlmock.NewRows([]string{"SYS_CONTEXT"}).AddRow("APP"))
 			mock.ExpectExec("ALTER SESSION SET CURRENT_SCHEMA = " + wl).WillReturnResult(sqlmock.NewResult(0, 0))
+			expectLockTimeout(t, mock, "oracle", 190000)
 			if fail {
 				mock.ExpectExec(idx).WillReturnError(boom)
 				mock.ExpectExec("ROLLBACK").WillReturnResult(sqlmock.NewResult(0, 0))
@@ -82,6 +93,7 @@ func TestApplyInsideTheWorkloadSchema(t *testing.T) {
 		{"mysql", "mysql", 1101119, func(mock sqlmock.Sqlmock, fail bool) {
 			mock.ExpectQuery("SELECT DATABASE()").WillReturnRows(sqlmock.NewRows([]string{"DATABASE()"}).AddRow("app"))
 			mock.ExpectExec("USE `" + wl + "`").WillReturnResult(sqlmock.NewResult(0, 0))
+			expectLockTimeout(t, mock, "mysql", 1101119)
 			if fail {
 				mock.ExpectExec(idx).WillReturnError(boom)
 				mock.ExpectExec("ROLLBACK").WillReturnResult(sqlmock.NewResult(0, 0))

@@ -2,6 +2,8 @@ package check
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -12,7 +14,7 @@ import (
 )
 
 // Formats are what a check's report is written in.
-var Formats = []string{"table", "markdown", "json"}
+var Formats = []string{"table", "markdown", "json", "openmetrics"}
 
 // Outputs says where a finished check writes what it found. Every file
 // goes through safeio.Write: "" or "-" is Stdout for Report, JUnit and
@@ -22,6 +24,10 @@ type Outputs struct {
 	Report string // --output
 	JUnit  string // --junit
 	Result string // --result: the before/after result JSON
+	SARIF  string // --sarif: a SARIF 2.1.0 log of the findings
+	Push   string // --push: a Pushgateway URL for the metrics (Families)
+	// Annotate writes GitHub Actions annotations (GITHUB_ACTIONS=true).
+	Annotate bool
 	// StepSummary is $GITHUB_STEP_SUMMARY: a Markdown summary is appended
 	// to it when set.
 	StepSummary string
@@ -32,9 +38,8 @@ type Outputs struct {
 	Stderr, Log io.Writer
 }
 
-// ExitError is a check that did not pass, with its documented exit code:
-// 1 a budget was exceeded, 2 it could not measure (bad input, a failing
-// migration or command, a budget that could not be evaluated).
+// ExitError is a check that did not pass, with its documented exit code
+// (ExitBudget, ExitBadInput, ExitNotAsItWas).
 type ExitError struct {
 	Code int
 	Err  error
@@ -46,18 +51,42 @@ func (e *ExitError) Unwrap() error { return e.Err }
 // ExitCode is the process's exit status for this error.
 func (e *ExitError) ExitCode() int { return e.Code }
 
+// exitWith is the exit code of a check that ended with runErr (nil: it
+// measured): could not measure is ExitBadInput, unless the restore is worse.
+func (o *Outcome) exitWith(runErr error) int {
+	if runErr == nil {
+		return o.Exit()
+	}
+	code := ExitBadInput
+	var pe *pendingError
+	if !o.Restore.OK() || errors.As(runErr, &pe) {
+		code = ExitNotAsItWas
+	}
+	return code
+}
+
 // Write writes every output of a check that ran (runErr nil) or could not
 // measure (runErr), and returns nil for a pass or an *ExitError. The JUnit
 // report is written either way, so CI shows why a check could not measure;
-// the report and the result only for a check that measured.
+// the report and the result only for a check that measured. An output that
+// cannot be written never hides the verdict or the restore: both go to
+// stderr, and the exit code is the verdict's or ExitBadInput, whichever is
+// worse (never ExitBudget for a full disk).
 func (o *Outcome) Write(w Outputs, runErr error) error {
 	if !slices.Contains(Formats, w.Format) {
-		return fmt.Errorf("check: unknown format %q (use one of: %s)", w.Format, strings.Join(Formats, ", "))
+		return &ExitError{Code: ExitBadInput, Err: fmt.Errorf("check: unknown format %q (use one of: %s)", w.Format, strings.Join(Formats, ", "))}
+	}
+	var writeErrs []string
+	try := func(flag, path string, render func(io.Writer) error) {
+		if err := w.write(flag, path, render); err != nil {
+			writeErrs = append(writeErrs, err.Error())
+		}
 	}
 	if w.JUnit != "" {
-		if err := w.write("--junit", w.JUnit, func(b io.Writer) error { return o.JUnit(b, runErr) }); err != nil {
-			return err
-		}
+		try("--junit", w.JUnit, func(b io.Writer) error { return o.JUnit(b, runErr) })
+	}
+	if err := o.writeCI(w, runErr); err != nil {
+		return err
 	}
 	if runErr != nil {
 		if o.Restore != nil {
@@ -65,29 +94,46 @@ func (o *Outcome) Write(w Outputs, runErr error) error {
 			// user must know either way.
 			runErr = fmt.Errorf("%w\n%s", runErr, strings.Join(o.Restore.Lines(), "\n"))
 		}
-		w.summary("### writeamp check: could not measure\n\n" + runErr.Error() + "\n")
+		w.summary("### writeamp check: could not measure\n\n" + runErr.Error() + "\n\n" + ExitCodes + "\n")
 		for _, s := range o.Static {
 			fmt.Fprintln(orDiscard(w.Stderr), "warning: "+s.Text)
 		}
-		return &ExitError{Code: 2, Err: runErr}
+		if len(writeErrs) > 0 {
+			runErr = fmt.Errorf("%w\n%s", runErr, strings.Join(writeErrs, "\n"))
+		}
+		return &ExitError{Code: o.exitWith(runErr), Err: runErr}
 	}
-	if err := w.write("--output", w.Report, func(b io.Writer) error { return o.render(b, w.Format) }); err != nil {
-		return err
-	}
+	try("--output", w.Report, func(b io.Writer) error { return o.render(b, w.Format) })
 	if w.Result != "" {
-		if err := w.write("--result", w.Result, func(b io.Writer) error { return reports.JSON(b, o.Result) }); err != nil {
+		try("--result", w.Result, func(b io.Writer) error { return reports.JSON(b, o.Result) })
+	}
+	if w.Push != "" {
+		if err := reports.Push(context.Background(), w.Push, o.Families()); err != nil {
 			return err
 		}
 	}
 	if w.StepSummary != "" {
 		var sb bytes.Buffer
-		if err := o.render(&sb, "markdown"); err != nil {
-			return err
+		if err := o.render(&sb, "markdown"); err == nil {
+			w.summary(sb.String() + "\n" + ExitCodes + "\n")
 		}
-		w.summary(sb.String())
 	}
 	headline := strings.TrimPrefix(o.Headline(), "writeamp check: ")
-	if code := o.Exit(); code != 0 {
+	code := o.Exit()
+	if len(writeErrs) > 0 {
+		// The report may be what failed: the verdict and the restore still
+		// reach the user.
+		var lines []string
+		if o.Restore != nil {
+			lines = o.Restore.Lines()
+		}
+		fmt.Fprintln(orDiscard(w.Stderr), o.Headline())
+		for _, l := range lines {
+			fmt.Fprintln(orDiscard(w.Stderr), l)
+		}
+		return &ExitError{Code: worse(code, ExitBadInput), Err: fmt.Errorf("%s; but an output could not be written: %s", headline, strings.Join(writeErrs, "; "))}
+	}
+	if code != ExitPass {
 		return &ExitError{Code: code, Err: fmt.Errorf("%s", headline)}
 	}
 	fmt.Fprintln(orDiscard(w.Log), o.Headline())
@@ -97,8 +143,11 @@ func (o *Outcome) Write(w Outputs, runErr error) error {
 // render writes the report: the check document for json, else the
 // comparison and a verdict per budget.
 func (o *Outcome) render(w io.Writer, format string) error {
-	if format == "json" {
+	switch format {
+	case "json":
 		return o.JSON(w)
+	case "openmetrics":
+		return o.openMetrics(w)
 	}
 	if o.Result != nil {
 		if err := reports.Render(w, format, o.Result, reports.Options{}); err != nil {

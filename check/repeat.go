@@ -161,7 +161,7 @@ func (rp *Repetitions) judge(b budget.Budget, vs []budget.Verdict) []budget.Verd
 		if inside {
 			v.Status = budget.Spread
 			v.Message = fmt.Sprintf("%s on the medians, but inside the spread of %d repetitions (before %s, after %s): not told apart from noise",
-				strings.TrimSuffix(v.Message, ": FAIL"), len(rp.Before), fmtRange(b, v.BeforeRange), fmtRange(b, v.AfterRange))
+				v.Test, len(rp.Before), fmtRange(b, v.BeforeRange), fmtRange(b, v.AfterRange))
 		}
 	}
 	return vs

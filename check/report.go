@@ -17,10 +17,12 @@ import (
 // VerdictWord is the one-word outcome of a check.
 func (o *Outcome) VerdictWord() string {
 	switch o.Exit() {
-	case 0:
+	case ExitPass:
 		return "PASS"
-	case 1:
+	case ExitBudget:
 		return "FAIL"
+	case ExitNotAsItWas:
+		return "NOT-AS-IT-WAS"
 	}
 	return "UNKNOWN"
 }
@@ -40,6 +42,9 @@ func (o *Outcome) Headline() string {
 	}
 	if u > 0 {
 		s += fmt.Sprintf(", %d could not be evaluated", u)
+	}
+	if n := len(o.Verdicts) - len(o.enforced()); n > 0 {
+		s += fmt.Sprintf(" (%d of them advisory: reported, not failing)", n)
 	}
 	if len(o.Verdicts) == 0 {
 		s = "writeamp check: " + o.VerdictWord() + " — no budgets given (measured only)"
@@ -151,7 +156,7 @@ func (o *Outcome) RenderVerdicts(w io.Writer, markdown bool) {
 		}
 	}
 	fmt.Fprintln(w, bullet+"budgets compare the after run (migration applied) with the before run; relative changes in %, ratios as % of updates; "+
-		"with --repeat the medians, [lowest to highest] of the repetitions beside them; exit code 0 = within budget (or inside the spread), 1 = a budget exceeded, 2 = could not measure or the database is not as it was")
+		"with --repeat the medians, [lowest to highest] of the repetitions beside them; "+ExitCodes)
 }
 
 // spreadOf shows a side's range over the repetitions beside its median.
@@ -251,6 +256,7 @@ func (o *Outcome) JUnit(w io.Writer, err error) error {
 	for _, st := range o.Static {
 		out = append(out, "static check: "+st.Text)
 	}
+	out = append(out, fmt.Sprintf("exit code %d (%s)", o.exitWith(err), ExitCodes))
 	s.Out = strings.Join(out, "\n")
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err

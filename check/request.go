@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/writeamp/writeamp/budget"
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/workloads"
-	"github.com/writeamp/writeamp/workloads/refreshtoken"
 )
 
 // Request is a check as the user typed it (the command's flags and the
@@ -17,10 +17,11 @@ import (
 type Request struct {
 	Schemas, Migrations, Budgets []string
 	// Command is the workload command after --; nil runs the built-in
-	// refresh-token Workload on Variant with Concurrency workers.
+	// Workload (from the registry; it implements workloads.CheckHooks) on
+	// Variant with Concurrency workers.
 	Command     []string
 	Variant     string
-	Workload    *refreshtoken.Workload
+	Workload    workloads.Workload
 	Concurrency int
 	// ScopeSchemas is --scope-schema (-- COMMAND only).
 	ScopeSchemas []string
@@ -31,6 +32,13 @@ type Request struct {
 	KeepMigration bool
 	Clone         bool
 	Repeat        int
+	// LockTimeout is --lock-timeout (nil: DefaultLockTimeout).
+	LockTimeout *time.Duration
+	// Allow are the config file's suppressions (the inline ones are read
+	// from the migration).
+	Allow []Suppression
+	// Advisory are budgets (among Budgets) that report without failing.
+	Advisory []string
 }
 
 // MaxRepeat bounds --repeat: each repetition is two full measurements.
@@ -62,6 +70,9 @@ func (r Request) Gate() (*Gate, error) {
 	if len(r.Migrations) == 0 {
 		return nil, fmt.Errorf("--migration is required: the SQL file(s) or directory to check")
 	}
+	if r.LockTimeout != nil && *r.LockTimeout < 0 {
+		return nil, fmt.Errorf("--lock-timeout %v: give 0 (wait as long as the server lets a lock wait) or a duration such as 10s", *r.LockTimeout)
+	}
 	bs, err := budget.ParseAll(r.Budgets)
 	if err != nil {
 		return nil, err
@@ -73,14 +84,19 @@ func (r Request) Gate() (*Gate, error) {
 		if r.Workload == nil {
 			return nil, fmt.Errorf("check: no built-in workload")
 		}
-		if err := r.Workload.Validate(); err != nil {
-			return nil, err
+		if f, ok := r.Workload.(workloads.Flagser); ok {
+			if err := f.Validate(); err != nil {
+				return nil, err
+			}
+		}
+		if _, ok := r.Workload.(workloads.CheckHooks); !ok {
+			return nil, fmt.Errorf("check: the %s workload cannot be checked (it has no check hooks)", r.Workload.Meta().Name)
 		}
 		if err := workloads.CheckConcurrency(r.Concurrency); err != nil {
 			return nil, err
 		}
-		if !slices.Contains(refreshtoken.Variants, r.Variant) {
-			return nil, fmt.Errorf("--variant: unknown variant %q (known: %s)", r.Variant, strings.Join(refreshtoken.Variants, ", "))
+		if vs := r.Workload.Meta().Variants; !slices.Contains(vs, r.Variant) {
+			return nil, fmt.Errorf("--variant: unknown variant %q (known: %s)", r.Variant, strings.Join(vs, ", "))
 		}
 		if len(r.ScopeSchemas) > 0 {
 			return nil, fmt.Errorf("--scope-schema is for -- COMMAND; the built-in workload measures its own schema")
@@ -113,11 +129,19 @@ func (r Request) Gate() (*Gate, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Gate{Schema: schema, Migration: migration, Budgets: bs, Command: r.Command,
+	advisory, err := advisorySet(r.Advisory)
+	if err != nil {
+		return nil, err
+	}
+	sups, err := InlineSuppressions(migration)
+	if err != nil {
+		return nil, err
+	}
+	g := &Gate{Suppressions: append(sups, r.Allow...), Advisory: advisory, Schema: schema, Migration: migration, Budgets: bs, Command: r.Command, LockTimeout: r.LockTimeout,
 		Scope: collectors.Scope{Schemas: r.ScopeSchemas}, Variant: r.Variant, Concurrency: r.Concurrency,
 		Down: downs, KeepMigration: r.KeepMigration, Repeat: r.Repeat}
-	if r.Workload != nil {
-		g.Params = r.Workload.P
+	if r.Command == nil {
+		g.Workload = r.Workload.(workloads.CheckHooks)
 	}
 	return g, nil
 }

@@ -60,8 +60,8 @@ func TestRequestRefusesBadInput(t *testing.T) {
 		{func(r *Request) { r.Budgets = []string{"nosuch>=1"} }, "nosuch"},
 		{func(r *Request) { r.Variant = "fast" }, "--variant: unknown variant \"fast\""},
 		{func(r *Request) { r.ScopeSchemas = []string{"app"} }, "--scope-schema is for -- COMMAND"},
-		{func(r *Request) { r.Workload.P.Logins = 0 }, "--logins"},
-		{func(r *Request) { r.Workload.P.UsersPerSecond = math.NaN() }, "--users-per-second"},
+		{func(r *Request) { r.Workload.(*refreshtoken.Workload).P.Logins = 0 }, "--logins"},
+		{func(r *Request) { r.Workload.(*refreshtoken.Workload).P.UsersPerSecond = math.NaN() }, "--users-per-second"},
 		{func(r *Request) { r.Concurrency = 0 }, "--concurrency"},
 		{func(r *Request) { r.Migrations = []string{filepath.Join(t.TempDir(), "none.sql")} }, "--migration"},
 		{func(r *Request) { r.Schemas = []string{"/dev/zero"} }, "--schema"},
@@ -86,7 +86,7 @@ func TestRequestRefusesBadInput(t *testing.T) {
 	// The built-in workload's limits apply only when it runs.
 	r := ok
 	r.Workload = refreshtoken.New(refreshtoken.DefaultParams())
-	r.Workload.P.Logins = 0
+	r.Workload.(*refreshtoken.Workload).P.Logins = 0
 	r.Command = []string{"true"}
 	r.Variant = "ignored with a command"
 	if _, err := r.Gate(); err != nil {

@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -37,29 +38,82 @@ type Restoration struct {
 	Removed []string `json:"lost,omitempty"`
 	// CatalogError says why the catalog could not be compared.
 	CatalogError string `json:"catalog_error,omitempty"`
+	// Refused are undo statements (or whole undos) that were not run, or
+	// were rolled back, because they would have touched what the migration
+	// did not create: each names the statement and what it would destroy.
+	Refused []string `json:"refused,omitempty"`
+	// Rows are tables whose rows the migration or its undo changed and
+	// that are not as they were (count and checksum, before and after).
+	Rows []string `json:"rows_changed,omitempty"`
+	// Unproven says what the comparison could not prove (a table too big to
+	// checksum, rows the migration and the workload both wrote).
+	Unproven []string `json:"unproven,omitempty"`
+	// Limits are what the comparison leaves out, stated.
+	Limits []string `json:"limitations,omitempty"`
+	// Skipped says why an undo was not run at all (a migration that
+	// changed nothing check can see: running its down could only destroy).
+	Skipped []string `json:"not_run,omitempty"`
 	// Cost is what --clone cost (copies, time, disk).
 	Cost string `json:"cost,omitempty"`
+	// Original is what --clone saw written in the database itself (or why
+	// it could not tell): the copies were measured, the original changed.
+	Original []string `json:"original_written,omitempty"`
 }
 
 // OK reports a database as it was before the check (or kept as asked).
 func (r *Restoration) OK() bool {
-	if r == nil || r.Method == MethodKept {
+	switch r.State() {
+	case RestoreNone, RestoreKept, RestoreAsItWas:
 		return true
 	}
-	return r.Checked && len(r.Added) == 0 && len(r.Removed) == 0
+	return false
+}
+
+// State is the restore as a typed value.
+func (r *Restoration) State() RestoreState {
+	switch {
+	case r == nil:
+		return RestoreNone
+	case r.Method == MethodKept:
+		return RestoreKept
+	case len(r.Refused) > 0:
+		return RestoreRefused
+	case !r.Checked || len(r.Unproven) > 0:
+		return RestoreUnproven
+	case len(r.Added) > 0 || len(r.Removed) > 0 || len(r.Rows) > 0 || len(r.Original) > 0:
+		return RestoreFailed
+	}
+	return RestoreAsItWas
+}
+
+// MarshalJSON adds the typed state to the document.
+func (r *Restoration) MarshalJSON() ([]byte, error) {
+	type plain Restoration
+	return json.Marshal(struct {
+		State RestoreState `json:"state"`
+		*plain
+	}{r.State(), (*plain)(r)})
 }
 
 // Sentence is the restore in one line, for the result's notes and logs.
 func (r *Restoration) Sentence() string {
-	switch {
-	case r.Method == MethodKept:
+	switch r.State() {
+	case RestoreKept:
 		return "restore: none, as asked (--keep-migration): " + r.How
-	case r.OK():
-		return fmt.Sprintf("restore: %s; the catalog (%d definitions: objects, columns, indexes, constraints) is as it was before check", r.How, r.Compared)
-	case !r.Checked:
-		return fmt.Sprintf("restore: %s; NOT PROVEN: the catalog could not be read again (%s)", r.How, r.CatalogError)
+	case RestoreAsItWas:
+		return fmt.Sprintf("restore: %s; the catalog (%d definitions: objects, columns, indexes, constraints, owners, privileges, policies, comments, settings) and the rows of the tables the migration or its undo wrote to are as they were before check", r.How, r.Compared)
+	case RestoreRefused:
+		return fmt.Sprintf("restore: %s; REFUSED: the undo would not have left the database as it was (it would destroy what the migration did not create, or leave what it did); it was not run or was rolled back (listed below)", r.How)
+	case RestoreUnproven:
+		if !r.Checked {
+			return fmt.Sprintf("restore: %s; NOT PROVEN: the catalog could not be read again (%s)", r.How, r.CatalogError)
+		}
+		return fmt.Sprintf("restore: %s; NOT PROVEN: %s", r.How, strings.Join(r.Unproven, "; "))
 	}
-	return fmt.Sprintf("restore: %s; NOT RESTORED: %d definitions left behind, %d lost (listed in the report)", r.How, len(r.Added), len(r.Removed))
+	if len(r.Original) > 0 && len(r.Added)+len(r.Removed)+len(r.Rows) == 0 {
+		return fmt.Sprintf("restore: %s; NOT AS IT WAS: the database itself was written to while its copies were measured (listed in the report)", r.How)
+	}
+	return fmt.Sprintf("restore: %s; NOT RESTORED: %d definitions left behind, %d lost, %d tables' rows changed (listed in the report)", r.How, len(r.Added), len(r.Removed), len(r.Rows))
 }
 
 // Lines are the restore as the report prints it: the sentence, then what
@@ -75,11 +129,26 @@ func (r *Restoration) Lines() []string {
 	for _, a := range r.Removed {
 		out = append(out, "  lost: "+a)
 	}
+	for _, a := range r.Rows {
+		out = append(out, "  rows changed: "+a)
+	}
+	for _, f := range r.Refused {
+		out = append(out, "  refused: "+f)
+	}
+	for _, f := range r.Skipped {
+		out = append(out, "  not run: "+f)
+	}
 	for _, f := range r.Failed {
 		out = append(out, "  undo failed: "+f)
 	}
-	if !r.OK() && r.Method != MethodKept {
-		out = append(out, "  the database is not as it was before check (the undo missed these, or the command or another session changed them): put it back by hand; exit code 2")
+	for _, o := range r.Original {
+		out = append(out, "  the original: "+o)
+	}
+	for _, f := range r.Limits {
+		out = append(out, "  limitation: "+f)
+	}
+	if !r.OK() {
+		out = append(out, fmt.Sprintf("  the database is not as it was before check (what is listed above: what the undo refused or missed, or what the command or another session changed); exit code %d", ExitNotAsItWas))
 	}
 	return out
 }

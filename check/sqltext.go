@@ -6,6 +6,7 @@
 package check
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -119,6 +120,24 @@ func LoadDownFiles(flag string, paths []string) ([]File, error) {
 		out = append(out, fs...)
 	}
 	return out, nil
+}
+
+// SplitContext is Split that gives up when ctx ends: a large migration
+// takes seconds to read, and Ctrl-C or SIGTERM must not wait for it
+// (nothing has been applied yet, so there is nothing to undo; the reading
+// goroutine ends with the process).
+func SplitContext(ctx context.Context, dialect string, files []File) error {
+	done := make(chan error, 1)
+	// The goroutine reads copies, so files is not written after a give-up.
+	work := append([]File(nil), files...)
+	go func() { done <- Split(dialect, work) }()
+	select {
+	case err := <-done:
+		copy(files, work)
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("reading the SQL files: %w", context.Cause(ctx))
+	}
 }
 
 // Split reads every file's statements with the dialect's rules (see

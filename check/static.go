@@ -122,6 +122,10 @@ func UpdatesOfCommand(dialect string, args []string) (out []Update, notes []stri
 type Warning struct {
 	Index, Table, Column, Statement, Source, IndexSource string
 	Text                                                 string
+	// Line is where the index's statement starts in IndexSource.
+	Line int
+	// Suppressed is the suppression that silences it (nil: shown).
+	Suppressed *Suppression
 }
 
 // role says where in the index the column is, when it is not a plain key.
@@ -154,7 +158,7 @@ func Warn(dialect string, idx []IndexDef, ups []Update) []Warning {
 					continue
 				}
 				seen[k] = true
-				w := Warning{Index: ix.Name, Table: ix.Table, Column: c, Statement: u.Example, Source: u.Source, IndexSource: ix.Source}
+				w := Warning{Index: ix.Name, Table: ix.Table, Column: c, Statement: u.Example, Source: u.Source, IndexSource: ix.Source, Line: ix.Line}
 				var effect string
 				switch {
 				case dialect == sqlparse.Postgres && ix.Method == "brin":

@@ -18,6 +18,7 @@ import (
 type undoStep struct {
 	files []*File // what it undoes, in the order they were applied
 	how   string  // for the report: "its goose Down section", …
+	kind  UndoKind
 	down  []File
 	// inverse: computed from the applied statements; earlier are the
 	// statements of the files before it that are undone the same way (a
@@ -67,7 +68,7 @@ func planUndo(dialect string, schema, migration, downs []File, ex *sqlparse.Exis
 			st := undoStep{files: []*File{f}, exist: ex}
 			switch {
 			case len(f.Down) > 0:
-				st.how = "its goose Down section"
+				st.how, st.kind = "its goose Down section", UndoGooseDown
 				st.down = []File{{Path: f.Path + " (goose Down)", Flag: f.Flag, Statements: f.Down}}
 			case downBeside(f.Path) != "":
 				df, err := LoadFiles(f.Flag+" (its down file)", []string{downBeside(f.Path)})
@@ -77,7 +78,7 @@ func planUndo(dialect string, schema, migration, downs []File, ex *sqlparse.Exis
 				if err := Split(dialect, df); err != nil {
 					return nil, err
 				}
-				st.how, st.down = "its down file "+df[0].Path, df
+				st.how, st.down, st.kind = "its down file "+df[0].Path, df, UndoDownFile
 			default:
 				inv, err := sqlparse.InvertWith(dialect, earlier, f.Statements, ex)
 				if err != nil {
@@ -86,7 +87,7 @@ func planUndo(dialect string, schema, migration, downs []File, ex *sqlparse.Exis
 				for _, r := range inv.Refused {
 					refused = append(refused, fmt.Sprintf("%s %s %s", f.Flag, f.Path, r))
 				}
-				st.how, st.inverse, st.earlier = "the inverse of its statements", true, append([]sqlparse.Statement(nil), earlier...)
+				st.how, st.inverse, st.kind, st.earlier = "the inverse of its statements", true, UndoInverse, append([]sqlparse.Statement(nil), earlier...)
 				earlier = append(earlier, f.Statements...)
 			}
 			ex = ex.After(f.Statements)
@@ -99,7 +100,7 @@ func planUndo(dialect string, schema, migration, downs []File, ex *sqlparse.Exis
 		return nil, err
 	}
 	if len(downs) > 0 {
-		st := undoStep{how: "--down " + paths(downs), down: downs}
+		st := undoStep{how: "--down " + paths(downs), down: downs, kind: UndoDownFlag}
 		for i := range migration {
 			st.files = append(st.files, &migration[i])
 		}
@@ -122,7 +123,7 @@ func (p *undoPlan) describe() string {
 	var parts []string
 	for _, steps := range [][]undoStep{p.migration, p.schema} {
 		for _, st := range steps {
-			if len(st.files) == 1 && !strings.HasPrefix(st.how, "--down") {
+			if len(st.files) == 1 && st.kind != UndoDownFlag {
 				parts = append(parts, st.files[0].Path+" by "+st.how)
 			} else {
 				parts = append(parts, "the migration by "+st.how)
@@ -132,49 +133,212 @@ func (p *undoPlan) describe() string {
 	return strings.Join(parts, "; ")
 }
 
-// run undoes steps in reverse, as far as their files were applied, on
-// conn; every statement is tried (one failing does not stop the rest, the
-// catalog comparison says what is left). It returns what ran and what
-// failed.
-func (g *Gate) runUndo(ctx context.Context, conn *sql.Conn, steps []undoStep) (ran, failed []string) {
+// undoStatements are the statements that undo steps, last applied first,
+// as far as their files were applied; fallback is the inverse computed from
+// the applied statements of steps undone by a down file or section (nil
+// when it has none), for when that down is refused. applied is false when
+// nothing of steps was applied.
+func (g *Gate) undoStatements(steps []undoStep) (stmts, fallback, failed []string, applied bool) {
+	dialect := g.server().Dialect
+	fallbackOK := true
 	for i := len(steps) - 1; i >= 0; i-- {
 		st := steps[i]
-		applied := false
+		stepApplied := false
 		for _, f := range st.files {
-			applied = applied || f.Applied > 0
+			stepApplied = stepApplied || f.Applied > 0
 		}
-		if !applied {
+		if !stepApplied {
 			continue
 		}
-		var stmts []string
+		applied = true
 		if st.inverse {
 			f := st.files[0]
-			inv, err := sqlparse.InvertWith(g.server().Dialect, st.earlier, f.Statements[:f.Applied], st.exist)
+			inv, err := sqlparse.InvertWith(dialect, st.earlier, f.Statements[:f.Applied], st.exist)
 			if err != nil || len(inv.Refused) > 0 {
 				failed = append(failed, fmt.Sprintf("%s: no inverse of the applied statements: %v %v", f.Path, err, inv))
+				fallbackOK = false
 				continue
 			}
-			stmts = inv.Statements
-		} else {
-			for _, d := range st.down {
-				for _, s := range d.Statements {
-					stmts = append(stmts, s.Text)
-				}
+			stmts = append(stmts, inv.Statements...)
+			fallback = append(fallback, inv.Statements...)
+			continue
+		}
+		for _, d := range appliedDowns(st) {
+			for _, s := range d.Statements {
+				stmts = append(stmts, s.Text)
 			}
 		}
-		for _, s := range stmts {
-			if _, err := conn.ExecContext(ctx, s); err != nil {
-				failed = append(failed, fmt.Sprintf("%s: %v", short(s), err))
-				if rb, e := g.ownSQL("rollback"); e == nil {
-					conn.ExecContext(ctx, rb) // leave no failed transaction open for the next statement
-				}
+		for j := len(st.files) - 1; j >= 0; j-- {
+			f := st.files[j]
+			if f.Applied == 0 {
 				continue
 			}
-			ran = append(ran, short(s))
+			if f.Applied > len(f.Statements) {
+				fallbackOK = false // a recorded undo (clean): its statements are not at hand
+				continue
+			}
+			inv, err := sqlparse.InvertWith(dialect, nil, f.Statements[:f.Applied], st.exist)
+			if err != nil || len(inv.Refused) > 0 {
+				fallbackOK = false
+				continue
+			}
+			fallback = append(fallback, inv.Statements...)
 		}
+	}
+	if !fallbackOK {
+		fallback = nil
+	}
+	return stmts, fallback, failed, applied
+}
+
+// runUndo undoes steps on conn, proving it before it stays: on PostgreSQL
+// inside one transaction that commits only when the catalog and the rows
+// are those of t.pre (else it is rolled back, and the undo the catalog
+// difference proves is tried the same way); elsewhere each statement is
+// held to what the migration changed before any runs (staticRefusal), then
+// every statement is tried (one failing does not stop the rest) and the
+// rows are compared after. It records in r what ran, failed and was refused.
+func (g *Gate) runUndo(ctx context.Context, conn *sql.Conn, steps []undoStep, t *undoTarget, r *Restoration, final bool) {
+	stmts, fallback, failed, applied := g.undoStatements(steps)
+	r.Failed = append(r.Failed, failed...)
+	if !applied {
+		return
+	}
+	for _, st := range steps {
 		for _, f := range st.files {
 			f.Applied = 0
 		}
 	}
-	return ran, failed
+	record := func(ran []string) {
+		if final {
+			r.Ran = append(r.Ran, ran...)
+		}
+	}
+	bu := g.rowSums(ctx, conn, t.tabs)
+	if g.server().Dialect == "postgres" {
+		if txs, ok := transactional(stmts); ok {
+			ran, why, unproven := g.provedUndo(ctx, conn, txs, t, bu)
+			if why == nil {
+				record(ran)
+				r.Unproven = append(r.Unproven, unproven...)
+				return
+			}
+			if inv, _ := diffInverse(t.pre.cat, t.post.cat); len(inv) > 0 {
+				ran2, why2, unproven2 := g.provedUndo(ctx, conn, inv, t, bu)
+				if why2 == nil {
+					record(ran2)
+					r.Unproven = append(r.Unproven, unproven2...)
+					g.replaced(steps, r, "the planned undo was rolled back, not kept: "+strings.Join(why, "; ")+"; the migration was undone instead by what the catalog difference proves ("+strings.Join(ran2, "; ")+")")
+					return
+				}
+				why = append(why, "the undo the catalog difference proves ("+strings.Join(inv, "; ")+") was rolled back too: "+strings.Join(why2, "; "))
+			}
+			r.Refused = append(r.Refused, why...)
+			r.Refused = append(r.Refused, "nothing that could be proved undoes the migration: it is left applied")
+			return
+		}
+	}
+	if refusal := g.staticRefusal(stmts, t); len(refusal) > 0 {
+		if fallback == nil || len(g.staticRefusal(fallback, t)) > 0 {
+			r.Refused = append(r.Refused, refusal...)
+			r.Refused = append(r.Refused, "none of it was run, and nothing that could be proved undoes the migration: it is left applied")
+			return
+		}
+		g.replaced(steps, r, "the planned undo was not run: "+strings.Join(refusal, "; ")+"; the migration was undone instead by the inverse of the applied statements")
+		stmts = fallback
+	}
+	var ran []string
+	sess := g.lockedOn(conn)
+	for _, s := range stmts {
+		if err := sess.exec(ctx, s); err != nil {
+			r.Failed = append(r.Failed, fmt.Sprintf("%s: %v", short(s), err))
+			if rb, e := g.ownSQL("rollback"); e == nil {
+				conn.ExecContext(ctx, rb) // leave no failed transaction open for the next statement
+			}
+			continue
+		}
+		ran = append(ran, short(s))
+	}
+	record(ran)
+	au := g.rowSums(ctx, conn, t.tabs)
+	changed, unproven := rowsAfterUndo(t.user, t.pre.rows, t.post.rows, bu, au)
+	r.Rows = append(r.Rows, changed...)
+	r.Unproven = append(r.Unproven, unproven...)
+}
+
+// pairName is the migration a file belongs to: its name without
+// .up.sql/.down.sql/.sql, so 0002_x.up.sql and 0002_x.down.sql pair.
+func pairName(path string) string {
+	n := strings.ToLower(filepath.Base(path))
+	for _, ext := range []string{".down.sql", ".up.sql", ".sql"} {
+		if strings.HasSuffix(n, ext) {
+			return n[:len(n)-len(ext)]
+		}
+	}
+	return n
+}
+
+// appliedDowns are the down files of st that undo what was applied: with
+// --down DIR whose files pair by name with the migration's files, only
+// those whose up file was applied (a down of a migration that never ran
+// would undo something check did not do); otherwise all of them.
+func appliedDowns(st undoStep) []File {
+	if st.kind != UndoDownFlag {
+		return st.down
+	}
+	given, applied := map[string]bool{}, map[string]bool{}
+	for _, f := range st.files {
+		given[pairName(f.Path)] = true
+		applied[pairName(f.Path)] = applied[pairName(f.Path)] || f.Applied > 0
+	}
+	paired := false
+	for _, d := range st.down {
+		paired = paired || given[pairName(d.Path)]
+	}
+	if !paired {
+		return st.down
+	}
+	var out []File
+	for _, d := range st.down {
+		if applied[pairName(d.Path)] {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// replaced records an undo that was refused and replaced by one check
+// proved. A down the user wrote (file, goose section, --down) that would
+// not have left the database as it was is a refusal even so (exit 3: the
+// undo CI relies on is wrong); check's own computed inverse that the
+// proof caught is a note.
+func (g *Gate) replaced(steps []undoStep, r *Restoration, why string) {
+	for _, st := range steps {
+		if st.kind != UndoInverse {
+			r.Refused = append(r.Refused, why+"; the database is as it was, but the undo given is wrong")
+			return
+		}
+	}
+	r.Skipped = append(r.Skipped, why)
+}
+
+// statements are every undo statement of the plan as if all were applied:
+// the migration's, then the --schema files', for the record of the check.
+func (p *undoPlan) statements(g *Gate) []string {
+	var out []string
+	for _, steps := range [][]undoStep{p.migration, p.schema} {
+		saved := map[*File]int{}
+		for _, st := range steps {
+			for _, f := range st.files {
+				saved[f] = f.Applied
+				f.Applied = len(f.Statements)
+			}
+		}
+		stmts, _, _, _ := g.undoStatements(steps)
+		out = append(out, stmts...)
+		for f, n := range saved {
+			f.Applied = n
+		}
+	}
+	return out
 }

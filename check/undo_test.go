@@ -88,6 +88,7 @@ func TestUndoAsFarAsApplied(t *testing.T) {
 		t.Fatal(err)
 	}
 	mig[0].Applied = 2
+	expectLockTimeout(t, mock, "mysql", 1101119)
 	mock.ExpectExec("DROP INDEX `ia` ON `a`").WillReturnResult(sqlmock.NewResult(0, 0))
 	mock.ExpectExec("DROP TABLE `a`").WillReturnResult(sqlmock.NewResult(0, 0))
 	conn, err := db.Conn(context.Background())
@@ -95,11 +96,13 @@ func TestUndoAsFarAsApplied(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	ran, failed := g.runUndo(context.Background(), conn, p.migration)
-	if len(ran) != 2 || len(failed) != 0 || mig[0].Applied != 0 {
-		t.Errorf("ran %q, failed %q, applied %d", ran, failed, mig[0].Applied)
+	r := &Restoration{}
+	g.runUndo(context.Background(), conn, p.migration, &undoTarget{}, r, true)
+	if len(r.Ran) != 2 || len(r.Failed) != 0 || len(r.Refused) != 0 || mig[0].Applied != 0 {
+		t.Errorf("restore %+v, applied %d", r, mig[0].Applied)
 	}
-	if ran, _ := g.runUndo(context.Background(), conn, p.migration); len(ran) != 0 {
-		t.Errorf("undone twice: %q", ran)
+	again := &Restoration{}
+	if g.runUndo(context.Background(), conn, p.migration, &undoTarget{}, again, true); len(again.Ran) != 0 {
+		t.Errorf("undone twice: %q", again.Ran)
 	}
 }

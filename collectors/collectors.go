@@ -83,6 +83,8 @@ type Snapshot struct {
 	Objects  []Object          `json:"objects,omitempty"`
 	Marks    map[string]string `json:"marks,omitempty"`
 	Missing  []Missing         `json:"missing,omitempty"`
+	// Statements is the server's per-statement statistics, where read.
+	Statements *Statements `json:"statements,omitempty"`
 }
 
 func ptr(v float64) *float64 { return &v }
@@ -92,4 +94,11 @@ func joinNote(a, b string) string {
 		return b
 	}
 	return a + "; " + b
+}
+
+// NewKey names one number by its catalogue entry: the collectors and
+// derivers write every Key through it (or the dialects' key helpers), so a
+// metric the catalogue does not define does not compile.
+func NewKey(level Level, obj string, m *result.Info) Key {
+	return Key{Level: level, Object: obj, Metric: m.Name}
 }

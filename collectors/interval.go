@@ -32,6 +32,13 @@ func (set *Set) RunInterval(ctx context.Context, db *sql.DB, d *Delta) {
 				return nil, err
 			}
 			defer tx.Rollback()
+			if sp, ok := ic.(OperationSplitter); ok && d.Xacts != nil {
+				cs, ops, err := sp.CollectOperations(ctx, tx, d.Server, d.Before, d.After, d.Xacts)
+				if err == nil {
+					d.Operations = ops
+				}
+				return cs, err
+			}
 			return ic.CollectInterval(ctx, tx, d.Server, d.Before, d.After)
 		}()
 		if err != nil {
@@ -43,10 +50,49 @@ func (set *Set) RunInterval(ctx context.Context, db *sql.DB, d *Delta) {
 			continue
 		}
 		for _, c := range cs {
+			if c.Exactness == result.Unavailable {
+				// An interval collector's "cannot say" carries no value.
+				d.Values[c.Key] = result.NA(c.Source, c.Note)
+				continue
+			}
 			d.Values[c.Key] = result.Metric{Value: ptr(c.Value), Exactness: c.Exactness, Source: c.Source, Note: c.Note}
 		}
 	}
 	for _, der := range set.Derive {
 		der(d)
 	}
+}
+
+// MarksOnly is an interval collector that reads nothing but the two
+// snapshots' marks (a replica's binlog positions), so a diff runs it without
+// a connection to the server.
+type MarksOnly interface {
+	IntervalCollector
+	MarksOnly()
+}
+
+// RunMarksOnly runs, without a connection, the interval collectors that
+// need none, and reports which ran.
+func (set *Set) RunMarksOnly(ctx context.Context, d *Delta) map[string]bool {
+	ran := map[string]bool{}
+	for _, ic := range set.Interval {
+		mo, ok := ic.(MarksOnly)
+		if !ok || mo.Supports(d.Server) != nil {
+			continue
+		}
+		ran[ic.Name()] = true
+		cs, err := mo.CollectInterval(ctx, nil, d.Server, d.Before, d.After)
+		if err != nil {
+			d.Missing = append(d.Missing, missingFrom(ic.Name(), err))
+			continue
+		}
+		for _, c := range cs {
+			if c.Exactness == result.Unavailable {
+				d.Values[c.Key] = result.NA(c.Source, c.Note)
+				continue
+			}
+			d.Values[c.Key] = result.Metric{Value: ptr(c.Value), Exactness: c.Exactness, Source: c.Source, Note: c.Note}
+		}
+	}
+	return ran
 }

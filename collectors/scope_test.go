@@ -14,7 +14,6 @@ import (
 	_ "github.com/writeamp/writeamp/dialects/oracle"
 	_ "github.com/writeamp/writeamp/dialects/sqlserver"
 	"github.com/writeamp/writeamp/internal/mocksql"
-	"github.com/writeamp/writeamp/queries"
 )
 
 // resolveMock answers the scope queries the way the server would: nvarchar
@@ -23,18 +22,18 @@ func resolveMock(t *testing.T, s dialects.Server, caseSensitive *int, schemas []
 	t.Helper()
 	db, mock := mocksql.New(t)
 	if caseSensitive != nil {
-		mock.ExpectQuery(queries.MustGet(s.Dialect, "identifier_case", s.VersionNum)).WillReturnRows(sqlmock.NewRows([]string{""}).AddRow(*caseSensitive))
+		mock.ExpectQuery(mocksql.SQL(t, s.Dialect, "identifier_case", s.VersionNum)).WillReturnRows(sqlmock.NewRows([]string{""}).AddRow(*caseSensitive))
 	}
 	rs := sqlmock.NewRows([]string{"name"})
 	for _, n := range schemas {
 		rs.AddRow(n)
 	}
-	mock.ExpectQuery(queries.MustGet(s.Dialect, "scope_schemas", s.VersionNum)).WillReturnRows(rs)
+	mock.ExpectQuery(mocksql.SQL(t, s.Dialect, "scope_schemas", s.VersionNum)).WillReturnRows(rs)
 	rt := sqlmock.NewRows([]string{"schema", "table"})
 	for _, n := range tables {
 		rt.AddRow(n[0], n[1])
 	}
-	mock.ExpectQuery(queries.MustGet(s.Dialect, "scope_tables", s.VersionNum)).WillReturnRows(rt)
+	mock.ExpectQuery(mocksql.SQL(t, s.Dialect, "scope_tables", s.VersionNum)).WillReturnRows(rt)
 	return collectors.Resolve(context.Background(), db, s, sc)
 }
 

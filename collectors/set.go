@@ -99,7 +99,8 @@ func (set *Set) Check() error {
 		_, cat := src.(Catalog)
 		_, col := src.(Collector)
 		_, ocol := src.(ObjectCollector)
-		col = col || ocol
+		_, stmts := src.(StatementCollector)
+		col = col || ocol || stmts
 		_, mark := src.(Marker)
 		if !cat && !col && !mark {
 			return fmt.Errorf("collectors: source %s reads nothing (not a Catalog, Collector, ObjectCollector or Marker)", src.Name())

@@ -57,7 +57,8 @@ func (s *Snapshot) AppendJSON(b []byte) ([]byte, error) {
 	tail := struct {
 		Marks   map[string]string `json:"marks,omitempty"`
 		Missing []Missing         `json:"missing,omitempty"`
-	}{s.Marks, s.Missing}
+		Stmts   *Statements       `json:"statements,omitempty"`
+	}{s.Marks, s.Missing, s.Statements}
 	t, err := json.Marshal(tail)
 	if err != nil {
 		return nil, err

@@ -80,6 +80,22 @@ func (set *Set) Take(ctx context.Context, db *sql.DB, s dialects.Server, sc Scop
 			snap.Objects = append(snap.Objects, objs...)
 			parts = append(parts, cs)
 		}
+		if sc, ok := src.(StatementCollector); ok {
+			var st *Statements
+			_, err := set.collectOne(ctx, tx, src.Name(), func() ([]Counter, error) {
+				var err error
+				st, err = sc.Statements(ctx, tx, s)
+				return nil, err
+			})
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				snap.Missing = append(snap.Missing, missingFrom(src.Name(), err))
+				continue
+			}
+			snap.Statements = st
+		}
 		var read func() ([]Counter, error)
 		switch c := src.(type) {
 		case Collector:

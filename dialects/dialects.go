@@ -50,6 +50,10 @@ type Server struct {
 // Prop returns a property ("" when unset).
 func (s Server) Prop(k string) string { return s.Props[k] }
 
+// PropNoCheckpoint, when set, tells a dialect's BeforeMeasure not to
+// CHECKPOINT before the window; its value says why (--checkpoint none|steady).
+const PropNoCheckpoint = "no_checkpoint"
+
 // SetProp records a property.
 func (s *Server) SetProp(k, v string) {
 	if s.Props == nil {
@@ -116,6 +120,12 @@ type Settler interface {
 	// schemas are the ones in scope.
 	Settle(ctx context.Context, db *sql.DB, s Server, schemas []string) []string
 }
+
+// AfterCheckpoint is what BeforeMeasure returns, among its warnings, when it
+// ran a checkpoint right before the window: not a failure but a fact every
+// report states beside the log bytes (measure adds the window's full-page
+// image share to it), since it makes them larger than in steady state.
+const AfterCheckpoint = "the window starts right after a CHECKPOINT, so the first change to each page in it wrote a full-page image: the log bytes include more of them than the same workload writes in steady state"
 
 // ScopedSettler is a Settler whose preparation depends on the schemas the
 // window measures (PostgreSQL 13/14 waits for their statistics to arrive).
@@ -300,6 +310,8 @@ type Stmt struct {
 	SQL   string
 	Args  []any
 	Query bool // returns rows (counted, not kept)
+	// Dest, for a query, receives its first row's columns.
+	Dest []any
 }
 
 // StmtResult is what one statement did.
@@ -314,6 +326,25 @@ type StmtResult struct {
 // them, so the driver does not become the bottleneck of a measurement.
 type Pipeliner interface {
 	Pipeline(ctx context.Context, conn *sql.Conn, stmts []Stmt) ([]StmtResult, error)
+}
+
+// StatementsCreator is implemented by dialects whose per-statement view is
+// an object writeamp may create for a run when the user consents
+// (PostgreSQL's pg_stat_statements extension): the undo drops only what it
+// created.
+type StatementsCreator interface {
+	CreateStatements(ctx context.Context, db *sql.DB, s Server) (undo func(context.Context) error, note string, err error)
+}
+
+// XactIDReader is implemented by dialects whose transactions can name their
+// own id, the one the log's records carry, from inside the transaction: a
+// query appended to an operation's statements (in the same round trip where
+// they are pipelined) that neither assigns an id nor writes, so the log of a
+// window can be split by the built-in workload's operations.
+type XactIDReader interface {
+	// XactIDStmt is the query; its one column is the id as a number (NULL
+	// when the transaction wrote nothing).
+	XactIDStmt(s Server) (string, error)
 }
 
 // ExecTx runs the statements one by one in a transaction: the fallback for
@@ -332,6 +363,12 @@ func ExecTx(ctx context.Context, conn *sql.Conn, stmts []Stmt) ([]StmtResult, er
 				return out, fmt.Errorf("statement %d: %w", i+1, err)
 			}
 			for rows.Next() {
+				if out[i].RowsReturned == 0 && s.Dest != nil {
+					if err := rows.Scan(s.Dest...); err != nil {
+						rows.Close()
+						return out, fmt.Errorf("statement %d: %w", i+1, err)
+					}
+				}
 				out[i].RowsReturned++
 			}
 			rows.Close()

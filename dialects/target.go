@@ -55,3 +55,21 @@ func (t Target) Retryable(err error) bool {
 type RetryClassifier interface {
 	Retryable(err error) bool
 }
+
+// LockTimeoutClassifier tells a statement that gave up waiting for a lock
+// (lock_timeout, lock_wait_timeout, LOCK_TIMEOUT, DDL_LOCK_TIMEOUT) by the
+// server's error code.
+type LockTimeoutClassifier interface {
+	LockTimedOut(err error) bool
+}
+
+// IsLockTimeout reports err as a lock wait that timed out, by the dialect's
+// classifier (false for a dialect without one).
+func IsLockTimeout(dialect string, err error) bool {
+	d, ok := Get(dialect)
+	if !ok {
+		return false
+	}
+	c, ok := d.(LockTimeoutClassifier)
+	return ok && err != nil && c.LockTimedOut(err)
+}

@@ -15,6 +15,8 @@ import (
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
+	my "github.com/writeamp/writeamp/dialects/mysql"
+	pg "github.com/writeamp/writeamp/dialects/postgres"
 )
 
 // Item is one collector, capability or privilege.
@@ -73,20 +75,33 @@ var needed = map[string][]string{
 
 // gives says what each collector contributes; without says what is lost.
 var gives = map[string][2]string{
-	"wal_lsn":                    {"WAL bytes of the window (log_bytes)", "no log volume at all"},
-	"pg_class":                   {"the tables and indexes in scope, their sizes and relfilenodes", "no objects to attribute numbers to"},
-	"pg_stat_relations":          {"rows inserted/updated/deleted and HOT updates (hot_ratio) per table, index scans, shared-buffer hits and reads per table and index (pg_stat_user_tables/_indexes and pg_statio_user_tables/_indexes, read by oid in one pass)", "no row counts, no HOT ratio, no index reads, no buffer accesses per relation"},
-	"pg_stat_wal":                {"WAL records, full-page images (PostgreSQL 14+)", "no WAL record and FPI counts"},
-	"pg_stat_io":                 {"pages written and extended in shared buffers, cluster-wide and by every backend type (PostgreSQL 16+; approx: all sessions, written when evicted or checkpointed)", "no count of buffer pages written; the WAL's pages touched still say which pages changed"},
-	"pg_stat_database":           {"transactions committed and rolled back", "no transaction counts"},
-	"pg_stat_checkpointer":       {"checkpoints in the window and the buffers they wrote (pg_stat_bgwriter before 17, pg_stat_checkpointer from 17)", "no checkpoint count, so a full-page-image burst after a checkpoint goes unexplained"},
-	"pg_wal":                     {"exact per-index leaf inserts and page splits, WAL bytes, pages touched and full-page images per table and index, decoded from the WAL segments (local files or pg_read_binary_file)", "falls back to pg_walinspect (15+), else leaf inserts are derived from the table counters and there are no per-object WAL bytes or pages touched"},
-	"pg_walinspect":              {"exact per-index leaf inserts and page splits, WAL bytes per table and index", "leaf inserts are derived from the table counters (inserts + non-HOT updates; partial indexes n/a), no per-object WAL bytes"},
-	"global_status":              {"redo LSN and bytes, row and handler counters", "no redo volume"},
-	"statistics":                 {"index definitions, to derive per-index writes by InnoDB's rules", "no per-index writes"},
-	"innodb_metrics":             {"index page splits and merges, transactions committed (INNODB_METRICS module_index, module_trx)", "no page split counts, and no transaction count (commit_statements counts COMMIT statements only)"},
-	"innodb_index_stats":         {"index sizes in pages", "no index sizes"},
-	"file_summary_by_event_name": {"binary log bytes (MySQL)", "no binlog volume"},
+	"wal_lsn":                             {"WAL bytes of the window (log_bytes)", "no log volume at all"},
+	"pg_class":                            {"the tables and indexes in scope, their sizes and relfilenodes", "no objects to attribute numbers to"},
+	"pg_stat_relations":                   {"rows inserted/updated/deleted and HOT updates (hot_ratio) per table, index scans, shared-buffer hits and reads per table and index (pg_stat_user_tables/_indexes and pg_statio_user_tables/_indexes, read by oid in one pass)", "no row counts, no HOT ratio, no index reads, no buffer accesses per relation"},
+	"pg_stat_wal":                         {"WAL records, full-page images (PostgreSQL 14+)", "no WAL record and FPI counts"},
+	"pg_stat_io":                          {"pages written and extended in shared buffers, cluster-wide and by every backend type (PostgreSQL 16+; approx: all sessions, written when evicted or checkpointed)", "no count of buffer pages written; the WAL's pages touched still say which pages changed"},
+	"pg_stat_database":                    {"transactions committed and rolled back", "no transaction counts"},
+	"pg_stat_checkpointer":                {"checkpoints in the window and the buffers they wrote (pg_stat_bgwriter before 17, pg_stat_checkpointer from 17)", "no checkpoint count, so a full-page-image burst after a checkpoint goes unexplained"},
+	"pg_wal":                              {"exact per-index leaf inserts and page splits, WAL bytes, pages touched and full-page images per table and index, decoded from the WAL segments (local files or pg_read_binary_file)", "falls back to pg_walinspect (15+), else leaf inserts are derived from the table counters and there are no per-object WAL bytes or pages touched"},
+	"wal_replay":                          {"WAL bytes a standby replayed in the window (pg_last_wal_replay_lsn), and the window's end waits for replay to catch up", "no replayed log volume on a standby"},
+	"pg_stat_replication":                 {"each standby's positions (sent, written, flushed, replayed) at both ends of the window", "no shipped bytes per standby"},
+	"replication_shipped":                 {"log bytes sent, written, flushed and replayed per standby in the window, and the cluster's total", "no shipped bytes per standby"},
+	"pg_stat_archiver":                    {"WAL segments archived and failed archive attempts (archive_mode on)", "no archiving figures"},
+	"pg_stat_replication_slots":           {"logical decoding per slot: bytes decoded, spilled to disk and streamed (PostgreSQL 14+)", "no logical decoding figures"},
+	"pg_stat_statements":                  {"per-statement calls, rows, WAL bytes/records/FPI, blocks dirtied and written and time (pg_stat_statements, 13+; read, never reset): which statements wrote the window's WAL", "no per-statement costs: the window's WAL is not attributed to statements"},
+	"events_statements_summary_by_digest": {"per-statement (digest) calls, rows affected/examined/sent, time, temporary tables and statements that used no index (performance_schema)", "no per-statement costs"},
+	"sys_dm_exec_query_stats":             {"per-statement executions, rows, logical writes and elapsed time of the plan cache, this database's statements", "no per-statement costs"},
+	"v_sqlstats":                          {"per-statement (SQL_ID and plan) executions, rows processed, physical write bytes and elapsed time (V$SQLSTATS)", "no per-statement costs"},
+	"pg_walinspect":                       {"exact per-index leaf inserts and page splits, WAL bytes per table and index", "leaf inserts are derived from the table counters (inserts + non-HOT updates; partial indexes n/a), no per-object WAL bytes"},
+	"global_status":                       {"redo LSN and bytes, row and handler counters", "no redo volume"},
+	"replica_status":                      {"on a replica, each replication connection's positions in its primary's binary log (received, applied) and the transactions applied, at both ends of the window; its windows start and end caught up", "no received or applied binlog bytes on a replica, and its row counts include the applier's mysql.gtid_slave_pos rows"},
+	"replica_applied":                     {"on a replica, the primary's binlog bytes received and applied in the window (exact), the transactions applied, and the rows without the applier's own mysql.gtid_slave_pos bookkeeping (derived)", "no received or applied binlog bytes on a replica"},
+	"replica_hosts":                       {"on a primary, the replicas registered with it (SHOW SLAVE HOSTS), each shipped the window's binlog (derived)", "no shipped bytes per replica"},
+	"semisync":                            {"on a primary, semi-synchronous commits acknowledged or timed out, and the commits' waits for a replica", "no semi-sync wait figures"},
+	"statistics":                          {"index definitions, to derive per-index writes by InnoDB's rules", "no per-index writes"},
+	"innodb_metrics":                      {"index page splits and merges, transactions committed (INNODB_METRICS module_index, module_trx)", "no page split counts, and no transaction count (commit_statements counts COMMIT statements only)"},
+	"innodb_index_stats":                  {"index sizes in pages", "no index sizes"},
+	"file_summary_by_event_name":          {"binary log bytes (MySQL)", "no binlog volume"},
 	"events_waits_summary_global_by_event_name": {"InnoDB latch acquisitions and their time (index_tree_rw_lock, buffer pool, lock system), InnoDB file I/O, table and metadata lock waits (performance_schema)",
 		"no latch wait counts; the sampled wait shares and the row-lock waits (global_status) stay"},
 	"innodb_change_buffer":              {"change buffer merges and growth, and whether this server buffers secondary-index changes at all (innodb_change_buffering)", "no change buffer figures"},
@@ -174,6 +189,10 @@ func Diagnose(ctx context.Context, db *sql.DB, s dialects.Server) (*Report, erro
 	for _, n := range needed[s.Dialect] {
 		need[n] = true
 	}
+	if s.Has(pg.CapStandby) {
+		// A standby's log volume is its replay position's, as run and measure read it.
+		need["wal_lsn"], need["wal_replay"] = false, true
+	}
 	// A trial snapshot catches what Supports cannot know (a view revoked,
 	// a GRANT missing on one object). The scope names no real schema, so it
 	// reads the views without listing the whole catalog.
@@ -231,8 +250,16 @@ func Diagnose(ctx context.Context, db *sql.DB, s dialects.Server) (*Report, erro
 	}
 	switch s.Dialect {
 	case "postgres":
+		if s.Has(pg.CapStandby) {
+			r.Items = append(r.Items, standbyRows)
+		}
 		r.Items = append(r.Items, pgTrial(ctx, db, s))
 	case "mysql":
+		if s.Has(my.CapReplica) {
+			// run refuses a replica, so doctor writes nothing there either.
+			r.Items = append(r.Items, replicaTrial(s))
+			break
+		}
 		r.Items = append(r.Items, mysqlTrial(ctx, db, s))
 	}
 	for _, it := range r.Items {

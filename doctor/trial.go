@@ -163,3 +163,21 @@ func sqlState(err error) string {
 	}
 	return ""
 }
+
+// standbyRows is doctor's word on a standby's row counters, as run and
+// measure report them there.
+var standbyRows = Item{Name: "row counters on a standby", Kind: "capability", Available: false,
+	Gives:   "rows inserted/updated/deleted and HOT updates per table",
+	Reason:  "the server is a standby: it does not count replayed rows (pg_stat_user_tables stays at zero there)",
+	Fix:     "point --dsn at the primary for row and HOT counts",
+	Without: "those rows are unavailable, never 0; log bytes and records, leaf inserts and page splits per relation come from the WAL the standby replayed"}
+
+// replicaTrial is doctor's word on a MySQL/MariaDB replica, where run
+// refuses to write its workload (its tables would diverge the replica from
+// its primary) and doctor tries no write either.
+func replicaTrial(s dialects.Server) Item {
+	return Item{Name: "create schema", Kind: "capability", Needed: true, Available: false, Gives: trialGives,
+		Reason:  "the server is a replica (of " + s.Prop(my.PropReplicaOf) + "): writeamp run writes nothing there, its workload's tables would diverge it from its primary",
+		Fix:     "run on the primary with --node for this replica; measure --dsn <this replica> -- COMMAND measures what it applies",
+		Without: "on a replica: the primary's binlog received and applied (exact), transactions applied, rows applied (derived), apply lag (sampled)"}
+}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/writeamp/writeamp/collectors"
-	"github.com/writeamp/writeamp/reports"
+	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/result"
 	"github.com/writeamp/writeamp/workloads"
 )
@@ -54,6 +54,9 @@ func BuildRun(variant string, d *collectors.Delta, st workloads.Stats, main stri
 		Database:       map[string]result.Metric{},
 		Missing:        d.Missing,
 		Warnings:       append([]string{}, d.Warnings...),
+	}
+	for _, k := range d.Resets {
+		run.Resets = append(run.Resets, k.String())
 	}
 	for k, v := range st.Operations {
 		run.Operations[k] = v
@@ -144,6 +147,8 @@ func BuildRun(variant string, d *collectors.Delta, st workloads.Stats, main stri
 		run.Indexes = append(run.Indexes, *ix)
 	}
 	run.Sort()
+	run.Statements = statementsSection(d, run)
+	run.OperationCosts = operationCosts(d, run)
 	workloadWarnings(run)
 	run.PerOperation = PerOperation(run)
 	return run
@@ -161,6 +166,27 @@ func workloadWarnings(run *result.Run) {
 	}
 }
 
+// checkpointFact states, where the window began right after a checkpoint
+// (dialects.AfterCheckpoint among the warnings), how much of the window's
+// log bytes were full-page images, in the warning and in the log bytes' own
+// note, so every report says it beside them.
+func checkpointFact(run *result.Run) {
+	fact := dialects.AfterCheckpoint
+	if fpi, total := run.Database[result.FpiBytes.Name], run.Database[result.LogBytes.Name]; fpi.OK() && total.OK() && total.V() > 0 {
+		fact += fmt.Sprintf(" (here %.0f of the %.0f log bytes, %.0f%%, were full-page images)", fpi.V(), total.V(), 100*fpi.V()/total.V())
+	}
+	found := false
+	for i, w := range run.Warnings {
+		if w == dialects.AfterCheckpoint {
+			run.Warnings[i], found = fact, true
+		}
+	}
+	if m, ok := run.Database[result.LogBytes.Name]; ok && found {
+		m.Note = joinNote(m.Note, fact)
+		run.Database[result.LogBytes.Name] = m
+	}
+}
+
 // PerOperation normalizes the database metrics by each operation count.
 func PerOperation(run *result.Run) map[string]map[string]float64 {
 	out := map[string]map[string]float64{}
@@ -174,8 +200,9 @@ func PerOperation(run *result.Run) map[string]map[string]float64 {
 				m[name] = v.V() / float64(n)
 			}
 		}
-		out[reports.Singular(op)] = m
+		out[result.Singular(op)] = m
 	}
+	operationPerOp(run, out)
 	if len(out) == 0 {
 		return nil
 	}

@@ -25,7 +25,7 @@ import (
 // for which index gets an entry, and the pages an index grew by. Each major
 // runs on a fresh throwaway server, one after the other.
 func TestEveryPostgresMajor(t *testing.T) {
-	pgmatrix.Each(t, func(t *testing.T, srv *pgmatrix.Server) {
+	pgmatrix.EachParallel(t, func(t *testing.T, srv *pgmatrix.Server) {
 		db, s := openPG(t, srv.DSN)
 		if got := s.VersionNum / 10000; got != srv.Major {
 			t.Fatalf("server reports %s, want major %d", s.Version, srv.Major)
@@ -45,6 +45,11 @@ func TestEveryPostgresMajor(t *testing.T) {
 		t.Run("leaf page splits", func(t *testing.T) { matrixSplits(t, srv, db, s) })
 		t.Run("observer writes no WAL", func(t *testing.T) { matrixObserverWritesNoWAL(t, db, s) })
 		t.Run("wait sampler writes no WAL", func(t *testing.T) { matrixSamplerWritesNoWAL(t, db, s) })
+		// 14 computes the horizon per database as 15-18 do and stands for
+		// them; on those the subtest would only repeat 14's.
+		if s.VersionNum < 150000 {
+			t.Run("wait sampler and the pruning horizon", func(t *testing.T) { matrixSamplerHorizon(t, db, s) })
+		}
 		t.Run("the window sees a row lock wait", func(t *testing.T) { pgLockWait(t, db, s) })
 		t.Run("interval sampler writes no WAL", func(t *testing.T) { timelineWritesNoWAL(t, db, s) })
 		t.Run("reset inside the window", func(t *testing.T) { matrixResetInWindow(t, db, s) })
@@ -58,10 +63,13 @@ func wantMissing(major int) map[string]bool {
 	m := map[string]bool{}
 	if major < 14 {
 		m["pg_stat_wal"] = true
+		m["pg_stat_replication_slots"] = true
 	}
 	if major < 16 {
 		m["pg_stat_io"] = true
 	}
+	// The throwaway servers do not preload it (statements_integration_test.go does).
+	m["pg_stat_statements"] = true
 	return m
 }
 
@@ -117,8 +125,17 @@ func matrixRefreshAB(t *testing.T, db *sql.DB, s dialects.Server) {
 		if run.Variant == "baseline" && (hot != 0 || upd == 0) {
 			t.Errorf("baseline: %v of %v updates HOT; an update of an indexed column can never be HOT", hot, upd)
 		}
-		if run.Variant == "coarse" && hot != upd {
-			t.Errorf("coarse at one worker: %v of %v updates HOT, want all", hot, upd)
+		// PostgreSQL 13 computes the pruning horizon over the whole cluster,
+		// so the wait sampler's snapshot, though taken in another database,
+		// can keep a page's dead version and push one update to another page
+		// (issue 27, item 4: 239 of 240 in a CI run). That one is a newpage
+		// update, which the report explains; 14+ prune per database.
+		newpage := 0.0
+		if m, ok := us.Metrics["newpage_updates"]; ok && m.OK() {
+			newpage = m.V()
+		}
+		if run.Variant == "coarse" && hot != upd && !(major == 13 && upd-hot <= max(1, upd/100) && upd-hot == newpage) {
+			t.Errorf("coarse at one worker: %v of %v updates HOT (%v moved to another page), want all", hot, upd, newpage)
 		}
 		// Every index gets an entry per insert and per non-HOT update of its
 		// table, if the new row version matches its predicate.

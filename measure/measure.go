@@ -40,6 +40,27 @@ type Experiment struct {
 	Progress func(variant string, total int64) (workloads.Progress, func())
 	// CleanupTimeout bounds cleanup after an interrupt.
 	CleanupTimeout time.Duration
+	// Nodes are the other copies measured in each variant's window
+	// (nodes.go): their runs follow the variant's, named variant@node.
+	Nodes []*Node
+
+	nodeRuns  []result.Run // the nodes' runs of the variant just measured
+	nodeNotes []string
+}
+
+// endNodes adds the nodes' runs of variant v after its own, named v@node,
+// and the cluster's log note.
+func (e *Experiment) endNodes(_ context.Context, v string, _ *result.Run, res *result.Result) error {
+	for _, r := range e.nodeRuns {
+		r.Variant = v + "@" + r.Variant
+		r.Label = r.Variant
+		res.Runs = append(res.Runs, r)
+	}
+	for _, n := range e.nodeNotes {
+		res.Notes = append(res.Notes, v+": "+n)
+	}
+	e.nodeRuns, e.nodeNotes = nil, nil
+	return nil
 }
 
 func (e *Experiment) logf(format string, a ...any) { e.Window.logf(format, a...) }
@@ -102,9 +123,10 @@ func (e *Experiment) Run(ctx context.Context) (*result.Result, error) {
 	defer win.Restore(ctx, e.CleanupTimeout)
 	var runErr error
 	for _, v := range e.Variants {
-		run, err := e.variant(ctx, v, cleanupCtx)
+		run, err := e.variant(ctx, v, cleanupCtx, res)
 		if run != nil {
 			res.Runs = append(res.Runs, *run)
+			err = errors.Join(err, e.endNodes(ctx, v, run, res))
 		}
 		if err != nil {
 			runErr = err
@@ -127,7 +149,7 @@ func NewResult(s dialects.Server) *result.Result {
 	}
 }
 
-func (e *Experiment) variant(ctx context.Context, v string, cleanupCtx func() (context.Context, context.CancelFunc)) (run *result.Run, err error) {
+func (e *Experiment) variant(ctx context.Context, v string, cleanupCtx func() (context.Context, context.CancelFunc), res *result.Result) (run *result.Run, err error) {
 	w, win := e.Workload, e.Window
 	phase := func(p string, err error) error {
 		if err == nil {
@@ -166,13 +188,30 @@ func (e *Experiment) variant(ctx context.Context, v string, cleanupCtx func() (c
 		}
 	}()
 	sc := w.Scope()
+	restore, err := e.place(ctx, v, sc)
+	if err != nil {
+		return nil, phase("warm-up", err)
+	}
 	sessions := collectors.NewSessions()
 	span, err := win.BeginWorkload(ctx, sc, sessions)
+	restore()
 	if err != nil {
 		return nil, phase("snapshot before", err)
 	}
 	span.Label = "variant " + v
 	defer span.StopObserving(ctx) // when the workload fails before End
+	if len(e.Nodes) > 0 {
+		// Each node's window opens once it has the workload's objects (a
+		// replica waits until it has applied the Prepare) and ends after
+		// the primary's, in endNodes, before the workload's cleanup.
+		for _, n := range e.Nodes {
+			n.Scope, n.span = sc, nil
+		}
+		defer restoreNodes(ctx, e.Nodes)
+		if err := beginNodes(ctx, e.Nodes, res); err != nil {
+			return nil, phase("snapshot before (node)", err)
+		}
+	}
 	e.logf("variant %s: settled and took the before snapshot in %s", v, since())
 	ops, err := w.Ops()
 	if err != nil {
@@ -184,7 +223,7 @@ func (e *Experiment) variant(ctx context.Context, v string, cleanupCtx func() (c
 		prog, done = e.Progress(v, w.TotalOperations())
 	}
 	e.logf("variant %s: running %d operations", v, w.TotalOperations())
-	runner := workloads.Runner{Target: win.Target, Concurrency: e.Concurrency, NoPipeline: e.NoPipeline, Progress: prog, Watch: sessions.Set}
+	runner := workloads.Runner{Target: win.Target, Concurrency: e.Concurrency, NoPipeline: e.NoPipeline, Progress: prog, Watch: sessions.Set, Xacts: true}
 	stats, runErr := runner.Run(ctx, ops)
 	done()
 	e.logf("variant %s: workload ran in %s", v, since())
@@ -192,7 +231,7 @@ func (e *Experiment) variant(ctx context.Context, v string, cleanupCtx func() (c
 		return nil, phase("workload", runErr)
 	}
 	wr := writes(w, stats, sc)
-	delta, err := span.End(ctx, AwaitRows(wr, 10*time.Second))
+	delta, err := span.End(ctx, AwaitRows(wr, 10*time.Second).WithXacts(stats.Xacts))
 	if err != nil {
 		// The server went away (killed, restarted, the connection lost): no
 		// counters, but what the driver counted is still a partial result.
@@ -211,8 +250,21 @@ func (e *Experiment) variant(ctx context.Context, v string, cleanupCtx func() (c
 	}
 	run = BuildRun(v, delta, stats, w.Meta().MainOperation)
 	run.Writes = wr
+	// The nodes' windows end now, while the workload's objects still exist.
+	e.nodeRuns = nil
+	if len(e.Nodes) > 0 {
+		tmp := &result.Result{Runs: []result.Run{*run}}
+		if err := endNodes(ctx, e.Nodes, Quiet(10*time.Second), stats, w.Meta().MainOperation, tmp); err != nil {
+			run.Warnings = append(run.Warnings, "nodes: "+err.Error())
+		}
+		e.nodeRuns, e.nodeNotes = tmp.Runs[1:], tmp.Notes
+	}
+	if am, ok := w.(workloads.RunAmender); ok {
+		am.AmendRun(run, stats)
+	}
 	span.AddToRun(run)
 	run.Warnings = append(span.Warnings, run.Warnings...)
+	checkpointFact(run)
 	if e.Vacuum && runErr == nil {
 		e.logf("variant %s: vacuuming", v)
 		if err := win.Vacuum(ctx, run, sc); err != nil {
@@ -223,6 +275,16 @@ func (e *Experiment) variant(ctx context.Context, v string, cleanupCtx func() (c
 			run.Warnings = append(run.Warnings, "vacuum: "+err.Error())
 		}
 		e.logf("variant %s: vacuumed in %s", v, since())
+	}
+	// After the vacuum, which measures what the variant's own window left:
+	// the epilogue's deletes (the expiration job) are not its work.
+	if runErr == nil {
+		if err := e.epilogue(ctx, run, sc); err != nil {
+			if ctx.Err() != nil {
+				return run, phase("epilogue", err)
+			}
+			run.Warnings = append(run.Warnings, "epilogue: "+err.Error())
+		}
 	}
 	if runErr != nil {
 		run.Partial = true

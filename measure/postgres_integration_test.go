@@ -213,6 +213,7 @@ func TestRefreshTokenOnPostgres(t *testing.T) {
 			if l := run.LatencyMS["refresh"]; l.Count != int64(refreshes) || l.P50 <= 0 || l.P99 < l.P50 {
 				t.Errorf("refresh latency %+v", l)
 			}
+			operationCostsHold(t, run, in.V(), map[string]float64{"login": logins, "refresh": updates, "logout": logouts})
 		})
 	}
 	if left := schemasLike(t, db, "writeamp_rt_"+w.Owned.RunID+"%"); len(left) != 0 {
@@ -317,4 +318,71 @@ func TestSnapshotWritesNoWAL(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 	}
 	t.Error("the WAL insert position moved across every snapshot attempt")
+}
+
+// operationCostsHold checks the run's log split by operation: the operations
+// and the unattributed records sum to the window's in-scope log bytes
+// exactly; each operation had one transaction per operation that wrote
+// (xacts); the operations' leaf inserts per index sum to the index's own
+// count; and each login put one entry into every index it reaches.
+func operationCostsHold(t *testing.T, run result.Run, inScope float64, xacts map[string]float64) {
+	t.Helper()
+	oc := run.OperationCosts
+	if oc == nil {
+		t.Fatal("no operation_costs")
+	}
+	all := oc.Operations
+	if oc.Unattributed != nil {
+		all = append(all, *oc.Unattributed)
+	}
+	var sum float64
+	leaf := map[string]float64{}
+	for _, c := range all {
+		sum += c.Metrics["log_bytes"].V()
+		var objs float64
+		for _, o := range c.Objects {
+			objs += o.Metrics["log_bytes"].V()
+			leaf[o.Name] += o.Metrics["leaf_inserts"].V()
+		}
+		if objs != c.Metrics["log_bytes"].V() {
+			t.Errorf("%q: objects sum to %v, the operation is %v", c.Operation, objs, c.Metrics["log_bytes"].V())
+		}
+		if want, ok := xacts[c.Operation]; ok && float64(c.Transactions) != want {
+			t.Errorf("%s: %d transactions in the log, want %v (one per operation that wrote)", c.Operation, c.Transactions, want)
+		}
+	}
+	if sum != inScope || oc.LogBytes.V() != inScope || oc.LogBytes.Exactness != result.Exact {
+		t.Errorf("operations sum to %v (%v, %s), in-scope log is %v", sum, oc.LogBytes.V(), oc.LogBytes.Exactness, inScope)
+	}
+	if len(oc.Operations) != len(xacts) {
+		t.Errorf("%d operations in the split, want %d", len(oc.Operations), len(xacts))
+	}
+	for _, ix := range run.Indexes {
+		if li := metric(t, &ix, "leaf_inserts").V(); leaf[ix.Schema+"."+ix.Name] != li {
+			t.Errorf("%s: the operations' leaf inserts sum to %v, the index has %v", ix.Name, leaf[ix.Schema+"."+ix.Name], li)
+		}
+	}
+	for _, c := range oc.Operations {
+		if c.Operation != "login" {
+			continue
+		}
+		for _, ix := range run.Indexes {
+			want := xacts["login"]
+			if strings.Contains(ix.Info["definition"], "IS NOT NULL") {
+				want = 0
+			}
+			var got float64
+			for _, o := range c.Objects {
+				if o.Name == ix.Schema+"."+ix.Name {
+					got = o.Metrics["leaf_inserts"].V()
+				}
+			}
+			if got != want {
+				t.Errorf("login: %v entries in %s, want one per login (%v)", got, ix.Name, want)
+			}
+		}
+	}
+	if run.PerOperation["refresh"]["operation_log_bytes"] <= 0 {
+		t.Errorf("per_operation.refresh has no operation_log_bytes: %v", run.PerOperation["refresh"])
+	}
 }

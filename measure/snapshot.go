@@ -78,6 +78,10 @@ func (w *Window) TakeSnapshot(ctx context.Context, o SnapshotOptions) (f *Snapsh
 	if o.Checkpoint {
 		if s, ok := w.Dialect.(dialects.Settler); ok {
 			for _, warn := range s.BeforeMeasure(ctx, w.DB, w.Server) {
+				if warn == dialects.AfterCheckpoint {
+					w.logf("note: %s", warn)
+					continue
+				}
 				w.logf("warning: %s", warn)
 			}
 		}
@@ -128,4 +132,27 @@ func (w *Window) reserveWAL(ctx context.Context, hold bool) (string, func()) {
 			w.logf("warning: %v", err)
 		}
 	}
+}
+
+// TakeNodeSnapshot reads another node of the cluster for `snapshot --node`,
+// right after the main reading: a standby or replica first applies what it
+// has received (the dialect's settle), so the reading holds what the
+// primary wrote up to its own. Nothing is set up for the window on a node
+// (no monitors, no WAL reservation: a standby takes no slot).
+func (w *Window) TakeNodeSnapshot(ctx context.Context, label string, sc collectors.Scope, where string) (*SnapshotFile, error) {
+	if s, ok := w.Dialect.(dialects.Settler); ok {
+		for _, warn := range s.Settle(ctx, w.DB, w.Server, sc.Schemas) {
+			w.logf("warning: %s: %s", label, warn)
+		}
+	}
+	snap, err := w.Set.Take(ctx, w.DB, w.Server, sc)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", label, err)
+	}
+	for _, m := range snap.Missing {
+		w.logf("note: %s: not read: %s: %s", label, m.Collector, m.Reason)
+	}
+	f := NewSnapshotFile(snap, where)
+	f.Label = label
+	return f, nil
 }

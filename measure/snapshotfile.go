@@ -1,20 +1,17 @@
 package measure
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
 	"slices"
 	"time"
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
-	"github.com/writeamp/writeamp/internal/safeio"
 	"github.com/writeamp/writeamp/result"
 	"github.com/writeamp/writeamp/workloads"
 )
@@ -38,6 +35,10 @@ type SnapshotFile struct {
 	// Instrumented is what `snapshot --enable-monitors` turned on and left
 	// on for the window, as the dialect's restore state; diff undoes it.
 	Instrumented string `json:"instrumented,omitempty"`
+	// Nodes are the other nodes' readings taken with this one (snapshot
+	// --node), each labelled node1, node2, ... as diff reports them.
+	Nodes []*SnapshotFile `json:"nodes,omitempty"`
+	Label string          `json:"label,omitempty"`
 	// Path is where it was read from (not stored).
 	Path string `json:"-"`
 }
@@ -70,7 +71,8 @@ func (f *SnapshotFile) Bytes() ([]byte, error) {
 		SchemaVersion int         `json:"schema_version"`
 		Tool          result.Tool `json:"tool"`
 		Where         string      `json:"where,omitempty"`
-	}{f.Kind, f.SchemaVersion, f.Tool, f.Where})
+		Label         string      `json:"label,omitempty"`
+	}{f.Kind, f.SchemaVersion, f.Tool, f.Where, f.Label})
 	if err != nil {
 		return nil, err
 	}
@@ -88,49 +90,21 @@ func (f *SnapshotFile) Bytes() ([]byte, error) {
 		}
 		b = append(append(b, `,"instrumented":`...), in...)
 	}
-	return append(b, '}', '\n'), nil
-}
-
-// ReadSnapshot parses a snapshot file. Every error is about the input and
-// names the file, so it can be shown as one line.
-func ReadSnapshot(path string) (*SnapshotFile, error) {
-	data, err := safeio.ReadFile(path, safeio.MaxInput)
-	if err != nil {
-		return nil, err
-	}
-	var probe struct {
-		Kind          string          `json:"kind"`
-		SchemaVersion int             `json:"schema_version"`
-		Runs          json.RawMessage `json:"runs"`
-	}
-	if err := json.Unmarshal(data, &probe); err != nil {
-		return nil, fmt.Errorf("%s: not a writeamp snapshot (not JSON: %v)", path, err)
-	}
-	switch {
-	case probe.Kind == "" && probe.Runs != nil:
-		return nil, fmt.Errorf("%s is a writeamp result, not a snapshot: take snapshots with `writeamp snapshot -o FILE`, or compare results with `writeamp compare`", path)
-	case probe.Kind != SnapshotKind:
-		return nil, fmt.Errorf("%s: not a writeamp snapshot (kind %q)", path, probe.Kind)
-	case probe.SchemaVersion > SnapshotSchemaVersion:
-		return nil, fmt.Errorf("%s: snapshot schema_version %d, this writeamp reads up to %d", path, probe.SchemaVersion, SnapshotSchemaVersion)
-	}
-	f := &SnapshotFile{}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(f); err != nil {
-		return nil, fmt.Errorf("%s: damaged snapshot: %v", path, err)
-	}
-	if f.Snapshot == nil || f.Snapshot.TakenAt.IsZero() {
-		return nil, fmt.Errorf("%s: damaged snapshot: no reading in it", path)
-	}
-	for i, c := range f.Snapshot.Counters {
-		// Cumulative counters and log positions only grow from zero; a
-		// negative one was edited, and would diff into a wrong number.
-		if (c.Value < 0 && !c.Gauge) || math.IsNaN(c.Value) || math.IsInf(c.Value, 0) {
-			return nil, fmt.Errorf("%s: damaged snapshot: counters[%d] (%s) is %v: a counter cannot be negative (was the file edited?)", path, i, c.Key, c.Value)
+	if len(f.Nodes) > 0 {
+		b = append(b, `,"nodes":[`...)
+		for i, n := range f.Nodes {
+			nb, err := n.Bytes()
+			if err != nil {
+				return nil, err
+			}
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, nb[:len(nb)-1]...) // without its newline
 		}
+		b = append(b, ']')
 	}
-	f.Path = path
-	return f, nil
+	return append(b, '}', '\n'), nil
 }
 
 // DiffInput is a pair of snapshot files and, optionally, the live database
@@ -142,6 +116,11 @@ type DiffInput struct {
 	// now. Without it interval collectors are reported missing.
 	Window *Window
 	Log    io.Writer
+	// Release lets DiffSnapshots drop the files' counters once they are
+	// diffed and the log read: the rest of the diff needs only their marks
+	// and objects, and two 50,000-index snapshots' counters are 150 MB.
+	// For a caller that reads each file for one diff (writeamp diff).
+	Release bool
 }
 
 // ErrMismatch marks a pair of snapshots that cannot be diffed as given.
@@ -192,13 +171,20 @@ func DiffSnapshots(ctx context.Context, in DiffInput) (*result.Result, error) {
 				warnings = append(warnings, fmt.Sprintf("%s still keeps the window's log on the server: run diff with --dsn to read the log and drop it", name))
 			}
 		}
+		ran := set.RunMarksOnly(ctx, delta)
 		for _, ic := range set.Interval {
+			if ran[ic.Name()] {
+				continue
+			}
 			delta.Missing = append(delta.Missing, result.Missing{Collector: ic.Name(),
 				Reason: "reads the log between the two snapshots, so it needs the database at diff time: pass --dsn to writeamp diff (per-index leaf inserts and log bytes per object come from it)"})
 		}
 		for _, der := range set.Derive {
 			der(delta)
 		}
+	}
+	if in.Release {
+		b.Counters, a.Counters = nil, nil
 	}
 	label := in.Label
 	if label == "" {
@@ -209,6 +195,7 @@ func DiffSnapshots(ctx context.Context, in DiffInput) (*result.Result, error) {
 	run.Warnings = append(append(warnings, run.Warnings...),
 		"elapsed is the time between the two snapshots; everything the server did in it is included (no settle, no CHECKPOINT unless the snapshots asked for one)")
 	res.Workload = result.Workload{Name: "diff", Params: map[string]any{"before": filepath.Base(in.Before.Path), "after": filepath.Base(in.After.Path)}}
+	res.Notes = append(res.Notes, StatementNotes(run)...)
 	res.Runs = append(res.Runs, *run)
 	return res, nil
 }

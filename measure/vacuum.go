@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/writeamp/writeamp/collectors"
+	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/result"
 )
 
@@ -76,7 +77,13 @@ func (win *Window) Vacuum(ctx context.Context, run *result.Run, sc collectors.Sc
 			warns = append(warns, fmt.Sprintf("%s gave nothing in the vacuum's window: %s", m.Collector, m.Reason))
 		}
 	}
-	warns = append(warns, span.Warnings...)
+	for _, w := range span.Warnings {
+		// The vacuum's own window after its CHECKPOINT: its full-page
+		// images are in vacuum_fpi_bytes, not a disturbance.
+		if w != dialects.AfterCheckpoint {
+			warns = append(warns, w)
+		}
+	}
 	for _, w := range delta.Warnings {
 		// The window's own VACUUM is what it measures, not a disturbance.
 		if !strings.Contains(w, ": vacuum ran ") {

@@ -27,6 +27,10 @@ type Window struct {
 	Log io.Writer // notes as they happen (stderr); nil discards
 	// Observers watch each window while its workload runs (observe.go).
 	Observers []Observer
+	// CreateStatements is the user's consent to create the per-statement
+	// view for the run where the dialect can and the server lacks it
+	// (--create-pg-stat-statements); Restore drops only what was created.
+	CreateStatements bool
 
 	probed   dialects.Server // Server as probed, before Instrument
 	restores []func(context.Context) error
@@ -65,6 +69,19 @@ func (w *Window) Instrument(ctx context.Context, holdWAL bool) (notes []string) 
 		}
 		if restore != nil {
 			w.restores = append(w.restores, restore)
+		}
+	}
+	if sc, ok := w.Dialect.(dialects.StatementsCreator); ok && w.CreateStatements {
+		undo, note, err := sc.CreateStatements(ctx, w.DB, w.Server)
+		if err != nil {
+			note = "--create-pg-stat-statements: " + err.Error()
+		}
+		if note != "" {
+			notes = append(notes, note)
+			w.logf("note: %s", note)
+		}
+		if undo != nil {
+			w.restores = append(w.restores, undo)
 		}
 	}
 	if h, ok := w.Dialect.(dialects.WALHolder); ok && holdWAL {
@@ -164,7 +181,12 @@ type Until struct {
 	writes  []collectors.Write
 	bound   time.Duration
 	quiesce bool
+	xacts   map[uint32]string
 }
+
+// WithXacts has the log of the window split by the workload's transactions
+// (id to operation, workloads.Stats.Xacts) where the dialect can.
+func (u Until) WithXacts(x map[uint32]string) Until { u.xacts = x; return u }
 
 // AwaitRows waits (within bound) until the scoped table counters have caught
 // up with the rows the workload's driver saw change, then holds each against
@@ -211,6 +233,7 @@ func (sp *Span) End(ctx context.Context, until Until) (*collectors.Delta, error)
 	}
 	sp.since("settled and took the after snapshot")
 	sp.observed(delta)
+	delta.Xacts = until.xacts
 	w.ReadLog(ctx, delta)
 	sp.since("read the log of the window")
 	return delta, nil

@@ -14,7 +14,6 @@ import (
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
-	pg "github.com/writeamp/writeamp/dialects/postgres"
 	"github.com/writeamp/writeamp/result"
 	"github.com/writeamp/writeamp/workloads"
 )
@@ -51,6 +50,8 @@ type Wrapped struct {
 	// Vacuum measures, after the command's window, the cleanup of the dead
 	// rows it left in the scope's tables, in a window of its own.
 	Vacuum bool
+	// Nodes are the other copies measured in the same window (nodes.go).
+	Nodes []*Node
 }
 
 func (w *Wrapped) logf(format string, a ...any) { w.Window.logf(format, a...) }
@@ -91,6 +92,10 @@ func (w *Wrapped) Run(ctx context.Context) (res *result.Result, exitCode int, er
 		return nil, exitCode, err
 	}
 	defer span.StopObserving(ctx) // when the command cannot run
+	defer restoreNodes(ctx, w.Nodes)
+	if err := beginNodes(ctx, w.Nodes, res); err != nil {
+		return nil, exitCode, err
+	}
 
 	cmd := exec.CommandContext(ctx, path, w.Command[1:]...)
 	cmd.Args[0] = w.Command[0]
@@ -102,6 +107,7 @@ func (w *Wrapped) Run(ctx context.Context) (res *result.Result, exitCode int, er
 	// covers SIGTERM to writeamp and non-terminal use: ask the command to stop
 	// the way a user would, and kill it only if it will not.
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	ownGroup(cmd)
 	cmd.WaitDelay = w.GracePeriod
 	w.logf("measuring: %s", strings.Join(shown, " "))
 	start := time.Now()
@@ -149,6 +155,7 @@ func (w *Wrapped) Run(ctx context.Context) (res *result.Result, exitCode int, er
 	run := BuildRun(label, delta, st, main)
 	run.Warnings = append(span.Warnings, run.Warnings...)
 	run.Command = shown
+	checkpointFact(run)
 	span.AddToRun(run)
 	run.ExitCode = &exitCode
 	if exitCode != 0 {
@@ -167,7 +174,12 @@ func (w *Wrapped) Run(ctx context.Context) (res *result.Result, exitCode int, er
 	if w.Operations == 0 && !w.CountRowWrites {
 		run.Warnings = append(run.Warnings, "no operation count given (--operations): per-unit figures are per row changed (the report says which rows)")
 	}
+	predictStatements(actx, w.Window.DB, w.Window.Server, run)
+	res.Notes = append(res.Notes, StatementNotes(run)...)
 	res.Runs = append(res.Runs, *run)
+	if err := endNodes(actx, w.Nodes, Quiet(w.SettleTimeout), st, main, res); err != nil {
+		return res, exitCode, err
+	}
 	return res, exitCode, nil
 }
 
@@ -204,36 +216,10 @@ func orStdW(w io.Writer, def *os.File) io.Writer {
 	return w
 }
 
-// RedactArgs hides passwords among a wrapped command's arguments (the
-// command line is written into results people share), by each argument's
-// structure: a URL's user info and password parameters, a libpq key=value
-// string's password values, --password=X, and the attached -pX of the MySQL
-// clients and the -P X of sqlcmd.
-func RedactArgs(args []string) []string {
-	out := make([]string, len(args))
-	mysqlClient := len(args) > 0 && strings.HasPrefix(filepath.Base(args[0]), "mysql") || len(args) > 0 && strings.HasPrefix(filepath.Base(args[0]), "mariadb")
-	sqlcmd := len(args) > 0 && filepath.Base(args[0]) == "sqlcmd"
-	for i, a := range args {
-		lower := strings.ToLower(a)
-		switch {
-		case i == 0:
-			out[i] = a
-		case strings.Contains(a, "://"):
-			out[i] = dialects.RedactURL(a, "password", "sslpassword", "pwd")
-		case strings.Contains(lower, "password") && strings.Contains(a, "=") && !strings.HasPrefix(a, "-"):
-			out[i] = pg.Redact(a) // libpq key=value: masked by structure, or not shown
-		case strings.HasPrefix(lower, "--password="):
-			out[i] = a[:len("--password=")] + dialects.Mask
-		case mysqlClient && strings.HasPrefix(a, "-p") && len(a) > 2:
-			out[i] = "-p" + dialects.Mask
-		case sqlcmd && i > 1 && args[i-1] == "-P":
-			out[i] = dialects.Mask
-		default:
-			out[i] = a
-		}
-	}
-	return out
-}
+// RedactArgs hides every secret among a wrapped command's arguments (the
+// command line is written into results people share): see
+// dialects.RedactArgv for the forms.
+func RedactArgs(args []string) []string { return dialects.RedactArgv(args) }
 
 func signalNumber(ee *exec.ExitError) int {
 	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {

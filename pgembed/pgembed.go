@@ -158,9 +158,8 @@ func StartBin(ctx context.Context, bin string, log io.Writer) (_ *Server, err er
 	if log != nil {
 		fmt.Fprintf(log, "starting a throwaway PostgreSQL (%s) in %s\n", bin, dir)
 	}
-	initdb := s.command(ctx, "initdb", "-D", filepath.Join(dir, "data"), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync")
-	if out, err := initdb.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("initdb failed: %v\n%s", err, tail(string(out), 15))
+	if err := s.initData(ctx); err != nil {
+		return nil, err
 	}
 	logf, err := os.Create(filepath.Join(dir, "server.log"))
 	if err != nil {
@@ -198,12 +197,7 @@ func (s *Server) Restart(ctx context.Context) error {
 	if err := s.shutdown(); err != nil {
 		return err
 	}
-	logf, err := os.OpenFile(filepath.Join(s.Dir, "server.log"), os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		return err
-	}
-	defer logf.Close()
-	return s.launch(ctx, logf)
+	return s.relaunch(ctx)
 }
 
 // shutdown stops the postmaster: fast shutdown, then kill.

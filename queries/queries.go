@@ -5,10 +5,14 @@
 //	-- name: pg_stat_user_tables
 //	-- min_version: 160000      (inclusive; optional)
 //	-- max_version: 170000      (exclusive; optional)
+//	-- source: pg_stat_checkpointer.num_done   (optional, see Block.Meta)
 //	SELECT ...
 //
 // Several blocks may share a name with disjoint version ranges; Get picks the
 // one for the server, so tests can assert the exact text each version gets.
+// The headers are the only version gates: code that words a number by
+// version asks Variant for the block it got and reads its Meta, instead of
+// comparing version numbers again.
 package queries
 
 import (
@@ -33,8 +37,14 @@ type Block struct {
 	File       string
 	MinVersion int // inclusive, 0 = any
 	MaxVersion int // exclusive, 0 = any
-	SQL        string
+	// Meta are the variant's "-- source:", "-- exactness:" and "-- note:"
+	// headers: what the numbers it reads are, as the collector reports them.
+	Meta map[string]string
+	SQL  string
 }
+
+// metaKeys are the headers Parse keeps in Block.Meta.
+var metaKeys = []string{"source", "exactness", "note"}
 
 // Applies reports whether the block is meant for the version number.
 func (b Block) Applies(v int) bool {
@@ -112,6 +122,14 @@ func Parse(dialect, file, text string) ([]Block, error) {
 				cur.MaxVersion = v
 				continue
 			}
+			for _, k := range metaKeys {
+				if rest, ok := strings.CutPrefix(t, "-- "+k+":"); ok {
+					if cur.Meta == nil {
+						cur.Meta = map[string]string{}
+					}
+					cur.Meta[k] = strings.TrimSpace(rest)
+				}
+			}
 			continue // a comment before the statement documents the block, it is not sent
 		}
 		if cur == nil {
@@ -126,30 +144,44 @@ func Parse(dialect, file, text string) ([]Block, error) {
 
 // Get returns the SQL text of the named block for the server version.
 func Get(dialect, name string, version int) (string, error) {
+	b, err := Variant(dialect, name, version)
+	return b.SQL, err
+}
+
+// Variant returns the named block's variant for the server version. A block
+// that does not exist, or has no variant for the version, is a
+// *MissingError: the caller records it (a collector's Missing, a refused
+// start) instead of sending nothing.
+func Variant(dialect, name string, version int) (Block, error) {
 	once.Do(load)
 	if perr != nil {
-		return "", perr
+		return Block{}, perr
 	}
 	bs := blocks[dialect+"/"+name]
 	if len(bs) == 0 {
-		return "", fmt.Errorf("queries: no block %q for %s", name, dialect)
+		return Block{}, &MissingError{Dialect: dialect, Name: name, Version: version, NoBlock: true}
 	}
 	for _, b := range bs {
 		if b.Applies(version) {
-			return b.SQL, nil
+			return b, nil
 		}
 	}
-	return "", fmt.Errorf("queries: block %q for %s has no variant for version %d", name, dialect, version)
+	return Block{}, &MissingError{Dialect: dialect, Name: name, Version: version}
 }
 
-// MustGet is Get for blocks that exist for every version (a missing one is a
-// programming error caught by the tests).
-func MustGet(dialect, name string, version int) string {
-	s, err := Get(dialect, name, version)
-	if err != nil {
-		panic(err)
+// MissingError is a lookup of a block that has no variant for the server's
+// version (NoBlock: none for any version).
+type MissingError struct {
+	Dialect, Name string
+	Version       int
+	NoBlock       bool
+}
+
+func (e *MissingError) Error() string {
+	if e.NoBlock {
+		return fmt.Sprintf("queries: no block %q for %s", e.Name, e.Dialect)
 	}
-	return s
+	return fmt.Sprintf("queries: block %q for %s has no variant for version %d", e.Name, e.Dialect, e.Version)
 }
 
 // All lists every block, for tests that check each query is covered.

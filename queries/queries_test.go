@@ -83,7 +83,10 @@ func TestGetPicksTheVersionVariant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q16 := MustGet("postgres", "pg_stat_relations", 160004)
+	q16, err := Get("postgres", "pg_stat_relations", 160004)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if strings.Contains(q15, "newpage") || !strings.Contains(q16, "pg_stat_get_tuples_newpage_updated") {
 		t.Errorf("15 must not read n_tup_newpage_upd, 16 must:\n15: %s\n16: %s", q15, q16)
 	}

@@ -80,6 +80,9 @@ func TestClaimsGolden(t *testing.T) {
 	}
 	for name, r := range map[string]*result.Result{"claims_pg15_sweep": pg, "claims_mariadb_sweep": sweep(t, "claims_mariadb_sweep")} {
 		for _, f := range Formats {
+			if f == "openmetrics" {
+				continue // numbers only: the claims are text
+			}
 			var buf bytes.Buffer
 			if err := Render(&buf, f, r, Options{}); err != nil {
 				t.Fatal(err)

@@ -17,7 +17,7 @@ import (
 // the csv one row per claim (level "claim").
 
 func claimsHeading(c *Comparison) string {
-	return "claims of " + claimsPR + " against what this comparison measured (baseline → coarse)"
+	return c.ClaimsHeading
 }
 
 // VerdictText is the verdict cell: "not measured: why".

@@ -259,3 +259,10 @@ func TestNoClaimsWithoutBothVariants(t *testing.T) {
 		t.Errorf("another workload has no claims: %+v", cs)
 	}
 }
+
+// The refresh-token workload's objects the claims name (its claims live in
+// workloads/refreshtoken; these tests hold their rendering and rules).
+const (
+	expirationIndex = "idx_user_session_expiration_last_refresh"
+	userSessions    = "offline_user_session"
+)

@@ -31,8 +31,10 @@ type Comparison struct {
 	FindingsRule string
 	// Timeline is the sampled rates of runs measured with --interval.
 	Timeline *Timeline
-	// Claims are PR #51904's claims against a refresh-token comparison.
-	Claims []result.Claim
+	// Claims are what the workload's registered claims say of this
+	// comparison (RegisterClaims), under ClaimsHeading.
+	Claims        []result.Claim
+	ClaimsHeading string
 }
 
 // Column is one run.
@@ -95,9 +97,14 @@ func Build(title string, subtitle []string, cols []Column) *Comparison {
 	dbm := func(r *result.Run) (map[string]result.Metric, bool) { return r.Database, true }
 	c.Sections = append(c.Sections, c.section("database", "Database", cols, dbm, ref))
 	// Tables, then indexes grouped under their table, in name order.
+	// Each run's objects are looked up by name once per section: a map per
+	// run keeps that linear in objects (Run.Table/Index scan the slice, which
+	// made a 50k-index comparison quadratic).
+	tables, indexes := byName(cols, func(r *result.Run) []result.Object { return r.Tables }),
+		byName(cols, func(r *result.Run) []result.Object { return r.Indexes })
 	for _, t := range objectNames(cols, func(r *result.Run) []result.Object { return r.Tables }) {
 		get := func(r *result.Run) (map[string]result.Metric, bool) {
-			if o := r.Table(t); o != nil {
+			if o := tables[r][strings.ToLower(t)]; o != nil {
 				return o.Metrics, true
 			}
 			return nil, false
@@ -107,15 +114,16 @@ func Build(title string, subtitle []string, cols []Column) *Comparison {
 		c.Sections = append(c.Sections, sec)
 	}
 	for _, ix := range objectNames(cols, func(r *result.Run) []result.Object { return r.Indexes }) {
+		key := strings.ToLower(ix)
 		get := func(r *result.Run) (map[string]result.Metric, bool) {
-			if o := r.Index(ix); o != nil {
+			if o := indexes[r][key]; o != nil {
 				return o.Metrics, true
 			}
 			return nil, false
 		}
 		title, table := "Index "+ix, ""
 		for _, col := range cols {
-			if o := col.Run.Index(ix); o != nil && o.Table != "" {
+			if o := indexes[col.Run][key]; o != nil && o.Table != "" {
 				title += " on " + o.Table
 				table = o.Table
 				break
@@ -179,13 +187,24 @@ func commonMainOp(cols []Column) string {
 }
 
 // Singular turns an operation count's name into one operation ("refreshes" -> "refresh").
-func Singular(op string) string {
-	for _, suf := range []string{"shes", "ches", "sses", "xes"} {
-		if strings.HasSuffix(op, suf) {
-			return strings.TrimSuffix(op, "es")
+func Singular(op string) string { return result.Singular(op) }
+
+// byName maps each run's objects by lower-case name, the first of a name
+// winning as Run.Table and Run.Index have it.
+func byName(cols []Column, list func(*result.Run) []result.Object) map[*result.Run]map[string]*result.Object {
+	out := make(map[*result.Run]map[string]*result.Object, len(cols))
+	for _, col := range cols {
+		objs := list(col.Run)
+		m := make(map[string]*result.Object, len(objs))
+		for i := range objs {
+			k := strings.ToLower(objs[i].Name)
+			if _, dup := m[k]; !dup {
+				m[k] = &objs[i]
+			}
 		}
+		out[col.Run] = m
 	}
-	return strings.TrimSuffix(op, "s")
+	return out
 }
 
 func objectNames(cols []Column, list func(*result.Run) []result.Object) []string {
@@ -271,7 +290,7 @@ func (c *Comparison) section(kind, title string, cols []Column,
 			}
 			row.Cells = append(row.Cells, cell)
 		}
-		if allNA && kind != "database" && name != "leaf_inserts" {
+		if allNA && kind != "database" && name != result.LeafInserts.Name {
 			sec.Unshown = append(sec.Unshown, row) // only adds noise to the table; the notes say why
 			continue
 		}

@@ -135,6 +135,12 @@ func CSV(w io.Writer, res *result.Result) error {
 // figure after (or the single run's cost), source = the rule, note = the
 // sentence.
 func csvFindings(cw *csv.Writer, c *Comparison) error {
+	tableOf := map[string]string{} // once: a scan per finding was quadratic
+	for _, s := range c.Sections {
+		if s.Kind == "index" {
+			tableOf[s.Object] = s.Table
+		}
+	}
 	for _, f := range c.Findings {
 		v := f.After
 		if f.Value != nil {
@@ -149,11 +155,7 @@ func csvFindings(cw *csv.Writer, c *Comparison) error {
 		}
 		table := ""
 		if f.Level == "index" && len(f.Objects) > 0 {
-			for _, s := range c.Sections {
-				if s.Kind == "index" && s.Object == f.Objects[0] {
-					table = s.Table
-				}
-			}
+			table = tableOf[f.Objects[0]]
 		}
 		if err := cw.Write([]string{strconv.Itoa(f.Rank), label, "", "finding", "", table, f.Object, f.Metric, val, string(f.Exactness), f.Rule, f.Text, findingUnit(f)}); err != nil {
 			return err

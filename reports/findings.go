@@ -29,36 +29,61 @@ const (
 	shownFindings  = 6      // the text formats print this many; the JSON has all
 )
 
-// findingMetrics are the metrics findings look at, in tie-break order: the
-// writes a reader acts on, not every row of the table.
-var findingMetrics = []string{"leaf_inserts", "hot_ratio", "log_bytes", "leaf_deletes", "rows_inserted", "rows_updated",
-	"rows_deleted", "newpage_updates", "leaf_page_splits", "page_latch_waits", "block_changes", "latency"}
+// Which metrics findings judge, how they word them and in which order they
+// rank is the catalogue's (result.Info.Finding): index entries, HOT, log,
+// rows at the table and index levels, and every database-level metric the
+// tables show. Latency is the driver's, not the catalogue's: it ranks with
+// the secondary metrics, after block changes.
+const latencyRank = 11
 
-var findingLevel = map[string]string{"log_bytes": "database", "hot_ratio": "table", "rows_inserted": "table", "rows_updated": "table",
-	"rows_deleted": "table", "newpage_updates": "table", "leaf_inserts": "index", "leaf_deletes": "index",
-	"leaf_page_splits": "index", "page_latch_waits": "index", "block_changes": "index"}
+func spec(metric string) *result.FindingSpec {
+	i, ok := result.Lookup(metric)
+	if !ok {
+		return nil
+	}
+	return i.Finding
+}
 
-// verbs say what a run does with a count: "coarse writes 90.9% fewer index entries".
-var verbs = map[string][2]string{
-	"leaf_inserts": {"writes", "index entries"}, "leaf_deletes": {"deletes", "index entries"},
-	"leaf_page_splits": {"has", "leaf page splits"}, "page_latch_waits": {"has", "page latch waits"},
-	"block_changes": {"has", "index block changes"}, "rows_inserted": {"inserts", "rows"}, "rows_updated": {"updates", "rows"},
-	"rows_deleted": {"deletes", "rows"}, "newpage_updates": {"moves", "updated rows to another page"},
+// judged says whether findings look at a metric's row in a section of kind:
+// where its finding spec says, and at the database level every metric the
+// human tables show (not bookkeeping, totals or sampled shares).
+func judged(metric, kind string) bool {
+	if sp := spec(metric); sp != nil {
+		return string(sp.Level) == kind
+	}
+	i, ok := result.Lookup(metric)
+	return ok && kind == string(result.LevelDatabase) && i.At(result.LevelDatabase) &&
+		!i.Total && i.Show != result.JSONOnly && i.Show != result.WhenShare
 }
 
 // secondary metrics rank after the headline ones (index entries, HOT, log,
 // rows, objects added or removed) whatever their effect: a 94% drop of 0.02
 // page splits per operation matters less than 1 index entry per operation.
-var secondary = map[string]bool{"newpage_updates": true, "leaf_page_splits": true, "page_latch_waits": true,
-	"block_changes": true, "latency": true}
+// A database-level metric without a spec is secondary.
+func secondary(metric string) bool { return tier(metric) > 0 }
+
+// tier: 0 the headline metrics, 1 the secondary ones with a spec and
+// latency, 2 the database-level metrics judged without one (whatever their
+// effect, a 100% drop of 0.3 full-page-image bytes per operation follows the
+// page splits).
+func tier(metric string) int {
+	switch sp := spec(metric); {
+	case sp != nil && !sp.Secondary:
+		return 0
+	case sp != nil || metric == "latency":
+		return 1
+	}
+	return 2
+}
 
 func priority(metric string) int {
-	for i, m := range findingMetrics {
-		if m == metric {
-			return i
-		}
+	if sp := spec(metric); sp != nil {
+		return sp.Rank
 	}
-	return len(findingMetrics)
+	if metric == "latency" {
+		return latencyRank
+	}
+	return latencyRank + 1
 }
 
 // FindingsOf returns the result with its findings and change column filled
@@ -289,12 +314,12 @@ func exactnessWords(e result.Exactness) string {
 func ptr(v float64) *float64 { return &v }
 
 // rankFindings orders headline metrics before secondary ones, each by
-// effect (largest first), then by how many objects a finding covers, then by the metric's place in findingMetrics, then by text.
+// effect (largest first), then by how many objects a finding covers, then by the metric's finding rank, then by text.
 func rankFindings(fs []result.Finding) {
 	sort.SliceStable(fs, func(i, j int) bool {
 		a, b := fs[i], fs[j]
-		if secondary[a.Metric] != secondary[b.Metric] {
-			return !secondary[a.Metric]
+		if ta, tb := tier(a.Metric), tier(b.Metric); ta != tb {
+			return ta < tb
 		}
 		if a.Effect != b.Effect {
 			return a.Effect > b.Effect

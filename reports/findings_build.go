@@ -34,10 +34,9 @@ func Findings(c *Comparison, res *result.Result) ([]result.Finding, string) {
 	var groups []*group
 	byKey := map[string]*group{}
 	var presence []result.Finding
-	dbDone := false
 	for si, sec := range c.Sections {
 		for _, r := range sec.Rows {
-			if findingLevel[r.Metric] != sec.Kind {
+			if !judged(r.Metric, sec.Kind) {
 				continue
 			}
 			ca, cb := r.Cells[0], r.Cells[last]
@@ -52,18 +51,15 @@ func Findings(c *Comparison, res *result.Result) ([]result.Finding, string) {
 			if okB {
 				totals[r.Metric][1] += vb
 			}
-			if ca.Present != cb.Present && (r.Metric == "leaf_inserts" || r.Metric == "rows_updated") {
+			if ca.Present != cb.Present && (r.Metric == result.LeafInserts.Name || r.Metric == result.RowsUpdated.Name) {
 				presence = append(presence, presenceFinding(c, sec, r, ca.Present, va+vb, okA || okB, from, to))
 				continue
 			}
-			if !okA || !okB || (sec.Kind == "database" && dbDone) {
+			if !okA || !okB {
 				continue
 			}
 			e := result.Weaker(ca.Metric.Exactness, cb.Metric.Exactness)
 			ok, rule := beyondNoise(r.Metric, va, vb, e, same, spread[fmt.Sprint(si, r.Metric)])
-			if sec.Kind == "database" {
-				dbDone = true
-			}
 			if !ok {
 				continue
 			}
@@ -148,13 +144,14 @@ func changeFinding(c *Comparison, dialect string, g *group, total *[2]float64, f
 	va, vb := fmtPair(c, g.metric, g.a, g.b)
 	if g.level == "database" {
 		name := logName(dialect)
-		if g.metric != "log_bytes" {
+		if g.metric != result.LogBytes.Name {
 			name = strings.TrimSpace(labelOf(g.metric))
 		}
 		f.Text = fmt.Sprintf("%s%s %s (%s → %s%s)", name, perUnit(c), changeText(g.a, g.b), va, vb, exactnessWords(g.e))
 		return f
 	}
-	v := verbs[g.metric]
+	sp := spec(g.metric)
+	v := [2]string{sp.Verb, sp.Noun}
 	switch {
 	case g.a == 0:
 		f.Text = fmt.Sprintf("%s %s %s%s where %s had none (0 → %s%s%s)", to, v[0], v[1], perUnit(c), from, vb, where, exactnessWords(g.e))

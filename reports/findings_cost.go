@@ -23,6 +23,9 @@ func costFindings(c *Comparison, res *result.Result) []result.Finding {
 	add(logCost(c, res.Server.Dialect))
 	add(indexCost(c))
 	add(hotCost(c))
+	for _, f := range replicaFindings(c) {
+		add(f, true)
+	}
 	return out
 }
 
@@ -79,6 +82,10 @@ func logCost(c *Comparison, dialect string) (result.Finding, bool) {
 		}
 	}
 	subject, verb := who(c)
+	if _, standby := rowOf(db, "replayed_log_bytes"); standby {
+		// A standby writes no log of its own: it replays the primary's.
+		verb = map[string]string{"wrote": "replayed", "writes": "replays"}[verb]
+	}
 	text := fmt.Sprintf("%s %s %s of %s", subject, verb, fmtVal(c, metric, v), logName(dialect))
 	if metric == "log_bytes_in_scope" {
 		text += " on the workload's objects"
@@ -110,11 +117,11 @@ func indexCost(c *Comparison) (result.Finding, bool) {
 	total, na, n := 0.0, 0, 0
 	e := result.Exact
 	for _, s := range c.Sections {
-		cell, ok := rowOf(s, "leaf_inserts")
+		cell, ok := rowOf(s, leafInserts)
 		if s.Kind != "index" || !ok {
 			continue
 		}
-		v, ok := value(c, "leaf_inserts", cell)
+		v, ok := value(c, leafInserts, cell)
 		if !ok {
 			na++
 			continue
@@ -122,9 +129,9 @@ func indexCost(c *Comparison) (result.Finding, bool) {
 		n++
 		total += v
 		e = result.Weaker(e, cell.Metric.Exactness)
-		k := s.Table + "\x00" + fmtVal(c, "leaf_inserts", v)
+		k := s.Table + "\x00" + fmtVal(c, leafInserts, v)
 		if byKey[k] == nil {
-			byKey[k] = &grp{table: s.Table, shown: fmtVal(c, "leaf_inserts", v), v: v}
+			byKey[k] = &grp{table: s.Table, shown: fmtVal(c, leafInserts, v), v: v}
 			groups = append(groups, byKey[k])
 		}
 		byKey[k].names = append(byKey[k].names, s.Object)
@@ -154,17 +161,21 @@ func indexCost(c *Comparison) (result.Finding, bool) {
 	if c.PerOp == "" {
 		verb = "added"
 	}
-	text := fmt.Sprintf("%s %s %s index entries: %s", subject, verb, fmtVal(c, "leaf_inserts", total), strings.Join(where, ", "))
+	text := fmt.Sprintf("%s %s %s index entries: %s", subject, verb, fmtVal(c, leafInserts, total), strings.Join(where, ", "))
 	if na > 0 {
 		text += fmt.Sprintf(" (n/a on %d more indexes: see notes)", na)
 	}
 	text += strings.Replace(exactnessWords(e), ";", " (", 1) + map[bool]string{true: ")", false: ""}[e != result.Exact]
-	return result.Finding{Metric: "leaf_inserts", Level: "index", Object: fmt.Sprintf("%d indexes", n), Value: ptr(total), Exactness: e, Text: text}, true
+	return result.Finding{Metric: leafInserts, Level: "index", Object: fmt.Sprintf("%d indexes", n), Value: ptr(total), Exactness: e, Text: text}, true
 }
 
 func hotCost(c *Comparison) (result.Finding, bool) {
 	var parts, objs []string
 	e := result.Exact
+	perTable := map[string]int{} // counted once: a scan per table was quadratic in a large catalog
+	for _, o := range c.Columns[0].Run.Indexes {
+		perTable[strings.ToLower(o.Table)]++
+	}
 	for _, s := range c.Sections {
 		hc, ok1 := rowOf(s, "hot_ratio")
 		uc, ok2 := rowOf(s, "rows_updated")
@@ -176,12 +187,7 @@ func hotCost(c *Comparison) (result.Finding, bool) {
 		p := fmt.Sprintf("%.1f%% on %s", 100*ratio, s.Object)
 		if ratio < 1 {
 			upd, _ := value(c, "rows_updated", uc)
-			n := 0
-			for _, o := range c.Columns[0].Run.Indexes {
-				if strings.EqualFold(o.Table, s.Object) {
-					n++
-				}
-			}
+			n := perTable[strings.ToLower(s.Object)]
 			all := fmt.Sprintf("all %d of its indexes", n)
 			if n == 1 {
 				all = "its index"
@@ -197,3 +203,6 @@ func hotCost(c *Comparison) (result.Finding, bool) {
 	text := "HOT updates " + strings.Join(parts, ", ") + exactnessWords(e)
 	return result.Finding{Metric: "hot_ratio", Level: "table", Object: strings.Join(objs, ", "), Objects: objs, Exactness: e, Text: text}, true
 }
+
+// leafInserts is the metric a single run's cost findings lead with.
+var leafInserts = result.LeafInserts.Name

@@ -92,7 +92,7 @@ func TestFindingsOfTheDefaultRun(t *testing.T) {
 	// Ranked: headline metrics first, each tier by effect.
 	for i := 1; i < len(fs); i++ {
 		a, b := fs[i-1], fs[i]
-		if secondary[a.Metric] && !secondary[b.Metric] || secondary[a.Metric] == secondary[b.Metric] && a.Effect < b.Effect {
+		if tier(a.Metric) > tier(b.Metric) || tier(a.Metric) == tier(b.Metric) && a.Effect < b.Effect {
 			t.Errorf("rank %d (%s %.3f) before rank %d (%s %.3f)", a.Rank, a.Metric, a.Effect, b.Rank, b.Metric, b.Effect)
 		}
 	}
@@ -326,5 +326,24 @@ func TestCompareJSONCarriesTheChangeColumn(t *testing.T) {
 				t.Errorf("log bytes change %+v", ch)
 			}
 		}
+	}
+}
+
+// Every database-level metric is judged, not only the first with values:
+// page splits from 0 to 50 per run are a finding beside the log's change,
+// and rank after the headline ones.
+func TestFindingsJudgeEveryDatabaseMetric(t *testing.T) {
+	r := twins(t)
+	lb := r.Runs[0].Database["log_bytes"].V()
+	setMetric(r.Runs[1].Database, "log_bytes", lb*1.5)
+	setMetric(r.Runs[0].Database, "page_splits", 0)
+	setMetric(r.Runs[1].Database, "page_splits", 50)
+	fs := FromResult(r).Findings
+	wal, splits := findingAbout(fs, "log_bytes", ""), findingAbout(fs, "page_splits", "")
+	if wal == nil || splits == nil {
+		t.Fatalf("log bytes %+v, page splits %+v: both changed beyond noise", wal, splits)
+	}
+	if !strings.Contains(splits.Text, "page splits") || splits.Rank <= wal.Rank {
+		t.Errorf("page splits %q ranked %d, the log's change %d", splits.Text, splits.Rank, wal.Rank)
 	}
 }

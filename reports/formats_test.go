@@ -171,16 +171,30 @@ func TestNiceScale(t *testing.T) {
 	}
 }
 
-// The metrics findings look at are the catalogue's, at the level findings
-// read them (a renamed metric would otherwise silently drop its findings).
-func TestFindingMetricsAreInTheCatalogue(t *testing.T) {
-	for _, m := range findingMetrics {
-		if m == "latency" {
+// A finding spec names a level the metric is kept at, and the ranks of the
+// specs are distinct and below latency's (ties would rank by text).
+func TestFindingSpecsAreConsistent(t *testing.T) {
+	ranks := map[int]string{}
+	for _, m := range result.Metrics() {
+		sp := m.Finding
+		if sp == nil {
 			continue
 		}
-		i, ok := result.Lookup(m)
-		if !ok || !i.At(result.Level(findingLevel[m])) {
-			t.Errorf("finding metric %s at %s level: catalogue %+v (known %v)", m, findingLevel[m], i, ok)
+		if !m.At(sp.Level) {
+			t.Errorf("%s is judged at %s level but kept at %v", m.Name, sp.Level, m.Levels)
 		}
+		if sp.Level != result.LevelDatabase && !m.IsRatio() && (sp.Verb == "" || sp.Noun == "") {
+			t.Errorf("%s: a %s-level finding needs a verb and a noun", m.Name, sp.Level)
+		}
+		if o, dup := ranks[sp.Rank]; dup || sp.Rank >= latencyRank {
+			t.Errorf("%s: rank %d (also %q; latency is %d)", m.Name, sp.Rank, o, latencyRank)
+		}
+		ranks[sp.Rank] = m.Name
+	}
+	if !judged("log_bytes", "database") {
+		t.Error("log_bytes is not judged at the database level")
+	}
+	if !judged("page_splits", "database") || judged("wait_samples", "database") || judged("leaf_inserts", "table") {
+		t.Error("judged: every shown database metric, not bookkeeping, each spec at its own level")
 	}
 }

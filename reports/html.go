@@ -16,8 +16,9 @@ import (
 // fonts or stylesheets from elsewhere), so it can be mailed or attached to a
 // ticket. Every number has its exactness and source on hover and in the
 // footnotes.
-func HTML(w io.Writer, res *result.Result) error {
-	c := FromResult(res)
+func HTML(w io.Writer, res *result.Result) error { return htmlOf(w, res, FromResult(res)) }
+
+func htmlOf(w io.Writer, res *result.Result, c *Comparison) error {
 	page := htmlPage{C: c, Tool: res.Tool, Server: res.Server.Name, Created: res.CreatedAt}
 	for i, col := range c.Columns {
 		page.Series = append(page.Series, htmlSeries{Label: col.Label, Color: seriesColor(i)})
@@ -28,6 +29,7 @@ func HTML(w io.Writer, res *result.Result) error {
 	page.Findings, page.MoreFindings = shown(c)
 	page.FindingsHeading = findingsHeading(c)
 	page.RunLines = RunLines(c)
+	page.Tables = runTables(c)
 	for _, s := range c.Sections {
 		if len(s.Rows) > 0 {
 			page.Sections = append(page.Sections, s)
@@ -47,6 +49,7 @@ type htmlPage struct {
 	Sweep    []*sweepChart // wait shares by level of a --concurrency sweep
 	RunLines []RunLine
 	Sections []Section
+	Tables   []runTable // per run: log per operation, top statements
 	// Findings lead the page, above the charts.
 	Findings        []result.Finding
 	MoreFindings    int
@@ -124,17 +127,21 @@ func charts(c *Comparison) []*barChart {
 	hot.Percent = true
 	for _, s := range c.Sections {
 		for _, r := range s.Rows {
-			switch {
-			case s.Kind == "index" && r.Metric == "leaf_inserts":
+			info, _ := result.Lookup(r.Metric)
+			if info.Chart == "" || string(info.ChartLevel) != s.Kind {
+				continue
+			}
+			switch info.Chart {
+			case "leaf":
 				// The index name alone: the table is in the hover text and
 				// in the section title below, and long names would be cut.
 				name, _, _ := strings.Cut(strings.TrimPrefix(s.Title, "Index "), " on ")
 				leaf.Cats = append(leaf.Cats, name)
 				leaf.Bars = append(leaf.Bars, metricBars(c, r.Metric, r))
-			case s.Kind == "database" && (r.Metric == "log_bytes" || r.Metric == "log_bytes_in_scope" || r.Metric == "fpi_bytes"):
+			case "log":
 				logb.Cats = append(logb.Cats, strings.TrimSpace(r.Label))
 				logb.Bars = append(logb.Bars, metricBars(c, r.Metric, r))
-			case s.Kind == "table" && r.Metric == "hot_ratio":
+			case "hot":
 				hot.Cats = append(hot.Cats, strings.TrimPrefix(s.Title, "Table "))
 				hot.Bars = append(hot.Bars, metricBars(c, r.Metric, r))
 			}
@@ -343,7 +350,13 @@ table.claims td { white-space: normal; text-align: left; vertical-align: top; ma
 <p class="foot">basis: exact = counted by the server; derived = computed by the stated rule; approx = a proxy; n/a = unavailable (see notes); · = not reported in that run; — = object absent in that run.{{if and .C.PerOp (multi .C)}} change: last column vs first, per {{.C.PerOp}} (ratios in percentage points).{{end}}</p>
 <h2>Sources</h2>
 <ol>{{range $i, $s := .C.Sources}}<li id="src-{{add $i 1}}">{{$s}}</li>{{end}}</ol>
-{{if .C.Notes}}<h2>Notes</h2>
+{{range .Tables}}<h2>{{.Title}}</h2>
+<div class="wide"><table>
+<thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</tbody></table></div>
+{{range .Foot}}<p class="foot">{{.}}</p>
+{{end}}{{end}}{{if .C.Notes}}<h2>Notes</h2>
 <ul>{{range .C.Notes}}<li>{{.}}</li>{{end}}</ul>
 {{end}}<p class="foot">{{.Tool.Name}} {{.Tool.Version}}{{if .Created}} · {{.Created}}{{end}} · {{.Server}}</p>
 </body>

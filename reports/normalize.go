@@ -68,11 +68,17 @@ func rowSources(r *result.Run) string {
 // of the numbers that are there (server-wide counts, sampled statistics,
 // a counter that disagrees with the driver). One line per note, naming the
 // metrics and objects it applies to.
+// maxNoteObjects bounds the objects a note names: a note naming every index
+// of a large catalog is longer than the report it annotates.
+const maxNoteObjects = 20
+
 func metricNotes(c *Comparison) []string {
 	type group struct {
 		na      bool
 		labels  []string
 		objects []string
+		more    int // objects beyond maxNoteObjects, counted, not named
+		seen    map[string]bool
 		note    string
 	}
 	var order []string
@@ -88,15 +94,23 @@ func metricNotes(c *Comparison) []string {
 				k := fmt.Sprint(na) + "\x00" + m.Note
 				g := groups[k]
 				if g == nil {
-					g = &group{na: na, note: m.Note}
+					g = &group{na: na, note: m.Note, seen: map[string]bool{}}
 					groups[k] = g
 					order = append(order, k)
 				}
-				if l := strings.TrimSpace(r.Label); !contains(g.labels, l) {
+				// Seen sets, not scans of the lists: a note shared by every
+				// object of a 50k-index catalog made the scans quadratic.
+				if l := strings.TrimSpace(r.Label); !g.seen["l\x00"+l] {
+					g.seen["l\x00"+l] = true
 					g.labels = append(g.labels, l)
 				}
-				if obj := objectOf(sec); obj != "" && !contains(g.objects, obj) {
-					g.objects = append(g.objects, obj)
+				if obj := objectOf(sec); obj != "" && !g.seen["o\x00"+obj] {
+					g.seen["o\x00"+obj] = true
+					if len(g.objects) < maxNoteObjects {
+						g.objects = append(g.objects, obj)
+					} else {
+						g.more++
+					}
 				}
 			}
 		}
@@ -107,6 +121,9 @@ func metricNotes(c *Comparison) []string {
 		what := strings.Join(g.labels, ", ")
 		if len(g.objects) > 0 {
 			what += " of " + strings.Join(g.objects, ", ")
+			if g.more > 0 {
+				what += fmt.Sprintf(" and %d more objects", g.more)
+			}
 		}
 		if g.na {
 			what = "n/a " + what

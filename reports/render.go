@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -15,11 +14,12 @@ import (
 )
 
 // Formats lists what Render accepts.
-var Formats = []string{"table", "markdown", "json", "csv", "html"}
+var Formats = []string{"table", "markdown", "json", "csv", "html", "openmetrics"}
 
 // Options change how a report looks, never what it says.
 type Options struct {
 	Color bool // ANSI colour (only on a terminal)
+	Top   int  // tables and indexes table/markdown/html show: 0 DefaultTop, < 0 all (top.go)
 }
 
 // CheckFormat validates a --format value.
@@ -40,9 +40,14 @@ func Render(w io.Writer, format string, res *result.Result, o Options) error {
 	case "csv":
 		return CSV(w, res)
 	case "html":
-		return HTML(w, res)
+		c := FromResult(res)
+		c.limit(o.Top)
+		return htmlOf(w, res, c)
+	case "openmetrics":
+		return OpenMetrics(w, res)
 	case "table", "markdown":
 		c := FromResult(res)
+		c.limit(o.Top)
 		if format == "markdown" {
 			return Markdown(w, c)
 		}
@@ -55,9 +60,7 @@ func Render(w io.Writer, format string, res *result.Result, o Options) error {
 // and change column computed afresh (a result read back from a file may
 // carry them from an older writeamp, or from other runs).
 func JSON(w io.Writer, res *result.Result) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(FindingsOf(res))
+	return writeIndented(w, FindingsOf(res))
 }
 
 // FromResult compares the runs of one result (its variants).
@@ -79,7 +82,7 @@ func FromResult(res *result.Result) *Comparison {
 	c := Build(title, subtitle(res), cols)
 	c.Notes = append(c.Notes, res.Notes...)
 	c.Findings, c.FindingsRule = Findings(c, res)
-	c.Claims = Claims(c, res)
+	c.Claims = claimsOf(c, res)
 	return c
 }
 
@@ -338,7 +341,7 @@ func Table(w io.Writer, c *Comparison, o Options) error {
 		}
 	}
 	t.Render()
-	writeTimeline(w, c, o, false)
+	writeAfterTable(w, c, o, false)
 	footer(w, c, "")
 	return nil
 }
@@ -389,7 +392,7 @@ func Markdown(w io.Writer, c *Comparison) error {
 		}
 	}
 	t.RenderMarkdown()
-	writeTimeline(w, c, Options{}, true)
+	writeAfterTable(w, c, Options{}, true)
 	footer(w, c, "")
 	return nil
 }

@@ -31,7 +31,20 @@ type TimelineRow struct {
 
 // timelineOrder is the order the series are printed in: the log and the
 // rows the charts draw, then the parts and the rest.
-var timelineOrder = []string{"log_bytes", result.RowsChanged, "rows_inserted", "rows_updated", "rows_deleted", "hot_updates", "transactions_committed"}
+// The catalogue's Timeline places them; RowsChanged is the sum at place 2.
+var timelineOrder = func() []string {
+	byPlace := map[int]string{2: result.RowsChanged}
+	for _, m := range result.Metrics() {
+		if m.Timeline > 0 {
+			byPlace[m.Timeline] = m.Name
+		}
+	}
+	out := make([]string, 0, len(byPlace))
+	for p := 1; p <= len(byPlace); p++ {
+		out = append(out, byPlace[p])
+	}
+	return out
+}()
 
 // seriesOf returns a run's series of that name; for RowsChanged a series
 // made of the three row series (the weakest exactness, their sources).
@@ -44,7 +57,7 @@ func seriesOf(s *result.Samples, name string) (result.SampleSeries, bool) {
 	}
 	out := result.SampleSeries{Name: name, Unit: result.Count, Exactness: result.Derived}
 	var srcs []string
-	for _, n := range []string{"rows_inserted", "rows_updated", "rows_deleted"} {
+	for _, n := range []string{result.RowsInserted.Name, result.RowsUpdated.Name, result.RowsDeleted.Name} {
 		x, _ := s.Lookup(n)
 		out.Exactness = result.Weaker(out.Exactness, x.Exactness)
 		srcs = append(srcs, strings.SplitN(x.Source, " (", 2)[0])
@@ -57,7 +70,7 @@ func seriesLabel(name string) string {
 	switch name {
 	case result.RowsChanged:
 		return "rows changed/s"
-	case "transactions_committed":
+	case result.TransactionsCommitted.Name:
 		return "commits/s"
 	}
 	return labelOf(name) + "/s"

@@ -7,10 +7,28 @@ import (
 
 // The metric catalogue: every name a result can hold at database, table or
 // index level, across dialects, with what a reader needs to show, check and
-// compare it. Budgets (which names exist, which take byte units), the
-// reports (labels, order, units, which way is better), plan and Validate
-// (which numbers may be negative) all read it; TestCatalogueCoversTheCollectors
-// keeps it in step with the names the collectors and derivers write.
+// compare it. Each metric is an exported *Info (LeafInserts, LogBytes, ...)
+// and the collectors and derivers emit through those values, so a name the
+// catalogue does not hold does not compile. Budgets (which names exist,
+// which take byte units), the reports (labels, order, units, which way is
+// better, which metrics findings judge and how they word them, the chart and
+// the timeline), plan and Validate (which numbers may be negative) all read
+// it.
+//
+// Adding a metric, end to end:
+//  1. the SQL block in queries/<dialect>/*.sql that reads the column (the
+//     block header's version range is the only version gate);
+//  2. one line here: Name = def(Info{Name: "snake_name", Levels: ...,
+//     Unit: ..., Label: ..., Better: ...}) in display order; add a Finding
+//     spec to have findings word it at table or index level (every
+//     database-level metric is judged without one), Chart or Timeline to put
+//     it there;
+//  3. the collector's line that emits it: counter(collectors.DB, "",
+//     result.SnakeName, v, ...) (each dialect's helpers take a *Info).
+//
+// The JSON carries Name only, so a value from a branch that still writes
+// string names converts by replacing "snake_name" with result.SnakeName.Name
+// (or the *Info where a helper takes one).
 
 // Unit is what a metric's value counts.
 type Unit string
@@ -20,6 +38,7 @@ const (
 	Bytes    Unit = "bytes"
 	Pages    Unit = "pages"
 	Millis   Unit = "ms"
+	Seconds  Unit = "s"
 	Fraction Unit = "ratio" // 0..1, shown as a percentage
 )
 
@@ -58,7 +77,19 @@ const (
 // MinShownShare is where WhenShare starts showing a share.
 const MinShownShare = 0.01
 
-// Info is one catalogue entry.
+// FindingSpec says how findings judge and word a metric below the database
+// level: Level is where it is judged, "<run> <Verb> 9.1% fewer <Noun>" the
+// sentence, Rank the tie-break order among equal effects, and Secondary
+// ranks it after the headline metrics whatever its effect (a 94% drop of
+// 0.02 page splits per operation matters less than 1 index entry).
+type FindingSpec struct {
+	Level      Level
+	Verb, Noun string
+	Rank       int
+	Secondary  bool
+}
+
+// Info is one catalogue entry; the catalogue's values are *Info.
 type Info struct {
 	Name   string
 	Levels []Level
@@ -74,7 +105,30 @@ type Info struct {
 	// Total: shown as the window's total only, never per operation (counts
 	// of background work that does not scale with the workload).
 	Total bool
+	// Finding: judged at table or index level by findings (nil: at the
+	// database level only, as every database-level metric is).
+	Finding *FindingSpec
+	// Chart is the html chart that draws the metric's rows at ChartLevel
+	// ("leaf": index entries per index, "log": the log's bytes, "hot": the
+	// HOT ratio per table); "" for none.
+	Chart      string
+	ChartLevel Level
+	// Timeline is the metric's place among the timeline's per-second series
+	// (1 first; 2 is the rows-changed sum the reports make); 0 for none.
+	Timeline int
 }
+
+// String is the metric's name, as results, budgets and JSON write it.
+func (m *Info) String() string { return m.Name }
+
+// def adds a metric to the catalogue in declaration order.
+func def(m Info) *Info {
+	p := &m
+	catalogue = append(catalogue, p)
+	return p
+}
+
+var catalogue []*Info
 
 // IsBytes, IsRatio: the metric's unit.
 func (i Info) IsBytes() bool { return i.Unit == Bytes }
@@ -99,110 +153,6 @@ var (
 	tbIx  = []Level{LevelTable, LevelIndex}
 	every = []Level{LevelDatabase, LevelTable, LevelIndex}
 )
-
-// catalogue is in display order: the rows and HOT a table leads with, then
-// the index writes, the log, and the rest alphabetically.
-var catalogue = []Info{
-	{Name: "rows_inserted", Levels: dbTb, Unit: Count, Label: "rows inserted", Better: Neither},
-	{Name: "rows_updated", Levels: dbTb, Unit: Count, Label: "rows updated", Better: Neither},
-	{Name: "hot_updates", Levels: tb, Unit: Count, Label: "hot updates", Better: Higher},
-	{Name: "non_hot_updates", Levels: tb, Unit: Count, Label: "non hot updates", Better: Lower},
-	{Name: "newpage_updates", Levels: tb, Unit: Count, Label: "newpage updates", Better: Lower},
-	{Name: "hot_ratio", Levels: tb, Unit: Fraction, Label: "hot ratio", Better: Higher},
-	{Name: "rows_deleted", Levels: dbTb, Unit: Count, Label: "rows deleted", Better: Neither},
-	// rows_written: a table's rows inserted + updated + deleted where the
-	// server counts only their sum (MariaDB's TABLE_STATISTICS.ROWS_CHANGED).
-	{Name: "rows_written", Levels: tb, Unit: Count, Label: "rows written", Better: Neither},
-	{Name: "leaf_inserts", Levels: ix, Unit: Count, Label: "leaf inserts", Better: Lower},
-	{Name: "leaf_deletes", Levels: ix, Unit: Count, Label: "leaf deletes", Better: Lower},
-	{Name: "leaf_updates", Levels: ix, Unit: Count, Label: "leaf updates", Better: Lower},
-	{Name: "leaf_page_splits", Levels: ix, Unit: Count, Label: "leaf page splits", Better: Lower},
-	{Name: "page_merges", Levels: dbIx, Unit: Count, Label: "page merges", Better: Lower, Show: WhenNonZero},
-	{Name: "log_bytes", Levels: every, Unit: Bytes, Label: "log bytes", Better: Lower},
-	{Name: "log_bytes_in_scope", Levels: db, Unit: Bytes, Label: "  of which the workload's objects", Better: Lower},
-	{Name: "log_bytes_other_objects", Levels: db, Unit: Bytes, Label: "  of which other objects", Better: Neither, Show: WhenNonZero},
-	{Name: "log_bytes_other", Levels: db, Unit: Bytes, Label: "  of which no object (checkpoints, WAL switches)", Better: Neither},
-	{Name: "log_bytes_stat", Levels: db, Unit: Bytes, Label: "log bytes (statistics view)", Better: Lower},
-	{Name: "log_records", Levels: every, Unit: Count, Label: "log records", Better: Lower},
-	{Name: "fpi_count", Levels: every, Unit: Count, Label: "fpi count", Better: Lower, Show: WhenNonZero},
-	{Name: "fpi_bytes", Levels: every, Unit: Bytes, Label: "fpi bytes", Better: Lower, Show: WhenNonZero},
-	{Name: "page_splits", Levels: db, Unit: Count, Label: "page splits", Better: Lower},
-	{Name: "transactions_committed", Levels: db, Unit: Count, Label: "transactions committed", Better: Neither},
-	{Name: "block_changes", Levels: every, Unit: Count, Label: "block changes", Better: Lower},
-	{Name: "page_latch_waits", Levels: ix, Unit: Count, Label: "page latch waits", Better: Lower, Show: WhenNonZero},
-	{Name: "page_latch_wait_ms", Levels: ix, Unit: Millis, Label: "page latch wait time", Better: Lower, Show: WhenNonZero},
-	{Name: "row_lock_waits", Levels: tbIx, Unit: Count, Label: "row lock waits", Better: Lower, Show: WhenNonZero},
-	{Name: "size_bytes", Levels: tbIx, Unit: Bytes, Label: "size bytes", Better: Lower, Negative: true},
-	{Name: "autovacuum_runs", Levels: tb, Unit: Count, Label: "autovacuum runs", Better: Neither, Show: WhenNonZero, Total: true},
-	// run --vacuum: the VACUUM of the workload's tables after the variant's
-	// window, measured in a window of its own. The dead rows are the
-	// workload's, so these divide per operation like its own costs.
-	{Name: "vacuum_log_bytes", Levels: every, Unit: Bytes, Label: "vacuum: log bytes", Better: Lower},
-	{Name: "vacuum_log_records", Levels: every, Unit: Count, Label: "vacuum: log records", Better: Lower, Show: JSONOnly},
-	{Name: "vacuum_fpi_count", Levels: every, Unit: Count, Label: "vacuum: fpi count", Better: Lower, Show: WhenNonZero},
-	{Name: "vacuum_fpi_bytes", Levels: every, Unit: Bytes, Label: "vacuum: fpi bytes", Better: Lower, Show: JSONOnly},
-	{Name: "vacuum_pages_touched", Levels: tbIx, Unit: Pages, Label: "vacuum: pages touched", Better: Lower},
-	{Name: "vacuum_pages_scanned", Levels: tb, Unit: Pages, Label: "vacuum: heap pages scanned", Better: Lower},
-	{Name: "vacuum_pages_removed", Levels: tb, Unit: Pages, Label: "vacuum: heap pages truncated", Better: Neither, Show: WhenNonZero},
-	{Name: "vacuum_dead_rows_removed", Levels: tb, Unit: Count, Label: "vacuum: dead tuples pruned", Better: Lower},
-	{Name: "vacuum_dead_items_removed", Levels: tb, Unit: Count, Label: "vacuum: dead line pointers freed", Better: Lower},
-	{Name: "vacuum_buffers_dirtied", Levels: tb, Unit: Pages, Label: "vacuum: buffers dirtied", Better: Lower},
-	{Name: "vacuum_index_entries_removed", Levels: ix, Unit: Count, Label: "vacuum: index entries removed", Better: Lower},
-	{Name: "vacuum_index_pages_deleted", Levels: ix, Unit: Pages, Label: "vacuum: index pages deleted", Better: Lower, Show: WhenNonZero},
-	{Name: "vacuum_buffer_hits", Levels: tbIx, Unit: Count, Label: "vacuum: buffer hits", Better: Lower, Show: JSONOnly},
-	{Name: "vacuum_buffer_reads", Levels: tbIx, Unit: Count, Label: "vacuum: buffer reads", Better: Lower, Show: JSONOnly},
-	// the rest, alphabetically
-	{Name: "autoanalyze_runs", Levels: tb, Unit: Count, Label: "autoanalyze runs", Better: Neither, Show: JSONOnly, Total: true},
-	{Name: "binlog_bytes", Levels: db, Unit: Bytes, Label: "binlog bytes", Better: Lower},
-	{Name: "branch_node_splits", Levels: db, Unit: Count, Label: "branch node splits", Better: Lower},
-	// Shared buffers: per relation (pg_statio_*) the accesses, hits and
-	// reads; for the cluster (pg_stat_io, 16+) also the pages written and
-	// the pages added, whoever wrote them.
-	{Name: "buffer_extends", Levels: db, Unit: Pages, Label: "buffer pages extended (cluster)", Better: Lower, Show: WhenNonZero},
-	{Name: "buffer_hits", Levels: every, Unit: Count, Label: "buffer hits", Better: Neither, Show: JSONOnly},
-	{Name: "buffer_reads", Levels: every, Unit: Count, Label: "buffer reads", Better: Lower, Show: JSONOnly},
-	{Name: "buffer_writes", Levels: db, Unit: Pages, Label: "buffer pages written (cluster)", Better: Lower, Show: WhenNonZero},
-	{Name: "buffer_writes_backend", Levels: db, Unit: Pages, Label: "  of which by client backends", Better: Lower, Show: WhenNonZero},
-	{Name: "buffer_busy_waits", Levels: tbIx, Unit: Count, Label: "buffer busy waits", Better: Lower},
-	{Name: "checkpoints", Levels: db, Unit: Count, Label: "checkpoints", Better: Neither},
-	{Name: "commit_statements", Levels: db, Unit: Count, Label: "commit statements", Better: Neither},
-	// InnoDB's change buffer (MySQL, MariaDB before 11.0): changes to cold
-	// non-unique secondary-index pages merged in the window, and how much the
-	// buffer grew. Merges are work deferred from earlier, not a cost or a gain.
-	{Name: "ibuf_merged_delete_marks", Levels: db, Unit: Count, Label: "change buffer: delete-marks merged", Better: Neither, Show: WhenNonZero},
-	{Name: "ibuf_merged_deletes", Levels: db, Unit: Count, Label: "change buffer: purges merged", Better: Neither, Show: WhenNonZero},
-	{Name: "ibuf_merged_inserts", Levels: db, Unit: Count, Label: "change buffer: inserts merged", Better: Neither, Show: WhenNonZero},
-	{Name: "ibuf_merges", Levels: db, Unit: Count, Label: "change buffer merges", Better: Neither, Show: WhenNonZero},
-	{Name: "ibuf_size_pages", Levels: db, Unit: Pages, Label: "change buffer growth", Better: Neither, Negative: true, Show: WhenNonZero},
-	{Name: "itl_waits", Levels: tbIx, Unit: Count, Label: "itl waits", Better: Lower},
-	{Name: "leaf_allocations", Levels: ix, Unit: Count, Label: "leaf allocations", Better: Lower},
-	{Name: "leaf_node_90_10_splits", Levels: db, Unit: Count, Label: "leaf node 90 10 splits", Better: Lower},
-	{Name: "leaf_pages", Levels: ix, Unit: Pages, Label: "leaf pages", Better: Lower, Negative: true},
-	{Name: "log_bytes_flushed", Levels: db, Unit: Bytes, Label: "log bytes flushed", Better: Lower},
-	{Name: "log_bytes_written", Levels: db, Unit: Bytes, Label: "log bytes written", Better: Lower},
-	{Name: "log_flushes", Levels: db, Unit: Count, Label: "log flushes", Better: Lower},
-	{Name: "log_payload_bytes", Levels: db, Unit: Bytes, Label: "log payload bytes", Better: Lower},
-	{Name: "log_record_bytes", Levels: db, Unit: Bytes, Label: "log record bytes", Better: Lower},
-	{Name: "log_write_stall_ms", Levels: db, Unit: Millis, Label: "log write stall time", Better: Lower},
-	{Name: "log_writes", Levels: db, Unit: Count, Label: "log writes", Better: Lower},
-	{Name: "page_merge_attempts", Levels: db, Unit: Count, Label: "page merge attempts", Better: Lower},
-	{Name: "pages_touched", Levels: tbIx, Unit: Pages, Label: "pages touched", Better: Lower},
-	{Name: "physical_writes", Levels: tbIx, Unit: Count, Label: "physical writes", Better: Lower},
-	{Name: "redo_wastage_bytes", Levels: db, Unit: Bytes, Label: "redo wastage bytes", Better: Lower},
-	{Name: "row_lock_wait_ms", Levels: ix, Unit: Millis, Label: "row lock wait time", Better: Lower},
-	{Name: "scans", Levels: ix, Unit: Count, Label: "scans", Better: Neither, Show: JSONOnly},
-	{Name: "size_pages", Levels: ix, Unit: Pages, Label: "size pages", Better: Lower, Negative: true},
-	{Name: "transactions_rolled_back", Levels: db, Unit: Count, Label: "transactions rolled back", Better: Neither, Show: JSONOnly},
-	{Name: "tuples_fetched", Levels: ix, Unit: Count, Label: "tuples fetched", Better: Neither, Show: JSONOnly},
-	{Name: "tuples_read", Levels: ix, Unit: Count, Label: "tuples read", Better: Neither, Show: JSONOnly},
-	{Name: "undo_bytes", Levels: db, Unit: Bytes, Label: "undo bytes", Better: Lower},
-	{Name: "vacuum_runs", Levels: tb, Unit: Count, Label: "vacuum runs", Better: Neither, Show: JSONOnly, Total: true},
-	// The wait samplers' bookkeeping: how many samples the shares rest on,
-	// and the mean number of the workload's sessions active in them.
-	{Name: "wait_samples", Levels: db, Unit: Count, Label: "wait samples", Better: Neither, Total: true},
-	{Name: "active_sessions", Levels: db, Unit: Count, Label: "active sessions (mean of the samples)", Better: Neither, Total: true},
-	{Name: "wal_buffers_full", Levels: db, Unit: Count, Label: "wal buffers full", Better: Lower, Show: JSONOnly},
-}
 
 // WaitsPrefix starts the one family of names: the server's wait events,
 // "waits.<event>" (how often) and "waits.<event>_ms" (how long), named
@@ -243,22 +193,41 @@ func shareInfo(name string) (Info, bool) {
 	return Info{}, false
 }
 
-var byName = func() map[string]Info {
-	m := map[string]Info{}
-	for i := range catalogue {
-		catalogue[i].Order = i
-		m[catalogue[i].Name] = catalogue[i]
+var byName = map[string]*Info{}
+
+// The metrics are package variables initialised before init runs.
+func init() {
+	for i, m := range catalogue {
+		if byName[m.Name] != nil {
+			panic("result: metric " + m.Name + " defined twice")
+		}
+		m.Order = i
+		byName[m.Name] = m
 	}
-	return m
-}()
+}
 
 // Lookup returns a metric's catalogue entry, false for a name writeamp does
 // not write (a result from a newer writeamp may hold one: show it, as a count).
+// MigrationPrefix names a metric of check's migration window in a budget.
+const MigrationPrefix = "migration."
+
 func Lookup(name string) (Info, bool) {
-	if i, ok := byName[name]; ok {
-		return i, true
+	if m, ok := byName[name]; ok {
+		return *m, true
+	}
+	// check's budgets on the migration's own window (migration.log_bytes)
+	// take the unit of the metric they name.
+	if rest, ok := strings.CutPrefix(name, MigrationPrefix); ok {
+		if m, ok := byName[rest]; ok {
+			i := *m
+			i.Name = name
+			return i, true
+		}
 	}
 	if i, ok := shareInfo(name); ok {
+		return i, true
+	}
+	if i, ok := replicaInfo(name); ok {
 		return i, true
 	}
 	event, ok := strings.CutPrefix(name, WaitsPrefix)
@@ -289,7 +258,16 @@ func Lookup(name string) (Info, bool) {
 
 // Catalogue is every named metric in display order (the waits family not
 // included: see WaitsPrefix).
-func Catalogue() []Info { return append([]Info(nil), catalogue...) }
+func Catalogue() []Info {
+	out := make([]Info, len(catalogue))
+	for i, m := range catalogue {
+		out[i] = *m
+	}
+	return out
+}
+
+// Metrics is every named metric in display order, as the values collectors emit.
+func Metrics() []*Info { return append([]*Info(nil), catalogue...) }
 
 // Names is every named metric, sorted.
 func Names() []string {
@@ -318,4 +296,13 @@ func SortNames(names []string) {
 func MayBeNegative(name string) bool {
 	i, _ := Lookup(name)
 	return i.Negative
+}
+
+// Family is the entry of a name in one of the families whose members are
+// the server's own events (WaitsPrefix, SessionWaitsPrefix, WaitSharePrefix,
+// OpWaitSharePrefix): the collectors emit those through it, as they emit a
+// named metric through its value.
+func Family(name string) *Info {
+	i, _ := Lookup(name)
+	return &i
 }

@@ -10,7 +10,7 @@ type Claim struct {
 	Topic  string `json:"topic"`  // reposition, hot, contention, working_set, page_writes, change_buffer, vacuum
 	Claim  string `json:"claim"`  // the claim, short, as the PR's discussion makes it
 	Source string `json:"source"` // who made it: "Keycloak PR #51904"
-	// Metric and Object say what was compared ("leaf_inserts" on
+	// Metric and Object say what was compared (result.LeafInserts on
 	// "idx_user_session_expiration_last_refresh"); a contention claim's
 	// metric is the wait family it sums.
 	Metric string   `json:"metric,omitempty"`

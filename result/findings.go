@@ -1,5 +1,7 @@
 package result
 
+import "strings"
+
 // Finding is one conclusion a report leads with, computed by a stated rule
 // from the numbers of a result (never written by hand): a change between the
 // first and the last run beyond what the run's own noise allows, or, for a
@@ -89,3 +91,14 @@ func (r *Run) ServerRowsChanged() (float64, bool) {
 
 // RowMetrics are the row counters whose sum is "rows changed".
 var RowMetrics = []string{"rows_inserted", "rows_updated", "rows_deleted"}
+
+// Singular names one operation of a kind ("refreshes" -> "refresh"): the
+// JSON's per_operation keys and the reports' "per refresh" say it so.
+func Singular(op string) string {
+	for _, suf := range []string{"shes", "ches", "sses", "xes"} {
+		if strings.HasSuffix(op, suf) {
+			return strings.TrimSuffix(op, "es")
+		}
+	}
+	return strings.TrimSuffix(op, "s")
+}

@@ -111,7 +111,11 @@ type Run struct {
 	Missing        []Missing                     `json:"missing,omitempty"`
 	Warnings       []string                      `json:"warnings,omitempty"`
 	Partial        bool                          `json:"partial,omitempty"`
-	Window         *Window                       `json:"window,omitempty"`
+	// Resets name the counters that were reset inside the window (a
+	// statistics reset, a restart, a failover, an object recreated): their
+	// figures are unavailable, and check does not judge such a window.
+	Resets []string `json:"counters_reset,omitempty"`
+	Window *Window  `json:"window,omitempty"`
 	// Concurrency is the workers the run used, set when a sweep measured
 	// several levels so each run (column) says which level it is.
 	Concurrency int `json:"concurrency,omitempty"`
@@ -124,6 +128,11 @@ type Run struct {
 	Writes []Write `json:"writes,omitempty"`
 	// Samples are the counters read every --interval during the window.
 	Samples *Samples `json:"samples,omitempty"`
+	// Statements are the server's per-statement statistics over the window.
+	Statements *Statements `json:"statements,omitempty"`
+	// OperationCosts split the window's in-scope log by the built-in
+	// workload's operations, where the log names each record's transaction.
+	OperationCosts *OperationCosts `json:"operation_costs,omitempty"`
 }
 
 // Write is what one kind of DML statement of a built-in workload did in the
@@ -188,8 +197,11 @@ type Result struct {
 	Changes []Change `json:"changes,omitempty"`
 	// Claims are PR #51904's claims next to what a comparison of the
 	// refresh-token variants measured (reports.Claims).
-	Claims    []Claim  `json:"claims,omitempty"`
-	Runs      []Run    `json:"runs"`
+	Claims []Claim `json:"claims,omitempty"`
+	Runs   []Run   `json:"runs"`
+	// Migration is check's window around applying the migration itself:
+	// its duration (database.seconds), log, size added and rows rewritten.
+	Migration *Run     `json:"migration,omitempty"`
 	CreatedAt string   `json:"created_at,omitempty"`
 	Notes     []string `json:"notes,omitempty"`
 }

@@ -105,6 +105,8 @@ func FormatTotal(name string, v float64) string {
 		return FormatBytesExact(v)
 	case Millis:
 		return FormatCount(v) + " ms"
+	case Seconds:
+		return FormatCount(v) + " s"
 	}
 	return FormatCount(v)
 }

@@ -45,6 +45,11 @@ if has postgres; then
   if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || ! ls /usr/lib/postgresql/*/lib/pg_walinspect.so >/dev/null 2>&1 || ! command -v pgbench >/dev/null; then
     apt_install postgresql postgresql-contrib
   fi
+  # pg_wait_sampling is the independent truth of the wait-share tests
+  # (measure/waitsampling_integration_test.go), preloaded on a throwaway 15.
+  if [ -x /usr/lib/postgresql/15/bin/postgres ] && [ ! -e /usr/lib/postgresql/15/lib/pg_wait_sampling.so ]; then
+    apt_install postgresql-15-pg-wait-sampling
+  fi
   # INSTALL_ONLY=1: the binaries are enough (the demo starts its own server).
   [ "${INSTALL_ONLY:-}" = 1 ] && exit 0
   if ! pg_isready -q -h 127.0.0.1 -p 5432; then

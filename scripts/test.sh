@@ -8,16 +8,35 @@ eval "$(scripts/services.sh postgres mariadb)" || exit 1
 eval "$(scripts/pg-versions.sh --env)" || { echo "could not fetch the PostgreSQL 13-18 server binaries"; exit 1; }
 echo "testing against $WRITEAMP_TEST_PG_DSN and $WRITEAMP_TEST_MYSQL_DSN, and PostgreSQL 13-18 from ${WRITEAMP_TEST_PG_BINS%%/native*}..."
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+# initdb once per PostgreSQL major for the whole run; every throwaway
+# server of the suite starts from a copy (pgembed.TemplateEnv). 0755: the
+# unprivileged user the servers run as must reach it.
+WRITEAMP_PG_TEMPLATES=$(mktemp -d) && chmod 755 "$WRITEAMP_PG_TEMPLATES" && export WRITEAMP_PG_TEMPLATES
+trap 'rm -f "$log"; rm -rf "$WRITEAMP_PG_TEMPLATES"' EXIT
 # -p 1: packages share the servers, and one package's WAL must not land in
 # another's measured window.
-go test -count=1 -p 1 -timeout 10m -v ./... >"$log" 2>&1
+go test -count=1 -p 1 -timeout 18m -v ./... >"$log" 2>&1
 rc=$?
 grep -E '^(ok|FAIL|\?) ' "$log"
 if [ $rc -ne 0 ]; then
   echo; echo "failures:"
-  grep -E -A25 '^\s*--- FAIL|^panic:|^FAIL\s|build failed|\[setup failed\]' "$log" | head -300
+  # With -v a test's own messages come before its "--- FAIL" line (and
+  # interleave under t.Parallel), so collect each test's lines by the
+  # "=== RUN/CONT/NAME" markers and print the blocks of the failed ones.
+  awk '
+    /^=== (RUN|CONT|NAME|PAUSE) / { cur = $3; next }
+    /^\s*--- (PASS|SKIP)/ { next }
+    /^\s*--- FAIL: / { name = $3; failed[name] = 1; order[++n] = name; next }
+    cur != "" { body[cur] = body[cur] $0 "\n" }
+    /^panic:|build failed|\[setup failed\]/ { other = other $0 "\n" }
+    END {
+      for (i = 1; i <= n; i++) { t = order[i]; printf "--- FAIL: %s\n%s", t, substr(body[t], 1, 6000) }
+      if (other != "") printf "%s", other
+    }' "$log" | head -400
+  grep -E '^(panic:|FAIL\s)' "$log" | head -20
 fi
+echo "slowest tests:"
+grep -E '^--- (PASS|FAIL): ' "$log" | sed -E 's/^--- (PASS|FAIL): ([^ ]+) \(([0-9.]+)s\)/\3 \2/' | sort -rn | head -15
 FUZZTIME=${FUZZTIME:-20000x} scripts/fuzz.sh || rc=1
 pass=$(grep -cE '^\s*--- PASS' "$log")
 fail=$(grep -cE '^\s*--- FAIL' "$log")

@@ -105,8 +105,8 @@ func replaceOutsideQuotes(r rules, text string, re *regexp.Regexp, repl func(str
 		if t.kind != punct || text[t.start] != ':' || i+1 >= len(toks) || (i > 0 && toks[i-1].kind == punct && text[toks[i-1].start] == ':') {
 			continue
 		}
-		if loc := re.FindStringIndex(text[t.start:]); loc != nil && loc[0] == 0 && toks[i+1].start == t.end && t.start+loc[1] == toks[i+1].end {
-			copy(b[t.start:], repl(text[t.start:t.start+loc[1]]))
+		if loc := re.FindStringIndex(text[t.start:]); loc != nil && loc[0] == 0 && toks[i+1].start == t.end && int(t.start)+loc[1] == int(toks[i+1].end) {
+			copy(b[t.start:], repl(text[t.start:int(t.start)+loc[1]]))
 		}
 	}
 	return string(b)

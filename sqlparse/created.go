@@ -1,6 +1,8 @@
 package sqlparse
 
 import (
+	"strings"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 )
 
@@ -68,6 +70,9 @@ func rvKey(r *pg.RangeVar) string {
 }
 
 func pgChangedTable(s Statement) string {
+	if s.lexOnly {
+		return lexInsertTable(s.Text)
+	}
 	if s.pg == nil {
 		return ""
 	}
@@ -173,6 +178,39 @@ func mysqlChangedTable(text string) string {
 			}
 		}
 		return k
+	}
+	return ""
+}
+
+// lexInsertTable is the table of INSERT INTO [schema.]name, with names
+// folded as PostgreSQL folds them (unquoted to lower case), the key rvKey
+// gives; "" for anything it cannot be sure of.
+func lexInsertTable(text string) string {
+	c := newCursor(pgRules, text)
+	if !c.word("insert") || !c.word("into") {
+		return ""
+	}
+	var parts []string
+	for {
+		t := c.peek(0)
+		switch t.kind {
+		case word:
+			parts = append(parts, strings.ToLower(t.text(c.src)))
+		case ident:
+			parts = append(parts, unquote(t.text(c.src)))
+		default:
+			return ""
+		}
+		c.i++
+		if !c.punct('.') {
+			break
+		}
+	}
+	switch len(parts) {
+	case 1:
+		return "." + parts[0]
+	case 2:
+		return parts[0] + "." + parts[1]
 	}
 	return ""
 }

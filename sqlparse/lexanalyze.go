@@ -32,7 +32,7 @@ func (c *cursor) peek(k int) token {
 	if c.i+k < len(c.toks) {
 		return c.toks[c.i+k]
 	}
-	return token{kind: space, start: len(c.src), end: len(c.src)}
+	return token{kind: space, start: int32(len(c.src)), end: int32(len(c.src))}
 }
 
 // word reports whether the next token is one of ws (and consumes it).

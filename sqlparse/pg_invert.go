@@ -12,6 +12,9 @@ import (
 // built as a parse tree and printed by PostgreSQL's deparser, so names are
 // quoted exactly as PostgreSQL needs.
 func pgInvert(s Statement, e *Existence) (undo []*pg.Node, reason string) {
+	if s.lexOnly { // a plain INSERT (see Unparsed)
+		return nil, "it changes data; the rows as they were are not in the migration"
+	}
 	if s.pg == nil {
 		return nil, fmt.Sprintf("PostgreSQL's parser did not read it (%v)", s.pgErr)
 	}

@@ -24,6 +24,9 @@ func pgAttach(src string, st []Statement, whole bool) ([]Statement, error) {
 		return st, nil
 	}
 	lo, hi := st[0].Start, st[len(st)-1].End
+	if hi-lo > wholeParseLimit {
+		return pgAttachEach(src, st), nil
+	}
 	if tree, err := parseIf(whole, src[lo:hi]); err == nil {
 		var out []Statement
 		for _, raw := range tree.Stmts {
@@ -40,13 +43,44 @@ func pgAttach(src string, st []Statement, whole bool) ([]Statement, error) {
 				continue
 			}
 			one.Start, one.End = s+one.Start, s+one.End
-			one.Line = 1 + strings.Count(src[:one.Start], "\n")
 			one.pg = raw.Stmt
 			out = append(out, one)
 		}
+		numberLines(src, out)
 		return out, nil
 	}
-	for i := range st {
+	return pgAttachEach(src, st), nil
+}
+
+// wholeParseLimit is the largest script PostgreSQL's parser reads as a
+// whole. Past it psql's rules split (as psql itself does) and each
+// statement is parsed alone: the parser, run as WebAssembly, reads a few
+// hundred kB a second, so a data file of 200 MB of INSERTs took minutes.
+const wholeParseLimit = 1 << 20
+
+// pgAttachEach parses each statement alone, except in a script past
+// wholeParseLimit a plain INSERT, whose one target table the tokens name
+// (see pgChangedTable) and whose tree nothing else reads.
+func pgAttachEach(src string, st []Statement) []Statement {
+	big := st[len(st)-1].End-st[0].Start > wholeParseLimit
+	for i := 0; i < len(st); i++ {
+		if big && firstWord(st[i].Text) == "insert" {
+			st[i].lexOnly = true
+			continue
+		}
+		if big {
+			// A call into the parser costs about as much as 10 kB of text:
+			// runs of statements are parsed together, as long as the parser
+			// reads the run as the same statements.
+			j := i
+			for j < len(st) && st[j].End-st[i].Start < chunkParse && firstWord(st[j].Text) != "insert" {
+				j++
+			}
+			if j-i > 1 && pgAttachRun(src, st[i:j]) {
+				i = j - 1
+				continue
+			}
+		}
 		tree, err := pgquery.Parse(st[i].Text)
 		switch {
 		case err != nil:
@@ -57,7 +91,40 @@ func pgAttach(src string, st []Statement, whole bool) ([]Statement, error) {
 			st[i].pg = tree.Stmts[0].Stmt
 		}
 	}
-	return st, nil
+	return st
+}
+
+const chunkParse = 64 << 10
+
+// pgAttachRun parses st (consecutive statements of src) in one call and
+// attaches the trees when the parser reads the same statements there.
+func pgAttachRun(src string, st []Statement) bool {
+	lo := st[0].Start
+	tree, err := pgquery.Parse(src[lo:st[len(st)-1].End])
+	if err != nil || len(tree.Stmts) != len(st) {
+		return false
+	}
+	for k, raw := range tree.Stmts {
+		// The parser's statement starts where the lexer's does, after the
+		// previous one's terminator and any space or comment.
+		if s := lo + int(raw.StmtLocation); s > st[k].Start || (k > 0 && s < st[k-1].End) {
+			return false
+		}
+	}
+	for k, raw := range tree.Stmts {
+		st[k].pg = raw.Stmt
+	}
+	return true
+}
+
+// firstWord is the statement's first keyword, lower case ("" when it starts
+// with something else, e.g. a parenthesis).
+func firstWord(text string) string {
+	c := newCursor(pgRules, text[:min(len(text), 64)])
+	if t := c.peek(0); t.kind == word {
+		return strings.ToLower(t.text(c.src))
+	}
+	return ""
 }
 
 func parseIf(do bool, text string) (*pg.ParseResult, error) {
@@ -72,6 +139,11 @@ var errNotTried = errors.New("not parsed as a whole")
 // ParseError is why PostgreSQL's parser did not read a statement (nil when
 // it did, or for other dialects).
 func (s Statement) ParseError() error { return s.pgErr }
+
+// Unparsed reports a statement that PostgreSQL's parser was not asked to
+// read (a plain INSERT of a large data script, see wholeParseLimit): what
+// it does is read from its tokens.
+func (s Statement) Unparsed() bool { return s.lexOnly }
 
 // walk calls fn for every message in m's tree, depth first; fn returns
 // false to skip a message's children.

@@ -11,7 +11,15 @@ import (
 // client would cut it at its first ";" and the server would refuse both
 // halves).
 func splitMySQL(src string, toks []token) []Statement {
-	toks = append([]token(nil), toks...) // a delimiter inside a word splits that token
+	// A delimiter inside a word splits that token: the caller's tokens are
+	// copied before the first such change (a large script has tens of
+	// millions, and most scripts never need it).
+	owned := false
+	own := func() {
+		if !owned {
+			toks, owned = append([]token(nil), toks...), true
+		}
+	}
 	var out []Statement
 	delim := ";"
 	from := 0
@@ -32,11 +40,11 @@ func splitMySQL(src string, toks []token) []Statement {
 		// DELIMITER is a client command at the start of a statement: the
 		// rest of its line up to the first blank is the new delimiter.
 		if len(words) == 0 && t.is(src, "delimiter") {
-			eol := lineEnd(src, t.start)
+			eol := lineEnd(src, int(t.start))
 			if f := strings.Fields(src[t.end:eol]); len(f) > 0 {
 				emit(toks[from:i])
 				delim = f[0]
-				for i+1 < len(toks) && toks[i+1].start < eol {
+				for i+1 < len(toks) && int(toks[i+1].start) < eol {
 					i++
 				}
 				from = i + 1
@@ -47,8 +55,9 @@ func splitMySQL(src string, toks []token) []Statement {
 			// $ is an identifier character, so "END$$" is one word: the
 			// client still sees the delimiter in it.
 			if k := strings.Index(t.text(src), delim); k > 0 {
-				emit(append(toks[from:i:i], token{word, t.start, t.start + k}))
-				toks[i].start = t.start + k
+				emit(append(toks[from:i:i], token{word, t.start, t.start + int32(k)}))
+				own()
+				toks[i].start = t.start + int32(k)
 				from = i
 				i--
 				continue
@@ -56,12 +65,13 @@ func splitMySQL(src string, toks []token) []Statement {
 		}
 		if (t.kind == punct || t.kind == word) && strings.HasPrefix(src[t.start:], delim) && (delim != ";" || depth == 0) {
 			emit(toks[from:i])
-			end := t.start + len(delim)
+			end := t.start + int32(len(delim))
 			for i+1 < len(toks) && toks[i+1].start < end {
 				i++
 			}
 			from = i + 1
 			if toks[i].end > end { // the delimiter ended inside this token
+				own()
 				toks[i].start = end
 				from = i
 				i--

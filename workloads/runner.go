@@ -3,6 +3,7 @@ package workloads
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -61,7 +62,16 @@ type Runner struct {
 	// on ("" between operations), so the wait samplers tell the workload's
 	// sessions apart and share their waits per operation.
 	Watch func(session, op string)
+	// Xacts asks each operation's transaction for its id (where the dialect
+	// is an XactIDReader), one read-only query appended to its statements,
+	// and keeps which operation each id was (Stats.Xacts).
+	Xacts bool
+
+	xactSQL string
 }
+
+// errWorkerGaveUp is why the other workers stop when one gives up.
+var errWorkerGaveUp = errors.New("another worker gave up")
 
 // MaxConcurrency bounds --concurrency: workers each hold a connection.
 const MaxConcurrency = 1024
@@ -94,21 +104,47 @@ func (r Runner) Run(ctx context.Context, ops Ops) (Stats, error) {
 	if !r.NoPipeline {
 		pipe, _ = r.Target.Dialect.(dialects.Pipeliner)
 	}
+	if xr, ok := r.Target.Dialect.(dialects.XactIDReader); ok && r.Xacts {
+		text, err := xr.XactIDStmt(r.Target.Server)
+		if err != nil {
+			return Stats{}, err
+		}
+		r.xactSQL = text
+	}
 	results := make([]*tally, n)
 	errs := make([]error, n)
 	start := time.Now()
+	// A worker that gives up ends the run: its share of the operations is
+	// lost, so the result is partial whatever the others do, and letting
+	// them finish only spends the user's time (a lost connection once kept
+	// a 500,000-operation run going for minutes after it had failed).
+	wctx, giveUp := context.WithCancelCause(ctx)
+	defer giveUp(nil)
 	var wg sync.WaitGroup
 	for i := 0; i < n; i++ {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
 			results[i] = newTally()
-			errs[i] = r.worker(ctx, pipe, ops(i, n), results[i])
+			errs[i] = r.worker(wctx, pipe, ops(i, n), results[i])
+			if errs[i] != nil && ctx.Err() == nil {
+				giveUp(errWorkerGaveUp)
+			}
 		}(i)
 	}
 	wg.Wait()
+	if ctx.Err() == nil {
+		for i, e := range errs {
+			if e != nil && errors.Is(e, context.Canceled) && context.Cause(wctx) == errWorkerGaveUp {
+				errs[i] = nil // stopped because another worker gave up, not a failure of its own
+			}
+		}
+	}
 	st := Stats{Operations: map[string]int64{}, Errors: map[string]int64{}, Latency: map[string]*Histogram{},
 		Statements: map[string]int64{}, Elapsed: time.Since(start)}
+	if r.xactSQL != "" {
+		st.Xacts = map[uint32]string{}
+	}
 	for _, t := range results {
 		t.mergeInto(&st)
 	}
@@ -133,10 +169,11 @@ type tally struct {
 	ops, errs, stmts map[string]int64
 	retries          int64
 	lat              map[string]*Histogram
+	xacts            map[uint32]string
 }
 
 func newTally() *tally {
-	return &tally{ops: map[string]int64{}, errs: map[string]int64{}, stmts: map[string]int64{}, lat: map[string]*Histogram{}}
+	return &tally{ops: map[string]int64{}, errs: map[string]int64{}, stmts: map[string]int64{}, lat: map[string]*Histogram{}, xacts: map[uint32]string{}}
 }
 
 func (t *tally) latency(op string) *Histogram {
@@ -159,6 +196,9 @@ func (t *tally) mergeInto(st *Stats) {
 		st.Statements[k] += v
 	}
 	st.Retries += t.retries
+	for k, v := range t.xacts {
+		st.Xacts[k] = v
+	}
 	for k, h := range t.lat {
 		if st.Latency[k] == nil {
 			st.Latency[k] = NewHistogram()
@@ -247,9 +287,15 @@ func (r Runner) attempts(ctx context.Context, conn *sql.Conn, pipe dialects.Pipe
 // once runs op's steps in one transaction and checks what each did. The
 // rows of committed DML count even when a later step's count is wrong.
 func (r Runner) once(ctx context.Context, conn *sql.Conn, pipe dialects.Pipeliner, op Op, t *tally) error {
-	list := make([]dialects.Stmt, len(op.Steps))
+	list := make([]dialects.Stmt, len(op.Steps), len(op.Steps)+1)
 	for i, st := range op.Steps {
 		list[i] = st.Stmt
+	}
+	var xid sql.NullInt64
+	if r.xactSQL != "" {
+		// Last, after the writes: by then the transaction has its id if it
+		// will ever have one.
+		list = append(list, dialects.Stmt{SQL: r.xactSQL, Query: true, Dest: []any{&xid}})
 	}
 	var res []dialects.StmtResult
 	var err error
@@ -271,6 +317,9 @@ func (r Runner) once(ctx context.Context, conn *sql.Conn, pipe dialects.Pipeline
 		if st.Want >= 0 && got != st.Want {
 			return fmt.Errorf("%s: %d rows, expected %d (was the row changed by someone else?)", st.Name, got, st.Want)
 		}
+	}
+	if xid.Valid {
+		t.xacts[uint32(xid.Int64)] = op.Name
 	}
 	return nil
 }

@@ -4,8 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"io"
+	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/DATA-DOG/go-sqlmock"
 
@@ -185,5 +188,48 @@ func TestRunnerMergesWorkers(t *testing.T) {
 	}
 	if ended.Load() != workers {
 		t.Errorf("EndSession ran %d times, want %d", ended.Load(), workers)
+	}
+}
+
+// TestRunnerStopsEveryWorkerWhenOneGivesUp: a worker whose connection is
+// lost ends the run; the others stop at their next operation instead of
+// running their share to the end, and only the real failure is reported.
+func TestRunnerStopsEveryWorkerWhenOneGivesUp(t *testing.T) {
+	target, mock, _ := mockTarget(t)
+	mock.ExpectBegin()
+	mock.ExpectExec("UPDATE t SET v = v + 1 WHERE id = 1").WillReturnError(io.ErrUnexpectedEOF)
+	mock.ExpectRollback()
+	var others atomic.Int64
+	share := func(w, _ int) Next {
+		if w == 0 {
+			return ops(Op{Name: "refresh", Counts: "refreshes", Steps: []Step{update("upd")}})(w, 2)
+		}
+		return func() (Op, bool) { // endless: only the run's end stops it
+			others.Add(1)
+			return Op{Name: "cached", Counts: "cached"}, true
+		}
+	}
+	type ran struct {
+		st  Stats
+		err error
+	}
+	done := make(chan ran, 1)
+	go func() {
+		st, err := Runner{Target: target, Concurrency: 2}.Run(context.Background(), share)
+		done <- ran{st, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err == nil || !ConnectionLost(r.err) {
+			t.Fatalf("err = %v, want the lost connection", r.err)
+		}
+		if strings.Contains(r.err.Error(), "more workers failed") {
+			t.Errorf("the workers stopped by the failure are not failures of their own: %v", r.err)
+		}
+		if r.st.Errors["refresh"] != 1 {
+			t.Errorf("errors %v", r.st.Errors)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the run went on after a worker gave up (%d operations by the other)", others.Load())
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
+	"github.com/writeamp/writeamp/result"
 )
 
 // Meta describes a workload.
@@ -51,6 +52,10 @@ type Stats struct {
 	// Statements counts the rows each DML statement name changed; dialects
 	// without per-index counters derive index writes from it (InnoDB rules).
 	Statements map[string]int64
+	// Xacts maps the id of each committed operation's transaction, as the
+	// log's records carry it, to the operation (Op.Name); nil unless the
+	// runner was asked (Runner.Xacts) and the dialect can say.
+	Xacts map[uint32]string
 }
 
 // Workload is a built-in write workload with variants. The runner
@@ -157,4 +162,44 @@ func New(name string) (Workload, error) {
 		return nil, fmt.Errorf("unknown workload %q (known: %s)", name, strings.Join(Names(), ", "))
 	}
 	return f(), nil
+}
+
+// RunAmender is implemented by workloads that know figures of their own run
+// the server cannot give (what their schedule did, e.g. how many refreshes
+// crossed a coarse boundary): AmendRun adds them once the variant's run is
+// built from its window.
+type RunAmender interface {
+	AmendRun(run *result.Run, st Stats)
+}
+
+// Epilogue is work that follows a variant's window and is measured in a
+// window of its own (the refresh-token workload's expiration job): the
+// variant's figures stay those of the workload alone, and the epilogue's
+// join the run under Prefix.
+type Epilogue struct {
+	Prefix string // metric name prefix, e.g. "expiration_job_"
+	Ops    Ops    // run by one worker, in order
+	// Metrics are the window's figures the run gets, by the name they get:
+	// only these, so the variant's figures are not confused with the
+	// epilogue's.
+	Metrics map[string]string
+	// Finish adds what the workload counted itself (runs, rows examined)
+	// and the per-run and per-row figures, from the epilogue's stats.
+	Finish func(run *result.Run, st Stats)
+}
+
+// Epiloguer is implemented by workloads with an Epilogue; nil means none for
+// this variant.
+type Epiloguer interface {
+	Epilogue() (*Epilogue, error)
+}
+
+// WindowPlacer is implemented by workloads that choose where their window
+// opens relative to a checkpoint (PostgreSQL writes a full-page image at the
+// first change of each page after one): Checkpoint "before" is a CHECKPOINT
+// right before the window (the worst case), "none" none, "steady" a
+// CHECKPOINT, then the warm-up, then the window without one. Warmup, when
+// not nil, runs before the window opens, outside it.
+type WindowPlacer interface {
+	Placement() (checkpoint string, warmup Ops, err error)
 }

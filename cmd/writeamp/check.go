@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -20,6 +21,8 @@ func newCheckCmd() *cobra.Command {
 		outputs           check.Outputs
 		dsn               string
 		quiet, showOutput bool
+		lockTimeout       time.Duration
+		conf              checkConfig
 	)
 	cmd := &cobra.Command{
 		Use:   "check --migration up.sql [--budget B]... [-- COMMAND [ARG]...]",
@@ -72,9 +75,22 @@ Leaving the database as it was (-- COMMAND; the built-in workload needs none of 
     left are listed by writeamp clean, and dropped by clean --drop once that lock is
     free and no session uses them.
   - --keep-migration: leave the migration (and --schema) applied, as asked.
-  The catalog (objects, columns, indexes, constraints; not data or grants) is read
-  before and after: a difference is listed and the exit code is 2. The command's own
-  writes to its data stay (they are your workload; --clone gives it fresh copies).
+  The restore is proved before it stays: the catalog (objects, columns, indexes,
+  constraints; PostgreSQL also persistence, owners, privileges, RLS and policies,
+  comments, sequence options, routine bodies, database/role settings) and a checksum
+  of every table's rows are read just before and after the migration. A migration
+  that changed nothing is not undone; on PostgreSQL the undo runs in one transaction
+  that commits only when the catalog and the rows of tables there before are as
+  before (else rolled back, and the undo the catalog difference proves is tried);
+  on MySQL/MariaDB an undo that would drop, empty or write a table there before is
+  refused before it runs. --down DIR runs only the downs of applied ups. What is
+  not as it was is listed and the exit code is 3. The command's own writes to its
+  data stay (they are your workload; --clone gives it fresh copies).
+  One check at a time per database (a lock; a second waits 30 s, then exits 2 naming
+  the first). Before applying, check writes writeamp_undo_<run> with the undo plan;
+  after a kill -9, writeamp clean lists it, clean --drop finishes the undo with the
+  same proof, and the next check refuses (exit 3) until then. SIGHUP, SIGQUIT,
+  SIGTERM and SIGINT all undo; the command dies with writeamp (parent-death signal).
 
 --repeat N measures each side N times, each on a fresh state (the migration undone
 and applied again, a new schema or a new copy), alternating before and after. Budgets
@@ -106,12 +122,25 @@ also rewrites an entry of that index: InnoDB has no HOT) and names the index, th
 column and the statement. For -- COMMAND it reads the UPDATEs of *.sql files named
 on the command line and of inline SQL.
 
-Exit codes: 0 within budget (or inside the spread), 1 a budget exceeded, 2 could not
-measure (bad input, a migration check cannot undo, a failing migration or command, a
-budget that could not be evaluated) or the database is not as it was afterwards.
+Exit codes (the more severe wins): 0 within budget (or inside the spread), 1 a budget
+exceeded, 2 bad input or could not measure (a migration check cannot undo, a failing
+migration or command, one left inside an open transaction, a budget that could not be
+evaluated, an output file that could not be written: the verdict and the restore then
+go to stderr), 3 the database is not as it was (restore refused, failed or unproven).
 Output: the comparison table, the restore and a verdict per budget (--format
 table|markdown|json), --junit FILE for CI (a test case per budget and one for the
 restore), and a Markdown summary appended to $GITHUB_STEP_SUMMARY when set.
+Under GitHub Actions (GITHUB_ACTIONS=true) each failed budget and static warning is
+also an ::error/::warning annotation at the migration statement's file and line;
+--sarif FILE writes the same as SARIF 2.1.0 for code scanning; --format openmetrics
+and --push URL give the metrics to Prometheus. A static warning is silenced by
+"-- writeamp:allow index-on-updated-column reason: WHY" above its statement (a
+suppression without a reason is exit 2, naming file:line).
+
+Config: writeamp.yaml or .writeamp.yaml, from the working directory up to the
+repository root, or --config FILE: dsn_env, migration, schema, workload, repeat,
+budgets (per migration path glob, advisory or failing) and allow (suppressions with
+reasons). Flags override it; --print-config prints the merged settings.
 See docs/check-ci-example.md for a GitHub Actions workflow.`,
 		Example: `  # built-in workload, migration on its session tables, on a throwaway PostgreSQL
   writeamp check --migration add_index.sql --budget 'hot_ratio>=0.9' --budget 'log_bytes/op<=+5%'
@@ -136,6 +165,16 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 				return usageError{err}
 			}
 			req.Command = command
+			if cmd.Flags().Changed("lock-timeout") {
+				req.LockTimeout = &lockTimeout
+			}
+			file, err := conf.apply(cmd, &req, &dsn)
+			if err != nil {
+				return usageError{err}
+			}
+			if conf.print {
+				return printConfig(cmd.OutOrStdout(), file, req, conf.dsnOrigin(cmd))
+			}
 			g, err := req.Gate()
 			if err != nil {
 				return usageError{err}
@@ -173,6 +212,7 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 			}
 			out, runErr := g.Run(ctx)
 			outputs.StepSummary = os.Getenv("GITHUB_STEP_SUMMARY")
+			outputs.Annotate = os.Getenv("GITHUB_ACTIONS") == "true"
 			outputs.Stdout, outputs.Stderr, outputs.Log = cmd.OutOrStdout(), cmd.ErrOrStderr(), log
 			return out.Write(outputs, runErr)
 		},
@@ -185,6 +225,8 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 	formatFlag(cmd, &outputs.Format, check.Formats)
 	f.StringVarP(&outputs.Report, "output", "o", "", "write the report to this file instead of stdout")
 	f.StringVar(&outputs.JUnit, "junit", "", "also write a JUnit XML report (one test case per budget) to this file (- for stdout)")
+	pushVar(cmd, &outputs.Push)
+	f.StringVar(&outputs.SARIF, "sarif", "", "also write a SARIF 2.1.0 log (failed budgets and static warnings at the migration's lines, for code scanning) to this file (- for stdout)")
 	f.StringVar(&outputs.Result, "result", "", "also save the before/after result JSON (for writeamp plan) to this file (- for stdout)")
 	listFlag(f, &req.ScopeSchemas, "scope-schema", "", nil, "-- COMMAND only: measure the tables of these schemas (default: every user schema)")
 	f.BoolVar(&showOutput, "show-output", false, "-- COMMAND only: pass the command's output to stderr (default: discarded)")
@@ -195,6 +237,8 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 	f.BoolVar(&req.Clone, "clone", false, "-- COMMAND only, PostgreSQL: measure on throwaway copies of the database (CREATE DATABASE … TEMPLATE), dropped afterwards; needs CREATEDB and no other session on the database")
 	f.BoolVar(&req.KeepMigration, "keep-migration", false, "-- COMMAND only: leave the migration (and --schema) applied instead of undoing them")
 	f.IntVar(&req.Repeat, "repeat", 1, "measure each side N times on a fresh state; budgets judge the median and show the spread")
+	f.DurationVar(&lockTimeout, "lock-timeout", check.DefaultLockTimeout, "longest wait of one statement of the migration or its undo for a lock another session holds (0: as long as the server lets it); the error names the blocking session")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress or notes on stderr")
+	conf.flags(cmd)
 	return cmd
 }

@@ -37,9 +37,15 @@ and, on PostgreSQL, a pg_walinspect extension writeamp created that no run
 uses any more, and the writeamp_ck_* databases a check --clone left (killed
 with -9, or its server connection lost): in use while its check holds the
 run's lock or a session is connected, abandoned once both are gone, not
-ours without writeamp's marker (a comment on the database). --drop removes
-the abandoned and kept schemas, that extension and the abandoned copies;
-with --schema only the schemas named (unlocked ones included).`,
+ours without writeamp's marker (a comment on the database). It also lists
+the records (writeamp_undo_*) of migrations a check applied and did not
+undo (killed with -9, a crash): pending, with the undo; in use while a check
+holds the database's check lock. --drop removes the abandoned and kept
+schemas, that extension and the abandoned copies, and finishes each pending
+undo with the same proof as check's own (PostgreSQL: one transaction that
+commits only when the catalog is the one recorded before the migration),
+then drops its record; with --schema only the schemas named (unlocked ones
+included).`,
 		Example: `  writeamp clean --dsn postgres://app@db.test:5432/keycloak
   writeamp clean --dsn postgres://app@db.test:5432/keycloak --drop
   writeamp clean --dsn mysql://root@127.0.0.1:3306/test --drop --schema writeamp_rt_1a2b3c4d_coarse`,
@@ -87,6 +93,12 @@ with --schema only the schemas named (unlocked ones included).`,
 				return err
 			}
 			extra = append(extra, copies...)
+			// Migrations a killed check left applied, with their undo.
+			undos, err := check.PendingUndos(ctx, t.DB, t.Server, drop && len(schemas) == 0)
+			if err != nil {
+				return err
+			}
+			extra = append(extra, undos...)
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "writeamp clean · %s (%s)\n", t.Server, t.Where)
 			if len(found) == 0 && len(extra) == 0 {

@@ -61,12 +61,13 @@ run's label or variant; a label that repeats gets its file name.`,
 			if err != nil {
 				return usageError{err}
 			}
-			return emit(cmd.OutOrStdout(), format, output, merged)
+			return emit(cmd, format, output, merged)
 		},
 	}
 	f := cmd.Flags()
 	labelFlag(f, &labels, "label", "column labels, one per file in order (comma-separated or repeated)")
 	formatFlag(cmd, &format, reports.Formats)
+	pushFlag(cmd)
 	f.StringVarP(&output, "output", "o", "", "write the report to this file instead of stdout")
 	return cmd
 }

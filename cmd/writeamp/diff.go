@@ -53,7 +53,7 @@ from; without --dsn the report says it is still on.`,
 			if err != nil {
 				return usageError{err}
 			}
-			in := measure.DiffInput{Before: before, After: after, Label: label, Log: log}
+			in := measure.DiffInput{Before: before, After: after, Label: label, Log: log, Release: true}
 			ctx := cmd.Context()
 			if dsn != "" {
 				t, err := connect(ctx, dsn, embedOpts{Allow: false}, log)
@@ -72,13 +72,17 @@ from; without --dsn the report says it is still on.`,
 			if err != nil {
 				return err
 			}
-			return emit(cmd.OutOrStdout(), format, output, res)
+			if err := measure.DiffNodes(ctx, in, res); err != nil {
+				return err
+			}
+			return emit(cmd, format, output, res)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&dsn, "dsn", "", "the database the snapshots were taken on, to read the log between them (pg_walinspect) and turn off what snapshot --enable-monitors turned on")
 	f.StringVar(&label, "label", "diff", "name of this window in reports")
 	formatFlag(cmd, &format, reports.Formats)
+	pushFlag(cmd)
 	f.StringVarP(&output, "output", "o", "", "write the report to this file instead of stdout")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no notes on stderr")
 	return cmd

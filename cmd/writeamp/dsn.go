@@ -43,6 +43,12 @@ func (t *target) measuredWindow(log io.Writer, waits bool) (*measure.Window, err
 	return w, nil
 }
 
+// statementsFlag is --create-pg-stat-statements of run and measure: the
+// user's consent to create the extension for the run.
+func statementsFlag(f *pflag.FlagSet, v *bool) {
+	f.BoolVar(v, "create-pg-stat-statements", false, "PostgreSQL: where the server preloads pg_stat_statements but this database lacks the extension, create it for the run (marked as writeamp's) so the report lists each statement's rows and WAL, and drop it afterwards (one the database had is never touched)")
+}
+
 // waitsFlag is --waits of run and measure.
 func waitsFlag(f *pflag.FlagSet, v *bool) {
 	f.BoolVar(v, "waits", true, "sample what the workload's sessions wait on every 10 ms from a session of writeamp's own (approx shares of active time; --waits=false: no sampler)")

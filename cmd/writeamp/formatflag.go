@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/writeamp/writeamp/reports"
 )
 
 // formatValue is --format: one of a command's formats. A value outside
@@ -33,4 +35,18 @@ func formatFlag(cmd *cobra.Command, p *string, choices []string) {
 	*p = choices[0]
 	cmd.Flags().Var(&formatValue{value: p, choices: choices}, "format", "output format: "+strings.Join(choices, "|"))
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(choices, cobra.ShellCompDirectiveNoFileComp))
+	if slices.Equal(choices, reports.Formats) {
+		cmd.Flags().IntVar(&reportTop, "top", reports.DefaultTop, "tables and indexes the table, markdown and html formats show, the most active first (0: all; json and csv always carry all)")
+	}
+}
+
+// reportTop is --top of the command that runs (one per process), read by emit.
+var reportTop = reports.DefaultTop
+
+// topOption is --top as reports.Options has it (0 there is the default).
+func topOption() int {
+	if reportTop <= 0 {
+		return -1
+	}
+	return reportTop
 }

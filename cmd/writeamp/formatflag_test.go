@@ -11,8 +11,9 @@ import (
 // and the shell completion list the same choices.
 func TestFormatIsOneTypedFlagEverywhere(t *testing.T) {
 	want := map[string]string{
-		"run": "table, markdown, json, csv, html", "measure": "table, markdown, json, csv, html", "diff": "table, markdown, json, csv, html",
-		"compare": "table, markdown, json, csv, html", "check": "table, markdown, json", "plan": "table, markdown, json", "doctor": "table, markdown, json",
+		"run": "table, markdown, json, csv, html, openmetrics", "measure": "table, markdown, json, csv, html, openmetrics", "diff": "table, markdown, json, csv, html, openmetrics",
+		"compare": "table, markdown, json, csv, html, openmetrics", "check": "table, markdown, json, openmetrics", "plan": "table, markdown, json", "doctor": "table, markdown, json",
+		"explain": "table, json",
 	}
 	seen := 0
 	for _, c := range newRoot().Commands() {

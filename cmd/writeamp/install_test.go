@@ -17,6 +17,7 @@ import (
 // A replace directive, a missing go.sum line or a cgo-only dependency
 // would fail here as it would for a user.
 func TestGoInstallFromACleanGOPATH(t *testing.T) {
+	t.Parallel() // a build in its own GOPATH, nothing shared with the other tests
 	if testing.Short() {
 		t.Skip("builds writeamp from scratch")
 	}

@@ -79,13 +79,15 @@ func main() {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	stop = cancel
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	// SIGHUP (a closed terminal or CI runner) and SIGQUIT stop writeamp the
+	// same way: a check then still undoes its migration.
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	go func() {
 		s := <-sigs
 		// A second Ctrl-C ends writeamp at once: whatever it was doing
 		// (cleanup included) can be finished later by `writeamp clean` or
 		// the next run.
-		signal.Reset(os.Interrupt, syscall.SIGTERM)
+		signal.Reset(os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 		fmt.Fprintf(stderr, "writeamp: %v: stopping and cleaning up (again to quit at once)\n", s)
 		cancel(errInterrupted)
 	}()

@@ -18,7 +18,9 @@ func newMeasureCmd() *cobra.Command {
 		ops                                int64
 		quiet, vacuum                      bool
 		interval                           time.Duration
+		createStatements                   bool
 		waits                              bool
+		nodeDSNs                           []string
 	)
 	cmd := &cobra.Command{
 		Use:   "measure --dsn URL [flags] -- COMMAND [ARGS...]",
@@ -65,6 +67,9 @@ command and the numbers up to then are reported.`,
 			if ops < 0 {
 				return usagef("--operations: must be 0 (none) or more")
 			}
+			if err := checkNodes(nodeDSNs); err != nil {
+				return err
+			}
 			if err := measure.CheckInterval("--interval", interval); err != nil {
 				return usageError{err}
 			}
@@ -83,13 +88,20 @@ command and the numbers up to then are reported.`,
 			if err != nil {
 				return err
 			}
+			win.CreateStatements = createStatements
 			fmt.Fprintf(log, "measuring on %s (%s)\n", t.Server, t.Where)
 			live := newLiveLine(cmd.ErrOrStderr(), stderrIsTerminal(), quiet)
 			defer live.clear()
 			if tl := timelineFor(interval, live); tl != nil {
 				win.Observers = append(win.Observers, tl)
 			}
+			nodes, closeNodes, err := openNodes(ctx, nodeDSNs, schemas, tables, waits, log)
+			defer closeNodes()
+			if err != nil {
+				return err
+			}
 			w := &measure.Wrapped{
+				Nodes:  nodes,
 				Window: win, Command: args, Label: label,
 				Scope:      scope,
 				Operations: ops, OperationName: opName, Vacuum: vacuum,
@@ -102,7 +114,7 @@ command and the numbers up to then are reported.`,
 			if err != nil {
 				return err
 			}
-			if err := emit(cmd.OutOrStdout(), format, output, res); err != nil {
+			if err := emit(cmd, format, output, res); err != nil {
 				return err
 			}
 			if code != 0 {
@@ -122,10 +134,13 @@ command and the numbers up to then are reported.`,
 	f.Int64Var(&ops, "operations", 0, "how many operations the command performed, to normalize per operation (default: per row changed)")
 	f.StringVar(&opName, "operation-name", "operations", "what one --operations is called, plural (e.g. transactions)")
 	formatFlag(cmd, &format, reports.Formats)
+	pushFlag(cmd)
 	f.StringVarP(&output, "output", "o", "", "write the report to this file instead of stdout (after the command's output)")
 	f.BoolVar(&vacuum, "vacuum", false, "after the command, VACUUM the measured tables in a window of their own and report its cost (vacuum_* figures); InnoDB has no VACUUM and says so")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no notes on stderr")
 	intervalFlag(f, &interval)
 	waitsFlag(f, &waits)
+	statementsFlag(f, &createStatements)
+	nodeFlag(f, &nodeDSNs)
 	return cmd
 }

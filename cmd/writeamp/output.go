@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -9,7 +8,9 @@ import (
 	"time"
 
 	"github.com/mattn/go-isatty"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
 
 	"github.com/writeamp/writeamp/internal/safeio"
 	"github.com/writeamp/writeamp/reports"
@@ -67,14 +68,19 @@ func (b *barProgress) Add(n int) {
 	b.mu.Unlock()
 }
 
-// emit renders the result to --output, or to stdout for "" and "-".
-func emit(stdout io.Writer, format, output string, res *result.Result) error {
-	var buf bytes.Buffer
+// emit renders the result to --output, or to stdout for "" and "-", and
+// pushes its metrics to --push's Pushgateway when given.
+func emit(cmd *cobra.Command, format, output string, res *result.Result) error {
 	color := output == "" && format == "table" && stdoutIsTerminal() && os.Getenv("NO_COLOR") == ""
-	if err := reports.Render(&buf, format, res, reports.Options{Color: color}); err != nil {
+	// Rendered straight into the output: a large result's JSON held in a
+	// buffer first was one more copy of 80 MB.
+	err := safeio.Stream(cmd.OutOrStdout(), safeio.Target{Flag: "--output", Path: output}, func(w io.Writer) error {
+		return reports.Render(w, format, res, reports.Options{Color: color, Top: topOption()})
+	})
+	if err != nil {
 		return err
 	}
-	return writeOutput(stdout, "--output", output, buf.Bytes())
+	return pushResult(cmd, func() []*dto.MetricFamily { return reports.Families(res) })
 }
 
 // writeOutput writes a report or file a command was asked for, through

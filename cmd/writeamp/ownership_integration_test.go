@@ -48,7 +48,17 @@ func noWriteampSessions(t *testing.T, db *sql.DB) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Fatal("the killed run's sessions are still there after 5 s")
+	var left []string
+	rows, err := db.Query(`SELECT pid || ' ' || datname || ' ' || coalesce(state, '') || ' since ' || backend_start || ': ' || left(query, 120) FROM pg_stat_activity WHERE application_name = 'writeamp'`)
+	if err == nil {
+		for rows.Next() {
+			var s string
+			rows.Scan(&s)
+			left = append(left, s)
+		}
+		rows.Close()
+	}
+	t.Fatalf("the killed run's sessions are still there after 5 s: %q", left)
 }
 
 func openTestPG(t *testing.T) (string, *sql.DB) {
@@ -297,6 +307,7 @@ func runBinary(bin string, args ...string) (string, string, error) {
 // A server killed mid-run: the README promises a partial result file; the
 // run gave none, and did not say the schema was left behind.
 func TestServerKilledMidRunGivesAPartialResult(t *testing.T) {
+	t.Parallel() // its own throwaway server: alongside the other tests that have one
 	if _, err := pgembed.FindBinaries(); err != nil {
 		if testenv.CI() {
 			t.Fatal(err)

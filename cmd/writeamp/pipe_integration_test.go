@@ -72,6 +72,7 @@ func TestClosedStderrMidRunCleansUp(t *testing.T) {
 // `writeamp run | head -2` with no DSN: the throwaway PostgreSQL must be
 // stopped and removed even when nobody reads the report.
 func TestClosedStdoutStillRemovesTheThrowawayServer(t *testing.T) {
+	t.Parallel() // its own throwaway server and TMPDIR: alongside the other tests that have one
 	if _, err := pgembed.FindBinaries(); err != nil {
 		if testenv.CI() {
 			t.Fatal(err)

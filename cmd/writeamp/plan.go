@@ -15,6 +15,8 @@ func newPlanCmd() *cobra.Command {
 	var (
 		rateText, format, output string
 		ceilings                 []string
+		replicas                 int
+		network                  string
 		vcores                   int
 	)
 	cmd := &cobra.Command{
@@ -87,6 +89,9 @@ in capacity/ceilings.json: ` + strings.Join(capacity.CeilingNames(), ", ") + `).
 			if err != nil {
 				return usageError{fmt.Errorf("%s: %w", args[0], err)}
 			}
+			if err := addReplicas(cmd, p, res, replicas, network); err != nil {
+				return err
+			}
 			var buf bytes.Buffer
 			if err := capacity.Render(&buf, format, res.Server.Dialect, p); err != nil {
 				return err
@@ -101,6 +106,7 @@ in capacity/ceilings.json: ` + strings.Join(capacity.CeilingNames(), ", ") + `).
 	f.StringVar(&rateText, "rate", "", "rate of the main operation, OPERATION=RATE or rows=RATE (rows changed), several separated by commas: "+capacity.RateGrammar)
 	listFlag(f, &ceilings, "ceiling", "", nil, "log-rate ceiling: a name ("+strings.Join(capacity.CeilingNames(), ", ")+") or a rate such as 50MiB/s; repeatable")
 	f.IntVar(&vcores, "vcores", 0, "vCores for a per-vCore ceiling (azure-sql-gp, azure-sql-mi-bc); default: the ceiling's maximum")
+	replicasFlags(f, &replicas, &network)
 	formatFlag(cmd, &format, planFormats)
 	f.StringVarP(&output, "output", "o", "", "write to this file instead of stdout")
 	_ = cmd.RegisterFlagCompletionFunc("ceiling", cobra.FixedCompletions(capacity.CeilingNames(), cobra.ShellCompDirectiveNoFileComp))

@@ -36,6 +36,7 @@ Every number says where it came from and whether it is exact or derived.`,
 	})
 	root.AddCommand(newRunCmd(), newVersionCmd(), newMeasureCmd(), newSnapshotCmd(), newDiffCmd(), newCompareCmd())
 	root.AddCommand(newCheckCmd(), newPlanCmd(), newDoctorCmd(), newCleanCmd())
+	root.AddCommand(newExplainCmd())
 	root.AddCommand(newGenCmd(root))
 	return root
 }

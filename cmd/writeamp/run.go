@@ -46,7 +46,9 @@ func newWorkloadRunCmd(use, name string) *cobra.Command {
 		vacuum              bool
 		concurrency         string
 		interval            time.Duration
+		createStatements    bool
 		waits               bool
+		nodeDSNs            []string
 	)
 	cmd := &cobra.Command{
 		Use:   use,
@@ -64,6 +66,12 @@ func newWorkloadRunCmd(use, name string) *cobra.Command {
 			if fl, ok := wl.(workloads.Flagser); ok {
 				if err := fl.Validate(); err != nil {
 					return usageError{err}
+				}
+				// A flag can add a variant (refresh-token's --variant-file):
+				// run it too unless --variants picks.
+				meta = wl.Meta()
+				if !cmd.Flags().Changed("variants") {
+					variants = meta.Variants
 				}
 			}
 			if len(variants) == 0 {
@@ -83,11 +91,17 @@ func newWorkloadRunCmd(use, name string) *cobra.Command {
 			}
 			log := notesWriter(quiet)
 			ctx := cmd.Context()
+			if err := checkNodes(nodeDSNs); err != nil {
+				return err
+			}
 			t, err := connect(ctx, dsn, embedOpts{Allow: true, Bin: bin}, log)
 			if err != nil {
 				return err
 			}
 			defer t.Close()
+			if err := refuseReplica(t); err != nil {
+				return err
+			}
 			top := slices.Max(levels)
 			// Workers, plus the sessions that hold the schema's lock and the
 			// window's instrumentation for the whole run, plus snapshots.
@@ -97,11 +111,17 @@ func newWorkloadRunCmd(use, name string) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			win.CreateStatements = createStatements
 			if tl := timelineFor(interval, nil); tl != nil {
 				win.Observers = append(win.Observers, tl)
 			}
 			t.DB.SetMaxOpenConns(top + 3 + len(win.Observers)) // each observer reads on a connection of its own
 			fmt.Fprintf(log, "measuring on %s (%s)\n", t.Server, t.Where)
+			nodes, closeNodes, err := openNodes(ctx, nodeDSNs, nil, nil, waits, log)
+			defer closeNodes()
+			if err != nil {
+				return err
+			}
 			var res *result.Result
 			var runErr error
 			// A sweep is one experiment per level: each level's runs are
@@ -110,6 +130,7 @@ func newWorkloadRunCmd(use, name string) *cobra.Command {
 				exp := &measure.Experiment{
 					Window: win, Workload: wl, Variants: variants, Keep: keep,
 					Concurrency: level, NoPipeline: noPipe, Progress: progressFor(!quiet), Vacuum: vacuum,
+					Nodes: nodes,
 				}
 				if len(levels) > 1 {
 					fmt.Fprintf(log, "concurrency %d\n", level)
@@ -125,7 +146,7 @@ func newWorkloadRunCmd(use, name string) *cobra.Command {
 				res.Workload.Params["concurrency"] = concurrency
 			}
 			if res != nil && len(res.Runs) > 0 {
-				if err := emit(cmd.OutOrStdout(), format, output, res); err != nil {
+				if err := emit(cmd, format, output, res); err != nil {
 					return err
 				}
 			}
@@ -142,6 +163,7 @@ func newWorkloadRunCmd(use, name string) *cobra.Command {
 	f.StringVar(&concurrency, "concurrency", "1", "workers, each on its own connection (1 reproduces the reference run's one-at-a-time load; more adds contention); a list such as 1,8,32 sweeps the levels, each a column")
 	listFlag(f, &variants, "variants", "", meta.Variants, "variants to measure, in order: "+strings.Join(meta.Variants, ","))
 	formatFlag(cmd, &format, reports.Formats)
+	pushFlag(cmd)
 	f.StringVarP(&output, "output", "o", "", "write the report to this file instead of stdout")
 	f.BoolVar(&noPipe, "no-pipeline", false, "send each statement and wait for it (default: one round trip per transaction where the driver can pipeline)")
 	f.BoolVar(&vacuum, "vacuum", false, "after each variant's window, VACUUM the workload's tables in a window of their own and report its cost (vacuum_* figures: WAL, pages scanned, dead rows and index entries removed); InnoDB has no VACUUM and says so")
@@ -149,6 +171,8 @@ func newWorkloadRunCmd(use, name string) *cobra.Command {
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress or notes on stderr")
 	intervalFlag(f, &interval)
 	waitsFlag(f, &waits)
+	statementsFlag(f, &createStatements)
+	nodeFlag(f, &nodeDSNs)
 	_ = cmd.RegisterFlagCompletionFunc("variants", cobra.FixedCompletions(meta.Variants, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }

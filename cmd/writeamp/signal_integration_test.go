@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -73,5 +72,4 @@ func TestSIGINTAndSIGTERMLeaveTheCatalogAsItWas(t *testing.T) {
 			t.Errorf("%s: catalog changed: before %s, after %s", sig, before, after)
 		}
 	}
-	_ = os.Remove(bin)
 }

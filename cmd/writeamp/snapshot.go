@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -22,6 +24,7 @@ func newSnapshotCmd() *cobra.Command {
 		holdWAL         bool
 		enableMonitors  bool
 		quiet           bool
+		nodeDSNs        []string
 	)
 	cmd := &cobra.Command{
 		Use:   "snapshot --dsn URL -o FILE",
@@ -59,6 +62,9 @@ On MySQL/MariaDB the default --schema is the database the DSN names;
 			if output == "" {
 				return usagef("-o/--output: name the file to write the snapshot to (- for stdout)")
 			}
+			if err := checkNodes(nodeDSNs); err != nil {
+				return err
+			}
 			log := notesWriter(quiet)
 			ctx := cmd.Context()
 			t, err := connect(ctx, dsn, embedOpts{Allow: false}, log)
@@ -83,6 +89,14 @@ On MySQL/MariaDB the default --schema is the database the DSN names;
 				HoldWAL: holdWAL, EnableMonitors: enableMonitors, Where: t.Where, AfterInstrument: afterInstrument})
 			if err != nil {
 				return err
+			}
+			for i, nd := range nodeDSNs {
+				nf, err := snapshotNode(ctx, i+1, nd, schemas, tables, log)
+				if err != nil {
+					abandon()
+					return err
+				}
+				file.Nodes = append(file.Nodes, nf)
 			}
 			b, err := file.Bytes()
 			if err == nil {
@@ -112,5 +126,27 @@ On MySQL/MariaDB the default --schema is the database the DSN names;
 	f.BoolVar(&holdWAL, "hold-wal", true, "keep the server's WAL from this snapshot until the diff reads it (PostgreSQL: a replication slot, needs REPLICATION; diff --dsn drops it)")
 	f.BoolVar(&enableMonitors, "enable-monitors", false, "turn on the InnoDB monitors that are off, until writeamp diff --dsn turns them off (MySQL/MariaDB; needs SUPER / SYSTEM_VARIABLES_ADMIN)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no notes on stderr")
+	nodeFlag(f, &nodeDSNs)
 	return cmd
+}
+
+// snapshotNode reads --node number i into the same file, with the same
+// scope flags; diff reports it as node<i> beside the main reading.
+func snapshotNode(ctx context.Context, i int, dsn string, schemas, tables []string, log io.Writer) (*measure.SnapshotFile, error) {
+	t, err := connect(ctx, dsn, embedOpts{Allow: false}, log)
+	if err != nil {
+		return nil, fmt.Errorf("--node %d: %w", i, err)
+	}
+	defer t.Close()
+	sc, err := resolveScope(ctx, t, measure.DefaultScope(t.Server, collectors.Scope{Schemas: schemas, Tables: tables}))
+	if err != nil {
+		return nil, fmt.Errorf("--node %d: %w", i, err)
+	}
+	win, err := t.window(log)
+	if err != nil {
+		return nil, err
+	}
+	label := fmt.Sprintf("node%d", i)
+	fmt.Fprintf(log, "also reading %s: %s (%s)\n", label, t.Server, t.Where)
+	return win.TakeNodeSnapshot(ctx, label, sc, t.Where)
 }

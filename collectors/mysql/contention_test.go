@@ -12,7 +12,6 @@ import (
 	"github.com/writeamp/writeamp/dialects"
 	my "github.com/writeamp/writeamp/dialects/mysql"
 	"github.com/writeamp/writeamp/internal/mocksql"
-	"github.com/writeamp/writeamp/queries"
 )
 
 func TestClassifyProcess(t *testing.T) {
@@ -64,7 +63,7 @@ func TestSplitBufferPageTable(t *testing.T) {
 func TestInnodbBufferPageCountsPerIndex(t *testing.T) {
 	db, m := mocksql.New(t)
 	s := server(1101119, my.CapInnodbMetrics, my.CapLSNCurrent)
-	m.ExpectQuery(queries.MustGet(my.Name, "innodb_buffer_page_touched", s.VersionNum)).WithArgs(uint64(1000), uint64(5000)).
+	m.ExpectQuery(mocksql.SQL(t, my.Name, "innodb_buffer_page_touched", s.VersionNum)).WithArgs(uint64(1000), uint64(5000)).
 		WillReturnRows(sqlmock.NewRows([]string{"TABLE_NAME", "INDEX_NAME", "COUNT(*)"}).
 			AddRow("`rt`.`offline_user_session`", "PRIMARY", 12).
 			AddRow("`rt`.`offline_user_session`", "idx_user_session_expiration_last_refresh", 3).
@@ -112,9 +111,9 @@ var psCols = []string{"EVENT_NAME", "COUNT_STAR", "SUM_TIMER_WAIT", "enabled", "
 func TestEventsWaitsSummary(t *testing.T) {
 	db, m := mocksql.New(t)
 	s := server(1101119)
-	m.ExpectQuery(queries.MustGet(my.Name, "performance_schema_on", s.VersionNum)).WillReturnRows(sqlmock.NewRows([]string{"@@performance_schema"}).AddRow(1))
-	m.ExpectQuery(queries.MustGet(my.Name, "global_instrumentation", s.VersionNum)).WillReturnRows(sqlmock.NewRows([]string{"on"}).AddRow(1))
-	m.ExpectQuery(queries.MustGet(my.Name, "events_waits_summary_global_by_event_name", s.VersionNum)).WillReturnRows(sqlmock.NewRows(psCols).
+	m.ExpectQuery(mocksql.SQL(t, my.Name, "performance_schema_on", s.VersionNum)).WillReturnRows(sqlmock.NewRows([]string{"@@performance_schema"}).AddRow(1))
+	m.ExpectQuery(mocksql.SQL(t, my.Name, "global_instrumentation", s.VersionNum)).WillReturnRows(sqlmock.NewRows([]string{"on"}).AddRow(1))
+	m.ExpectQuery(mocksql.SQL(t, my.Name, "events_waits_summary_global_by_event_name", s.VersionNum)).WillReturnRows(sqlmock.NewRows(psCols).
 		AddRow("wait/synch/sxlock/innodb/index_tree_rw_lock", 6786, 134354328, 1, 1).
 		AddRow("wait/synch/mutex/innodb/buf_pool_mutex", 900, 0, 1, 0).
 		AddRow("wait/lock/metadata/sql/mdl", 3, 0, 0, 0))
@@ -140,15 +139,15 @@ func TestEventsWaitsSummary(t *testing.T) {
 func TestEventsWaitsSummaryOffSaysHowToTurnItOn(t *testing.T) {
 	db, m := mocksql.New(t)
 	s := server(1101119)
-	m.ExpectQuery(queries.MustGet(my.Name, "performance_schema_on", s.VersionNum)).WillReturnRows(sqlmock.NewRows([]string{"@@performance_schema"}).AddRow(0))
+	m.ExpectQuery(mocksql.SQL(t, my.Name, "performance_schema_on", s.VersionNum)).WillReturnRows(sqlmock.NewRows([]string{"@@performance_schema"}).AddRow(0))
 	_, err := EventsWaitsSummaryGlobalByEventName{}.Collect(context.Background(), db, s, collectors.Scope{})
 	if !errors.Is(err, dialects.ErrUnsupported) || !strings.Contains(err.Error(), "performance_schema = ON") || !strings.Contains(err.Error(), "restart") {
 		t.Errorf("performance_schema off: %v", err)
 	}
 	db, m = mocksql.New(t)
 	s = server(80036)
-	m.ExpectQuery(queries.MustGet(my.Name, "performance_schema_on", s.VersionNum)).WillReturnRows(sqlmock.NewRows([]string{"@@performance_schema"}).AddRow(1))
-	m.ExpectQuery(queries.MustGet(my.Name, "global_instrumentation", s.VersionNum)).WillReturnRows(sqlmock.NewRows([]string{"on"}).AddRow(0))
+	m.ExpectQuery(mocksql.SQL(t, my.Name, "performance_schema_on", s.VersionNum)).WillReturnRows(sqlmock.NewRows([]string{"@@performance_schema"}).AddRow(1))
+	m.ExpectQuery(mocksql.SQL(t, my.Name, "global_instrumentation", s.VersionNum)).WillReturnRows(sqlmock.NewRows([]string{"on"}).AddRow(0))
 	_, err = EventsWaitsSummaryGlobalByEventName{}.Collect(context.Background(), db, s, collectors.Scope{})
 	if !errors.Is(err, dialects.ErrUnsupported) || !strings.Contains(err.Error(), "UPDATE performance_schema.setup_consumers SET ENABLED = 'YES' WHERE NAME = 'global_instrumentation'") {
 		t.Errorf("consumer off: %v", err)
@@ -163,7 +162,7 @@ var cbCols = []string{"Variable_name", "Value"}
 func TestChangeBuffer(t *testing.T) {
 	db, m := mocksql.New(t)
 	s := server(1110402)
-	m.ExpectQuery(queries.MustGet(my.Name, "innodb_change_buffering", s.VersionNum)).WillReturnRows(sqlmock.NewRows(cbCols))
+	m.ExpectQuery(mocksql.SQL(t, my.Name, "innodb_change_buffering", s.VersionNum)).WillReturnRows(sqlmock.NewRows(cbCols))
 	_, err := InnodbChangeBuffer{}.Collect(context.Background(), db, s, collectors.Scope{})
 	if !errors.Is(err, dialects.ErrUnsupported) || !strings.Contains(err.Error(), "no InnoDB change buffer") {
 		t.Errorf("11.0: %v", err)
@@ -171,8 +170,8 @@ func TestChangeBuffer(t *testing.T) {
 
 	db, m = mocksql.New(t)
 	s = server(1101119)
-	m.ExpectQuery(queries.MustGet(my.Name, "innodb_change_buffering", s.VersionNum)).WillReturnRows(sqlmock.NewRows(cbCols).AddRow("innodb_change_buffering", "none"))
-	m.ExpectQuery(queries.MustGet(my.Name, "global_status_change_buffer", s.VersionNum)).WillReturnRows(statusRows(
+	m.ExpectQuery(mocksql.SQL(t, my.Name, "innodb_change_buffering", s.VersionNum)).WillReturnRows(sqlmock.NewRows(cbCols).AddRow("innodb_change_buffering", "none"))
+	m.ExpectQuery(mocksql.SQL(t, my.Name, "global_status_change_buffer", s.VersionNum)).WillReturnRows(statusRows(
 		"Innodb_ibuf_merged_delete_marks", "0", "Innodb_ibuf_merged_deletes", "0", "Innodb_ibuf_merged_inserts", "7", "Innodb_ibuf_merges", "2"))
 	cs, err := InnodbChangeBuffer{}.Collect(context.Background(), db, s, collectors.Scope{})
 	if err != nil {
@@ -204,11 +203,11 @@ func TestLockWaitHoldsForItsStatement(t *testing.T) {
 	db, m := mocksql.New(t)
 	s := server(1101119, my.CapInnodbMetrics)
 	stmt := "UPDATE rt.offline_user_session SET version = 3 WHERE user_session_id = 'a'"
-	m.ExpectPrepare(queries.MustGet(my.Name, "innodb_lock_waits_sample", s.VersionNum)).ExpectQuery().
+	m.ExpectPrepare(mocksql.SQL(t, my.Name, "innodb_lock_waits_sample", s.VersionNum)).ExpectQuery().
 		WillReturnRows(sqlmock.NewRows([]string{"trx_mysql_thread_id", "trx_query", "lock_type"}).
 			AddRow(int64(41), stmt, "RECORD").
 			AddRow(int64(42), "DELETE FROM rt.x WHERE id = 1", "RECORD")) // 42 has moved on
-	prep, err := db.PrepareContext(context.Background(), queries.MustGet(my.Name, "innodb_lock_waits_sample", s.VersionNum))
+	prep, err := db.PrepareContext(context.Background(), mocksql.SQL(t, my.Name, "innodb_lock_waits_sample", s.VersionNum))
 	if err != nil {
 		t.Fatal(err)
 	}

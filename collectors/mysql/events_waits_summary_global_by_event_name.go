@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/writeamp/writeamp/queries"
 	"strings"
 
 	"github.com/writeamp/writeamp/collectors"
@@ -38,14 +39,14 @@ const psGrant = "GRANT SELECT ON performance_schema.* TO "
 
 func (EventsWaitsSummaryGlobalByEventName) Collect(ctx context.Context, qr dialects.Querier, s dialects.Server, _ collectors.Scope) ([]collectors.Counter, error) {
 	var psOn bool
-	if err := qr.QueryRowContext(ctx, q("performance_schema_on", s)).Scan(&psOn); err != nil {
+	if err := queries.QueryRow(ctx, qr, my.Name, "performance_schema_on", s.VersionNum).Scan(&psOn); err != nil {
 		return nil, err
 	}
 	if !psOn {
 		return nil, fmt.Errorf("%w: %s", dialects.ErrUnsupported, my.PerfSchemaOff)
 	}
 	var global bool
-	err := qr.QueryRowContext(ctx, q("global_instrumentation", s)).Scan(&global)
+	err := queries.QueryRow(ctx, qr, my.Name, "global_instrumentation", s.VersionNum).Scan(&global)
 	if pe := my.AsPrivilegeError(err, s, "SELECT on performance_schema", psGrant+s.Prop(my.PropHostUser)); pe != nil {
 		return nil, pe
 	}
@@ -55,7 +56,7 @@ func (EventsWaitsSummaryGlobalByEventName) Collect(ctx context.Context, qr diale
 	if !global {
 		return nil, fmt.Errorf("%w: the performance_schema consumer global_instrumentation is off, so nothing is summarised (fix: %s)", dialects.ErrUnsupported, my.PerfSchemaEnable)
 	}
-	rows, err := qr.QueryContext(ctx, q("events_waits_summary_global_by_event_name", s))
+	rows, err := queries.Query(ctx, qr, my.Name, "events_waits_summary_global_by_event_name", s.VersionNum)
 	if pe := my.AsPrivilegeError(err, s, "SELECT on performance_schema", psGrant+s.Prop(my.PropHostUser)); pe != nil {
 		return nil, pe
 	}
@@ -96,12 +97,12 @@ func (EventsWaitsSummaryGlobalByEventName) Collect(ctx context.Context, qr diale
 	const view = "performance_schema.events_waits_summary_global_by_event_name"
 	var out []collectors.Counter
 	for _, r := range on {
-		m := "waits." + strings.ToLower(r.name)
-		c := counter(collectors.DB, "", m, r.count, result.Exact, view+".COUNT_STAR event_name="+r.name+" (every acquisition, contended or not; whole server)", "")
+		m := result.WaitsPrefix + strings.ToLower(r.name)
+		c := counter(collectors.DB, "", result.Family(m), r.count, result.Exact, view+".COUNT_STAR event_name="+r.name+" (every acquisition, contended or not; whole server)", "")
 		c.Note = note
 		out = append(out, c)
 		if r.timed { // an untimed instrument counts, with no time
-			ms := counter(collectors.DB, "", m+"_ms", r.picos/1e9, result.Exact, view+".SUM_TIMER_WAIT / 10^9 event_name="+r.name+" (time to acquire, picoseconds to ms; whole server)", "")
+			ms := counter(collectors.DB, "", result.Family(m+"_ms"), r.picos/1e9, result.Exact, view+".SUM_TIMER_WAIT / 10^9 event_name="+r.name+" (time to acquire, picoseconds to ms; whole server)", "")
 			ms.Note = note
 			out = append(out, ms)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/writeamp/writeamp/queries"
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
@@ -35,7 +36,7 @@ func (FileSummaryByEventName) Collect(ctx context.Context, qr dialects.Querier, 
 		return nil, nil
 	}
 	var bytes sql.NullFloat64
-	err := qr.QueryRowContext(ctx, q("file_summary_by_event_name", s)).Scan(&bytes)
+	err := queries.QueryRow(ctx, qr, my.Name, "file_summary_by_event_name", s.VersionNum).Scan(&bytes)
 	if pe := my.AsPrivilegeError(err, s, "SELECT on performance_schema.file_summary_by_event_name",
 		"GRANT SELECT ON performance_schema.file_summary_by_event_name TO "+s.Prop(my.PropHostUser)); pe != nil {
 		return nil, pe
@@ -46,6 +47,6 @@ func (FileSummaryByEventName) Collect(ctx context.Context, qr dialects.Querier, 
 	if err != nil {
 		return nil, err
 	}
-	return []collectors.Counter{counter(collectors.DB, "", "binlog_bytes", bytes.Float64, result.Exact,
+	return []collectors.Counter{counter(collectors.DB, "", result.BinlogBytes, bytes.Float64, result.Exact,
 		"performance_schema.file_summary_by_event_name wait/io/file/sql/binlog SUM_NUMBER_OF_BYTES_WRITE (whole server)", "")}, nil
 }

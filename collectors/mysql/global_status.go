@@ -3,6 +3,7 @@ package mysql
 import (
 	"context"
 	"strconv"
+	"strings"
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
@@ -53,7 +54,7 @@ func (g GlobalStatus) Collect(ctx context.Context, qr dialects.Querier, s dialec
 		return nil, err
 	}
 	var out []collectors.Counter
-	db := func(metric, name string, e result.Exactness, source, note string) {
+	db := func(metric *result.Info, name string, e result.Exactness, source, note string) {
 		if v, ok := st[name]; ok {
 			c := counter(collectors.DB, "", metric, v, e, source, "")
 			c.Note = note
@@ -63,33 +64,60 @@ func (g GlobalStatus) Collect(ctx context.Context, qr dialects.Querier, s dialec
 	written := "Innodb_os_log_written (bytes written to the redo log files, whole server; includes rewrites of partly filled blocks)"
 	switch lsn := lsnVariable(st); {
 	case lsn != "" && my.BlockFramedLSN(s):
-		db("log_bytes", lsn, result.Exact, lsn+" difference (redo LSN, whole server, all sessions)",
+		db(result.LogBytes, lsn, result.Exact, lsn+" difference (redo LSN, whole server, all sessions)",
 			"the LSN counts the 512-byte block framing of the redo log: payload ≈ ΔLSN × 496/512 (log_payload_bytes)")
 	case lsn != "":
-		db("log_bytes", lsn, result.Exact, lsn+" difference (redo bytes generated, whole server, all sessions)", "")
+		db(result.LogBytes, lsn, result.Exact, lsn+" difference (redo bytes generated, whole server, all sessions)", "")
 	default:
 		// MySQL before 8.0.30 exposes no LSN without PROCESS; the file
 		// writes are the nearest figure.
-		db("log_bytes", "Innodb_os_log_written", result.Approx, written,
+		db(result.LogBytes, "Innodb_os_log_written", result.Approx, written,
 			"no redo LSN status variable on this server (MySQL 8.0.30+ has Innodb_redo_log_current_lsn): bytes written to the redo files stand in")
 	}
-	db("log_bytes_written", "Innodb_os_log_written", result.Exact, written, "")
+	db(result.LogBytesWritten, "Innodb_os_log_written", result.Exact, written, "")
 	if s.Has(my.CapBinlogStatus) {
-		db("binlog_bytes", "Binlog_bytes_written", result.Exact, "Binlog_bytes_written (binary log, whole server)", "")
+		db(result.BinlogBytes, "Binlog_bytes_written", result.Exact, "Binlog_bytes_written (binary log, whole server)", "")
 	}
 	if _, ok := st["Innodb_rows_inserted"]; ok {
-		for _, m := range [][2]string{{"rows_inserted", "Innodb_rows_inserted"}, {"rows_updated", "Innodb_rows_updated"}, {"rows_deleted", "Innodb_rows_deleted"}} {
-			db(m[0], m[1], result.Exact, m[1]+" (InnoDB rows, whole server, all sessions)", "")
+		for _, m := range []struct {
+			m   *result.Info
+			src string
+		}{{result.RowsInserted, "Innodb_rows_inserted"}, {result.RowsUpdated, "Innodb_rows_updated"}, {result.RowsDeleted, "Innodb_rows_deleted"}} {
+			db(m.m, m.src, result.Exact, m.src+" (InnoDB rows, whole server, all sessions)", "")
 		}
 	} else {
 		const note = "Handler counts are server-wide and count every storage engine, not only InnoDB"
-		for _, m := range [][2]string{{"rows_inserted", "Handler_write"}, {"rows_updated", "Handler_update"}, {"rows_deleted", "Handler_delete"}} {
-			db(m[0], m[1], result.Exact, m[1]+" (row handler calls, all engines, whole server, all sessions; no Innodb_rows_* on this server)", note)
+		for _, m := range []struct {
+			m   *result.Info
+			src string
+		}{{result.RowsInserted, "Handler_write"}, {result.RowsUpdated, "Handler_update"}, {result.RowsDeleted, "Handler_delete"}} {
+			db(m.m, m.src, result.Exact, m.src+" (row handler calls, all engines, whole server, all sessions; no Innodb_rows_* on this server)", note)
 		}
 	}
-	db("waits.row_lock", "Innodb_row_lock_waits", result.Exact, "Innodb_row_lock_waits (whole server)", "")
-	db("waits.row_lock_ms", "Innodb_row_lock_time", result.Exact, "Innodb_row_lock_time (milliseconds, whole server)", "")
-	db("commit_statements", "Com_commit", result.Exact, "Com_commit (COMMIT statements, whole server, all sessions)",
+	db(result.Family("waits.row_lock"), "Innodb_row_lock_waits", result.Exact, "Innodb_row_lock_waits (whole server)", "")
+	db(result.Family("waits.row_lock_ms"), "Innodb_row_lock_time", result.Exact, "Innodb_row_lock_time (milliseconds, whole server)", "")
+	var ddl float64
+	found := false
+	for name, v := range st {
+		if isDDLCounter(name) {
+			ddl, found = ddl+v, true
+		}
+	}
+	if found {
+		out = append(out, counter(collectors.DB, "", result.DdlStatements, ddl, result.Exact,
+			"Com_create_*, Com_alter_*, Com_drop_*, Com_rename_table, Com_truncate (DDL statements, whole server, all sessions)", ""))
+	}
+	db(result.CommitStatements, "Com_commit", result.Exact, "Com_commit (COMMIT statements, whole server, all sessions)",
 		"COMMIT statements only: an autocommit statement commits without one; transactions_committed counts transactions")
 	return out, nil
+}
+
+// isDDLCounter is a status variable counting DDL statements.
+func isDDLCounter(name string) bool {
+	for _, p := range []string{"Com_create_", "Com_alter_", "Com_drop_"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return name == "Com_rename_table" || name == "Com_truncate"
 }

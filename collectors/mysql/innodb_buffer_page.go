@@ -3,6 +3,7 @@ package mysql
 import (
 	"context"
 	"fmt"
+	"github.com/writeamp/writeamp/queries"
 	"strconv"
 	"strings"
 
@@ -51,7 +52,7 @@ func (InnodbBufferPage) CollectInterval(ctx context.Context, qr dialects.Querier
 	if err1 != nil || err2 != nil || hi < lo {
 		return nil, fmt.Errorf("%w: the snapshots hold no redo LSN range (%q, %q)", dialects.ErrUnsupported, before.Marks[MarkLSN], after.Marks[MarkLSN])
 	}
-	rows, err := qr.QueryContext(ctx, q("innodb_buffer_page_touched", s), lo, hi)
+	rows, err := queries.Query(ctx, qr, my.Name, "innodb_buffer_page_touched", s.VersionNum, lo, hi)
 	if pe := my.AsPrivilegeError(err, s, "PROCESS", "GRANT PROCESS ON *.* TO "+s.Prop(my.PropHostUser)); pe != nil {
 		return nil, pe
 	}
@@ -82,11 +83,11 @@ func (InnodbBufferPage) CollectInterval(ctx context.Context, qr dialects.Querier
 			continue
 		}
 		n := touched[idx{o.Schema, o.Table, o.Info["index_name"]}]
-		c := counter(collectors.Index, o.FQN(), "pages_touched", n, result.Approx, touchedSource, "")
+		c := counter(collectors.Index, o.FQN(), result.PagesTouched, n, result.Approx, touchedSource, "")
 		c.Interval, c.Note = true, touchedNote
 		out = append(out, c)
 		if o.Info["clustered"] == "true" {
-			t := counter(collectors.Table, fqn(o.Schema, o.Table), "pages_touched", n, result.Approx, touchedSource+" (the clustered index "+o.Info["index_name"]+": the table's rows)", "")
+			t := counter(collectors.Table, fqn(o.Schema, o.Table), result.PagesTouched, n, result.Approx, touchedSource+" (the clustered index "+o.Info["index_name"]+": the table's rows)", "")
 			t.Interval, t.Note = true, touchedNote
 			out = append(out, t)
 		}

@@ -3,6 +3,7 @@ package mysql
 import (
 	"context"
 	"fmt"
+	"github.com/writeamp/writeamp/queries"
 	"strconv"
 
 	"github.com/writeamp/writeamp/collectors"
@@ -29,7 +30,7 @@ func (InnodbChangeBuffer) Name() string                   { return "innodb_chang
 func (InnodbChangeBuffer) Supports(dialects.Server) error { return nil }
 
 func (InnodbChangeBuffer) mode(ctx context.Context, qr dialects.Querier, s dialects.Server) (string, bool, error) {
-	rows, err := qr.QueryContext(ctx, q("innodb_change_buffering", s))
+	rows, err := queries.Query(ctx, qr, my.Name, "innodb_change_buffering", s.VersionNum)
 	if err != nil {
 		return "", false, err
 	}
@@ -58,16 +59,16 @@ func (c InnodbChangeBuffer) Marks(ctx context.Context, qr dialects.Querier, s di
 }
 
 // ibufMetrics maps INNODB_METRICS and status variable names to metrics.
-var ibufMetrics = map[string]string{
-	"ibuf_merges":                     "ibuf_merges",
-	"ibuf_merges_insert":              "ibuf_merged_inserts",
-	"ibuf_merges_delete_mark":         "ibuf_merged_delete_marks",
-	"ibuf_merges_delete":              "ibuf_merged_deletes",
-	"ibuf_size":                       "ibuf_size_pages",
-	"Innodb_ibuf_merges":              "ibuf_merges",
-	"Innodb_ibuf_merged_inserts":      "ibuf_merged_inserts",
-	"Innodb_ibuf_merged_delete_marks": "ibuf_merged_delete_marks",
-	"Innodb_ibuf_merged_deletes":      "ibuf_merged_deletes",
+var ibufMetrics = map[string]*result.Info{
+	"ibuf_merges":                     result.IbufMerges,
+	"ibuf_merges_insert":              result.IbufMergedInserts,
+	"ibuf_merges_delete_mark":         result.IbufMergedDeleteMarks,
+	"ibuf_merges_delete":              result.IbufMergedDeletes,
+	"ibuf_size":                       result.IbufSizePages,
+	"Innodb_ibuf_merges":              result.IbufMerges,
+	"Innodb_ibuf_merged_inserts":      result.IbufMergedInserts,
+	"Innodb_ibuf_merged_delete_marks": result.IbufMergedDeleteMarks,
+	"Innodb_ibuf_merged_deletes":      result.IbufMergedDeletes,
 }
 
 func (c InnodbChangeBuffer) Collect(ctx context.Context, qr dialects.Querier, s dialects.Server, _ collectors.Scope) ([]collectors.Counter, error) {
@@ -87,7 +88,7 @@ func (c InnodbChangeBuffer) Collect(ctx context.Context, qr dialects.Querier, s 
 		m := ibufMetrics[name]
 		k := counter(collectors.DB, "", m, v, result.Exact, source, "")
 		k.Note = note
-		if m == "ibuf_size_pages" {
+		if m == result.IbufSizePages {
 			k.Gauge = true
 			k.Source = source + ": the change in size over the window"
 		}
@@ -107,7 +108,7 @@ func (c InnodbChangeBuffer) Collect(ctx context.Context, qr dialects.Querier, s 
 		}
 		return out, nil
 	}
-	rows, err := qr.QueryContext(ctx, q("innodb_metrics_change_buffer", s))
+	rows, err := queries.Query(ctx, qr, my.Name, "innodb_metrics_change_buffer", s.VersionNum)
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +156,7 @@ func DeriveChangeBufferNote(d *collectors.Delta) {
 
 // readBlock reads a SHOW GLOBAL STATUS block into numbers.
 func (GlobalStatus) readBlock(ctx context.Context, qr dialects.Querier, s dialects.Server, block string) (map[string]float64, error) {
-	rows, err := qr.QueryContext(ctx, q(block, s))
+	rows, err := queries.Query(ctx, qr, my.Name, block, s.VersionNum)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package mysql
 import (
 	"context"
 	"fmt"
+	"github.com/writeamp/writeamp/queries"
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
@@ -30,7 +31,7 @@ func (InnodbIndexStats) Supports(s dialects.Server) error {
 }
 
 func (InnodbIndexStats) Collect(ctx context.Context, qr dialects.Querier, s dialects.Server, sc collectors.Scope) ([]collectors.Counter, error) {
-	rows, err := qr.QueryContext(ctx, q("innodb_index_stats", s), schemaArgs(sc)...)
+	rows, err := queries.Query(ctx, qr, my.Name, "innodb_index_stats", s.VersionNum, schemaArgs(sc)...)
 	if pe := my.AsPrivilegeError(err, s, "SELECT on mysql.innodb_index_stats", "GRANT SELECT ON mysql.innodb_index_stats TO "+s.Prop(my.PropHostUser)); pe != nil {
 		return nil, pe
 	}
@@ -54,7 +55,7 @@ func (InnodbIndexStats) Collect(ctx context.Context, qr dialects.Querier, s dial
 		if index == "PRIMARY" || index == genClustIndex {
 			name = table + "." + index
 		}
-		metric := map[string]string{"n_leaf_pages": "leaf_pages", "size": "size_pages"}[stat]
+		metric := map[string]*result.Info{"n_leaf_pages": result.LeafPages, "size": result.SizePages}[stat]
 		c := counter(collectors.Index, fqn(schema, name), metric, v, result.Approx,
 			"mysql.innodb_index_stats "+stat+" (persistent statistics)", "")
 		c.Gauge = true

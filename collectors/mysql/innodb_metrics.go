@@ -3,6 +3,7 @@ package mysql
 import (
 	"context"
 	"fmt"
+	"github.com/writeamp/writeamp/queries"
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
@@ -38,17 +39,17 @@ func (InnodbMetrics) Supports(s dialects.Server) error {
 	return fmt.Errorf("%w: %s", dialects.ErrUnsupported, why)
 }
 
-var metricNames = map[string]string{
-	"index_page_splits":           "page_splits",
-	"index_page_merge_attempts":   "page_merge_attempts",
-	"index_page_merge_successful": "page_merges",
+var metricNames = map[string]*result.Info{
+	"index_page_splits":           result.PageSplits,
+	"index_page_merge_attempts":   result.PageMergeAttempts,
+	"index_page_merge_successful": result.PageMerges,
 }
 
 // commitRule is the Source of transactions_committed.
 const commitRule = "derived: INNODB_METRICS trx_rw_commits + trx_ro_commits + trx_nl_ro_commits - trx_rollbacks (InnoDB ends a rollback through its commit path, so each rollback is in one *_commits too; whole server)"
 
 func (InnodbMetrics) Collect(ctx context.Context, qr dialects.Querier, s dialects.Server, _ collectors.Scope) ([]collectors.Counter, error) {
-	rows, err := qr.QueryContext(ctx, q("innodb_metrics", s))
+	rows, err := queries.Query(ctx, qr, my.Name, "innodb_metrics", s.VersionNum)
 	if pe := my.AsPrivilegeError(err, s, "PROCESS", "GRANT PROCESS ON *.* TO "+s.Prop(my.PropHostUser)); pe != nil {
 		return nil, pe
 	}
@@ -85,7 +86,7 @@ func (InnodbMetrics) Collect(ctx context.Context, qr dialects.Querier, s dialect
 		// Commits only grow, so the combination diffs like a counter; a
 		// monitor reset lowers it and the diff calls it a reset.
 		n := trx["trx_rw_commits"] + trx["trx_ro_commits"] + trx["trx_nl_ro_commits"] - trx["trx_rollbacks"]
-		out = append(out, counter(collectors.DB, "", "transactions_committed", n, result.Derived, commitRule, ""))
+		out = append(out, counter(collectors.DB, "", result.TransactionsCommitted, n, result.Derived, commitRule, ""))
 	}
 	if len(out) == 0 && len(off) > 0 {
 		return nil, fmt.Errorf("%w: the InnoDB monitors %v are off", dialects.ErrUnsupported, off)

@@ -24,11 +24,13 @@ func NewSet() *collectors.Set {
 		Sources: []collectors.Source{
 			GlobalStatus{}, Statistics{}, InnodbMetrics{}, FileSummaryByEventName{}, InnodbIndexStats{},
 			EventsWaitsSummaryGlobalByEventName{}, InnodbChangeBuffer{},
-			TableIOWaitsSummaryByTable{}, TableStatistics{},
+			TableIOWaitsSummaryByTable{}, TableStatistics{}, EventsStatementsSummaryByDigest{},
+			ReplicaStatus{}, ReplicaHosts{}, Semisync{},
 		},
-		Interval:   []collectors.IntervalCollector{InnodbBufferPage{}},
-		Derive:     []collectors.Deriver{DeriveUnavailable, DeriveLeafPages, DeriveIndexWrites, DeriveChangeBufferNote},
-		Samplers:   []collectors.Sampler{Processlist{}},
+		// ReplicaApplied corrects a replica's row counts before the derivers use them.
+		Interval:   []collectors.IntervalCollector{InnodbBufferPage{}, ReplicaApplied{}},
+		Derive:     []collectors.Deriver{DeriveUnavailable, DeriveLeafPages, DeriveIndexWrites, DeriveChangeBufferNote, DeriveBinlogDDL, DeriveBinlogShipped},
+		Samplers:   []collectors.Sampler{Processlist{}, ReplicaLag{}},
 		SnapshotTx: snapshotTx,
 		NoVacuum: "InnoDB has no VACUUM to run: purge removes the delete-marked index entries and old row versions in the background, " +
 			"and the window's after snapshot already waits for it (history list length back to where it started), so purge's redo is in the window's log bytes; there is no vacuum_ figure to add",
@@ -41,7 +43,11 @@ func snapshotTx(ctx context.Context, db *sql.DB, _ dialects.Server) (*sql.Tx, er
 	return db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 }
 
-func q(name string, s dialects.Server) string { return queries.MustGet(my.Name, name, s.VersionNum) }
+// q is the named block's variant for the server: a block missing for its
+// version is the caller's error (a collector's is recorded as its Missing).
+func q(name string, s dialects.Server) (string, error) {
+	return queries.Get(my.Name, name, s.VersionNum)
+}
 
 // schemaArgs passes the scope's databases, comma-joined, to the queries'
 // FIND_IN_SET filter (an empty list means every user database); the Go side still applies Scope.InScope to
@@ -53,10 +59,10 @@ func schemaArgs(sc collectors.Scope) []any {
 
 func fqn(schema, name string) string { return schema + "." + name }
 
-func key(level collectors.Level, obj, metric string) collectors.Key {
-	return collectors.Key{Level: level, Object: obj, Metric: metric}
+func key(level collectors.Level, obj string, metric *result.Info) collectors.Key {
+	return collectors.NewKey(level, obj, metric)
 }
 
-func counter(level collectors.Level, obj, metric string, v float64, e result.Exactness, source, id string) collectors.Counter {
+func counter(level collectors.Level, obj string, metric *result.Info, v float64, e result.Exactness, source, id string) collectors.Counter {
 	return collectors.Counter{Key: key(level, obj, metric), Value: v, Exactness: e, Source: source, Identity: id}
 }

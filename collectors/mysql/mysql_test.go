@@ -50,7 +50,7 @@ func statusRows(kv ...string) *sqlmock.Rows {
 func TestGlobalStatusMySQLRedoLSN(t *testing.T) {
 	db, m := mocksql.New(t)
 	s := server(80036, my.CapRedoLSN, my.CapInnodbRows)
-	m.ExpectQuery(queries.MustGet(my.Name, "global_status", s.VersionNum)).WillReturnRows(statusRows(
+	m.ExpectQuery(mocksql.SQL(t, my.Name, "global_status", s.VersionNum)).WillReturnRows(statusRows(
 		"Innodb_redo_log_current_lsn", "19771392", "Innodb_os_log_written", "555", "Innodb_rows_inserted", "10",
 		"Innodb_rows_updated", "20", "Innodb_rows_deleted", "3", "Handler_write", "99", "Innodb_row_lock_waits", "2", "Innodb_row_lock_time", "7"))
 	cs, err := GlobalStatus{}.Collect(context.Background(), db, s, collectors.Scope{})
@@ -80,7 +80,7 @@ func TestGlobalStatusMySQLRedoLSN(t *testing.T) {
 func TestGlobalStatusMySQLBefore8030(t *testing.T) {
 	db, m := mocksql.New(t)
 	s := server(80028, my.CapInnodbRows)
-	m.ExpectQuery(queries.MustGet(my.Name, "global_status", s.VersionNum)).WillReturnRows(statusRows("Innodb_os_log_written", "4096", "Innodb_rows_inserted", "1"))
+	m.ExpectQuery(mocksql.SQL(t, my.Name, "global_status", s.VersionNum)).WillReturnRows(statusRows("Innodb_os_log_written", "4096", "Innodb_rows_inserted", "1"))
 	cs, err := GlobalStatus{}.Collect(context.Background(), db, s, collectors.Scope{})
 	if err != nil {
 		t.Fatal(err)
@@ -93,7 +93,7 @@ func TestGlobalStatusMySQLBefore8030(t *testing.T) {
 func TestGlobalStatusMariaDB(t *testing.T) {
 	db, m := mocksql.New(t)
 	s := server(1101119, my.CapLSNCurrent, my.CapBinlogStatus)
-	m.ExpectQuery(queries.MustGet(my.Name, "global_status", s.VersionNum)).WillReturnRows(statusRows(
+	m.ExpectQuery(mocksql.SQL(t, my.Name, "global_status", s.VersionNum)).WillReturnRows(statusRows(
 		"Innodb_lsn_current", "44760", "Innodb_os_log_written", "356", "Handler_write", "5", "Handler_update", "6", "Handler_delete", "7", "Binlog_bytes_written", "800"))
 	cs, err := GlobalStatus{}.Collect(context.Background(), db, s, collectors.Scope{})
 	if err != nil {
@@ -115,7 +115,7 @@ func TestGlobalStatusMariaDB(t *testing.T) {
 func TestFileSummaryByEventNameMySQL(t *testing.T) {
 	db, m := mocksql.New(t)
 	s := server(80403, my.CapBinlog, my.CapPerfSchemaBinlog)
-	text := queries.MustGet(my.Name, "file_summary_by_event_name", s.VersionNum)
+	text := mocksql.SQL(t, my.Name, "file_summary_by_event_name", s.VersionNum)
 	if !strings.Contains(text, "'wait/io/file/sql/binlog'") {
 		t.Fatal(text)
 	}
@@ -139,7 +139,7 @@ func TestFileSummaryByEventNameMySQL(t *testing.T) {
 func TestFileSummaryDenied(t *testing.T) {
 	db, m := mocksql.New(t)
 	s := server(80403, my.CapBinlog, my.CapPerfSchemaBinlog)
-	m.ExpectQuery(queries.MustGet(my.Name, "file_summary_by_event_name", s.VersionNum)).WillReturnError(&driver.MySQLError{Number: 1142, Message: "SELECT command denied"})
+	m.ExpectQuery(mocksql.SQL(t, my.Name, "file_summary_by_event_name", s.VersionNum)).WillReturnError(&driver.MySQLError{Number: 1142, Message: "SELECT command denied"})
 	_, err := FileSummaryByEventName{}.Collect(context.Background(), db, s, collectors.Scope{})
 	var pe *dialects.PrivilegeError
 	if !errors.As(err, &pe) || !strings.Contains(pe.Grant, "GRANT SELECT ON performance_schema.file_summary_by_event_name TO 'app'@'%'") {
@@ -151,11 +151,11 @@ func TestFileSummaryDenied(t *testing.T) {
 func TestInnodbMetricsMySQLStatusColumn(t *testing.T) {
 	db, m := mocksql.New(t)
 	s := server(80036, my.CapInnodbMetrics, my.CapIndexMonitor)
-	text := queries.MustGet(my.Name, "innodb_metrics", s.VersionNum)
+	text := mocksql.SQL(t, my.Name, "innodb_metrics", s.VersionNum)
 	if !strings.Contains(text, "STATUS = 'enabled'") {
 		t.Fatal(text)
 	}
-	if maria := queries.MustGet(my.Name, "innodb_metrics", 1101119); !strings.Contains(maria, "ENABLED") || strings.Contains(maria, "STATUS") {
+	if maria := mocksql.SQL(t, my.Name, "innodb_metrics", 1101119); !strings.Contains(maria, "ENABLED") || strings.Contains(maria, "STATUS") {
 		t.Fatal(maria)
 	}
 	m.ExpectQuery(text).WillReturnRows(sqlmock.NewRows([]string{"NAME", "COUNT", "on"}).
@@ -246,15 +246,15 @@ func TestDeriveIndexWrites(t *testing.T) {
 	}
 	for k, v := range want {
 		obj, metric, _ := strings.Cut(k, ":")
-		m := d.Get(key(collectors.Index, obj, metric))
+		m := d.Get(key(collectors.Index, obj, result.Family(metric)))
 		if !m.OK() || m.V() != v || m.Exactness != result.Derived || !strings.HasPrefix(m.Source, "derived: InnoDB rules") {
 			t.Errorf("%s = %+v (value %v), want %v", k, m, m.V(), v)
 		}
 	}
-	if src := d.Get(key(collectors.Index, "db.ia", "leaf_inserts")).Source; !strings.Contains(src, ruleUpdateKey) {
+	if src := d.Get(key(collectors.Index, "db.ia", result.LeafInserts)).Source; !strings.Contains(src, ruleUpdateKey) {
 		t.Errorf("ia source %q", src)
 	}
-	if m := d.Get(key(collectors.Table, "db.t", "rows_updated")); m.V() != 47 || m.Exactness != result.Derived {
+	if m := d.Get(key(collectors.Table, "db.t", result.RowsUpdated)); m.V() != 47 || m.Exactness != result.Derived {
 		t.Errorf("rows_updated %+v", m)
 	}
 }
@@ -263,7 +263,7 @@ func TestDeriveWithoutStatements(t *testing.T) {
 	d := &collectors.Delta{Server: server(1101119), Values: map[collectors.Key]result.Metric{}}
 	d.Objects = []collectors.Object{idx("db", "t", "ia", "a", false)}
 	DeriveIndexWrites(d)
-	if m := d.Get(key(collectors.Index, "db.ia", "leaf_inserts")); m.Exactness != result.Unavailable || !strings.Contains(m.Note, "no per-index write counter") {
+	if m := d.Get(key(collectors.Index, "db.ia", result.LeafInserts)); m.Exactness != result.Unavailable || !strings.Contains(m.Note, "no per-index write counter") {
 		t.Errorf("%+v", m)
 	}
 }
@@ -271,22 +271,22 @@ func TestDeriveWithoutStatements(t *testing.T) {
 func TestDeriveUnavailable(t *testing.T) {
 	d := &collectors.Delta{Server: server(80036, my.CapRedoLSN), Values: map[collectors.Key]result.Metric{}}
 	d.Server.Set(my.CapBinlog, false, "binary logging is off")
-	d.Values[key(collectors.DB, "", "log_bytes")] = result.New(5120, result.Exact, "Innodb_redo_log_current_lsn difference")
+	d.Values[key(collectors.DB, "", result.LogBytes)] = result.New(5120, result.Exact, "Innodb_redo_log_current_lsn difference")
 	DeriveUnavailable(d)
-	if m := d.Get(key(collectors.DB, "", "binlog_bytes")); m.Exactness != result.Unavailable || m.Note != "binary logging is off" {
+	if m := d.Get(key(collectors.DB, "", result.BinlogBytes)); m.Exactness != result.Unavailable || m.Note != "binary logging is off" {
 		t.Errorf("binlog %+v", m)
 	}
-	if m := d.Get(key(collectors.DB, "", "log_payload_bytes")); m.V() != 4960 || m.Exactness != result.Derived {
+	if m := d.Get(key(collectors.DB, "", result.LogPayloadBytes)); m.V() != 4960 || m.Exactness != result.Derived {
 		t.Errorf("payload %+v", m)
 	}
-	if m := d.Get(key(collectors.DB, "", "page_splits")); m.Exactness != result.Unavailable {
+	if m := d.Get(key(collectors.DB, "", result.PageSplits)); m.Exactness != result.Unavailable {
 		t.Errorf("page_splits %+v", m)
 	}
 }
 
 // Persistent statistics not recalculated in the window are no measurement.
 func TestDeriveLeafPagesStale(t *testing.T) {
-	k := key(collectors.Index, "db.ia", "leaf_pages")
+	k := key(collectors.Index, "db.ia", result.LeafPages)
 	c := collectors.Counter{Key: k, Value: 5, Exactness: result.Approx, Gauge: true, Note: "as of the last statistics recalculation (2026-01-01 00:00:00); ..."}
 	fresh := c
 	fresh.Value, fresh.Note = 9, "as of the last statistics recalculation (2026-01-01 00:00:07); ..."

@@ -3,6 +3,7 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	"github.com/writeamp/writeamp/queries"
 	"strconv"
 	"strings"
 	"time"
@@ -59,7 +60,11 @@ func (Processlist) Start(ctx context.Context, db *sql.DB, s dialects.Server, t c
 		source = "information_schema.PROCESSLIST states, InnoDB lock waits from INNODB_TRX every " + lockWaitEvery.String()
 		notes = append(notes, "InnoDB refreshes INNODB_TRX only when it was not read in the last 100 ms, so lock waits are read every "+
 			lockWaitEvery.String()+" and counted while the same statement runs: a wait shorter than that may be missed, one that just ended may count one read longer")
-		if trxStmt, err = conn.PrepareContext(ctx, q("innodb_lock_waits_sample", s)); err != nil {
+		text, err := q("innodb_lock_waits_sample", s)
+		if err == nil {
+			trxStmt, err = conn.PrepareContext(ctx, text)
+		}
+		if err != nil {
 			conn.Close()
 			return nil, err
 		}
@@ -74,7 +79,11 @@ func (Processlist) Start(ctx context.Context, db *sql.DB, s dialects.Server, t c
 		// milliseconds of each of its reads.
 		source += " of every other active session of the server (writeamp's interval sampler's reads included)"
 	}
-	stmt, err := conn.PrepareContext(ctx, q("processlist_sample", s))
+	text, err := q("processlist_sample", s)
+	var stmt *sql.Stmt
+	if err == nil {
+		stmt, err = conn.PrepareContext(ctx, text)
+	}
 	if err != nil {
 		if trxStmt != nil {
 			trxStmt.Close()
@@ -211,7 +220,7 @@ func (l *lockWaits) waiting(p process) (lockType string, ok bool) {
 // (off, its tables answer with no rows).
 func attrsVisible(ctx context.Context, conn *sql.Conn, s dialects.Server) bool {
 	var n int
-	if err := conn.QueryRowContext(ctx, q("connect_attrs_self", s), my.ProgramName).Scan(&n); err != nil {
+	if err := queries.QueryRow(ctx, conn, my.Name, "connect_attrs_self", s.VersionNum, my.ProgramName).Scan(&n); err != nil {
 		return false
 	}
 	return n > 0

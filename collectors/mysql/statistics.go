@@ -3,6 +3,8 @@ package mysql
 import (
 	"context"
 	"fmt"
+	my "github.com/writeamp/writeamp/dialects/mysql"
+	"github.com/writeamp/writeamp/queries"
 	"strings"
 
 	"github.com/writeamp/writeamp/collectors"
@@ -51,7 +53,7 @@ func (Statistics) objects(ctx context.Context, qr dialects.Querier, s dialects.S
 	var out []collectors.Object
 	type tableKey struct{ schema, table string }
 	var innodb []tableKey
-	rows, err := qr.QueryContext(ctx, q("tables", s), schemaArgs(sc)...)
+	rows, err := queries.Query(ctx, qr, my.Name, "tables", s.VersionNum, schemaArgs(sc)...)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +77,7 @@ func (Statistics) objects(ctx context.Context, qr dialects.Querier, s dialects.S
 		return nil, err
 	}
 
-	rows, err = qr.QueryContext(ctx, q("statistics", s), schemaArgs(sc)...)
+	rows, err = queries.Query(ctx, qr, my.Name, "statistics", s.VersionNum, schemaArgs(sc)...)
 	if err != nil {
 		return nil, err
 	}

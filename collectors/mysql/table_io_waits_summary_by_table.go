@@ -3,6 +3,7 @@ package mysql
 import (
 	"context"
 	"fmt"
+	"github.com/writeamp/writeamp/queries"
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
@@ -37,15 +38,15 @@ func (TableIOWaitsSummaryByTable) Collect(ctx context.Context, qr dialects.Queri
 	if !s.Has(my.CapTableIO) {
 		return nil, nil
 	}
-	return tableRows(ctx, qr, s, sc, "table_io_waits_summary_by_table", []string{"rows_inserted", "rows_updated", "rows_deleted"},
+	return tableRows(ctx, qr, s, sc, "table_io_waits_summary_by_table", []*result.Info{result.RowsInserted, result.RowsUpdated, result.RowsDeleted},
 		[]string{"COUNT_INSERT", "COUNT_UPDATE", "COUNT_DELETE"}, "performance_schema.table_io_waits_summary_by_table %s (rows the SQL layer wrote to the table)")
 }
 
 // tableRows reads one row per table: schema, name, CREATE_TIME (the
 // identity: a recreated table restarts its counters), then one count per
 // metric.
-func tableRows(ctx context.Context, qr dialects.Querier, s dialects.Server, sc collectors.Scope, query string, metrics, columns []string, source string) ([]collectors.Counter, error) {
-	rows, err := qr.QueryContext(ctx, q(query, s), schemaArgs(sc)...)
+func tableRows(ctx context.Context, qr dialects.Querier, s dialects.Server, sc collectors.Scope, query string, metrics []*result.Info, columns []string, source string) ([]collectors.Counter, error) {
+	rows, err := queries.Query(ctx, qr, my.Name, query, s.VersionNum, schemaArgs(sc)...)
 	if pe := my.AsPrivilegeError(err, s, "SELECT on "+query, "GRANT SELECT ON performance_schema.* TO "+s.Prop(my.PropHostUser)); pe != nil {
 		return nil, pe
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/writeamp/writeamp/collectors"
 	my "github.com/writeamp/writeamp/dialects/mysql"
 	"github.com/writeamp/writeamp/internal/mocksql"
-	"github.com/writeamp/writeamp/queries"
 	"github.com/writeamp/writeamp/result"
 )
 
@@ -22,7 +21,7 @@ import (
 func TestTableIOWaitsQuery(t *testing.T) {
 	db, m := mocksql.New(t)
 	s := server(80036, my.CapTableIO)
-	m.ExpectQuery(queries.MustGet(my.Name, "table_io_waits_summary_by_table", s.VersionNum)).WithArgs("app", "app").
+	m.ExpectQuery(mocksql.SQL(t, my.Name, "table_io_waits_summary_by_table", s.VersionNum)).WithArgs("app", "app").
 		WillReturnRows(sqlmock.NewRows([]string{"TABLE_SCHEMA", "TABLE_NAME", "CREATE_TIME", "COUNT_INSERT", "COUNT_UPDATE", "COUNT_DELETE"}).
 			AddRow("app", "jobs", "2026-11-30 10:00:00", "300", "120", "30").
 			AddRow("app", "audit", "2026-11-30 10:00:01", "0", "0", "0").
@@ -59,7 +58,7 @@ func TestTableStatisticsQuery(t *testing.T) {
 	} {
 		db, m := mocksql.New(t)
 		s := server(c.version, my.CapUserstat)
-		m.ExpectQuery(queries.MustGet(my.Name, "table_statistics", s.VersionNum)).WithArgs("", "").
+		m.ExpectQuery(mocksql.SQL(t, my.Name, "table_statistics", s.VersionNum)).WithArgs("", "").
 			WillReturnRows(sqlmock.NewRows(c.cols).AddRow(c.row...))
 		cs, err := TableStatistics{}.Collect(context.Background(), db, s, collectors.Scope{})
 		if err != nil {

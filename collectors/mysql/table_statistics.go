@@ -2,6 +2,7 @@ package mysql
 
 import (
 	"context"
+	"github.com/writeamp/writeamp/result"
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
@@ -28,9 +29,9 @@ func (TableStatistics) Collect(ctx context.Context, qr dialects.Querier, s diale
 		return nil, nil
 	}
 	if splitRows(s) {
-		return tableRows(ctx, qr, s, sc, "table_statistics", []string{"rows_inserted", "rows_updated", "rows_deleted"},
+		return tableRows(ctx, qr, s, sc, "table_statistics", []*result.Info{result.RowsInserted, result.RowsUpdated, result.RowsDeleted},
 			[]string{"ROWS_INSERTED", "ROWS_UPDATED", "ROWS_DELETED"}, "INFORMATION_SCHEMA.TABLE_STATISTICS %s (userstat; rows the SQL layer wrote to the table)")
 	}
-	return tableRows(ctx, qr, s, sc, "table_statistics", []string{"rows_written"},
+	return tableRows(ctx, qr, s, sc, "table_statistics", []*result.Info{result.RowsWritten},
 		[]string{"ROWS_CHANGED"}, "INFORMATION_SCHEMA.TABLE_STATISTICS %s (userstat; rows inserted + updated + deleted in the table, not told apart before MariaDB 11.5)")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/writeamp/writeamp/queries"
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
@@ -26,28 +27,28 @@ func (Timeline) Series(s dialects.Server, _ []collectors.Object) ([]result.Sampl
 	var notes []string
 	switch {
 	case s.Has(my.CapLSNCurrent):
-		out = append(out, result.SampleSeries{Name: "log_bytes", Unit: result.Bytes, Exactness: result.Exact,
+		out = append(out, result.SampleSeries{Name: result.LogBytes.Name, Unit: result.Bytes, Exactness: result.Exact,
 			Source: "Innodb_lsn_current (redo LSN, whole server, all sessions)", Note: "the LSN at the moment of each reading: exact"})
 	case s.Has(my.CapRedoLSN):
-		out = append(out, result.SampleSeries{Name: "log_bytes", Unit: result.Bytes, Exactness: result.Exact,
+		out = append(out, result.SampleSeries{Name: result.LogBytes.Name, Unit: result.Bytes, Exactness: result.Exact,
 			Source: "Innodb_redo_log_current_lsn (redo LSN, whole server, all sessions)",
 			Note:   "the LSN at the moment of each reading; it counts the 512-byte block framing of the redo log (payload ≈ ΔLSN × 496/512)"})
 	default:
-		out = append(out, result.SampleSeries{Name: "log_bytes", Unit: result.Bytes, Exactness: result.Approx,
+		out = append(out, result.SampleSeries{Name: result.LogBytes.Name, Unit: result.Bytes, Exactness: result.Approx,
 			Source: "Innodb_os_log_written (bytes written to the redo log files, whole server)",
 			Note:   "no redo LSN status variable on this server (MySQL 8.0.30+ has Innodb_redo_log_current_lsn): the bytes written to the redo files, which trail the log's generation, stand in"})
 	}
-	rows := [][2]string{{"rows_inserted", "Handler_write"}, {"rows_updated", "Handler_update"}, {"rows_deleted", "Handler_delete"}}
+	rows := [][2]string{{result.RowsInserted.Name, "Handler_write"}, {result.RowsUpdated.Name, "Handler_update"}, {result.RowsDeleted.Name, "Handler_delete"}}
 	what, note := "row handler calls, all engines, whole server, all sessions", "Handler counts are server-wide and count every storage engine, not only InnoDB"
 	if s.Has(my.CapInnodbRows) {
-		rows = [][2]string{{"rows_inserted", "Innodb_rows_inserted"}, {"rows_updated", "Innodb_rows_updated"}, {"rows_deleted", "Innodb_rows_deleted"}}
+		rows = [][2]string{{result.RowsInserted.Name, "Innodb_rows_inserted"}, {result.RowsUpdated.Name, "Innodb_rows_updated"}, {result.RowsDeleted.Name, "Innodb_rows_deleted"}}
 		what, note = "InnoDB rows, whole server, all sessions", ""
 	}
 	for _, r := range rows {
 		out = append(out, result.SampleSeries{Name: r[0], Unit: result.Count, Exactness: result.Exact, Source: r[1] + " (" + what + ")", Note: note})
 	}
 	if s.Has(my.CapTrxMonitor) && s.Has(my.CapInnodbMetrics) {
-		out = append(out, result.SampleSeries{Name: "transactions_committed", Unit: result.Count, Exactness: result.Derived, Source: commitRule})
+		out = append(out, result.SampleSeries{Name: result.TransactionsCommitted.Name, Unit: result.Count, Exactness: result.Derived, Source: commitRule})
 	} else {
 		notes = append(notes, "commits not sampled: the InnoDB transaction monitors (module_trx of INFORMATION_SCHEMA.INNODB_METRICS) are off or unreadable here; writeamp doctor says what turns them on")
 	}
@@ -63,16 +64,16 @@ func (Timeline) Read(ctx context.Context, conn *sql.Conn, s dialects.Server, _ [
 	out := map[string]float64{}
 	switch n := lsnVariable(st); {
 	case n != "":
-		out["log_bytes"] = st[n]
+		out[result.LogBytes.Name] = st[n]
 	default:
 		if v, ok := st["Innodb_os_log_written"]; ok {
-			out["log_bytes"] = v
+			out[result.LogBytes.Name] = v
 		}
 	}
 	for metric, names := range map[string][2]string{
-		"rows_inserted": {"Innodb_rows_inserted", "Handler_write"},
-		"rows_updated":  {"Innodb_rows_updated", "Handler_update"},
-		"rows_deleted":  {"Innodb_rows_deleted", "Handler_delete"},
+		result.RowsInserted.Name: {"Innodb_rows_inserted", "Handler_write"},
+		result.RowsUpdated.Name:  {"Innodb_rows_updated", "Handler_update"},
+		result.RowsDeleted.Name:  {"Innodb_rows_deleted", "Handler_delete"},
 	} {
 		name := names[1]
 		if s.Has(my.CapInnodbRows) {
@@ -88,7 +89,7 @@ func (Timeline) Read(ctx context.Context, conn *sql.Conn, s dialects.Server, _ [
 			return nil, fmt.Errorf("INNODB_METRICS: %w", err)
 		}
 		if n != nil {
-			out["transactions_committed"] = *n
+			out[result.TransactionsCommitted.Name] = *n
 		}
 	}
 	return out, nil
@@ -97,7 +98,7 @@ func (Timeline) Read(ctx context.Context, conn *sql.Conn, s dialects.Server, _ [
 // trxEnds is transactions_committed by InnodbMetrics' rule, nil when a
 // monitor is off.
 func trxEnds(ctx context.Context, qr dialects.Querier, s dialects.Server) (*float64, error) {
-	rows, err := qr.QueryContext(ctx, q("innodb_metrics", s))
+	rows, err := queries.Query(ctx, qr, my.Name, "innodb_metrics", s.VersionNum)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/writeamp/writeamp/queries"
 	"strings"
 
 	"github.com/writeamp/writeamp/collectors"
@@ -22,7 +23,7 @@ func (AllObjects) Supports(s dialects.Server) error { return unsupportedVersion(
 // Catalog lists the tables and indexes in scope; it reads no counters.
 func (AllObjects) Catalog(ctx context.Context, qr dialects.Querier, s dialects.Server, sc collectors.Scope) ([]collectors.Object, []collectors.Counter, error) {
 	owners := ownerArg(sc)
-	rows, err := qr.QueryContext(ctx, q("all_objects", s), owners, owners)
+	rows, err := queries.Query(ctx, qr, ora.Name, "all_objects", s.VersionNum, owners, owners)
 	if err != nil {
 		return nil, nil, ora.AsPrivilegeError(err, s, "all_objects")
 	}

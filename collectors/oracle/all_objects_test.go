@@ -15,7 +15,7 @@ func TestAllObjectsCatalog(t *testing.T) {
 	db, mock := mocksql.New(t)
 	s := server()
 	owners := ownerArg(scope)
-	mock.ExpectQuery(text("all_objects", s)).WithArgs(owners, owners).WillReturnRows(sqlmock.NewRows(objCols).
+	mock.ExpectQuery(text(t, "all_objects", s)).WithArgs(owners, owners).WillReturnRows(sqlmock.NewRows(objCols).
 		AddRow(own, "OFFLINE_USER_SESSION", "TABLE", nil, nil, nil, nil, 73001).
 		AddRow(own, "OFFLINE_CLIENT_SESSION", "TABLE", nil, nil, nil, nil, 73010).
 		AddRow(own, "CONSTRAINT_OFFL_US_SES_PK2", "INDEX", own, "OFFLINE_USER_SESSION", "NORMAL", "UNIQUE", 73002).
@@ -48,7 +48,7 @@ func TestAllObjectsCatalog(t *testing.T) {
 func TestAllObjectsPermission(t *testing.T) {
 	db, mock := mocksql.New(t)
 	s := server()
-	mock.ExpectQuery(text("all_objects", s)).WithArgs("", "").WillReturnError(ora942)
+	mock.ExpectQuery(text(t, "all_objects", s)).WithArgs("", "").WillReturnError(ora942)
 	_, _, err := AllObjects{}.Catalog(ctx(), db, s, collectors.Scope{})
 	wantPrivilege(t, err, "all_objects")
 }

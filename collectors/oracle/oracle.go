@@ -21,7 +21,7 @@ func init() { collectors.Register(ora.Name, NewSet()) }
 // NewSet returns the Oracle collectors in the order a snapshot reads them.
 func NewSet() *collectors.Set {
 	return &collectors.Set{
-		Sources:    []collectors.Source{AllObjects{}, VSegmentStatistics{}, VSysstat{}, VSystemEvent{}},
+		Sources:    []collectors.Source{AllObjects{}, VSegmentStatistics{}, VSysstat{}, VSystemEvent{}, VSqlstats{}},
 		Derive:     []collectors.Deriver{DeriveNoLeafInserts},
 		Samplers:   []collectors.Sampler{VSessionEvent{}},
 		SnapshotTx: snapshotTx,
@@ -37,22 +37,26 @@ func snapshotTx(ctx context.Context, db *sql.DB, s dialects.Server) (*sql.Tx, er
 	if err != nil {
 		return nil, err
 	}
-	if _, err := tx.ExecContext(ctx, q("snapshot_read_only", s)); err != nil {
+	if _, err := queries.Exec(ctx, tx, ora.Name, "snapshot_read_only", s.VersionNum); err != nil {
 		tx.Rollback()
 		return nil, err
 	}
 	return tx, nil
 }
 
-func q(name string, s dialects.Server) string { return queries.MustGet(ora.Name, name, s.VersionNum) }
+// q is the named block's variant for the server: a block missing for its
+// version is the caller's error (a collector's is recorded as its Missing).
+func q(name string, s dialects.Server) (string, error) {
+	return queries.Get(ora.Name, name, s.VersionNum)
+}
 
 func fqn(schema, name string) string { return schema + "." + name }
 
-func key(level collectors.Level, obj, metric string) collectors.Key {
-	return collectors.Key{Level: level, Object: obj, Metric: metric}
+func key(level collectors.Level, obj string, metric *result.Info) collectors.Key {
+	return collectors.NewKey(level, obj, metric)
 }
 
-func counter(level collectors.Level, obj, metric string, v float64, e result.Exactness, source, id string) collectors.Counter {
+func counter(level collectors.Level, obj string, metric *result.Info, v float64, e result.Exactness, source, id string) collectors.Counter {
 	return collectors.Counter{Key: key(level, obj, metric), Value: v, Exactness: e, Source: source, Identity: id}
 }
 
@@ -97,7 +101,7 @@ func DeriveNoLeafInserts(d *collectors.Delta) {
 		if o.Level != collectors.Index {
 			continue
 		}
-		d.Put(key(collectors.Index, o.FQN(), "leaf_inserts"), result.NA("V$SEGMENT_STATISTICS",
+		d.Put(key(collectors.Index, o.FQN(), result.LeafInserts), result.NA("V$SEGMENT_STATISTICS",
 			"Oracle keeps no per-index leaf insert counter; block_changes ('db block changes' of the index segment) is the nearest proxy and is not an insert count"))
 	}
 }

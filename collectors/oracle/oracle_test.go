@@ -14,7 +14,6 @@ import (
 	"github.com/writeamp/writeamp/dialects"
 	ora "github.com/writeamp/writeamp/dialects/oracle"
 	"github.com/writeamp/writeamp/internal/mocksql"
-	"github.com/writeamp/writeamp/queries"
 	"github.com/writeamp/writeamp/result"
 )
 
@@ -32,8 +31,8 @@ func server() dialects.Server {
 
 var oracle11 = dialects.Server{Dialect: ora.Name, Version: "11.2.0.4.0", VersionNum: 110204}
 
-func text(name string, s dialects.Server) string {
-	return queries.MustGet(ora.Name, name, s.VersionNum)
+func text(t testing.TB, name string, s dialects.Server) string {
+	return mocksql.SQL(t, ora.Name, name, s.VersionNum)
 }
 func ctx() context.Context { return context.Background() }
 
@@ -108,13 +107,14 @@ func TestTakeSnapshotReadOnly(t *testing.T) {
 	s := server()
 	owners := ownerArg(scope)
 	mock.ExpectBegin()
-	mock.ExpectExec(text("snapshot_read_only", s)).WillReturnResult(sqlmock.NewResult(0, 0))
-	mock.ExpectQuery(text("all_objects", s)).WithArgs(owners, owners).WillReturnRows(sqlmock.NewRows(objCols).
+	mock.ExpectExec(text(t, "snapshot_read_only", s)).WillReturnResult(sqlmock.NewResult(0, 0))
+	mock.ExpectQuery(text(t, "all_objects", s)).WithArgs(owners, owners).WillReturnRows(sqlmock.NewRows(objCols).
 		AddRow(own, "OFFLINE_USER_SESSION", "TABLE", nil, nil, nil, nil, 73001))
-	mock.ExpectQuery(text("v_segstat_name", s)).WillReturnError(ora942)
-	mock.ExpectQuery(text("v_segment_statistics", s)).WithArgs(owners, owners).WillReturnError(ora942)
-	mock.ExpectQuery(text("v_sysstat", s)).WillReturnRows(sqlmock.NewRows([]string{"name", "value"}).AddRow("redo size", 123456))
-	mock.ExpectQuery(text("v_system_event", s)).WillReturnError(ora1031)
+	mock.ExpectQuery(text(t, "v_segstat_name", s)).WillReturnError(ora942)
+	mock.ExpectQuery(text(t, "v_segment_statistics", s)).WithArgs(owners, owners).WillReturnError(ora942)
+	mock.ExpectQuery(text(t, "v_sysstat", s)).WillReturnRows(sqlmock.NewRows([]string{"name", "value"}).AddRow("redo size", 123456))
+	mock.ExpectQuery(text(t, "v_system_event", s)).WillReturnError(ora1031)
+	mock.ExpectQuery(text(t, "v_sqlstats", s)).WillReturnRows(sqlstatsRows(4, 40))
 	mock.ExpectRollback()
 	sn, err := NewSet().Take(ctx(), db, s, scope)
 	if err != nil {

@@ -3,6 +3,7 @@ package oracle
 import (
 	"context"
 	"database/sql"
+	"github.com/writeamp/writeamp/queries"
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
@@ -29,8 +30,8 @@ func (Timeline) Series(s dialects.Server, _ []collectors.Object) ([]result.Sampl
 		view, scope = "V$CON_SYSSTAT", "this PDB, all its sessions"
 	}
 	return []result.SampleSeries{
-		{Name: "log_bytes", Unit: result.Bytes, Exactness: result.Approx, Source: view + " 'redo size' (" + scope + ")", Note: late},
-		{Name: "transactions_committed", Unit: result.Count, Exactness: result.Approx, Source: view + " 'user commits' (" + scope + ")", Note: late},
+		{Name: result.LogBytes.Name, Unit: result.Bytes, Exactness: result.Approx, Source: view + " 'redo size' (" + scope + ")", Note: late},
+		{Name: result.TransactionsCommitted.Name, Unit: result.Count, Exactness: result.Approx, Source: view + " 'user commits' (" + scope + ")", Note: late},
 	}, []string{"rows not sampled: Oracle keeps no server-wide count of rows inserted, updated or deleted"}
 }
 
@@ -39,7 +40,7 @@ func (Timeline) Read(ctx context.Context, conn *sql.Conn, s dialects.Server, _ [
 	if ora.InPDB(s) {
 		block, grant = "timeline_con", "v_$con_sysstat"
 	}
-	rows, err := conn.QueryContext(ctx, q(block, s))
+	rows, err := queries.Query(ctx, conn, ora.Name, block, s.VersionNum)
 	if err != nil {
 		return nil, ora.AsPrivilegeError(err, s, grant)
 	}
@@ -53,9 +54,9 @@ func (Timeline) Read(ctx context.Context, conn *sql.Conn, s dialects.Server, _ [
 		}
 		switch name {
 		case "redo size":
-			out["log_bytes"] = float64(value)
+			out[result.LogBytes.Name] = float64(value)
 		case "user commits":
-			out["transactions_committed"] = float64(value)
+			out[result.TransactionsCommitted.Name] = float64(value)
 		}
 	}
 	return out, rows.Err()

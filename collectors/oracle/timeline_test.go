@@ -30,7 +30,7 @@ func TestTimelineReadsRedoAndCommits(t *testing.T) {
 		}
 		db, mock := mocksql.New(t)
 		// NUMBER columns, names as V$STATNAME spells them
-		mock.ExpectQuery(text(block, s)).WillReturnRows(sqlmock.NewRows([]string{"NAME", "VALUE"}).AddRow("redo size", int64(8817848)).AddRow("user commits", int64(1502)))
+		mock.ExpectQuery(text(t, block, s)).WillReturnRows(sqlmock.NewRows([]string{"NAME", "VALUE"}).AddRow("redo size", int64(8817848)).AddRow("user commits", int64(1502)))
 		conn, err := db.Conn(ctx())
 		if err != nil {
 			t.Fatal(err)
@@ -46,7 +46,7 @@ func TestTimelineReadsRedoAndCommits(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if !strings.Contains(text("timeline_con", server()), "FROM v$con_sysstat") {
+	if !strings.Contains(text(t, "timeline_con", server()), "FROM v$con_sysstat") {
 		t.Error("the PDB block must read V$CON_SYSSTAT")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/writeamp/writeamp/queries"
 	"sort"
 	"strings"
 
@@ -34,18 +35,18 @@ func (VSegmentStatistics) Supports(s dialects.Server) error {
 }
 
 // segmentMetrics maps STATISTIC_NAME to the metric and its source.
-var segmentMetrics = map[string]string{
-	"db block changes":  "block_changes",
-	"physical writes":   "physical_writes",
-	"buffer busy waits": "buffer_busy_waits",
-	"ITL waits":         "itl_waits",
-	"row lock waits":    "row_lock_waits",
+var segmentMetrics = map[string]*result.Info{
+	"db block changes":  result.BlockChanges,
+	"physical writes":   result.PhysicalWrites,
+	"buffer busy waits": result.BufferBusyWaits,
+	"ITL waits":         result.ItlWaits,
+	"row lock waits":    result.RowLockWaits,
 }
 
 func (VSegmentStatistics) Collect(ctx context.Context, qr dialects.Querier, s dialects.Server, sc collectors.Scope) ([]collectors.Counter, error) {
 	sampled, sampledErr := segstatSampled(ctx, qr, s)
 	owners := ownerArg(sc)
-	rows, err := qr.QueryContext(ctx, q("v_segment_statistics", s), owners, owners)
+	rows, err := queries.Query(ctx, qr, ora.Name, "v_segment_statistics", s.VersionNum, owners, owners)
 	if err != nil {
 		return nil, ora.AsPrivilegeError(err, s, "v_$segment_statistics")
 	}
@@ -91,7 +92,7 @@ func (VSegmentStatistics) Collect(ctx context.Context, qr dialects.Querier, s di
 			seg = "-"
 		}
 		o.segs[fmt.Sprintf("%s:%d", seg, dataObj.Int64)] = true
-		o.values[metric] += float64(value.Int64)
+		o.values[metric.Name] += float64(value.Int64)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, ora.AsPrivilegeError(err, s, "v_$segment_statistics")
@@ -107,12 +108,12 @@ func (VSegmentStatistics) Collect(ctx context.Context, qr dialects.Querier, s di
 		id := "dataobj=" + strings.Join(segs, ",")
 		for _, stat := range []string{"db block changes", "physical writes", "buffer busy waits", "ITL waits", "row lock waits"} {
 			m := segmentMetrics[stat]
-			v, ok := o.values[m]
+			v, ok := o.values[m.Name]
 			if !ok {
 				continue
 			}
 			c := counter(o.level, o.name, m, v, result.Exact, "V$SEGMENT_STATISTICS '"+stat+"'", id)
-			if m == "block_changes" && o.level == collectors.Index {
+			if m == result.BlockChanges && o.level == collectors.Index {
 				c.Note = "block changes of the index segment: the nearest Oracle has to leaf writes, not an insert count"
 			}
 			switch smp, known := sampled[stat]; {
@@ -136,7 +137,7 @@ func (VSegmentStatistics) Collect(ctx context.Context, qr dialects.Querier, s di
 // (V$SEGSTAT_NAME.SAMPLED), rather than assuming: a sampled one is an
 // estimate, an unsampled one a count.
 func segstatSampled(ctx context.Context, qr dialects.Querier, s dialects.Server) (map[string]bool, error) {
-	rows, err := qr.QueryContext(ctx, q("v_segstat_name", s))
+	rows, err := queries.Query(ctx, qr, ora.Name, "v_segstat_name", s.VersionNum)
 	if err != nil {
 		return nil, ora.AsPrivilegeError(err, s, "v_$segstat_name")
 	}

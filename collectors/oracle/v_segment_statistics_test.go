@@ -47,8 +47,8 @@ func TestSegmentStatisticsValues(t *testing.T) {
 	db, mock := mocksql.New(t)
 	s := server()
 	owners := ownerArg(scope)
-	mock.ExpectQuery(text("v_segstat_name", s)).WillReturnRows(segstatNames())
-	mock.ExpectQuery(text("v_segment_statistics", s)).WithArgs(owners, owners).WillReturnRows(segRows(16500, 73005))
+	mock.ExpectQuery(text(t, "v_segstat_name", s)).WillReturnRows(segstatNames())
+	mock.ExpectQuery(text(t, "v_segment_statistics", s)).WithArgs(owners, owners).WillReturnRows(segRows(16500, 73005))
 	cs, err := VSegmentStatistics{}.Collect(ctx(), db, s, scope)
 	if err != nil {
 		t.Fatal(err)
@@ -88,8 +88,8 @@ func TestSegmentStatisticsResets(t *testing.T) {
 	owners := ownerArg(scope)
 	read := func(changes, dataobj int64) []collectors.Counter {
 		db, mock := mocksql.New(t)
-		mock.ExpectQuery(text("v_segstat_name", s)).WillReturnRows(segstatNames())
-		mock.ExpectQuery(text("v_segment_statistics", s)).WithArgs(owners, owners).WillReturnRows(segRows(changes, dataobj))
+		mock.ExpectQuery(text(t, "v_segstat_name", s)).WillReturnRows(segstatNames())
+		mock.ExpectQuery(text(t, "v_segment_statistics", s)).WithArgs(owners, owners).WillReturnRows(segRows(changes, dataobj))
 		cs, err := VSegmentStatistics{}.Collect(ctx(), db, s, scope)
 		if err != nil {
 			t.Fatal(err)
@@ -130,8 +130,8 @@ func TestSegmentStatisticsNeedsTypicalAndGrant(t *testing.T) {
 	}
 
 	db, mock := mocksql.New(t)
-	mock.ExpectQuery(text("v_segstat_name", s)).WillReturnRows(segstatNames())
-	mock.ExpectQuery(text("v_segment_statistics", s)).WithArgs("", "").WillReturnError(ora942)
+	mock.ExpectQuery(text(t, "v_segstat_name", s)).WillReturnRows(segstatNames())
+	mock.ExpectQuery(text(t, "v_segment_statistics", s)).WithArgs("", "").WillReturnError(ora942)
 	_, err = VSegmentStatistics{}.Collect(ctx(), db, server(), collectors.Scope{})
 	wantPrivilege(t, err, "v_$segment_statistics")
 }
@@ -142,8 +142,8 @@ func TestSegmentStatisticsSampledUnknown(t *testing.T) {
 	db, mock := mocksql.New(t)
 	s := server()
 	owners := ownerArg(scope)
-	mock.ExpectQuery(text("v_segstat_name", s)).WillReturnError(ora942)
-	mock.ExpectQuery(text("v_segment_statistics", s)).WithArgs(owners, owners).WillReturnRows(segRows(16500, 73005))
+	mock.ExpectQuery(text(t, "v_segstat_name", s)).WillReturnError(ora942)
+	mock.ExpectQuery(text(t, "v_segment_statistics", s)).WithArgs(owners, owners).WillReturnRows(segRows(16500, 73005))
 	cs, err := VSegmentStatistics{}.Collect(ctx(), db, s, scope)
 	if err != nil {
 		t.Fatal(err)

@@ -29,11 +29,14 @@ func (c VSessionEvent) Start(ctx context.Context, db *sql.DB, s dialects.Server,
 	if err := c.Supports(s); err != nil {
 		return nil, err
 	}
+	text, err := q("v_session_event", s)
+	if err != nil {
+		return nil, err
+	}
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	text := q("v_session_event", s)
 	var program any // NULL: every session (Oracle reads '' as NULL anyway)
 	var ours func(string) bool
 	switch {

@@ -20,7 +20,7 @@ var sessionEventCols = []string{"SID", "S.SID||','||S.SERIAL#", "EVENT", "TOTAL_
 func TestSessionEventSumsTheWorkloadSessionsGrowth(t *testing.T) {
 	db, mock := mocksql.New(t)
 	s := server()
-	q := text("v_session_event", s)
+	q := text(t, "v_session_event", s)
 	mock.ExpectQuery(q).WithArgs("writeamp", "writeamp").WillReturnRows(sqlmock.NewRows(sessionEventCols).
 		AddRow(int64(131), "131,40211", "log file sync", int64(2), int64(1800)))
 	mock.ExpectQuery(q).WithArgs("writeamp", "writeamp").WillReturnRows(sqlmock.NewRows(sessionEventCols).
@@ -53,7 +53,7 @@ func TestSessionEventSumsTheWorkloadSessionsGrowth(t *testing.T) {
 func TestSessionEventPermission(t *testing.T) {
 	db, mock := mocksql.New(t)
 	s := server()
-	mock.ExpectQuery(text("v_session_event", s)).WithArgs(nil, nil).WillReturnError(ora942)
+	mock.ExpectQuery(text(t, "v_session_event", s)).WithArgs(nil, nil).WillReturnError(ora942)
 	_, err := VSessionEvent{}.Start(ctx(), db, s, collectors.SampleTarget{})
 	wantPrivilege(t, err, "v_$session_event")
 	if _, err := (VSessionEvent{}).Start(ctx(), db, oracle11, collectors.SampleTarget{}); err == nil {

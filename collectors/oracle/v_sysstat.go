@@ -2,6 +2,7 @@ package oracle
 
 import (
 	"context"
+	"github.com/writeamp/writeamp/queries"
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
@@ -18,17 +19,20 @@ type VSysstat struct{}
 func (VSysstat) Name() string                     { return "v_sysstat" }
 func (VSysstat) Supports(s dialects.Server) error { return unsupportedVersion(s) }
 
-type sysstat struct{ metric, note string }
+type sysstat struct {
+	metric *result.Info
+	note   string
+}
 
 var sysstats = map[string]sysstat{
-	"redo size":               {"log_bytes", ""},
-	"redo entries":            {"log_records", ""},
-	"redo wastage":            {"redo_wastage_bytes", "unused space in redo blocks written at each log flush"},
-	"undo change vector size": {"undo_bytes", ""},
-	"db block changes":        {"block_changes", ""},
-	"leaf node splits":        {"page_splits", "B-tree leaf block splits, 90-10 splits included"},
-	"leaf node 90-10 splits":  {"leaf_node_90_10_splits", "splits at the right edge of an index (ever-increasing keys)"},
-	"branch node splits":      {"branch_node_splits", ""},
+	"redo size":               {result.LogBytes, ""},
+	"redo entries":            {result.LogRecords, ""},
+	"redo wastage":            {result.RedoWastageBytes, "unused space in redo blocks written at each log flush"},
+	"undo change vector size": {result.UndoBytes, ""},
+	"db block changes":        {result.BlockChanges, ""},
+	"leaf node splits":        {result.PageSplits, "B-tree leaf block splits, 90-10 splits included"},
+	"leaf node 90-10 splits":  {result.LeafNode9010Splits, "splits at the right edge of an index (ever-increasing keys)"},
+	"branch node splits":      {result.BranchNodeSplits, ""},
 }
 
 func (VSysstat) Collect(ctx context.Context, qr dialects.Querier, s dialects.Server, _ collectors.Scope) ([]collectors.Counter, error) {
@@ -36,7 +40,7 @@ func (VSysstat) Collect(ctx context.Context, qr dialects.Querier, s dialects.Ser
 	if ora.InPDB(s) {
 		block, view, grant, scope = "v_con_sysstat", "V$CON_SYSSTAT", "v_$con_sysstat", "this PDB, CON_ID "+s.Prop(ora.PropConID)+", all its sessions"
 	}
-	rows, err := qr.QueryContext(ctx, q(block, s))
+	rows, err := queries.Query(ctx, qr, ora.Name, block, s.VersionNum)
 	if err != nil {
 		return nil, ora.AsPrivilegeError(err, s, grant)
 	}

@@ -27,7 +27,7 @@ func sysRows(redo int64) *sqlmock.Rows {
 func TestSysstatValues(t *testing.T) {
 	db, mock := mocksql.New(t)
 	s := server()
-	mock.ExpectQuery(text("v_sysstat", s)).WillReturnRows(sysRows(8817848))
+	mock.ExpectQuery(text(t, "v_sysstat", s)).WillReturnRows(sysRows(8817848))
 	cs, err := VSysstat{}.Collect(ctx(), db, s, collectors.Scope{})
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +49,7 @@ func TestSysstatResetAndPermission(t *testing.T) {
 	s := server()
 	read := func(redo int64) []collectors.Counter {
 		db, mock := mocksql.New(t)
-		mock.ExpectQuery(text("v_sysstat", s)).WillReturnRows(sysRows(redo))
+		mock.ExpectQuery(text(t, "v_sysstat", s)).WillReturnRows(sysRows(redo))
 		cs, err := VSysstat{}.Collect(ctx(), db, s, collectors.Scope{})
 		if err != nil {
 			t.Fatal(err)
@@ -67,7 +67,7 @@ func TestSysstatResetAndPermission(t *testing.T) {
 	}
 
 	db, mock := mocksql.New(t)
-	mock.ExpectQuery(text("v_sysstat", s)).WillReturnError(ora1031)
+	mock.ExpectQuery(text(t, "v_sysstat", s)).WillReturnError(ora1031)
 	_, err := VSysstat{}.Collect(ctx(), db, s, collectors.Scope{})
 	wantPrivilege(t, err, "v_$sysstat")
 }
@@ -84,8 +84,8 @@ func TestPDBReadsTheContainersOwnViews(t *testing.T) {
 		s := server()
 		s.SetProp(ora.PropConID, c.conID)
 		db, mock := mocksql.New(t)
-		mock.ExpectQuery(text(c.sysstat, s)).WillReturnRows(sysRows(1000))
-		mock.ExpectQuery(text(c.event, s)).WillReturnRows(sqlmock.NewRows([]string{"event", "total_waits", "time_waited_micro"}).AddRow("log file sync", 5, 9000))
+		mock.ExpectQuery(text(t, c.sysstat, s)).WillReturnRows(sysRows(1000))
+		mock.ExpectQuery(text(t, c.event, s)).WillReturnRows(sqlmock.NewRows([]string{"event", "total_waits", "time_waited_micro"}).AddRow("log file sync", 5, 9000))
 		cs, err := VSysstat{}.Collect(ctx(), db, s, collectors.Scope{})
 		if err != nil {
 			t.Fatal(err)
@@ -102,7 +102,7 @@ func TestPDBReadsTheContainersOwnViews(t *testing.T) {
 			t.Errorf("CON_ID %s: waits source = %q", c.conID, w.Source)
 		}
 	}
-	if !strings.Contains(text("v_con_sysstat", server()), "FROM v$con_sysstat") || !strings.Contains(text("v_con_system_event", server()), "FROM v$con_system_event") {
+	if !strings.Contains(text(t, "v_con_sysstat", server()), "FROM v$con_sysstat") || !strings.Contains(text(t, "v_con_system_event", server()), "FROM v$con_system_event") {
 		t.Error("the PDB blocks must read the V$CON_ views")
 	}
 }

@@ -2,6 +2,7 @@ package oracle
 
 import (
 	"context"
+	"github.com/writeamp/writeamp/queries"
 	"strings"
 
 	"github.com/writeamp/writeamp/collectors"
@@ -25,7 +26,7 @@ func (VSystemEvent) Collect(ctx context.Context, qr dialects.Querier, s dialects
 	if ora.InPDB(s) {
 		block, view, grant, scope = "v_con_system_event", "V$CON_SYSTEM_EVENT", "v_$con_system_event", "this PDB, CON_ID "+s.Prop(ora.PropConID)
 	}
-	rows, err := qr.QueryContext(ctx, q(block, s))
+	rows, err := queries.Query(ctx, qr, ora.Name, block, s.VersionNum)
 	if err != nil {
 		return nil, ora.AsPrivilegeError(err, s, grant)
 	}
@@ -44,10 +45,10 @@ func (VSystemEvent) Collect(ctx context.Context, qr dialects.Querier, s dialects
 			return nil, err
 		}
 		m := "waits." + slug(event)
-		t := counter(collectors.DB, "", m+"_ms", float64(micro)/1000, timeExact, view+".time_waited_micro / 1000 event='"+event+"' ("+scope+")", id)
+		t := counter(collectors.DB, "", result.Family(m+"_ms"), float64(micro)/1000, timeExact, view+".time_waited_micro / 1000 event='"+event+"' ("+scope+")", id)
 		t.Note = timeNote
 		out = append(out,
-			counter(collectors.DB, "", m, float64(waits), result.Exact, view+".total_waits event='"+event+"' ("+scope+")", id), t)
+			counter(collectors.DB, "", result.Family(m), float64(waits), result.Exact, view+".total_waits event='"+event+"' ("+scope+")", id), t)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, ora.AsPrivilegeError(err, s, grant)

@@ -16,7 +16,7 @@ var eventCols = []string{"event", "total_waits", "time_waited_micro"}
 func TestSystemEventValues(t *testing.T) {
 	db, mock := mocksql.New(t)
 	s := server()
-	mock.ExpectQuery(text("v_system_event", s)).WillReturnRows(sqlmock.NewRows(eventCols).
+	mock.ExpectQuery(text(t, "v_system_event", s)).WillReturnRows(sqlmock.NewRows(eventCols).
 		AddRow("enq: TX - index contention", 37, 52000).
 		AddRow("log file sync", 16500, 9100000))
 	cs, err := VSystemEvent{}.Collect(ctx(), db, s, collectors.Scope{})
@@ -38,7 +38,7 @@ func TestSystemEventUnderBasicAndPermission(t *testing.T) {
 	db, mock := mocksql.New(t)
 	s := server()
 	s.SetProp(ora.PropStatisticsLevel, "BASIC")
-	mock.ExpectQuery(text("v_system_event", s)).WillReturnRows(sqlmock.NewRows(eventCols).AddRow("buffer busy waits", 5, 0))
+	mock.ExpectQuery(text(t, "v_system_event", s)).WillReturnRows(sqlmock.NewRows(eventCols).AddRow("buffer busy waits", 5, 0))
 	cs, err := VSystemEvent{}.Collect(ctx(), db, s, collectors.Scope{})
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +47,7 @@ func TestSystemEventUnderBasicAndPermission(t *testing.T) {
 		t.Errorf("untimed waits must say so: %+v", c)
 	}
 	db, mock = mocksql.New(t)
-	mock.ExpectQuery(text("v_system_event", s)).WillReturnError(ora942)
+	mock.ExpectQuery(text(t, "v_system_event", s)).WillReturnError(ora942)
 	_, err = VSystemEvent{}.Collect(ctx(), db, s, collectors.Scope{})
 	wantPrivilege(t, err, "v_$system_event")
 }

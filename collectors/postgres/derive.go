@@ -10,8 +10,8 @@ import (
 	"github.com/writeamp/writeamp/result"
 )
 
-func key(level collectors.Level, obj, metric string) collectors.Key {
-	return collectors.Key{Level: level, Object: obj, Metric: metric}
+func key(level collectors.Level, obj string, metric *result.Info) collectors.Key {
+	return collectors.NewKey(level, obj, metric)
 }
 
 // DeriveTables adds the HOT ratio and flags background work in the window.
@@ -21,21 +21,21 @@ func DeriveTables(d *collectors.Delta) {
 			continue
 		}
 		t := o.FQN()
-		upd := d.Get(key(collectors.Table, t, "rows_updated"))
-		hot := d.Get(key(collectors.Table, t, "hot_updates"))
-		if d.Has(key(collectors.Table, t, "rows_updated")) {
-			d.Put(key(collectors.Table, t, "hot_ratio"), result.Ratio(hot, upd, "derived: n_tup_hot_upd / n_tup_upd"))
+		upd := d.Get(key(collectors.Table, t, result.RowsUpdated))
+		hot := d.Get(key(collectors.Table, t, result.HotUpdates))
+		if d.Has(key(collectors.Table, t, result.RowsUpdated)) {
+			d.Put(key(collectors.Table, t, result.HotRatio), result.Ratio(hot, upd, "derived: n_tup_hot_upd / n_tup_upd"))
 		}
 		if upd.OK() && hot.OK() {
 			nonHOT := upd.V() - hot.V()
-			d.Put(key(collectors.Table, t, "non_hot_updates"), result.New(nonHOT, result.Derived, "derived: n_tup_upd - n_tup_hot_upd"))
-			if w := whyNotHOT(d, o, nonHOT, d.Get(key(collectors.Table, t, "newpage_updates"))); w != "" {
+			d.Put(key(collectors.Table, t, result.NonHotUpdates), result.New(nonHOT, result.Derived, "derived: n_tup_upd - n_tup_hot_upd"))
+			if w := whyNotHOT(d, o, nonHOT, d.Get(key(collectors.Table, t, result.NewpageUpdates))); w != "" {
 				d.Warnings = append(d.Warnings, w)
 			}
 		}
-		for _, m := range []string{"autovacuum_runs", "autoanalyze_runs", "vacuum_runs"} {
+		for _, m := range []*result.Info{result.AutovacuumRuns, result.AutoanalyzeRuns, result.VacuumRuns} {
 			if v := d.Get(key(collectors.Table, t, m)); v.OK() && v.V() > 0 {
-				d.Warnings = append(d.Warnings, fmt.Sprintf("%s: %s ran %.0f time(s) inside the window; its WAL is included", t, m[:len(m)-5], v.V()))
+				d.Warnings = append(d.Warnings, fmt.Sprintf("%s: %s ran %.0f time(s) inside the window; its WAL is included", t, strings.TrimSuffix(m.Name, "_runs"), v.V()))
 			}
 		}
 	}
@@ -128,10 +128,10 @@ func DeriveLeafInserts(d *collectors.Delta) {
 			continue
 		}
 		t := o.Schema + "." + o.Table
-		ins := d.Get(key(collectors.Table, t, "rows_inserted"))
-		upd := d.Get(key(collectors.Table, t, "rows_updated"))
-		hot := d.Get(key(collectors.Table, t, "hot_updates"))
-		k := key(collectors.Index, o.FQN(), "leaf_inserts")
+		ins := d.Get(key(collectors.Table, t, result.RowsInserted))
+		upd := d.Get(key(collectors.Table, t, result.RowsUpdated))
+		hot := d.Get(key(collectors.Table, t, result.HotUpdates))
+		k := key(collectors.Index, o.FQN(), result.LeafInserts)
 		const src = "derived: pg_stat_user_tables n_tup_ins + n_tup_upd - n_tup_hot_upd"
 		var derived result.Metric
 		switch {

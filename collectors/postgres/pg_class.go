@@ -3,6 +3,9 @@ package postgres
 import (
 	"context"
 	"fmt"
+	pg "github.com/writeamp/writeamp/dialects/postgres"
+	"github.com/writeamp/writeamp/queries"
+	"github.com/writeamp/writeamp/result"
 	"strconv"
 
 	"github.com/writeamp/writeamp/collectors"
@@ -32,7 +35,7 @@ type pgRel struct {
 }
 
 func (PgClass) rels(ctx context.Context, qr dialects.Querier, s dialects.Server, sc collectors.Scope) ([]pgRel, error) {
-	rows, err := qr.QueryContext(ctx, q("pg_class", s), schemaArg(sc))
+	rows, err := queries.Query(ctx, qr, pg.Name, "pg_class", s.VersionNum, schemaArg(sc))
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +111,7 @@ func (p PgClass) Catalog(ctx context.Context, qr dialects.Querier, s dialects.Se
 	for i, r := range rels {
 		oids[i] = r.oid
 	}
-	rows, err := qr.QueryContext(ctx, q("relation_sizes", s), oids)
+	rows, err := queries.Query(ctx, qr, pg.Name, "relation_sizes", s.VersionNum, oids)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -138,7 +141,7 @@ func (p PgClass) Catalog(ctx context.Context, qr dialects.Querier, s dialects.Se
 		if !ok {
 			continue // dropped since the catalog was read
 		}
-		c := exact(r.obj.Level, r.obj.FQN(), "size_bytes", n, "pg_relation_size()", r.obj.ID)
+		c := exact(r.obj.Level, r.obj.FQN(), result.SizeBytes, n, "pg_relation_size()", r.obj.ID)
 		c.Gauge = true
 		cs = append(cs, c)
 	}

@@ -76,26 +76,33 @@ func (PgStatActivity) OpenSampler(ctx context.Context, db *sql.DB, s dialects.Se
 
 // Start reads pg_stat_activity every t.Every (10 ms) on a connection of db
 // (OpenSampler's) until Stop, one statement at a time outside any
-// transaction.
+// transaction. When pg_wait_sampling is created there, its profile is read
+// at the window's start and end and its counts are the shares (see
+// profileShares); the loop still runs for what the profile cannot say.
 func (PgStatActivity) Start(ctx context.Context, db *sql.DB, s dialects.Server, t collectors.SampleTarget) (collectors.Sampling, error) {
+	text, err := q("pg_stat_activity_sample", s)
+	if err != nil {
+		return nil, err
+	}
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	stmt, err := conn.PrepareContext(ctx, q("pg_stat_activity_sample", s))
+	stmt, err := conn.PrepareContext(ctx, text)
 	if err != nil {
 		conn.Close()
 		return nil, err
 	}
 	byPid := t.Sessions != nil
 	wantQuery := t.Operation != nil && !byPid
+	seen := &pidSet{m: map[string]bool{}}
 	read := func(ctx context.Context) ([]collectors.SessionState, error) {
 		rows, err := stmt.QueryContext(ctx, t.ApplicationName, wantQuery, s.Database, byPid)
 		if err != nil {
 			return nil, err
 		}
 		defer rows.Close()
-		var seen []collectors.SessionState
+		var states []collectors.SessionState
 		for rows.Next() {
 			var pid, query string
 			var st collectors.SessionState
@@ -115,16 +122,37 @@ func (PgStatActivity) Start(ctx context.Context, db *sql.DB, s dialects.Server, 
 			case wantQuery:
 				st.Op = t.Operation(query)
 			}
-			seen = append(seen, st)
+			if !byPid {
+				seen.add(pid)
+			}
+			states = append(states, st)
 		}
-		return seen, rows.Err()
+		return states, rows.Err()
 	}
 	source := "pg_stat_activity.wait_event_type/wait_event"
 	if !byPid && t.ApplicationName == "" {
 		source += " of every other session of the database but writeamp's own"
 	}
-	return collectors.StartShares(ctx, t.Every, source, read, func() {
+	prof := openProfile(ctx, conn, s)
+	a := &activitySampling{ctx: ctx, prof: prof, close: func() {
 		stmt.Close()
 		conn.Close()
-	}), nil
+	}}
+	if byPid {
+		a.ours = func(pid string) bool { _, ok := t.Sessions(pid); return ok }
+		a.whose = "the workload's sessions by pid"
+	} else {
+		// The profile is per pid only: a wrapped command's sessions are
+		// the pids pg_stat_activity saw active in the window.
+		a.ours = seen.has
+		a.whose = "the sessions pg_stat_activity saw active in the window (one never seen active is left out)"
+	}
+	a.shares = collectors.StartShares(ctx, t.Every, source, read, nil)
+	if !pg.PerDatabaseHorizon(s) {
+		// Measured (TestEveryPostgresMajor, "the pruning horizon"): no
+		// statement reads pg_stat_activity without a snapshot, and on 13
+		// each reading's holds the cluster's horizon while it runs.
+		a.shares.Note = "on PostgreSQL 13 each reading's snapshot, though taken in another database, holds back the cluster-wide pruning horizon while it runs (for the share of the window the source calls busy), so an update of the workload may then not be HOT; --waits=false avoids it"
+	}
+	return a, nil
 }

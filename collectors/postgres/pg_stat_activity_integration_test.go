@@ -89,7 +89,8 @@ func TestSamplerSeesARowLockWait(t *testing.T) {
 	for _, c := range cs {
 		got[c.Metric] = c
 	}
-	if n := got["wait_samples"].Value; n < 10 {
+	// At most 1/collectors.Budget of the time: a 1-4 ms reading every 60-240 ms.
+	if n := got["wait_samples"].Value; n < 2 {
 		t.Errorf("only %v samples in 400 ms", n)
 	}
 	lock := got["wait_share.Lock.transactionid"]

@@ -6,6 +6,8 @@ import (
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
+	pg "github.com/writeamp/writeamp/dialects/postgres"
+	"github.com/writeamp/writeamp/queries"
 	"github.com/writeamp/writeamp/result"
 )
 
@@ -21,25 +23,26 @@ func (PgStatCheckpointer) Supports(dialects.Server) error { return nil }
 func (PgStatCheckpointer) Collect(ctx context.Context, qr dialects.Querier, s dialects.Server, _ collectors.Scope) ([]collectors.Counter, error) {
 	var n int64
 	var reset string
-	if err := qr.QueryRowContext(ctx, q("pg_stat_checkpointer", s)).Scan(&n, &reset); err != nil {
+	// The block's headers say which view this version reads and how exact
+	// its count is (the version gates live there only). A version without
+	// a variant is an error, which the snapshot records as this source's
+	// Missing.
+	b, err := queries.Variant(pg.Name, "pg_stat_checkpointer", s.VersionNum)
+	if err != nil {
+		return nil, err
+	}
+	if err := qr.QueryRowContext(ctx, b.SQL).Scan(&n, &reset); err != nil {
 		return nil, err
 	}
 	reset = resetMark(reset, s)
-	c := exact(collectors.DB, "", "checkpoints", float64(n), "pg_stat_checkpointer.num_done", "")
-	switch {
-	case s.VersionNum < 170000:
-		c.Exactness, c.Source = result.Approx, "pg_stat_bgwriter.checkpoints_timed + checkpoints_req"
-		c.Note = "scheduled checkpoints skipped on an idle server count too"
-	case s.VersionNum < 180000:
-		c.Exactness, c.Source = result.Approx, "pg_stat_checkpointer.num_timed + num_requested"
-		c.Note = "scheduled checkpoints skipped on an idle server count too"
-	}
+	c := exact(collectors.DB, "", result.Checkpoints, float64(n), b.Meta["source"], "")
+	c.Exactness, c.Note = result.Exactness(b.Meta["exactness"]), b.Meta["note"]
 	return withReset(reset, []collectors.Counter{c}), nil
 }
 
 // DeriveCheckpoints warns when checkpoints ran inside the window.
 func DeriveCheckpoints(d *collectors.Delta) {
-	if m := d.Get(key(collectors.DB, "", "checkpoints")); m.OK() && m.V() > 0 {
+	if m := d.Get(key(collectors.DB, "", result.Checkpoints)); m.OK() && m.V() > 0 {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("%.0f checkpoint(s) inside the window (%s): the first change to each page after one writes a full-page image, which the log bytes include (see fpi_bytes)", m.V(), m.Source))
 	}
 }

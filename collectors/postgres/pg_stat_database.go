@@ -2,6 +2,9 @@ package postgres
 
 import (
 	"context"
+	pg "github.com/writeamp/writeamp/dialects/postgres"
+	"github.com/writeamp/writeamp/queries"
+	"github.com/writeamp/writeamp/result"
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
@@ -15,14 +18,15 @@ func (PgStatDatabase) Name() string                   { return "pg_stat_database
 func (PgStatDatabase) Supports(dialects.Server) error { return nil }
 
 func (PgStatDatabase) Collect(ctx context.Context, qr dialects.Querier, s dialects.Server, _ collectors.Scope) ([]collectors.Counter, error) {
-	var commit, rollback int64
+	var commit, rollback, deadlocks int64
 	var reset string
-	if err := qr.QueryRowContext(ctx, q("pg_stat_database", s)).Scan(&commit, &rollback, &reset); err != nil {
+	if err := queries.QueryRow(ctx, qr, pg.Name, "pg_stat_database", s.VersionNum).Scan(&commit, &rollback, &deadlocks, &reset); err != nil {
 		return nil, err
 	}
 	reset = resetMark(reset, s)
 	return withReset(reset, []collectors.Counter{
-		exact(collectors.DB, "", "transactions_committed", float64(commit), "pg_stat_database.xact_commit (this database, all sessions)", ""),
-		exact(collectors.DB, "", "transactions_rolled_back", float64(rollback), "pg_stat_database.xact_rollback (this database, all sessions)", ""),
+		exact(collectors.DB, "", result.TransactionsCommitted, float64(commit), "pg_stat_database.xact_commit (this database, all sessions)", ""),
+		exact(collectors.DB, "", result.TransactionsRolledBack, float64(rollback), "pg_stat_database.xact_rollback (this database, all sessions)", ""),
+		{Key: collectors.NewKey(collectors.DB, "", result.Deadlocks), Value: float64(deadlocks), Exactness: result.Approx, Source: "pg_stat_database.deadlocks (this database, all sessions; not yet held to ground truth)"},
 	}), nil
 }

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"github.com/writeamp/writeamp/queries"
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
@@ -28,17 +29,17 @@ func (PgStatIO) Supports(s dialects.Server) error {
 func (PgStatIO) Collect(ctx context.Context, qr dialects.Querier, s dialects.Server, _ collectors.Scope) ([]collectors.Counter, error) {
 	var writes, own, extends, hits, reads int64
 	var reset string
-	if err := qr.QueryRowContext(ctx, q("pg_stat_io", s)).Scan(&writes, &own, &extends, &hits, &reads, &reset); err != nil {
+	if err := queries.QueryRow(ctx, qr, pg.Name, "pg_stat_io", s.VersionNum).Scan(&writes, &own, &extends, &hits, &reads, &reset); err != nil {
 		return nil, err
 	}
-	db := func(metric string, v int64, src string) collectors.Counter {
-		return collectors.Counter{Key: collectors.Key{Level: collectors.DB, Metric: metric}, Value: float64(v), Exactness: result.Approx, Source: "pg_stat_io." + src + " of relations, all sessions, whole cluster"}
+	db := func(metric *result.Info, v int64, src string) collectors.Counter {
+		return collectors.Counter{Key: collectors.NewKey(collectors.DB, "", metric), Value: float64(v), Exactness: result.Approx, Source: "pg_stat_io." + src + " of relations, all sessions, whole cluster"}
 	}
 	return withReset(resetMark(reset, s), []collectors.Counter{
-		db("buffer_writes", writes, "writes"),
-		db("buffer_writes_backend", own, "writes by client backends"),
-		db("buffer_extends", extends, "extends"),
-		db("buffer_hits", hits, "hits"),
-		db("buffer_reads", reads, "reads"),
+		db(result.BufferWrites, writes, "writes"),
+		db(result.BufferWritesBackend, own, "writes by client backends"),
+		db(result.BufferExtends, extends, "extends"),
+		db(result.BufferHits, hits, "hits"),
+		db(result.BufferReads, reads, "reads"),
 	}), nil
 }

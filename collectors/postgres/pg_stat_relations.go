@@ -3,6 +3,9 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	pg "github.com/writeamp/writeamp/dialects/postgres"
+	"github.com/writeamp/writeamp/queries"
+	"github.com/writeamp/writeamp/result"
 	"strconv"
 
 	"github.com/writeamp/writeamp/collectors"
@@ -29,7 +32,7 @@ func (PgStatRelations) Supports(dialects.Server) error { return nil }
 
 func (PgStatRelations) CollectObjects(ctx context.Context, qr dialects.Querier, s dialects.Server, objs []collectors.Object) ([]collectors.Counter, error) {
 	var reset string
-	if err := qr.QueryRowContext(ctx, q("stats_reset", s)).Scan(&reset); err != nil {
+	if err := queries.QueryRow(ctx, qr, pg.Name, "stats_reset", s.VersionNum).Scan(&reset); err != nil {
 		return nil, err
 	}
 	reset = resetMark(reset, s)
@@ -49,7 +52,7 @@ func (PgStatRelations) CollectObjects(ctx context.Context, qr dialects.Querier, 
 	for n := range schemas {
 		names = append(names, n)
 	}
-	rows, err := qr.QueryContext(ctx, q("pg_stat_relations", s), names)
+	rows, err := queries.Query(ctx, qr, pg.Name, "pg_stat_relations", s.VersionNum, names)
 	if err != nil {
 		return nil, err
 	}
@@ -72,30 +75,30 @@ func (PgStatRelations) CollectObjects(ctx context.Context, qr dialects.Querier, 
 		}
 		o := &objs[i]
 		obj, id := o.FQN(), o.Info["oid"]
-		add := func(n sql.NullInt64, metric, source string) {
+		add := func(n sql.NullInt64, metric *result.Info, source string) {
 			if n.Valid {
 				c := exact(o.Level, obj, metric, float64(n.Int64), source, id)
 				c.Reset = reset
 				out = append(out, c)
 			}
 		}
-		add(v[0], "rows_inserted", "pg_stat_user_tables.n_tup_ins")
-		add(v[1], "rows_updated", "pg_stat_user_tables.n_tup_upd")
-		add(v[2], "hot_updates", "pg_stat_user_tables.n_tup_hot_upd")
-		add(v[3], "rows_deleted", "pg_stat_user_tables.n_tup_del")
-		add(v[4], "newpage_updates", "pg_stat_user_tables.n_tup_newpage_upd")
-		add(v[5], "autovacuum_runs", "pg_stat_user_tables.autovacuum_count")
-		add(v[6], "autoanalyze_runs", "pg_stat_user_tables.autoanalyze_count")
-		add(v[7], "vacuum_runs", "pg_stat_user_tables.vacuum_count")
-		add(v[8], "scans", "pg_stat_user_indexes.idx_scan")
-		add(v[9], "tuples_read", "pg_stat_user_indexes.idx_tup_read")
-		add(v[10], "tuples_fetched", "pg_stat_user_indexes.idx_tup_fetch")
+		add(v[0], result.RowsInserted, "pg_stat_user_tables.n_tup_ins")
+		add(v[1], result.RowsUpdated, "pg_stat_user_tables.n_tup_upd")
+		add(v[2], result.HotUpdates, "pg_stat_user_tables.n_tup_hot_upd")
+		add(v[3], result.RowsDeleted, "pg_stat_user_tables.n_tup_del")
+		add(v[4], result.NewpageUpdates, "pg_stat_user_tables.n_tup_newpage_upd")
+		add(v[5], result.AutovacuumRuns, "pg_stat_user_tables.autovacuum_count")
+		add(v[6], result.AutoanalyzeRuns, "pg_stat_user_tables.autoanalyze_count")
+		add(v[7], result.VacuumRuns, "pg_stat_user_tables.vacuum_count")
+		add(v[8], result.Scans, "pg_stat_user_indexes.idx_scan")
+		add(v[9], result.TuplesRead, "pg_stat_user_indexes.idx_tup_read")
+		add(v[10], result.TuplesFetched, "pg_stat_user_indexes.idx_tup_fetch")
 		if o.Level == collectors.Index {
-			add(v[11], "buffer_hits", "pg_statio_user_indexes.idx_blks_hit (every session's accesses)")
-			add(v[12], "buffer_reads", "pg_statio_user_indexes.idx_blks_read (every session's accesses)")
+			add(v[11], result.BufferHits, "pg_statio_user_indexes.idx_blks_hit (every session's accesses)")
+			add(v[12], result.BufferReads, "pg_statio_user_indexes.idx_blks_read (every session's accesses)")
 		} else {
-			add(v[11], "buffer_hits", "pg_statio_user_tables.heap_blks_hit (every session's accesses)")
-			add(v[12], "buffer_reads", "pg_statio_user_tables.heap_blks_read (every session's accesses)")
+			add(v[11], result.BufferHits, "pg_statio_user_tables.heap_blks_hit (every session's accesses)")
+			add(v[12], result.BufferReads, "pg_statio_user_tables.heap_blks_read (every session's accesses)")
 		}
 	}
 	return out, rows.Err()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/writeamp/writeamp/queries"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,8 +32,12 @@ type PgWAL struct{}
 func (PgWAL) Name() string { return "pg_wal" }
 
 func (PgWAL) Supports(s dialects.Server) error {
-	if !s.Has(pg.CapPrimary) {
+	if !s.Has(pg.CapPrimary) && !s.Has(pg.CapStandby) {
 		return fmt.Errorf("%w: %s", dialects.ErrUnsupported, s.Why(pg.CapPrimary))
+	}
+	if s.Has(pg.CapStandby) && !s.Has(pg.CapWALFiles) {
+		// pg_walinspect is not used on a standby (standby.go).
+		return fmt.Errorf("%w: %s", dialects.ErrUnsupported, s.Why(pg.CapWALFiles))
 	}
 	if !s.Has(pg.CapWALFiles) && !s.Has(pg.CapWalinspect) {
 		return fmt.Errorf("%w: %s; %s", dialects.ErrUnsupported, s.Why(pg.CapWALFiles), s.Why(pg.CapWalinspect))
@@ -79,26 +84,50 @@ type walWindow struct {
 	start, end string // LSNs
 	dboid      int64
 	rels       map[int64]relKey // in-scope relfilenodes of dboid
+	// xacts, when set, are the built-in workload's transactions (id to
+	// operation): each in-scope record is added to ops under its
+	// transaction's operation (opsplit.go).
+	xacts map[uint32]string
+	ops   *collectors.OperationLog
+	seen  map[uint32]bool
 }
 
-func (PgWAL) CollectInterval(ctx context.Context, qr dialects.Querier, s dialects.Server, before, after *collectors.Snapshot) ([]collectors.Counter, error) {
+func (p PgWAL) CollectInterval(ctx context.Context, qr dialects.Querier, s dialects.Server, before, after *collectors.Snapshot) ([]collectors.Counter, error) {
+	cs, _, err := p.collect(ctx, qr, s, before, after, nil)
+	return cs, err
+}
+
+// CollectOperations is CollectInterval that also splits the in-scope log by
+// the workload's transactions.
+func (p PgWAL) CollectOperations(ctx context.Context, qr dialects.Querier, s dialects.Server, before, after *collectors.Snapshot, xacts map[uint32]string) ([]collectors.Counter, *collectors.OperationLog, error) {
+	return p.collect(ctx, qr, s, before, after, xacts)
+}
+
+func (PgWAL) collect(ctx context.Context, qr dialects.Querier, s dialects.Server, before, after *collectors.Snapshot, xacts map[uint32]string) ([]collectors.Counter, *collectors.OperationLog, error) {
 	w := walWindow{start: before.Marks[MarkLSN], end: after.Marks[MarkLSN], rels: relMap(before, after)}
+	if xacts != nil {
+		w.xacts, w.ops, w.seen = xacts, &collectors.OperationLog{}, map[uint32]bool{}
+	}
 	if w.start == "" || w.end == "" {
-		return nil, fmt.Errorf("no WAL positions in the snapshots")
+		return nil, nil, fmt.Errorf("no WAL positions in the snapshots")
 	}
 	w.dboid, _ = strconv.ParseInt(s.Prop(pg.PropDatabaseOID), 10, 64)
 	// The records up to the end LSN must be flushed before they can be read;
 	// the WAL writer does that within its delay (200 ms by default).
 	for i := 0; ; i++ {
 		var ahead int64
-		if err := qr.QueryRowContext(ctx, q("flush_lsn", s), w.end).Scan(&ahead); err != nil {
-			return nil, err
+		readable := "flush_lsn"
+		if s.Has(pg.CapStandby) {
+			readable = "replay_lsn_ahead"
+		}
+		if err := queries.QueryRow(ctx, qr, pg.Name, readable, s.VersionNum, w.end).Scan(&ahead); err != nil {
+			return nil, nil, err
 		}
 		if ahead >= 0 {
 			break
 		}
 		if i == 50 {
-			return nil, fmt.Errorf("WAL up to %s was not flushed after 5 s", w.end)
+			return nil, nil, fmt.Errorf("WAL up to %s was not flushed after 5 s", w.end)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -113,11 +142,23 @@ func (PgWAL) CollectInterval(ctx context.Context, qr dialects.Querier, s dialect
 	}
 	if err != nil {
 		if errors.Is(err, errWALGone) || strings.Contains(err.Error(), "has already been removed") {
-			return nil, &collectors.LogLostError{Err: err, Why: fmt.Sprintf("the WAL from the window's start (%s) was recycled by a checkpoint before it could be read: log bytes come from the LSN difference and pg_stat_wal, per-index leaf inserts are derived from the table counters. %s", w.start, holdAdvice(s))}
+			return nil, nil, &collectors.LogLostError{Err: err, Why: fmt.Sprintf("the WAL from the window's start (%s) was recycled by a checkpoint before it could be read: log bytes come from the LSN difference and pg_stat_wal, per-index leaf inserts are derived from the table counters. %s", w.start, holdAdvice(s))}
 		}
-		return nil, err
+		return nil, nil, err
 	}
-	return walCounters(ctx, qr, s, w, after, rows, pages, src), nil
+	out := walCounters(ctx, qr, s, w, after, rows, pages, src)
+	if s.Has(pg.CapStandby) {
+		var recs float64
+		for _, r := range rows {
+			recs += r.recs
+		}
+		out = append(out, collectors.Counter{Key: collectors.NewKey(collectors.DB, "", result.ReplayedLogRecords), Value: recs, Exactness: result.Exact,
+			Source: src + ": records of the window read from the standby's own pg_wal, between its replay positions", Interval: true})
+	}
+	if w.ops != nil {
+		w.ops.Source = src
+	}
+	return out, w.ops, nil
 }
 
 // walCounters turns the window's rows into the per-object and database
@@ -135,6 +176,8 @@ func walCounters(ctx context.Context, qr dialects.Querier, s dialects.Server, w 
 	for _, a := range rows {
 		allFPI.fpiBytes += a.fpiBytes
 		allFPI.fpis += a.fpis
+		allFPI.recs += a.recs
+		allFPI.bytes += a.bytes
 		k, mine := w.rels[a.node]
 		if a.db != w.dboid {
 			mine = false
@@ -172,8 +215,8 @@ func walCounters(ctx context.Context, qr dialects.Querier, s dialects.Server, w 
 			otherNone.recs += a.recs
 		}
 	}
-	iv := func(level collectors.Level, obj, metric string, v float64, source string) collectors.Counter {
-		return collectors.Counter{Key: collectors.Key{Level: level, Object: obj, Metric: metric}, Value: v, Exactness: result.Exact, Source: source, Interval: true}
+	iv := func(level collectors.Level, obj string, metric *result.Info, v float64, source string) collectors.Counter {
+		return collectors.Counter{Key: collectors.NewKey(level, obj, metric), Value: v, Exactness: result.Exact, Source: source, Interval: true}
 	}
 	var out []collectors.Counter
 	// Every scoped object gets figures, zero included: "no WAL" is a finding.
@@ -189,26 +232,28 @@ func walCounters(ctx context.Context, qr dialects.Querier, s dialects.Server, w 
 			a = &walRow{}
 		}
 		out = append(out,
-			iv(o.Level, k.obj, "log_bytes", a.bytes, src+": sum(record_length) of records whose first block is this relation"),
-			iv(o.Level, k.obj, "log_records", a.recs, src+": records whose first block is this relation"),
-			iv(o.Level, k.obj, "fpi_bytes", a.fpiBytes, src+": sum(fpi_length)"),
-			iv(o.Level, k.obj, "fpi_count", a.fpis, src+": records carrying a full-page image of this relation"),
-			iv(o.Level, k.obj, "pages_touched", objPages[k], src+": distinct blocks of the relation (main fork) that the window's records changed"))
+			iv(o.Level, k.obj, result.LogBytes, a.bytes, src+": sum(record_length) of records whose first block is this relation"),
+			iv(o.Level, k.obj, result.LogRecords, a.recs, src+": records whose first block is this relation"),
+			iv(o.Level, k.obj, result.FpiBytes, a.fpiBytes, src+": sum(fpi_length)"),
+			iv(o.Level, k.obj, result.FpiCount, a.fpis, src+": records carrying a full-page image of this relation"),
+			iv(o.Level, k.obj, result.PagesTouched, objPages[k], src+": distinct blocks of the relation (main fork) that the window's records changed"))
 		if o.Level == collectors.Table {
-			out = append(out, iv(o.Level, k.obj, "newpage_updates", a.newpage, src+": Heap UPDATE records with a second block (the new version went to another page)"))
+			out = append(out, iv(o.Level, k.obj, result.NewpageUpdates, a.newpage, src+": Heap UPDATE records with a second block (the new version went to another page)"))
 		}
 		if o.Level == collectors.Index && o.Info["method"] == "btree" {
 			out = append(out,
-				iv(o.Level, k.obj, "leaf_inserts", a.leafIns, src+": Btree INSERT_LEAF + INSERT_POST + level-0 SPLIT_L/SPLIT_R records"),
-				iv(o.Level, k.obj, "leaf_page_splits", a.leafSplit, src+": Btree level-0 SPLIT_L/SPLIT_R records"))
+				iv(o.Level, k.obj, result.LeafInserts, a.leafIns, src+": Btree INSERT_LEAF + INSERT_POST + level-0 SPLIT_L/SPLIT_R records"),
+				iv(o.Level, k.obj, result.LeafPageSplits, a.leafSplit, src+": Btree level-0 SPLIT_L/SPLIT_R records"))
 		}
 	}
-	otherObjects := iv(collectors.DB, "", "log_bytes_other_objects", otherRel.bytes, src+": records on relations outside the scope (other tables, other databases, catalogs) and the commit records of the transactions that wrote them")
+	otherObjects := iv(collectors.DB, "", result.LogBytesOtherObjects, otherRel.bytes, src+": records on relations outside the scope (other tables, other databases, catalogs) and the commit records of the transactions that wrote them")
 	otherObjects.Note = largestOthers(ctx, qr, s, otherNodes)
 	return append(out, otherObjects,
-		iv(collectors.DB, "", "fpi_bytes", allFPI.fpiBytes, src+": sum(fpi_length), whole cluster"),
-		iv(collectors.DB, "", "log_bytes_in_scope", inScope.bytes, src+": records on the measured objects and the other records (commits) of the transactions that wrote them"),
-		iv(collectors.DB, "", "log_bytes_other", otherNone.bytes, src+": records of no relation outside any writing transaction (checkpoints, running-xacts snapshots, WAL switches)"),
+		iv(collectors.DB, "", result.FpiBytes, allFPI.fpiBytes, src+": sum(fpi_length), whole cluster"),
+		iv(collectors.DB, "", result.LogRecordsDecoded, allFPI.recs, src+": every record of the window, whole cluster"),
+		iv(collectors.DB, "", result.LogBytesDecoded, allFPI.bytes, src+": sum(record_length) of every record of the window, whole cluster (what pg_stat_wal.wal_bytes counts)"),
+		iv(collectors.DB, "", result.LogBytesInScope, inScope.bytes, src+": records on the measured objects and the other records (commits) of the transactions that wrote them"),
+		iv(collectors.DB, "", result.LogBytesOther, otherNone.bytes, src+": records of no relation outside any writing transaction (checkpoints, running-xacts snapshots, WAL switches)"),
 	)
 }
 
@@ -236,7 +281,7 @@ func largestOthers(ctx context.Context, qr dialects.Querier, s dialects.Server, 
 	var parts []string
 	for _, r := range rels[:min(3, len(rels))] {
 		var name string
-		if err := qr.QueryRowContext(ctx, q("relation_of_filenode", s), r.node).Scan(&name); err != nil || name == "" {
+		if err := queries.QueryRow(ctx, qr, pg.Name, "relation_of_filenode", s.VersionNum, r.node).Scan(&name); err != nil || name == "" {
 			name = fmt.Sprintf("relfilenode %d", r.node)
 		}
 		parts = append(parts, fmt.Sprintf("%s %.0f B", name, r.bytes))

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
 	"strings"
 
 	"github.com/writeamp/writeamp/dialects"
@@ -20,10 +21,14 @@ func walinspectWindow(ctx context.Context, qr dialects.Querier, s dialects.Serve
 	if schema == "" {
 		schema = "public"
 	}
-	sql := func(name string) string {
-		return strings.ReplaceAll(q(name, s), "{{walinspect}}", pg.QuoteIdent(schema))
+	query := func(name string) (*sql.Rows, error) {
+		text, err := q(name, s)
+		if err != nil {
+			return nil, err
+		}
+		return qr.QueryContext(ctx, strings.ReplaceAll(text, "{{walinspect}}", pg.QuoteIdent(schema)), w.start, w.end, w.dboid, nodes)
 	}
-	rows, err := qr.QueryContext(ctx, sql("pg_walinspect"), w.start, w.end, w.dboid, nodes)
+	rows, err := query("pg_walinspect")
 	if err != nil {
 		return nil, nil, "", walinspectErr(s, err)
 	}
@@ -40,7 +45,7 @@ func walinspectWindow(ctx context.Context, qr dialects.Querier, s dialects.Serve
 		return nil, nil, "", err
 	}
 	pages := map[int64]float64{}
-	prow, err := qr.QueryContext(ctx, sql("pg_walinspect_pages"), w.start, w.end, w.dboid, nodes)
+	prow, err := query("pg_walinspect_pages")
 	if err != nil {
 		return nil, nil, "", walinspectErr(s, err)
 	}
@@ -53,11 +58,38 @@ func walinspectWindow(ctx context.Context, qr dialects.Querier, s dialects.Serve
 		}
 		pages[node] = n
 	}
+	if err := prow.Err(); err != nil {
+		return nil, nil, "", err
+	}
+	if w.ops != nil {
+		if err := walinspectXacts(query, &w); err != nil {
+			return nil, nil, "", walinspectErr(s, err)
+		}
+	}
 	src := "pg_walinspect pg_get_wal_records_info block_ref"
 	if s.Has(pg.CapWalBlockInfo) {
 		src = "pg_walinspect pg_get_wal_block_info"
 	}
-	return out, pages, src, prow.Err()
+	return out, pages, src, nil
+}
+
+// walinspectXacts splits the window's in-scope records by the workload's
+// transactions, as the decoder does while it reads.
+func walinspectXacts(query func(name string) (*sql.Rows, error), w *walWindow) error {
+	rows, err := query("pg_walinspect_xacts")
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var xid, node int64
+		var r walRow
+		if err := rows.Scan(&xid, &node, &r.recs, &r.bytes, &r.fpiBytes, &r.fpis, &r.leafIns); err != nil {
+			return err
+		}
+		w.attribute(uint32(xid), w.rels[node], &r)
+	}
+	return rows.Err()
 }
 
 func walinspectErr(s dialects.Server, err error) error {

@@ -4,6 +4,7 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	"github.com/writeamp/writeamp/result"
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
@@ -17,11 +18,12 @@ func init() { collectors.Register(pg.Name, NewSet()) }
 func NewSet() *collectors.Set {
 	return &collectors.Set{
 		Sources: []collectors.Source{
-			WalLSN{}, PgClass{}, PgStatRelations{}, PgStatWAL{}, PgStatIO{}, PgStatDatabase{}, PgStatCheckpointer{},
+			WalLSN{}, WalReplay{}, PgClass{}, PgStatRelations{}, PgStatWAL{}, PgStatIO{}, PgStatDatabase{}, PgStatCheckpointer{}, PgStatStatements{},
+			PgStatReplication{}, PgStatArchiver{}, PgStatReplicationSlots{},
 		},
-		Interval:   []collectors.IntervalCollector{PgWAL{}},
-		Derive:     []collectors.Deriver{DeriveTables, DeriveLeafInserts, DeriveCheckpoints},
-		Samplers:   []collectors.Sampler{PgStatActivity{}},
+		Interval:   []collectors.IntervalCollector{PgWAL{}, ReplicationShipped{}},
+		Derive:     []collectors.Deriver{DeriveStandby, DeriveTables, DeriveLeafInserts, DeriveCheckpoints, CrossCheckStatWAL, DeriveCluster},
+		Samplers:   []collectors.Sampler{PgStatActivity{}, ReplicationLag{}},
 		SnapshotTx: snapshotTx,
 		Savepoint:  "SAVEPOINT writeamp_collector",
 		RollbackTo: "ROLLBACK TO SAVEPOINT writeamp_collector",
@@ -37,7 +39,7 @@ func snapshotTx(ctx context.Context, db *sql.DB, s dialects.Server) (*sql.Tx, er
 		return nil, err
 	}
 	if s.Has(pg.CapFetchConsistency) {
-		if _, err := tx.ExecContext(ctx, queries.MustGet(pg.Name, "snapshot_consistency", s.VersionNum)); err != nil {
+		if _, err := queries.Exec(ctx, tx, pg.Name, "snapshot_consistency", s.VersionNum); err != nil {
 			tx.Rollback()
 			return nil, err
 		}
@@ -45,7 +47,11 @@ func snapshotTx(ctx context.Context, db *sql.DB, s dialects.Server) (*sql.Tx, er
 	return tx, nil
 }
 
-func q(name string, s dialects.Server) string { return queries.MustGet(pg.Name, name, s.VersionNum) }
+// q is the named block's variant for the server: a block missing for its
+// version is the caller's error (a collector's is recorded as its Missing).
+func q(name string, s dialects.Server) (string, error) {
+	return queries.Get(pg.Name, name, s.VersionNum)
+}
 
 // schemaArg passes the scope's schemas; nil means every user schema.
 func schemaArg(sc collectors.Scope) any {
@@ -55,8 +61,8 @@ func schemaArg(sc collectors.Scope) any {
 	return sc.Schemas
 }
 
-func exact(level collectors.Level, obj, metric string, v float64, source, id string) collectors.Counter {
-	return collectors.Counter{Key: collectors.Key{Level: level, Object: obj, Metric: metric}, Value: v, Exactness: "exact", Source: source, Identity: id}
+func exact(level collectors.Level, obj string, metric *result.Info, v float64, source, id string) collectors.Counter {
+	return collectors.Counter{Key: collectors.NewKey(level, obj, metric), Value: v, Exactness: "exact", Source: source, Identity: id}
 }
 
 // withReset stamps counters with their stats_reset time, so a reset inside

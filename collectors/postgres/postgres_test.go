@@ -13,7 +13,6 @@ import (
 	"github.com/writeamp/writeamp/dialects"
 	pg "github.com/writeamp/writeamp/dialects/postgres"
 	"github.com/writeamp/writeamp/internal/mocksql"
-	"github.com/writeamp/writeamp/queries"
 )
 
 func server(v int) dialects.Server {
@@ -62,8 +61,8 @@ func TestPgStatRelationsByVersion(t *testing.T) {
 		newpage any
 	}{{130014, nil}, {150020, nil}, {160004, int64(7)}, {180000, int64(7)}} {
 		q, m := mocksql.WithConverter(t, arrays{})
-		m.ExpectQuery(queries.MustGet(pg.Name, "stats_reset", tc.v)).WillReturnRows(sqlmock.NewRows([]string{"coalesce"}).AddRow("2026-11-30 10:00:00+00"))
-		m.ExpectQuery(queries.MustGet(pg.Name, "pg_stat_relations", tc.v)).WithArgs([]string{"kc"}).
+		m.ExpectQuery(mocksql.SQL(t, pg.Name, "stats_reset", tc.v)).WillReturnRows(sqlmock.NewRows([]string{"coalesce"}).AddRow("2026-11-30 10:00:00+00"))
+		m.ExpectQuery(mocksql.SQL(t, pg.Name, "pg_stat_relations", tc.v)).WithArgs([]string{"kc"}).
 			WillReturnRows(sqlmock.NewRows(cols).
 				AddRow(int64(16400), "r", int64(1500), int64(15000), int64(14800), int64(150), tc.newpage, int64(0), int64(1), int64(2), nil, nil, nil, int64(9000), int64(12)).
 				AddRow(int64(16405), "i", nil, nil, nil, nil, nil, nil, nil, nil, int64(40), int64(41), int64(39), int64(700), int64(3)).
@@ -120,7 +119,7 @@ func TestPgStatWALUnsupportedBefore14(t *testing.T) {
 		t.Errorf("13 must be unsupported with the reason: %v", err)
 	}
 	q, m := mocksql.WithConverter(t, arrays{})
-	m.ExpectQuery(queries.MustGet(pg.Name, "pg_stat_wal", 150000)).WillReturnRows(
+	m.ExpectQuery(mocksql.SQL(t, pg.Name, "pg_stat_wal", 150000)).WillReturnRows(
 		sqlmock.NewRows([]string{"wal_records", "wal_fpi", "wal_bytes", "wal_buffers_full", "stats_reset"}).
 			AddRow(int64(10), int64(2), int64(4096), int64(0), "2026-11-01 00:00:00+00"))
 	cs, err := PgStatWAL{}.Collect(context.Background(), q, server(150000), collectors.Scope{})
@@ -138,8 +137,8 @@ func TestPgStatWALUnsupportedBefore14(t *testing.T) {
 
 func TestPgStatRelationsErrorIsReturned(t *testing.T) {
 	q, m := mocksql.WithConverter(t, arrays{})
-	m.ExpectQuery(queries.MustGet(pg.Name, "stats_reset", 150000)).WillReturnRows(sqlmock.NewRows([]string{"coalesce"}).AddRow(""))
-	m.ExpectQuery(queries.MustGet(pg.Name, "pg_stat_relations", 150000)).WithArgs([]string{"public"}).WillReturnError(errors.New("permission denied for function pg_stat_get_tuples_inserted"))
+	m.ExpectQuery(mocksql.SQL(t, pg.Name, "stats_reset", 150000)).WillReturnRows(sqlmock.NewRows([]string{"coalesce"}).AddRow(""))
+	m.ExpectQuery(mocksql.SQL(t, pg.Name, "pg_stat_relations", 150000)).WithArgs([]string{"public"}).WillReturnError(errors.New("permission denied for function pg_stat_get_tuples_inserted"))
 	objs := []collectors.Object{{Level: collectors.Table, Schema: "public", Name: "t", ID: "1", Info: map[string]string{"oid": "1"}}}
 	if _, err := (PgStatRelations{}).CollectObjects(context.Background(), q, server(150000), objs); err == nil {
 		t.Fatal("expected the error")
@@ -149,14 +148,14 @@ func TestPgStatRelationsErrorIsReturned(t *testing.T) {
 func TestWalinspectAttributesRecords(t *testing.T) {
 	for _, v := range []int{150020, 160004} {
 		q, m := mocksql.WithConverter(t, arrays{})
-		text := strings.ReplaceAll(queries.MustGet(pg.Name, "pg_walinspect", v), "{{walinspect}}", `"public"`)
+		text := strings.ReplaceAll(mocksql.SQL(t, pg.Name, "pg_walinspect", v), "{{walinspect}}", `"public"`)
 		if v >= 160000 && !strings.Contains(text, "pg_get_wal_block_info") {
 			t.Fatalf("16+ must read pg_get_wal_block_info")
 		}
 		if v < 160000 && (strings.Contains(text, "pg_get_wal_block_info") || !strings.Contains(text, "block_ref")) {
 			t.Fatalf("15 must parse block_ref")
 		}
-		m.ExpectQuery(queries.MustGet(pg.Name, "flush_lsn", v)).WithArgs("0/200").WillReturnRows(sqlmock.NewRows([]string{"d"}).AddRow(int64(0)))
+		m.ExpectQuery(mocksql.SQL(t, pg.Name, "flush_lsn", v)).WithArgs("0/200").WillReturnRows(sqlmock.NewRows([]string{"d"}).AddRow(int64(0)))
 		cols := []string{"dboid", "relfilenode", "xact", "count", "bytes", "fpi", "fpis", "leaf", "split", "newpage"}
 		m.ExpectQuery(text).WithArgs("0/100", "0/200", int64(5), sqlmock.AnyArg()).WillReturnRows(sqlmock.NewRows(cols).
 			AddRow(int64(5), int64(1001), "scope", 100, 10000, 0, 0, 0, 0, 12).    // the table's heap
@@ -167,9 +166,9 @@ func TestWalinspectAttributesRecords(t *testing.T) {
 			AddRow(int64(0), int64(0), "other", 4, 136, 0, 0, 0, 0, 0).            // the commits of its transactions
 			AddRow(int64(9), int64(1001), "other", 2, 90, 0, 0, 0, 0, 0).          // same filenode, other database
 			AddRow(int64(0), int64(0), "none", 3, 150, 0, 0, 0, 0, 0))             // running xacts
-		m.ExpectQuery(strings.ReplaceAll(queries.MustGet(pg.Name, "pg_walinspect_pages", v), "{{walinspect}}", `"public"`)).WithArgs("0/100", "0/200", int64(5), sqlmock.AnyArg()).
+		m.ExpectQuery(strings.ReplaceAll(mocksql.SQL(t, pg.Name, "pg_walinspect_pages", v), "{{walinspect}}", `"public"`)).WithArgs("0/100", "0/200", int64(5), sqlmock.AnyArg()).
 			WillReturnRows(sqlmock.NewRows([]string{"relfilenode", "pages"}).AddRow(int64(1001), 7).AddRow(int64(1003), 2).AddRow(int64(1002), 3))
-		m.ExpectQuery(queries.MustGet(pg.Name, "relation_of_filenode", v)).WithArgs(int64(2000)).WillReturnRows(sqlmock.NewRows([]string{"r"}).AddRow("public.other"))
+		m.ExpectQuery(mocksql.SQL(t, pg.Name, "relation_of_filenode", v)).WithArgs(int64(2000)).WillReturnRows(sqlmock.NewRows([]string{"r"}).AddRow("public.other"))
 		objs := []collectors.Object{
 			{Level: collectors.Table, Schema: "kc", Name: "t", ID: "1001", Info: map[string]string{"toast_filenodes": "1003,1004"}},
 			{Level: collectors.Index, Schema: "kc", Name: "i", Table: "t", ID: "1002", Info: map[string]string{"method": "btree"}},

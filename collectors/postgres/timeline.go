@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/writeamp/writeamp/queries"
 	"strconv"
 
 	"github.com/writeamp/writeamp/collectors"
@@ -55,18 +56,18 @@ func (Timeline) Series(s dialects.Server, objs []collectors.Object) ([]result.Sa
 	var out []result.SampleSeries
 	var notes []string
 	if s.Has(pg.CapPrimary) {
-		out = append(out, result.SampleSeries{Name: "log_bytes", Unit: result.Bytes, Exactness: result.Exact,
+		out = append(out, result.SampleSeries{Name: result.LogBytes.Name, Unit: result.Bytes, Exactness: result.Exact,
 			Source: "pg_current_wal_insert_lsn() (whole cluster, all sessions; includes WAL page headers and record alignment)",
 			Note:   "the insert position at the moment of each reading: exact"})
 	} else {
 		notes = append(notes, "log bytes not sampled: "+s.Why(pg.CapPrimary))
 	}
 	late := publication(s)
-	for _, c := range [][3]string{{"rows_inserted", "tup_inserted", "rows inserted"}, {"rows_updated", "tup_updated", "rows updated (HOT included)"}, {"rows_deleted", "tup_deleted", "rows deleted"}} {
+	for _, c := range [][3]string{{result.RowsInserted.Name, "tup_inserted", "rows inserted"}, {result.RowsUpdated.Name, "tup_updated", "rows updated (HOT included)"}, {result.RowsDeleted.Name, "tup_deleted", "rows deleted"}} {
 		out = append(out, result.SampleSeries{Name: c[0], Unit: result.Count, Exactness: result.Approx,
 			Source: "pg_stat_database." + c[1] + " (" + c[2] + ", this database, all sessions)", Note: late})
 	}
-	out = append(out, result.SampleSeries{Name: "transactions_committed", Unit: result.Count, Exactness: result.Approx,
+	out = append(out, result.SampleSeries{Name: result.TransactionsCommitted.Name, Unit: result.Count, Exactness: result.Approx,
 		Source: "pg_stat_database.xact_commit (this database, all sessions; the sampler's own reads are rolled back and not counted)", Note: late})
 	n := 0
 	for _, o := range objs {
@@ -80,7 +81,7 @@ func (Timeline) Series(s dialects.Server, objs []collectors.Object) ([]result.Sa
 	case oids == nil:
 		notes = append(notes, fmt.Sprintf("HOT updates not sampled: %d tables in scope, more than the %d a cheap reading sums (name fewer with --schema or --table)", n, MaxHOTTables))
 	default:
-		out = append(out, result.SampleSeries{Name: "hot_updates", Unit: result.Count, Exactness: result.Approx,
+		out = append(out, result.SampleSeries{Name: result.HotUpdates.Name, Unit: result.Count, Exactness: result.Approx,
 			Source: fmt.Sprintf("pg_stat_get_tuples_hot_updated() summed over the %d tables in scope when the window opened", len(oids)), Note: late})
 	}
 	return out, notes
@@ -101,22 +102,22 @@ func (Timeline) Read(ctx context.Context, conn *sql.Conn, s dialects.Server, obj
 	}
 	var lsn sql.NullString
 	var ins, upd, del, commit, hot int64
-	if err := tx.QueryRowContext(ctx, q("timeline", s), oids, s.Has(pg.CapPrimary)).Scan(&lsn, &ins, &upd, &del, &commit, &hot); err != nil {
+	if err := queries.QueryRow(ctx, tx, pg.Name, "timeline", s.VersionNum, oids, s.Has(pg.CapPrimary)).Scan(&lsn, &ins, &upd, &del, &commit, &hot); err != nil {
 		return nil, err
 	}
 	out := map[string]float64{
-		"rows_inserted": float64(ins), "rows_updated": float64(upd), "rows_deleted": float64(del),
-		"transactions_committed": float64(commit),
+		result.RowsInserted.Name: float64(ins), result.RowsUpdated.Name: float64(upd), result.RowsDeleted.Name: float64(del),
+		result.TransactionsCommitted.Name: float64(commit),
 	}
 	if lsn.Valid {
 		v, err := strconv.ParseFloat(lsn.String, 64)
 		if err != nil {
 			return nil, fmt.Errorf("WAL position %q: %w", lsn.String, err)
 		}
-		out["log_bytes"] = v
+		out[result.LogBytes.Name] = v
 	}
 	if len(oids) > 0 {
-		out["hot_updates"] = float64(hot)
+		out[result.HotUpdates.Name] = float64(hot)
 	}
 	return out, tx.Rollback()
 }

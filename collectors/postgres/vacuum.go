@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/writeamp/writeamp/queries"
 	"regexp"
 	"strconv"
 	"strings"
@@ -27,37 +28,41 @@ type Vacuum struct{}
 // vacuumNames are the figures of the vacuum's window a run keeps, under
 // their vacuum_ names; the database's cover the whole cluster's WAL.
 var vacuumNames = map[string]string{
-	"log_bytes":     "vacuum_log_bytes",
-	"log_records":   "vacuum_log_records",
-	"fpi_count":     "vacuum_fpi_count",
-	"fpi_bytes":     "vacuum_fpi_bytes",
-	"pages_touched": "vacuum_pages_touched",
-	"buffer_hits":   "vacuum_buffer_hits",
-	"buffer_reads":  "vacuum_buffer_reads",
+	result.LogBytes.Name:     result.VacuumLogBytes.Name,
+	result.LogRecords.Name:   result.VacuumLogRecords.Name,
+	result.FpiCount.Name:     result.VacuumFpiCount.Name,
+	result.FpiBytes.Name:     result.VacuumFpiBytes.Name,
+	result.PagesTouched.Name: result.VacuumPagesTouched.Name,
+	result.BufferHits.Name:   result.VacuumBufferHits.Name,
+	result.BufferReads.Name:  result.VacuumBufferReads.Name,
 }
 
 func (Vacuum) WindowMetric(level collectors.Level, metric string) (string, bool) {
 	name, ok := vacuumNames[metric]
-	if level == collectors.DB && (metric == "pages_touched" || strings.HasPrefix(metric, "buffer_")) {
+	if level == collectors.DB && (metric == result.PagesTouched.Name || strings.HasPrefix(metric, "buffer_")) {
 		return "", false // pg_stat_io's cluster-wide figures are not the vacuum's own
 	}
 	return name, ok
 }
 
 func (Vacuum) Vacuum(ctx context.Context, db *sql.DB, s dialects.Server, tables, indexes []collectors.Object) (out []collectors.Counter, warns []string, err error) {
+	vacuum, err := q("vacuum", s)
+	if err != nil {
+		return nil, nil, err
+	}
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, q("vacuum_messages", s)); err != nil {
+	if _, err := queries.Exec(ctx, conn, pg.Name, "vacuum_messages", s.VersionNum); err != nil {
 		return nil, nil, err
 	}
 	defer func() {
 		// The session's WAL and I/O counts must reach the statistics views
 		// before the window's after snapshot, as a workload session's do.
 		cctx := context.WithoutCancel(ctx)
-		if _, rerr := conn.ExecContext(cctx, q("vacuum_messages_reset", s)); rerr != nil {
+		if _, rerr := queries.Exec(cctx, conn, pg.Name, "vacuum_messages_reset", s.VersionNum); rerr != nil {
 			warns = append(warns, "reset client_min_messages: "+rerr.Error())
 		}
 		if eerr := (pg.Dialect{}).EndSession(cctx, conn, s); eerr != nil {
@@ -66,7 +71,7 @@ func (Vacuum) Vacuum(ctx context.Context, db *sql.DB, s dialects.Server, tables,
 	}()
 	for _, t := range tables {
 		var msgs []*pgconn.Notice
-		stmt := strings.ReplaceAll(q("vacuum", s), "{{table}}", pgx.Identifier{t.Schema, t.Name}.Sanitize())
+		stmt := strings.ReplaceAll(vacuum, "{{table}}", pgx.Identifier{t.Schema, t.Name}.Sanitize())
 		err := pg.WithNotices(ctx, conn, func(n *pgconn.Notice) { msgs = append(msgs, n) }, func() error {
 			_, err := conn.ExecContext(ctx, stmt)
 			return err
@@ -107,8 +112,8 @@ func atof(s string) float64 { f, _ := strconv.ParseFloat(s, 64); return f }
 func parseVacuum(msgs []*pgconn.Notice, t collectors.Object, ixs []collectors.Object, major int) ([]collectors.Counter, []string) {
 	obj := t.FQN()
 	var out []collectors.Counter
-	put := func(level collectors.Level, o, metric string, v float64, ex result.Exactness, src, note string) {
-		out = append(out, collectors.Counter{Key: collectors.Key{Level: level, Object: o, Metric: metric}, Value: v, Exactness: ex, Source: "VACUUM (VERBOSE): " + src, Interval: true, Note: note})
+	put := func(level collectors.Level, o string, metric *result.Info, v float64, ex result.Exactness, src, note string) {
+		out = append(out, collectors.Counter{Key: collectors.NewKey(level, o, metric), Value: v, Exactness: ex, Source: "VACUUM (VERBOSE): " + src, Interval: true, Note: note})
 	}
 	summary := false
 	var deadItems, truncated float64
@@ -126,22 +131,22 @@ func parseVacuum(msgs []*pgconn.Notice, t collectors.Object, ixs []collectors.Ob
 				continue // its TOAST table
 			}
 			summary = true
-			put(collectors.Table, obj, "vacuum_dead_rows_removed", atof(g[2]), result.Exact, `"found N removable" (dead tuples this vacuum pruned)`, "")
-			put(collectors.Table, obj, "vacuum_pages_scanned", atof(g[3]), result.Exact, `"in X out of Y pages"`, "")
+			put(collectors.Table, obj, result.VacuumDeadRowsRemoved, atof(g[2]), result.Exact, `"found N removable" (dead tuples this vacuum pruned)`, "")
+			put(collectors.Table, obj, result.VacuumPagesScanned, atof(g[3]), result.Exact, `"in X out of Y pages"`, "")
 		case reFinished.MatchString(m): // 15+
 			if !strings.HasSuffix(reFinished.FindStringSubmatch(m)[1], "."+t.Schema+"."+t.Name) {
 				continue
 			}
 			summary = true
 			if g := rePages.FindStringSubmatch(m); g != nil {
-				put(collectors.Table, obj, "vacuum_pages_removed", atof(g[1]), result.Exact, `"pages: R removed" (truncated off the end)`, "")
-				put(collectors.Table, obj, "vacuum_pages_scanned", atof(g[2]), result.Exact, `"pages: ... X scanned"`, "")
+				put(collectors.Table, obj, result.VacuumPagesRemoved, atof(g[1]), result.Exact, `"pages: R removed" (truncated off the end)`, "")
+				put(collectors.Table, obj, result.VacuumPagesScanned, atof(g[2]), result.Exact, `"pages: ... X scanned"`, "")
 			}
 			if g := reTuples.FindStringSubmatch(m); g != nil {
-				put(collectors.Table, obj, "vacuum_dead_rows_removed", atof(g[1]), result.Exact, `"tuples: N removed" (dead tuples this vacuum pruned)`, "")
+				put(collectors.Table, obj, result.VacuumDeadRowsRemoved, atof(g[1]), result.Exact, `"tuples: N removed" (dead tuples this vacuum pruned)`, "")
 			}
 			if g := reBuffers.FindStringSubmatch(m); g != nil {
-				put(collectors.Table, obj, "vacuum_buffers_dirtied", atof(g[1]), result.Exact, `"buffer usage: ... D dirtied" (the table, its indexes and TOAST)`, "")
+				put(collectors.Table, obj, result.VacuumBuffersDirtied, atof(g[1]), result.Exact, `"buffer usage: ... D dirtied" (the table, its indexes and TOAST)`, "")
 			}
 		case reRemoved.MatchString(m):
 			if g := reRemoved.FindStringSubmatch(m); g[1] == t.Name {
@@ -158,13 +163,13 @@ func parseVacuum(msgs []*pgconn.Notice, t collectors.Object, ixs []collectors.Ob
 			}
 			seenIx[o.Name] = true
 			if g := reIxRemoved.FindStringSubmatch(n.Detail); g != nil {
-				put(collectors.Index, o.FQN(), "vacuum_index_entries_removed", atof(g[1]), result.Exact, `"K index row versions were removed" (heap TIDs, posting lists' included)`, "")
+				put(collectors.Index, o.FQN(), result.VacuumIndexEntriesRemoved, atof(g[1]), result.Exact, `"K index row versions were removed" (heap TIDs, posting lists' included)`, "")
 			}
 			if g := reIxDeleted.FindStringSubmatch(n.Detail); g != nil {
 				if g[2] == "were newly deleted" {
-					put(collectors.Index, o.FQN(), "vacuum_index_pages_deleted", atof(g[1]), result.Exact, `"D index pages were newly deleted"`, "")
+					put(collectors.Index, o.FQN(), result.VacuumIndexPagesDeleted, atof(g[1]), result.Exact, `"D index pages were newly deleted"`, "")
 				} else {
-					put(collectors.Index, o.FQN(), "vacuum_index_pages_deleted", atof(g[1]), result.Approx, `"D index pages have been deleted"`,
+					put(collectors.Index, o.FQN(), result.VacuumIndexPagesDeleted, atof(g[1]), result.Approx, `"D index pages have been deleted"`,
 						"PostgreSQL 13 reports the index's deleted pages, those an earlier vacuum deleted included")
 				}
 			}
@@ -181,9 +186,9 @@ func parseVacuum(msgs []*pgconn.Notice, t collectors.Object, ixs []collectors.Ob
 		warns = append(warns, fmt.Sprintf("VACUUM of %s sent no summary message (%s): its pages scanned and dead rows removed are unknown", obj, why))
 		return out, warns
 	}
-	put(collectors.Table, obj, "vacuum_dead_items_removed", deadItems, result.Exact, `"removed N dead item identifiers" (13: "row versions"), summed over index passes: line pointers made unused, each one an entry in every index`, "")
+	put(collectors.Table, obj, result.VacuumDeadItemsRemoved, deadItems, result.Exact, `"removed N dead item identifiers" (13: "row versions"), summed over index passes: line pointers made unused, each one an entry in every index`, "")
 	if major < 15 {
-		put(collectors.Table, obj, "vacuum_pages_removed", truncated, result.Exact, `"truncated A to B pages" (none: no truncation)`, "")
+		put(collectors.Table, obj, result.VacuumPagesRemoved, truncated, result.Exact, `"truncated A to B pages" (none: no truncation)`, "")
 	}
 	for _, o := range ixs {
 		if !seenIx[o.Name] {

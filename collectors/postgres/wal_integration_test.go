@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/writeamp/writeamp/collectors"
 	pg "github.com/writeamp/writeamp/dialects/postgres"
+	"github.com/writeamp/writeamp/internal/mocksql"
 	"github.com/writeamp/writeamp/internal/pgmatrix"
 )
 
@@ -23,7 +25,7 @@ import (
 // deletes, full-page images after a checkpoint, TOAST records larger than a
 // page, a subtransaction, VACUUM, and a WAL segment switch in the middle.
 func TestDecoderAgreesWithWalinspect(t *testing.T) {
-	pgmatrix.EachSince(t, 15, func(t *testing.T, srv *pgmatrix.Server) {
+	pgmatrix.EachParallelSince(t, 15, func(t *testing.T, srv *pgmatrix.Server) {
 		ctx := context.Background()
 		db, err := sql.Open("pgx", srv.DSN)
 		if err != nil {
@@ -65,6 +67,33 @@ func TestDecoderAgreesWithWalinspect(t *testing.T) {
 			`INSERT INTO t2 SELECT g, string_agg(md5((g * 1000 + i)::text), '') FROM generate_series(1, 20) g, generate_series(1, 400) i GROUP BY g`,
 			`INSERT INTO other SELECT generate_series(1, 300)`,
 			`VACUUM t1`)
+		// Two operations of a workload, each reading its transaction id as
+		// the runner does; a third transaction is named by nobody.
+		xacts := map[uint32]string{}
+		named := func(op string, stmts ...string) {
+			t.Helper()
+			tx, err := db.Begin()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, st := range stmts {
+				if _, err := tx.Exec(st); err != nil {
+					t.Fatalf("%s: %v", st, err)
+				}
+			}
+			var xid sql.NullInt64
+			if err := tx.QueryRow(mocksql.SQL(t, pg.Name, "current_xact_id", s.VersionNum)).Scan(&xid); err != nil || !xid.Valid {
+				t.Fatalf("transaction id: %v %v", xid, err)
+			}
+			if err := tx.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			xacts[uint32(xid.Int64)] = op
+		}
+		named("fill", `INSERT INTO t1 SELECT g, md5(g::text), g % 7 FROM generate_series(7001, 7400) g`, `INSERT INTO other VALUES (1000)`)
+		named("touch", `UPDATE t1 SET k = k + 1 WHERE id BETWEEN 7001 AND 7100`, `DELETE FROM t1 WHERE id BETWEEN 7101 AND 7150`)
+		named("fill", `DELETE FROM t1 WHERE id BETWEEN 7201 AND 7250`)
+		exec(`UPDATE t1 SET v = 'y' WHERE id BETWEEN 7301 AND 7400`)
 		after, err := set.Take(ctx, db, s, collectors.Scope{Tables: []string{"t1", "t2"}})
 		if err != nil {
 			t.Fatal(err)
@@ -73,7 +102,7 @@ func TestDecoderAgreesWithWalinspect(t *testing.T) {
 		fmt.Sscan(s.Prop(pg.PropDatabaseOID), &w.dboid)
 		for i := 0; i < 50; i++ { // flushed up to the end
 			var ahead int64
-			db.QueryRow(q("flush_lsn", s), w.end).Scan(&ahead)
+			db.QueryRow(mocksql.SQL(t, pg.Name, "flush_lsn", s.VersionNum), w.end).Scan(&ahead)
 			if ahead >= 0 {
 				break
 			}
@@ -148,6 +177,32 @@ func TestDecoderAgreesWithWalinspect(t *testing.T) {
 		if dt.recs != recs || dt.bytes != bytes || it.recs != recs {
 			t.Errorf("records/bytes: decoder %v/%v, pg_walinspect %v/%v, pg_get_wal_stats %v/%v", dt.recs, dt.bytes, it.recs, it.bytes, recs, bytes)
 		}
+		// The split by operation: the same from both readers, and with the
+		// unattributed records exactly the in-scope log.
+		split := func(read func(walWindow) error) *collectors.OperationLog {
+			t.Helper()
+			ws := w
+			ws.xacts, ws.ops, ws.seen = xacts, &collectors.OperationLog{}, map[uint32]bool{}
+			if err := read(ws); err != nil {
+				t.Fatal(err)
+			}
+			return ws.ops
+		}
+		dsplit := split(func(ws walWindow) error { _, _, _, err := decodeWindow(ctx, db, s, ws); return err })
+		isplit := split(func(ws walWindow) error { _, _, _, err := walinspectWindow(ctx, db, s, ws); return err })
+		if !reflect.DeepEqual(dsplit, isplit) {
+			t.Errorf("split by operation: decoder %s, pg_walinspect %s", opsString(dsplit), opsString(isplit))
+		}
+		var inScope float64
+		for _, r := range dec {
+			if _, mine := w.rels[r.node]; (mine && r.db == w.dboid) || (r.node == 0 && r.xact == "scope") {
+				inScope += r.bytes
+			}
+		}
+		if f, t2 := dsplit.Ops["fill"], dsplit.Ops["touch"]; f == nil || t2 == nil || f.Xacts != 2 || t2.Xacts != 1 ||
+			f.Total.Bytes+t2.Total.Bytes+dsplit.Unattributed.Total.Bytes != inScope || f.Total.LeafInserts != 400+400 {
+			t.Errorf("split by operation %s does not add up to the in-scope %v B (fill: 2 transactions, 400 rows into 2 indexes; touch: 1)", opsString(dsplit), inScope)
+		}
 		var splits float64
 		for _, r := range dec {
 			splits += r.leafSplit
@@ -156,4 +211,13 @@ func TestDecoderAgreesWithWalinspect(t *testing.T) {
 			t.Errorf("the window is too plain to test the decoder: %v records, %v splits", dt.recs, splits)
 		}
 	})
+}
+
+func opsString(l *collectors.OperationLog) string {
+	var b strings.Builder
+	for name, o := range l.Ops {
+		fmt.Fprintf(&b, "%s: %d xacts %+v; ", name, o.Xacts, o.Total)
+	}
+	fmt.Fprintf(&b, "unattributed %+v", l.Unattributed.Total)
+	return b.String()
 }

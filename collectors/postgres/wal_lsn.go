@@ -3,6 +3,8 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"github.com/writeamp/writeamp/queries"
+	"github.com/writeamp/writeamp/result"
 	"strconv"
 
 	"github.com/writeamp/writeamp/collectors"
@@ -28,7 +30,7 @@ func (WalLSN) Supports(s dialects.Server) error {
 
 func (WalLSN) read(ctx context.Context, qr dialects.Querier, s dialects.Server) (string, float64, error) {
 	var lsn, bytes string
-	if err := qr.QueryRowContext(ctx, q("wal_lsn", s)).Scan(&lsn, &bytes); err != nil {
+	if err := queries.QueryRow(ctx, qr, pg.Name, "wal_lsn", s.VersionNum).Scan(&lsn, &bytes); err != nil {
 		return "", 0, err
 	}
 	v, err := strconv.ParseFloat(bytes, 64)
@@ -48,6 +50,6 @@ func (w WalLSN) Collect(ctx context.Context, qr dialects.Querier, s dialects.Ser
 	if err != nil {
 		return nil, err
 	}
-	c := exact(collectors.DB, "", "log_bytes", v, "pg_current_wal_insert_lsn() difference (whole cluster, all sessions; includes WAL page headers and record alignment)", "")
+	c := exact(collectors.DB, "", result.LogBytes, v, "pg_current_wal_insert_lsn() difference (whole cluster, all sessions; includes WAL page headers and record alignment)", "")
 	return []collectors.Counter{c}, nil
 }

@@ -123,7 +123,7 @@ type walStream struct {
 	major      int
 	segSize    uint64
 	start, end uint64
-	fetch      func(segno, lo, hi uint64) ([]byte, error)
+	fetch      func(segno, lo, hi uint64, buf []byte) ([]byte, error)
 	cur        []byte
 	curNo      uint64
 	base       uint64 // offset in the segment of cur[0]
@@ -137,7 +137,9 @@ func (w *walStream) seg(lsn uint64) ([]byte, uint64, error) {
 		segStart := no * w.segSize
 		lo := max(segStart, w.start-w.start%walPageSize) - segStart
 		hi := min(segStart+w.segSize, (w.end+walPageSize-1)/walPageSize*walPageSize+walPageSize) - segStart
-		b, err := w.fetch(no, lo, hi)
+		// cur is reused: records are copied out of it before the next
+		// segment is read (decodeWAL's buffer), so one segment is held.
+		b, err := w.fetch(no, lo, hi, w.cur)
 		if err != nil {
 			return nil, 0, err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/writeamp/writeamp/queries"
 	"strings"
 
 	"github.com/writeamp/writeamp/collectors"
@@ -46,7 +47,7 @@ func (FnDblogMark) Marks(ctx context.Context, qr dialects.Querier, s dialects.Se
 		return nil, nil
 	}
 	var lsn sql.NullString
-	if err := qr.QueryRowContext(ctx, q("fn_dblog_end_lsn", s)).Scan(&lsn); err != nil {
+	if err := queries.QueryRow(ctx, qr, ms.Name, "fn_dblog_end_lsn", s.VersionNum).Scan(&lsn); err != nil {
 		return map[string]string{markError: err.Error()}, nil
 	}
 	return map[string]string{MarkLogEnd: lsn.String}, nil
@@ -89,14 +90,14 @@ func (FnDblog) CollectInterval(ctx context.Context, qr dialects.Querier, s diale
 		return nil, fmt.Errorf("no log positions in the snapshots")
 	}
 	var first sql.NullString
-	if err := qr.QueryRowContext(ctx, q("fn_dblog_min_lsn", s)).Scan(&first); err != nil {
+	if err := queries.QueryRow(ctx, qr, ms.Name, "fn_dblog_min_lsn", s.VersionNum).Scan(&first); err != nil {
 		return nil, err
 	}
 	if first.Valid && first.String > start {
 		return nil, fmt.Errorf("the log was truncated inside the window (its first record %s is after the window's start %s): a checkpoint in %s recovery removed records; use FULL recovery or a shorter run for per-index log bytes",
 			first.String, start, recoveryModel(s))
 	}
-	rows, err := qr.QueryContext(ctx, q("fn_dblog", s), start, end)
+	rows, err := queries.Query(ctx, qr, ms.Name, "fn_dblog", s.VersionNum, start, end)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +126,7 @@ func (FnDblog) CollectInterval(ctx context.Context, qr dialects.Querier, s diale
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	iv := func(level collectors.Level, obj, metric string, v float64, source string) collectors.Counter {
+	iv := func(level collectors.Level, obj string, metric *result.Info, v float64, source string) collectors.Counter {
 		return collectors.Counter{Key: key(level, obj, metric), Value: v, Exactness: result.Exact, Source: source, Interval: true,
 			Note: "read from sys.fn_dblog (undocumented; needs sysadmin)"}
 	}
@@ -145,8 +146,8 @@ func (FnDblog) CollectInterval(ctx context.Context, qr dialects.Querier, s diale
 				a = &agg{}
 			}
 			out = append(out,
-				iv(o.Level, o.FQN(), "log_bytes", a.bytes, dblog+": sum([Log Record Length]) of records on this index's allocation units"),
-				iv(o.Level, o.FQN(), "log_records", a.recs, dblog+": records on this index's allocation units"))
+				iv(o.Level, o.FQN(), result.LogBytes, a.bytes, dblog+": sum([Log Record Length]) of records on this index's allocation units"),
+				iv(o.Level, o.FQN(), result.LogRecords, a.recs, dblog+": records on this index's allocation units"))
 		case collectors.Table:
 			// Every allocation unit of the table: heap ("schema.table") and all its indexes.
 			var a agg
@@ -158,13 +159,13 @@ func (FnDblog) CollectInterval(ctx context.Context, qr dialects.Querier, s diale
 				}
 			}
 			out = append(out,
-				iv(o.Level, o.FQN(), "log_bytes", a.bytes, dblog+": sum([Log Record Length]) of records on the table's heap or indexes"),
-				iv(o.Level, o.FQN(), "log_records", a.recs, dblog+": records on the table's heap or indexes"))
+				iv(o.Level, o.FQN(), result.LogBytes, a.bytes, dblog+": sum([Log Record Length]) of records on the table's heap or indexes"),
+				iv(o.Level, o.FQN(), result.LogRecords, a.recs, dblog+": records on the table's heap or indexes"))
 		}
 	}
 	out = append(out,
-		iv(collectors.DB, "", "log_records", total.recs, dblog+": every record of this database in the window"),
-		iv(collectors.DB, "", "log_record_bytes", total.bytes, dblog+": sum([Log Record Length]) of every record of this database in the window (logical bytes, no sector padding)"))
+		iv(collectors.DB, "", result.LogRecords, total.recs, dblog+": every record of this database in the window"),
+		iv(collectors.DB, "", result.LogRecordBytes, total.bytes, dblog+": sum([Log Record Length]) of every record of this database in the window (logical bytes, no sector padding)"))
 	return out, nil
 }
 
@@ -191,6 +192,6 @@ func DeriveLogBytesUnavailable(d *collectors.Delta) {
 		if o.Level != collectors.Index {
 			continue
 		}
-		d.Put(key(collectors.Index, o.FQN(), "log_bytes"), result.NA(dblog, "per-index log bytes need sys.fn_dblog: "+why))
+		d.Put(key(collectors.Index, o.FQN(), result.LogBytes), result.NA(dblog, "per-index log bytes need sys.fn_dblog: "+why))
 	}
 }

@@ -28,14 +28,14 @@ func windowSnaps(s dialects.Server, start, end string) (*collectors.Snapshot, *c
 func TestFnDblogMarks(t *testing.T) {
 	db, mock := mocksql.New(t)
 	s := server(ms.Version2019)
-	mock.ExpectQuery(text("fn_dblog_end_lsn", s)).WillReturnRows(sqlmock.NewRows([]string{"lsn"}).AddRow("0000002a:000000f0:0001"))
+	mock.ExpectQuery(text(t, "fn_dblog_end_lsn", s)).WillReturnRows(sqlmock.NewRows([]string{"lsn"}).AddRow("0000002a:000000f0:0001"))
 	m, err := FnDblogMark{}.Marks(ctx(), db, s)
 	if err != nil || m[MarkLogEnd] != "0000002a:000000f0:0001" {
 		t.Fatalf("marks = %v, %v", m, err)
 	}
 	// A failing read never aborts the snapshot: it is kept for FnDblog to report.
 	db, mock = mocksql.New(t)
-	mock.ExpectQuery(text("fn_dblog_end_lsn", s)).WillReturnError(errors.New("mssql: boom"))
+	mock.ExpectQuery(text(t, "fn_dblog_end_lsn", s)).WillReturnError(errors.New("mssql: boom"))
 	m, err = FnDblogMark{}.Marks(ctx(), db, s)
 	if err != nil || m[markError] != "mssql: boom" {
 		t.Fatalf("marks = %v, %v", m, err)
@@ -51,8 +51,8 @@ func TestFnDblogPerIndexLogBytes(t *testing.T) {
 	db, mock := mocksql.New(t)
 	s := server(ms.Version2019)
 	before, after := windowSnaps(s, "0000002a:000000f0:0001", "0000002c:00000010:0004")
-	mock.ExpectQuery(text("fn_dblog_min_lsn", s)).WillReturnRows(sqlmock.NewRows([]string{"lsn"}).AddRow("00000029:00000001:0001"))
-	mock.ExpectQuery(text("fn_dblog", s)).WithArgs("0000002a:000000f0:0001", "0000002c:00000010:0004").
+	mock.ExpectQuery(text(t, "fn_dblog_min_lsn", s)).WillReturnRows(sqlmock.NewRows([]string{"lsn"}).AddRow("00000029:00000001:0001"))
+	mock.ExpectQuery(text(t, "fn_dblog", s)).WithArgs("0000002a:000000f0:0001", "0000002c:00000010:0004").
 		WillReturnRows(sqlmock.NewRows([]string{"AllocUnitName", "n", "bytes"}).
 			AddRow(strings.ToUpper(sch)+".OFFLINE_USER_SESSION.IDX_USER_SESSION_EXPIRATION_LAST_REFRESH", 3000, 420000).
 			AddRow(sch+".offline_user_session.constraint_offl_us_ses_pk2", 1600, 900000).
@@ -85,7 +85,7 @@ func TestFnDblogRefusesATruncatedWindow(t *testing.T) {
 	s := server(ms.Version2019)
 	s.SetProp(ms.PropRecoveryModel, "SIMPLE")
 	before, after := windowSnaps(s, "0000002a:000000f0:0001", "0000002c:00000010:0004")
-	mock.ExpectQuery(text("fn_dblog_min_lsn", s)).WillReturnRows(sqlmock.NewRows([]string{"lsn"}).AddRow("0000002b:00000001:0001"))
+	mock.ExpectQuery(text(t, "fn_dblog_min_lsn", s)).WillReturnRows(sqlmock.NewRows([]string{"lsn"}).AddRow("0000002b:00000001:0001"))
 	_, err := FnDblog{}.CollectInterval(ctx(), db, s, before, after)
 	if err == nil || !strings.Contains(err.Error(), "truncated") || !strings.Contains(err.Error(), "SIMPLE") {
 		t.Fatalf("want a truncation error, got %v", err)

@@ -22,7 +22,7 @@ func NewSet() *collectors.Set {
 	return &collectors.Set{
 		Sources: []collectors.Source{
 			FnDblogMark{}, SysIndexes{}, SysDmDbIndexOperationalStats{}, SysDmIoVirtualFileStats{},
-			SysDmOsPerformanceCounters{}, SysDmOsWaitStats{},
+			SysDmOsPerformanceCounters{}, SysDmOsWaitStats{}, SysDmExecQueryStats{},
 		},
 		Interval:   []collectors.IntervalCollector{FnDblog{}},
 		Samplers:   []collectors.Sampler{SysDmExecSessionWaitStats{}},
@@ -43,15 +43,19 @@ func snapshotTx(ctx context.Context, db *sql.DB, _ dialects.Server) (*sql.Tx, er
 	return db.BeginTx(ctx, nil)
 }
 
-func q(name string, s dialects.Server) string { return queries.MustGet(ms.Name, name, s.VersionNum) }
+// q is the named block's variant for the server: a block missing for its
+// version is the caller's error (a collector's is recorded as its Missing).
+func q(name string, s dialects.Server) (string, error) {
+	return queries.Get(ms.Name, name, s.VersionNum)
+}
 
 func fqn(schema, name string) string { return schema + "." + name }
 
-func key(level collectors.Level, obj, metric string) collectors.Key {
-	return collectors.Key{Level: level, Object: obj, Metric: metric}
+func key(level collectors.Level, obj string, metric *result.Info) collectors.Key {
+	return collectors.NewKey(level, obj, metric)
 }
 
-func counter(level collectors.Level, obj, metric string, v float64, e result.Exactness, source, id string) collectors.Counter {
+func counter(level collectors.Level, obj string, metric *result.Info, v float64, e result.Exactness, source, id string) collectors.Counter {
 	return collectors.Counter{Key: key(level, obj, metric), Value: v, Exactness: e, Source: source, Identity: id}
 }
 

@@ -3,6 +3,7 @@ package sqlserver
 import (
 	"context"
 	"errors"
+	"github.com/writeamp/writeamp/internal/mocksql"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +13,6 @@ import (
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	ms "github.com/writeamp/writeamp/dialects/sqlserver"
-	"github.com/writeamp/writeamp/queries"
 )
 
 var started = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -38,7 +38,9 @@ func azure() dialects.Server {
 	return s
 }
 
-func text(name string, s dialects.Server) string { return queries.MustGet(ms.Name, name, s.VersionNum) }
+func text(t testing.TB, name string, s dialects.Server) string {
+	return mocksql.SQL(t, ms.Name, name, s.VersionNum)
+}
 
 func find(t *testing.T, cs []collectors.Counter, level collectors.Level, obj, metric string) collectors.Counter {
 	t.Helper()
@@ -107,7 +109,7 @@ func TestRegisteredForTheDialect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(set.Sources) != 6 || len(set.Interval) != 1 || set.SnapshotTx == nil {
+	if len(set.Sources) != 7 || len(set.Interval) != 1 || set.SnapshotTx == nil {
 		t.Fatalf("unexpected set: %d collectors, %d interval", len(set.Sources), len(set.Interval))
 	}
 	if set.Savepoint != "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/writeamp/writeamp/queries"
 	"sort"
 	"strings"
 
@@ -41,7 +42,7 @@ type opRow struct {
 }
 
 func (SysDmDbIndexOperationalStats) Collect(ctx context.Context, qr dialects.Querier, s dialects.Server, sc collectors.Scope) ([]collectors.Counter, error) {
-	rows, err := qr.QueryContext(ctx, q("sys_dm_db_index_operational_stats", s))
+	rows, err := queries.Query(ctx, qr, ms.Name, "sys_dm_db_index_operational_stats", s.VersionNum)
 	if err != nil {
 		return nil, ms.AsPrivilegeError(err, s, ms.DatabaseScope)
 	}
@@ -103,33 +104,33 @@ func (SysDmDbIndexOperationalStats) Collect(ctx context.Context, qr dialects.Que
 			// counts are the table's row counts.
 			t := fqn(r.schema, r.table)
 			const how = " at the heap/clustered index leaf level"
-			c := counter(collectors.Table, t, "rows_inserted", r.ins, result.Derived, opStats+".leaf_insert_count"+how, id)
+			c := counter(collectors.Table, t, result.RowsInserted, r.ins, result.Derived, opStats+".leaf_insert_count"+how, id)
 			out = append(out, c)
-			c = counter(collectors.Table, t, "rows_updated", r.upd, result.Derived, opStats+".leaf_update_count"+how, id)
+			c = counter(collectors.Table, t, result.RowsUpdated, r.upd, result.Derived, opStats+".leaf_update_count"+how, id)
 			c.Note = "in-place updates; an update that changes the clustered key counts as a delete and an insert"
 			out = append(out, c)
-			out = append(out, counter(collectors.Table, t, "rows_deleted", r.del+r.ghost, result.Derived, opStats+".leaf_delete_count + leaf_ghost_count"+how, id))
+			out = append(out, counter(collectors.Table, t, result.RowsDeleted, r.del+r.ghost, result.Derived, opStats+".leaf_delete_count + leaf_ghost_count"+how, id))
 		}
 		if r.indexID == 0 || r.index == "" {
 			continue
 		}
 		o := fqn(r.schema, r.index)
-		add := func(metric string, v float64, e result.Exactness, col, note string) {
+		add := func(metric *result.Info, v float64, e result.Exactness, col, note string) {
 			c := counter(collectors.Index, o, metric, v, e, opStats+"."+col, id)
 			c.Note = note
 			out = append(out, c)
 		}
-		add("leaf_inserts", r.ins, result.Exact, "leaf_insert_count", "a key-changing update is a delete and an insert in this index")
-		add("leaf_deletes", r.del+r.ghost, result.Exact, "leaf_delete_count + leaf_ghost_count", "rows deleted at once plus rows marked as ghosts for later cleanup")
-		add("leaf_updates", r.upd, result.Exact, "leaf_update_count", "in-place updates of the entry")
-		add("leaf_allocations", r.alloc, result.Exact, "leaf_allocation_count", "")
-		add("leaf_page_splits", r.alloc, result.Approx, "leaf_allocation_count",
+		add(result.LeafInserts, r.ins, result.Exact, "leaf_insert_count", "a key-changing update is a delete and an insert in this index")
+		add(result.LeafDeletes, r.del+r.ghost, result.Exact, "leaf_delete_count + leaf_ghost_count", "rows deleted at once plus rows marked as ghosts for later cleanup")
+		add(result.LeafUpdates, r.upd, result.Exact, "leaf_update_count", "in-place updates of the entry")
+		add(result.LeafAllocations, r.alloc, result.Exact, "leaf_allocation_count", "")
+		add(result.LeafPageSplits, r.alloc, result.Approx, "leaf_allocation_count",
 			"leaf page allocations: page splits plus harmless allocations at the end of an ever-increasing key")
-		add("page_merges", r.mrg, result.Exact, "leaf_page_merge_count", "")
-		add("page_latch_waits", r.latch, result.Exact, "page_latch_wait_count", "")
-		add("page_latch_wait_ms", r.latchMS, result.Exact, "page_latch_wait_in_ms", "")
-		add("row_lock_waits", r.lock, result.Exact, "row_lock_wait_count", "")
-		add("row_lock_wait_ms", r.lockMS, result.Exact, "row_lock_wait_in_ms", "")
+		add(result.PageMerges, r.mrg, result.Exact, "leaf_page_merge_count", "")
+		add(result.PageLatchWaits, r.latch, result.Exact, "page_latch_wait_count", "")
+		add(result.PageLatchWaitMs, r.latchMS, result.Exact, "page_latch_wait_in_ms", "")
+		add(result.RowLockWaits, r.lock, result.Exact, "row_lock_wait_count", "")
+		add(result.RowLockWaitMs, r.lockMS, result.Exact, "row_lock_wait_in_ms", "")
 	}
 	return out, nil
 }

@@ -37,7 +37,7 @@ func opRows(leafIns int64, lastRefreshPartition int64) *sqlmock.Rows {
 func TestOperationalStatsValues(t *testing.T) {
 	db, mock := mocksql.New(t)
 	s := server(ms.Version2019 + 4375)
-	mock.ExpectQuery(text("sys_dm_db_index_operational_stats", s)).WillReturnRows(opRows(15000, 7005))
+	mock.ExpectQuery(text(t, "sys_dm_db_index_operational_stats", s)).WillReturnRows(opRows(15000, 7005))
 	cs, err := SysDmDbIndexOperationalStats{}.Collect(ctx(), db, s, scope)
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +96,7 @@ func TestOperationalStatsResetsThroughDiff(t *testing.T) {
 	s := server(ms.Version2022 + 4135)
 	collect := func(leafIns, part int64) []collectors.Counter {
 		db, mock := mocksql.New(t)
-		mock.ExpectQuery(text("sys_dm_db_index_operational_stats", s)).WillReturnRows(opRows(leafIns, part))
+		mock.ExpectQuery(text(t, "sys_dm_db_index_operational_stats", s)).WillReturnRows(opRows(leafIns, part))
 		cs, err := SysDmDbIndexOperationalStats{}.Collect(ctx(), db, s, scope)
 		if err != nil {
 			t.Fatal(err)
@@ -144,7 +144,7 @@ func TestOperationalStatsPermission(t *testing.T) {
 	}{{ms.Version2019 + 4375, "VIEW DATABASE STATE"}, {ms.Version2022 + 4135, "VIEW DATABASE PERFORMANCE STATE"}} {
 		db, mock := mocksql.New(t)
 		s := server(tc.vn)
-		mock.ExpectQuery(text("sys_dm_db_index_operational_stats", s)).WillReturnError(permissionDenied297)
+		mock.ExpectQuery(text(t, "sys_dm_db_index_operational_stats", s)).WillReturnError(permissionDenied297)
 		_, err := SysDmDbIndexOperationalStats{}.Collect(ctx(), db, s, scope)
 		wantPrivilege(t, err, tc.privilege, "GRANT "+tc.privilege+" TO [wa]")
 	}

@@ -42,11 +42,14 @@ func (c SysDmExecSessionWaitStats) Start(ctx context.Context, db *sql.DB, s dial
 	if err := c.Supports(s); err != nil {
 		return nil, err
 	}
+	text, err := q("sys_dm_exec_session_wait_stats", s)
+	if err != nil {
+		return nil, err
+	}
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	text := q("sys_dm_exec_session_wait_stats", s)
 	app, ours := t.ApplicationName, sessionFilter(t)
 	if ours != nil {
 		app = "" // every session is followed; the runner names its workers'

@@ -21,7 +21,7 @@ var sessionWaitCols = []string{"session_id", "session", "wait_type", "waiting_ta
 func TestSessionWaitStatsSumsTheWorkloadSessionsGrowth(t *testing.T) {
 	db, mock := mocksql.New(t)
 	s := server(ms.Version2019 + 4375)
-	q := text("sys_dm_exec_session_wait_stats", s)
+	q := text(t, "sys_dm_exec_session_wait_stats", s)
 	// login_time is datetime, style 126 drops a zero millisecond part.
 	mock.ExpectQuery(q).WithArgs("writeamp").WillReturnRows(sqlmock.NewRows(sessionWaitCols).
 		AddRow(int16(57), "57@2026-01-02T03:04:05.123", "PAGELATCH_EX", int64(10), int64(4)).
@@ -60,7 +60,7 @@ func TestSessionWaitStatsSumsTheWorkloadSessionsGrowth(t *testing.T) {
 func TestSessionWaitStatsCountsTheRunnersSessions(t *testing.T) {
 	db, mock := mocksql.New(t)
 	s := server(ms.Version2022 + 4135)
-	q := text("sys_dm_exec_session_wait_stats", s)
+	q := text(t, "sys_dm_exec_session_wait_stats", s)
 	mock.ExpectQuery(q).WithArgs("").WillReturnRows(sqlmock.NewRows(sessionWaitCols).
 		AddRow(int16(57), "57@2026-01-02T03:04:05.123", "WRITELOG", int64(100), int64(90)).
 		AddRow(int16(60), "60@2026-01-02T03:00:00", "WRITELOG", int64(5), int64(5)))
@@ -99,7 +99,7 @@ func TestSessionWaitStatsNeedsTheServerPermission(t *testing.T) {
 func TestWaitStatsReadsPageIOLatches(t *testing.T) {
 	db, mock := mocksql.New(t)
 	s := server(ms.Version2019 + 4375)
-	q := text("sys_dm_os_wait_stats", s)
+	q := text(t, "sys_dm_os_wait_stats", s)
 	if !strings.Contains(q, "N'PAGEIOLATCH[_]%'") || !strings.Contains(q, "N'PAGELATCH_UP'") {
 		t.Fatalf("query: %s", q)
 	}

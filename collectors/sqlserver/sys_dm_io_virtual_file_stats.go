@@ -3,6 +3,7 @@ package sqlserver
 import (
 	"context"
 	"fmt"
+	"github.com/writeamp/writeamp/queries"
 	"sort"
 	"strings"
 
@@ -31,7 +32,7 @@ func (SysDmIoVirtualFileStats) Supports(s dialects.Server) error {
 }
 
 func (SysDmIoVirtualFileStats) Collect(ctx context.Context, qr dialects.Querier, s dialects.Server, _ collectors.Scope) ([]collectors.Counter, error) {
-	rows, err := qr.QueryContext(ctx, q("sys_dm_io_virtual_file_stats", s))
+	rows, err := queries.Query(ctx, qr, ms.Name, "sys_dm_io_virtual_file_stats", s.VersionNum)
 	if err != nil {
 		return nil, ms.AsPrivilegeError(err, s, ms.ServerScope)
 	}
@@ -62,11 +63,11 @@ func (SysDmIoVirtualFileStats) Collect(ctx context.Context, qr dialects.Querier,
 	if st := startIdentity(s); st != "" {
 		id += " " + st
 	}
-	c := counter(collectors.DB, "", "log_bytes", bytes, result.Exact, fileStats+".num_of_bytes_written (LOG files of this database)", id)
+	c := counter(collectors.DB, "", result.LogBytes, bytes, result.Exact, fileStats+".num_of_bytes_written (LOG files of this database)", id)
 	c.Note = "physical bytes: every log flush padded to the sector size; this database only, all its sessions"
 	return []collectors.Counter{
 		c,
-		counter(collectors.DB, "", "log_writes", writes, result.Exact, fileStats+".num_of_writes (LOG files of this database)", id),
-		counter(collectors.DB, "", "log_write_stall_ms", stall, result.Exact, fileStats+".io_stall_write_ms (LOG files of this database)", id),
+		counter(collectors.DB, "", result.LogWrites, writes, result.Exact, fileStats+".num_of_writes (LOG files of this database)", id),
+		counter(collectors.DB, "", result.LogWriteStallMs, stall, result.Exact, fileStats+".io_stall_write_ms (LOG files of this database)", id),
 	}, nil
 }

@@ -17,7 +17,7 @@ var fileCols = []string{"file_id", "name", "num_of_writes", "num_of_bytes_writte
 func TestVirtualFileStatsLogBytes(t *testing.T) {
 	db, mock := mocksql.New(t)
 	s := server(ms.Version2019 + 4375)
-	mock.ExpectQuery(text("sys_dm_io_virtual_file_stats", s)).WillReturnRows(sqlmock.NewRows(fileCols).
+	mock.ExpectQuery(text(t, "sys_dm_io_virtual_file_stats", s)).WillReturnRows(sqlmock.NewRows(fileCols).
 		AddRow(2, "kc_log", 1000, 68182016, 250).
 		AddRow(3, "kc_log2", 10, 40960, 5))
 	cs, err := SysDmIoVirtualFileStats{}.Collect(ctx(), db, s, collectors.Scope{})
@@ -47,7 +47,7 @@ func TestVirtualFileStatsResetOnRestartOrNewFile(t *testing.T) {
 		for _, f := range files {
 			rows.AddRow(f, "log", 1, bytes, 0)
 		}
-		mock.ExpectQuery(text("sys_dm_io_virtual_file_stats", s)).WillReturnRows(rows)
+		mock.ExpectQuery(text(t, "sys_dm_io_virtual_file_stats", s)).WillReturnRows(rows)
 		cs, err := SysDmIoVirtualFileStats{}.Collect(ctx(), db, s, collectors.Scope{})
 		if err != nil {
 			t.Fatal(err)
@@ -68,12 +68,12 @@ func TestVirtualFileStatsResetOnRestartOrNewFile(t *testing.T) {
 func TestVirtualFileStatsErrors(t *testing.T) {
 	db, mock := mocksql.New(t)
 	s := server(ms.Version2022 + 4135)
-	mock.ExpectQuery(text("sys_dm_io_virtual_file_stats", s)).WillReturnError(permissionDenied300)
+	mock.ExpectQuery(text(t, "sys_dm_io_virtual_file_stats", s)).WillReturnError(permissionDenied300)
 	_, err := SysDmIoVirtualFileStats{}.Collect(ctx(), db, s, collectors.Scope{})
 	wantPrivilege(t, err, "VIEW SERVER PERFORMANCE STATE", "USE master; GRANT VIEW SERVER PERFORMANCE STATE TO [wa_login]")
 
 	db, mock = mocksql.New(t)
-	mock.ExpectQuery(text("sys_dm_io_virtual_file_stats", s)).WillReturnRows(sqlmock.NewRows(fileCols))
+	mock.ExpectQuery(text(t, "sys_dm_io_virtual_file_stats", s)).WillReturnRows(sqlmock.NewRows(fileCols))
 	if _, err := (SysDmIoVirtualFileStats{}).Collect(ctx(), db, s, collectors.Scope{}); err == nil || !strings.Contains(err.Error(), "no LOG file") {
 		t.Fatalf("want a no-log-file error, got %v", err)
 	}

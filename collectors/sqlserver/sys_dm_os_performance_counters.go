@@ -60,13 +60,20 @@ func readPerfRows(ctx context.Context, qr dialects.Querier, text string, s diale
 }
 
 func (SysDmOsPerformanceCounters) Collect(ctx context.Context, qr dialects.Querier, s dialects.Server, _ collectors.Scope) ([]collectors.Counter, error) {
-	all, err := readPerfRows(ctx, qr, q("sys_dm_os_performance_counters", s), s)
+	text, err := q("sys_dm_os_performance_counters", s)
+	if err != nil {
+		return nil, err
+	}
+	all, err := readPerfRows(ctx, qr, text, s)
 	if err != nil {
 		return nil, err
 	}
 	id := startIdentity(s)
 	var out []collectors.Counter
-	for _, c := range []struct{ counter, metric string }{{"Log Bytes Flushed/sec", "log_bytes_flushed"}, {"Log Flushes/sec", "log_flushes"}} {
+	for _, c := range []struct {
+		counter string
+		metric  *result.Info
+	}{{"Log Bytes Flushed/sec", result.LogBytesFlushed}, {"Log Flushes/sec", result.LogFlushes}} {
 		if cn, ok := databaseCounter(all, c.counter, s.Database); ok {
 			cn.Key, cn.Identity = key(collectors.DB, "", c.metric), id
 			out = append(out, cn)
@@ -74,7 +81,7 @@ func (SysDmOsPerformanceCounters) Collect(ctx context.Context, qr dialects.Queri
 	}
 	for _, r := range all {
 		if r.name == "Page Splits/sec" && strings.HasSuffix(r.object, ":Access Methods") {
-			c := counter(collectors.DB, "", "page_splits", float64(r.value), result.Approx, perfCounters+" 'Page Splits/sec' (whole instance)", id)
+			c := counter(collectors.DB, "", result.PageSplits, float64(r.value), result.Approx, perfCounters+" 'Page Splits/sec' (whole instance)", id)
 			c.Note = "every database of the instance, and it counts new pages at the end of an index as splits too"
 			out = append(out, c)
 			break

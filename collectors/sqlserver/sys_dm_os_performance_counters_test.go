@@ -31,11 +31,11 @@ const azureGUID = "2F6C5A1E-0B5E-4E0A-9C7E-1A2B3C4D5E6F"
 
 func TestPerformanceCountersPerVersion(t *testing.T) {
 	older, newer := server(ms.Version2017+3456), server(ms.Version2019+4375)
-	if text("sys_dm_os_performance_counters", older) == text("sys_dm_os_performance_counters", newer) {
+	if text(t, "sys_dm_os_performance_counters", older) == text(t, "sys_dm_os_performance_counters", newer) {
 		t.Fatal("2017 and 2019 should get different query variants")
 	}
-	if !strings.Contains(text("sys_dm_os_performance_counters", newer), "physical_database_name") ||
-		strings.Contains(text("sys_dm_os_performance_counters", older), "physical_database_name") {
+	if !strings.Contains(text(t, "sys_dm_os_performance_counters", newer), "physical_database_name") ||
+		strings.Contains(text(t, "sys_dm_os_performance_counters", older), "physical_database_name") {
 		t.Fatal("only 2019+ (and Azure) may reference sys.databases.physical_database_name")
 	}
 	for _, s := range []struct {
@@ -46,7 +46,7 @@ func TestPerformanceCountersPerVersion(t *testing.T) {
 		t.Run(s.srv, func(t *testing.T) {
 			db, mock := mocksql.New(t)
 			srv := server(s.vn)
-			mock.ExpectQuery(text("sys_dm_os_performance_counters", srv)).WillReturnRows(perfRows(
+			mock.ExpectQuery(text(t, "sys_dm_os_performance_counters", srv)).WillReturnRows(perfRows(
 				[4]any{"SQLServer:Databases", "Log Bytes Flushed/sec", s.inst, 66584000},
 				[4]any{"SQLServer:Databases", "Log Flushes/sec", s.inst, 16500},
 				[4]any{"SQLServer:Access Methods", "Page Splits/sec", "", 812}))
@@ -76,7 +76,7 @@ func TestPerformanceCountersPerVersion(t *testing.T) {
 func TestPerformanceCountersWhereMatchesPaddedNames(t *testing.T) {
 	like := regexp.MustCompile(`(RTRIM\((\w+)\)|(\w+))\s+LIKE\s+N'([^']*)'`)
 	for _, vn := range []int{ms.Version2017, ms.Version2019, ms.AzureVersionNum} {
-		q := text("sys_dm_os_performance_counters", server(vn))
+		q := text(t, "sys_dm_os_performance_counters", server(vn))
 		preds := like.FindAllStringSubmatch(q, -1)
 		if len(preds) < 2 {
 			t.Fatalf("%d: expected the object_name LIKE predicates, got %q", vn, preds)
@@ -102,7 +102,7 @@ func TestPerformanceCountersWhereMatchesPaddedNames(t *testing.T) {
 			}
 		}
 	}
-	if q := text("sys_dm_os_performance_counters", server(ms.AzureVersionNum)); !strings.Contains(q, "RTRIM(instance_name) LIKE (SELECT physical_database_name") {
+	if q := text(t, "sys_dm_os_performance_counters", server(ms.AzureVersionNum)); !strings.Contains(q, "RTRIM(instance_name) LIKE (SELECT physical_database_name") {
 		t.Error("Azure SQL Database's instance_name may carry a suffix after the GUID: it must be matched by prefix")
 	}
 }
@@ -144,7 +144,7 @@ func TestPerformanceCountersPicksThisDatabase(t *testing.T) {
 	collect := func(rows ...[4]any) []collectors.Counter {
 		db, mock := mocksql.New(t)
 		s := server(ms.AzureVersionNum)
-		mock.ExpectQuery(text("sys_dm_os_performance_counters", s)).WillReturnRows(perfRows(rows...))
+		mock.ExpectQuery(text(t, "sys_dm_os_performance_counters", s)).WillReturnRows(perfRows(rows...))
 		cs, err := SysDmOsPerformanceCounters{}.Collect(ctx(), db, s, collectors.Scope{})
 		if err != nil {
 			t.Fatal(err)
@@ -165,7 +165,7 @@ func TestPerformanceCountersResetAndPermission(t *testing.T) {
 	s := server(ms.Version2019)
 	read := func(v int64) []collectors.Counter {
 		db, mock := mocksql.New(t)
-		mock.ExpectQuery(text("sys_dm_os_performance_counters", s)).WillReturnRows(perfRows(
+		mock.ExpectQuery(text(t, "sys_dm_os_performance_counters", s)).WillReturnRows(perfRows(
 			[4]any{"MSSQL$KC:Databases", "Log Flushes/sec", "kc", v}))
 		cs, err := SysDmOsPerformanceCounters{}.Collect(ctx(), db, s, collectors.Scope{})
 		if err != nil {
@@ -184,7 +184,7 @@ func TestPerformanceCountersResetAndPermission(t *testing.T) {
 	}
 
 	db, mock := mocksql.New(t)
-	mock.ExpectQuery(text("sys_dm_os_performance_counters", s)).WillReturnError(permissionDenied300)
+	mock.ExpectQuery(text(t, "sys_dm_os_performance_counters", s)).WillReturnError(permissionDenied300)
 	_, err := SysDmOsPerformanceCounters{}.Collect(ctx(), db, s, collectors.Scope{})
 	wantPrivilege(t, err, "VIEW SERVER STATE", "GRANT VIEW SERVER STATE TO [wa_login]")
 }
@@ -196,7 +196,7 @@ func TestPerformanceCountersOnAzureBasicNeedTheAdmin(t *testing.T) {
 	s := azure()
 	s.SetProp(ms.PropServiceObjective, "S0")
 	db, mock := mocksql.New(t)
-	mock.ExpectQuery(text("sys_dm_os_performance_counters", s)).WillReturnError(permissionDenied297)
+	mock.ExpectQuery(text(t, "sys_dm_os_performance_counters", s)).WillReturnError(permissionDenied297)
 	_, err := SysDmOsPerformanceCounters{}.Collect(ctx(), db, s, collectors.Scope{})
 	wantPrivilege(t, err, "the server admin or Microsoft Entra admin, or membership in ##MS_ServerStateReader## (service objective S0)",
 		"ALTER SERVER ROLE ##MS_ServerStateReader## ADD MEMBER [wa_login]")

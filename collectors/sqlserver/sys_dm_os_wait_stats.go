@@ -3,6 +3,7 @@ package sqlserver
 import (
 	"context"
 	"fmt"
+	"github.com/writeamp/writeamp/queries"
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
@@ -47,7 +48,7 @@ func (SysDmOsWaitStats) Collect(ctx context.Context, qr dialects.Querier, s dial
 // waits.<type> and waits.<type>_ms. DBCC SQLPERF(...CLEAR) or a restart
 // lowers them: a reset, caught by the diff.
 func collectWaits(ctx context.Context, qr dialects.Querier, s dialects.Server, block, view, scope string, sc ms.Scope) ([]collectors.Counter, error) {
-	rows, err := qr.QueryContext(ctx, q(block, s))
+	rows, err := queries.Query(ctx, qr, ms.Name, block, s.VersionNum)
 	if err != nil {
 		return nil, ms.AsPrivilegeError(err, s, sc)
 	}
@@ -62,8 +63,8 @@ func collectWaits(ctx context.Context, qr dialects.Querier, s dialects.Server, b
 		}
 		m := waitMetric(typ)
 		out = append(out,
-			counter(collectors.DB, "", m, float64(n), result.Exact, fmt.Sprintf("%s.waiting_tasks_count wait_type=%s (%s)", view, typ, scope), id),
-			counter(collectors.DB, "", m+"_ms", float64(waitMS), result.Exact, fmt.Sprintf("%s.wait_time_ms wait_type=%s (%s)", view, typ, scope), id))
+			counter(collectors.DB, "", result.Family(m), float64(n), result.Exact, fmt.Sprintf("%s.waiting_tasks_count wait_type=%s (%s)", view, typ, scope), id),
+			counter(collectors.DB, "", result.Family(m+"_ms"), float64(waitMS), result.Exact, fmt.Sprintf("%s.wait_time_ms wait_type=%s (%s)", view, typ, scope), id))
 	}
 	if err := rows.Err(); err != nil {
 		return nil, ms.AsPrivilegeError(err, s, sc)

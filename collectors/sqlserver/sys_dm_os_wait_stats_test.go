@@ -16,7 +16,7 @@ var waitCols = []string{"wait_type", "waiting_tasks_count", "wait_time_ms"}
 func TestWaitStatsInstance(t *testing.T) {
 	db, mock := mocksql.New(t)
 	s := server(ms.Version2022 + 4135)
-	mock.ExpectQuery(text("sys_dm_os_wait_stats", s)).WillReturnRows(sqlmock.NewRows(waitCols).
+	mock.ExpectQuery(text(t, "sys_dm_os_wait_stats", s)).WillReturnRows(sqlmock.NewRows(waitCols).
 		AddRow("PAGELATCH_EX", 4200, 3100).
 		AddRow("WRITELOG", 16500, 9000).
 		AddRow("RBIO_RG_STORAGE", 3, 40))
@@ -41,7 +41,7 @@ func TestWaitStatsInstance(t *testing.T) {
 func TestWaitStatsAzureReadsTheDatabaseView(t *testing.T) {
 	db, mock := mocksql.New(t)
 	s := azure()
-	mock.ExpectQuery(text("sys_dm_db_wait_stats", s)).WillReturnRows(sqlmock.NewRows(waitCols).
+	mock.ExpectQuery(text(t, "sys_dm_db_wait_stats", s)).WillReturnRows(sqlmock.NewRows(waitCols).
 		AddRow("LOG_RATE_GOVERNOR", 12, 640))
 	cs, err := SysDmOsWaitStats{}.Collect(ctx(), db, s, collectors.Scope{})
 	if err != nil {
@@ -66,7 +66,7 @@ func TestWaitStatsClearedIsAReset(t *testing.T) {
 	s := server(ms.Version2019)
 	read := func(n int64) []collectors.Counter {
 		db, mock := mocksql.New(t)
-		mock.ExpectQuery(text("sys_dm_os_wait_stats", s)).WillReturnRows(sqlmock.NewRows(waitCols).AddRow("WRITELOG", n, n*2))
+		mock.ExpectQuery(text(t, "sys_dm_os_wait_stats", s)).WillReturnRows(sqlmock.NewRows(waitCols).AddRow("WRITELOG", n, n*2))
 		cs, err := SysDmOsWaitStats{}.Collect(ctx(), db, s, collectors.Scope{})
 		if err != nil {
 			t.Fatal(err)
@@ -83,7 +83,7 @@ func TestWaitStatsClearedIsAReset(t *testing.T) {
 func TestWaitStatsPermission(t *testing.T) {
 	db, mock := mocksql.New(t)
 	s := server(ms.Version2019 + 4375)
-	mock.ExpectQuery(text("sys_dm_os_wait_stats", s)).WillReturnError(permissionDenied300)
+	mock.ExpectQuery(text(t, "sys_dm_os_wait_stats", s)).WillReturnError(permissionDenied300)
 	_, err := SysDmOsWaitStats{}.Collect(ctx(), db, s, collectors.Scope{})
 	wantPrivilege(t, err, "VIEW SERVER STATE", "USE master; GRANT VIEW SERVER STATE TO [wa_login]")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/writeamp/writeamp/queries"
 	"strings"
 
 	"github.com/writeamp/writeamp/collectors"
@@ -22,7 +23,7 @@ func (SysIndexes) Supports(s dialects.Server) error { return unsupportedVersion(
 
 // Catalog lists the tables and indexes in scope; it reads no counters.
 func (SysIndexes) Catalog(ctx context.Context, qr dialects.Querier, s dialects.Server, sc collectors.Scope) ([]collectors.Object, []collectors.Counter, error) {
-	rows, err := qr.QueryContext(ctx, q("sys_indexes", s))
+	rows, err := queries.Query(ctx, qr, ms.Name, "sys_indexes", s.VersionNum)
 	if err != nil {
 		return nil, nil, ms.AsPrivilegeError(err, s, ms.DatabaseScope)
 	}

@@ -14,7 +14,7 @@ func TestSysIndexesCatalog(t *testing.T) {
 	db, mock := mocksql.New(t)
 	s := server(ms.Version2019)
 	cols := []string{"schema", "table", "index", "object_id", "index_id", "type_desc", "is_unique", "has_filter", "filter_definition", "columns"}
-	mock.ExpectQuery(text("sys_indexes", s)).WillReturnRows(sqlmock.NewRows(cols).
+	mock.ExpectQuery(text(t, "sys_indexes", s)).WillReturnRows(sqlmock.NewRows(cols).
 		AddRow(sch, "offline_client_session", "constraint_offl_cl_ses_pk3", 102, 1, "CLUSTERED", true, false, nil, "user_session_id, client_id").
 		AddRow(sch, "offline_client_session", "idx_offline_css_by_client", 102, 2, "NONCLUSTERED", false, true, "([client_id]<>'external')", "client_id, offline_flag").
 		AddRow(sch, "writeamp_owner", nil, 103, 0, "HEAP", false, false, nil, nil).
@@ -46,7 +46,7 @@ func TestSysIndexesCatalog(t *testing.T) {
 func TestSysIndexesPermission(t *testing.T) {
 	db, mock := mocksql.New(t)
 	s := server(ms.Version2019)
-	mock.ExpectQuery(text("sys_indexes", s)).WillReturnError(permissionDenied297)
+	mock.ExpectQuery(text(t, "sys_indexes", s)).WillReturnError(permissionDenied297)
 	_, _, err := SysIndexes{}.Catalog(ctx(), db, s, collectors.Scope{})
 	wantPrivilege(t, err, "VIEW DATABASE STATE", "GRANT VIEW DATABASE STATE")
 }

@@ -23,19 +23,23 @@ func (Timeline) Series(s dialects.Server, _ []collectors.Object) ([]result.Sampl
 		return nil, []string{"not sampled: " + err.Error()}
 	}
 	return []result.SampleSeries{
-		{Name: "log_bytes", Unit: result.Bytes, Exactness: result.Approx, Source: perfCounters + " 'Log Bytes Flushed/sec' (this database)",
+		{Name: result.LogBytes.Name, Unit: result.Bytes, Exactness: result.Approx, Source: perfCounters + " 'Log Bytes Flushed/sec' (this database)",
 			Note: "log bytes as they are flushed to the log file, which trails their generation by the log buffer"},
-		{Name: "transactions_committed", Unit: result.Count, Exactness: result.Exact, Source: perfCounters + " 'Write Transactions/sec' (this database: transactions that wrote and committed)"},
+		{Name: result.TransactionsCommitted.Name, Unit: result.Count, Exactness: result.Exact, Source: perfCounters + " 'Write Transactions/sec' (this database: transactions that wrote and committed)"},
 	}, []string{"rows not sampled: SQL Server keeps rows written per index partition only (sys.dm_db_index_operational_stats), no cheap server-wide counter"}
 }
 
 func (Timeline) Read(ctx context.Context, conn *sql.Conn, s dialects.Server, _ []collectors.Object) (map[string]float64, error) {
-	all, err := readPerfRows(ctx, conn, q("timeline", s), s)
+	text, err := q("timeline", s)
+	if err != nil {
+		return nil, err
+	}
+	all, err := readPerfRows(ctx, conn, text, s)
 	if err != nil {
 		return nil, err
 	}
 	out := map[string]float64{}
-	for counter, series := range map[string]string{"Log Bytes Flushed/sec": "log_bytes", "Write Transactions/sec": "transactions_committed"} {
+	for counter, series := range map[string]string{"Log Bytes Flushed/sec": result.LogBytes.Name, "Write Transactions/sec": result.TransactionsCommitted.Name} {
 		if c, ok := databaseCounter(all, counter, s.Database); ok {
 			out[series] = c.Value
 		}

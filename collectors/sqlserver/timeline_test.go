@@ -26,7 +26,7 @@ func TestTimelineReadsLogAndCommits(t *testing.T) {
 			t.Errorf("notes %q", notes)
 		}
 		db, mock := mocksql.New(t)
-		mock.ExpectQuery(text("timeline", s)).WillReturnRows(perfRows(
+		mock.ExpectQuery(text(t, "timeline", s)).WillReturnRows(perfRows(
 			[4]any{"SQLServer:Databases", "Log Bytes Flushed/sec", c.inst, int64(66584000)},
 			[4]any{"SQLServer:Databases", "Write Transactions/sec", c.inst, int64(1502)}))
 		conn, err := db.Conn(ctx())
@@ -44,7 +44,7 @@ func TestTimelineReadsLogAndCommits(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if strings.Contains(text("timeline", server(ms.Version2017+3456)), "physical_database_name") {
+	if strings.Contains(text(t, "timeline", server(ms.Version2017+3456)), "physical_database_name") {
 		t.Error("only 2019+ and Azure may reference sys.databases.physical_database_name")
 	}
 }

@@ -14,7 +14,7 @@ import (
 // Backticks or double quotes around a name are only quoting.
 func (Dialect) IdentMatcher(ctx context.Context, q dialects.Querier, s dialects.Server) (func(string, string) bool, string, error) {
 	var lctn int
-	if err := q.QueryRowContext(ctx, queries.MustGet(Name, "identifier_case", s.VersionNum)).Scan(&lctn); err != nil {
+	if err := queries.QueryRow(ctx, q, Name, "identifier_case", s.VersionNum).Scan(&lctn); err != nil {
 		return nil, "", fmt.Errorf("mysql: read lower_case_table_names: %w", err)
 	}
 	if lctn == 0 {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/writeamp/writeamp/internal/mocksql"
 	"reflect"
 	"strings"
 	"testing"
@@ -13,7 +14,6 @@ import (
 	"github.com/writeamp/writeamp/dialects"
 	my "github.com/writeamp/writeamp/dialects/mysql"
 	"github.com/writeamp/writeamp/dialects/mysql/mysqltest"
-	"github.com/writeamp/writeamp/queries"
 	"github.com/writeamp/writeamp/workloads/refreshtoken"
 )
 
@@ -38,7 +38,7 @@ func TestProbeRealServer(t *testing.T) {
 
 func monitorStates(t *testing.T, db *sql.DB, s dialects.Server) (map[string]bool, [2]sql.NullString) {
 	t.Helper()
-	rows, err := db.Query(queries.MustGet(my.Name, "monitor_state", s.VersionNum))
+	rows, err := db.Query(mocksql.SQL(t, my.Name, "monitor_state", s.VersionNum))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func monitorStates(t *testing.T, db *sql.DB, s dialects.Server) (map[string]bool
 		out[n] = on
 	}
 	var vars [2]sql.NullString
-	if err := db.QueryRow(queries.MustGet(my.Name, "monitor_vars", s.VersionNum)).Scan(&vars[0], &vars[1]); err != nil {
+	if err := db.QueryRow(mocksql.SQL(t, my.Name, "monitor_vars", s.VersionNum)).Scan(&vars[0], &vars[1]); err != nil {
 		t.Fatal(err)
 	}
 	return out, vars

@@ -31,13 +31,11 @@ import (
 
 const measuringSlots = 32
 
-func mq(name string, v int) string { return queries.MustGet(Name, name, v) }
-
 // takeSlot takes a free measuring slot on conn (-1 when all are taken).
 func takeSlot(ctx context.Context, conn *sql.Conn, v int) int {
 	for i := range measuringSlots {
 		var got sql.NullInt64
-		if conn.QueryRowContext(ctx, mq("measuring_slot", v), i).Scan(&got) == nil && got.Int64 == 1 {
+		if queries.QueryRow(ctx, conn, Name, "measuring_slot", v, i).Scan(&got) == nil && got.Int64 == 1 {
 			return i
 		}
 	}
@@ -47,13 +45,13 @@ func takeSlot(ctx context.Context, conn *sql.Conn, v int) int {
 // inUse counts the windows besides this one that rely on the monitors: other
 // sessions holding a measuring slot, and snapshots' pins.
 func inUse(ctx context.Context, conn *sql.Conn, v, slot int) (slots, pins int, err error) {
-	if err := conn.QueryRowContext(ctx, mq("measuring_count", v)).Scan(&slots); err != nil {
+	if err := queries.QueryRow(ctx, conn, Name, "measuring_count", v).Scan(&slots); err != nil {
 		return 0, 0, err
 	}
 	if slot >= 0 {
 		slots--
 	}
-	if err := conn.QueryRowContext(ctx, mq("ledger_pin_count", v)).Scan(&pins); err != nil {
+	if err := queries.QueryRow(ctx, conn, Name, "ledger_pin_count", v).Scan(&pins); err != nil {
 		pins = 0 // no ledger, no pins
 	}
 	return slots, pins, nil
@@ -61,7 +59,7 @@ func inUse(ctx context.Context, conn *sql.Conn, v, slot int) (slots, pins int, e
 
 func lockLedger(ctx context.Context, conn *sql.Conn, v int) error {
 	var got sql.NullInt64
-	if err := conn.QueryRowContext(ctx, mq("ledger_lock", v)).Scan(&got); err != nil {
+	if err := queries.QueryRow(ctx, conn, Name, "ledger_lock", v).Scan(&got); err != nil {
 		return err
 	}
 	if got.Int64 != 1 {
@@ -74,7 +72,7 @@ func lockLedger(ctx context.Context, conn *sql.Conn, v int) error {
 // there is none (the ledger database does not exist).
 func readLedger(ctx context.Context, conn *sql.Conn, v int) (*MonitorRestore, string) {
 	var text, created string
-	if conn.QueryRowContext(ctx, mq("ledger_read", v)).Scan(&text, &created) != nil {
+	if queries.QueryRow(ctx, conn, Name, "ledger_read", v).Scan(&text, &created) != nil {
 		return nil, ""
 	}
 	var r MonitorRestore
@@ -87,7 +85,7 @@ func readLedger(ctx context.Context, conn *sql.Conn, v int) (*MonitorRestore, st
 // claim turns on the monitors that are off, or joins the record of monitors
 // writeamp already turned on; ours says a record is in force (this window
 // must take part in restoring them). The caller holds the ledger lock.
-func claim(ctx context.Context, conn *sql.Conn, s *dialects.Server, slot int) (ours bool, notes []string) {
+func claim(ctx context.Context, conn *sql.Conn, s *dialects.Server, slot int, ls *ledgerSession) (ours bool, notes []string) {
 	v := s.VersionNum
 	if rec, created := readLedger(ctx, conn, v); rec != nil {
 		s.Set(CapIndexMonitor, true, "")
@@ -112,15 +110,27 @@ func claim(ctx context.Context, conn *sql.Conn, s *dialects.Server, slot int) (o
 	host, _ := os.Hostname()
 	created := fmt.Sprintf("turned on by writeamp (pid %d on %s) at %s", os.Getpid(), host, time.Now().UTC().Format(time.RFC3339))
 	text, _ := json.Marshal(r)
-	for _, stmt := range sqlparse.Statements(mq("ledger_create", v)) {
+	b0 := -1.0
+	if ls.logged != "" {
+		b0 = binlogBytes(ctx, conn, v)
+	}
+	create, err := queries.Get(Name, "ledger_create", v)
+	if err != nil {
+		return true, []string{"InnoDB monitors: record them in writeamp_ledger: " + err.Error()}
+	}
+	for _, stmt := range sqlparse.Statements(create) {
 		if _, err := conn.ExecContext(ctx, stmt); err != nil {
 			return true, []string{"InnoDB monitors: record them in writeamp_ledger: " + err.Error()}
 		}
 	}
-	if _, err := conn.ExecContext(ctx, mq("ledger_write", v), string(text), created); err != nil {
+	if _, err := queries.Exec(ctx, conn, Name, "ledger_write", v, string(text), created); err != nil {
 		return true, []string{"InnoDB monitors: record them in writeamp_ledger: " + err.Error()}
 	}
-	return true, []string{"InnoDB monitors " + strings.Join(r.Enabled, ", ") + " were off and are " + created + " for the measured window; the last writeamp window open restores them (recorded in writeamp_ledger until then)"}
+	notes = []string{"InnoDB monitors " + strings.Join(r.Enabled, ", ") + " were off and are " + created + " for the measured window; the last writeamp window open restores them (recorded in writeamp_ledger until then)"}
+	if ls.logged != "" {
+		notes = append(notes, ls.loggedNote(b0, binlogBytes(ctx, conn, v)))
+	}
+	return true, notes
 }
 
 // Instrument turns on the monitors writeamp reads for the measured window
@@ -139,9 +149,11 @@ func (Dialect) Instrument(ctx context.Context, db *sql.DB, s *dialects.Server) (
 	}
 	slot := takeSlot(ctx, conn, v)
 	ours := false
+	ls := offBinlog(ctx, conn, *s)
 	undo := func(ctx context.Context) error {
 		defer conn.Close()
-		defer conn.ExecContext(context.WithoutCancel(ctx), mq("release_all", v))
+		defer queries.Exec(context.WithoutCancel(ctx), conn, Name, "release_all", v)
+		defer ls.restore(ctx)
 		if !ours {
 			return nil
 		}
@@ -150,9 +162,9 @@ func (Dialect) Instrument(ctx context.Context, db *sql.DB, s *dialects.Server) (
 	if err := lockLedger(ctx, conn, v); err != nil {
 		return undo, []string{"InnoDB monitors: " + err.Error()}
 	}
-	defer conn.ExecContext(context.WithoutCancel(ctx), mq("ledger_unlock", v))
+	defer queries.Exec(context.WithoutCancel(ctx), conn, Name, "ledger_unlock", v)
 	var notes []string
-	ours, notes = claim(ctx, conn, s, slot)
+	ours, notes = claim(ctx, conn, s, slot, ls)
 	return undo, notes
 }
 
@@ -174,18 +186,20 @@ func (Dialect) InstrumentState(ctx context.Context, db *sql.DB, s *dialects.Serv
 		return "", []string{"InnoDB monitors: " + err.Error()}
 	}
 	defer conn.Close()
+	ls := offBinlog(ctx, conn, *s)
+	defer ls.restore(ctx)
 	if err := lockLedger(ctx, conn, v); err != nil {
 		return "", []string{"InnoDB monitors: " + err.Error()}
 	}
-	defer conn.ExecContext(context.WithoutCancel(ctx), mq("ledger_unlock", v))
-	ours, notes := claim(ctx, conn, s, -1)
+	defer queries.Exec(context.WithoutCancel(ctx), conn, Name, "ledger_unlock", v)
+	ours, notes := claim(ctx, conn, s, -1, ls)
 	if !ours {
 		return "", notes
 	}
 	b := make([]byte, 8)
 	rand.Read(b)
 	pin := pinState{Pin: hex.EncodeToString(b)}
-	if _, err := conn.ExecContext(ctx, mq("ledger_pin_add", v), pin.Pin, time.Now().UTC().Format(time.RFC3339)); err != nil {
+	if _, err := queries.Exec(ctx, conn, Name, "ledger_pin_add", v, pin.Pin, time.Now().UTC().Format(time.RFC3339)); err != nil {
 		return "", append(notes, "InnoDB monitors: pin them for the window in writeamp_ledger: "+err.Error())
 	}
 	state, _ := json.Marshal(pin)
@@ -204,7 +218,9 @@ func (Dialect) RestoreState(ctx context.Context, db *sql.DB, s dialects.Server, 
 		return err
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, mq("ledger_pin_delete", s.VersionNum), pin.Pin); err != nil {
+	ls := offBinlog(ctx, conn, s)
+	defer ls.restore(ctx)
+	if _, err := queries.Exec(ctx, conn, Name, "ledger_pin_delete", s.VersionNum, pin.Pin); err != nil {
 		return fmt.Errorf("mysql: remove this window's pin from writeamp_ledger: %w", err)
 	}
 	if err := restoreIfLast(ctx, conn, &s, -1); err != nil && !errors.Is(err, dialects.ErrInUse) {
@@ -220,7 +236,7 @@ func restoreIfLast(ctx context.Context, conn *sql.Conn, s *dialects.Server, slot
 	if err := lockLedger(ctx, conn, v); err != nil {
 		return fmt.Errorf("mysql: the InnoDB monitors writeamp turned on stay on: %w", err)
 	}
-	defer conn.ExecContext(context.WithoutCancel(ctx), mq("ledger_unlock", v))
+	defer queries.Exec(context.WithoutCancel(ctx), conn, Name, "ledger_unlock", v)
 	slots, pins, err := inUse(ctx, conn, v, slot)
 	if err != nil {
 		return fmt.Errorf("mysql: the InnoDB monitors writeamp turned on stay on: %w", err)
@@ -235,7 +251,7 @@ func restoreIfLast(ctx context.Context, conn *sql.Conn, s *dialects.Server, slot
 	if err := RestoreMonitors(ctx, conn, *s, r); err != nil {
 		return fmt.Errorf("%w (turned on %s)", err, created)
 	}
-	if _, err := conn.ExecContext(ctx, mq("ledger_drop", v)); err != nil {
+	if _, err := queries.Exec(ctx, conn, Name, "ledger_drop", v); err != nil {
 		return fmt.Errorf("mysql: drop writeamp_ledger: %w", err)
 	}
 	return nil
@@ -255,6 +271,8 @@ func (Dialect) Leftovers(ctx context.Context, db *sql.DB, s dialects.Server, dro
 	if r == nil {
 		return nil, nil
 	}
+	ls := offBinlog(ctx, conn, s)
+	defer ls.restore(ctx)
 	what := "InnoDB monitors " + strings.Join(r.Enabled, ", ")
 	slots, pins, err := inUse(ctx, conn, v, -1)
 	switch {
@@ -267,7 +285,7 @@ func (Dialect) Leftovers(ctx context.Context, db *sql.DB, s dialects.Server, dro
 	case !drop:
 		return []string{what + " (abandoned: " + created + "; the run that turned them on did not finish; writeamp_ledger holds the state to restore)"}, nil
 	}
-	if _, err := conn.ExecContext(ctx, mq("ledger_pin_clear", v)); err != nil {
+	if _, err := queries.Exec(ctx, conn, Name, "ledger_pin_clear", v); err != nil {
 		return nil, err
 	}
 	if err := restoreIfLast(ctx, conn, &s, -1); err != nil && !errors.Is(err, dialects.ErrInUse) {

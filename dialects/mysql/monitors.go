@@ -120,7 +120,7 @@ func allOn(on map[string]bool, names []string) bool {
 }
 
 func showGrants(ctx context.Context, q dialects.Querier, s dialects.Server) ([]string, error) {
-	rows, err := q.QueryContext(ctx, queries.MustGet(Name, "show_grants", s.VersionNum))
+	rows, err := queries.Query(ctx, q, Name, "show_grants", s.VersionNum)
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +165,7 @@ func MonitorReason(s dialects.Server, names []string) string {
 
 // monitorState reads the on/off state of the counters writeamp reads.
 func monitorState(ctx context.Context, q dialects.Querier, s dialects.Server) (map[string]bool, error) {
-	rows, err := q.QueryContext(ctx, queries.MustGet(Name, "monitor_state", s.VersionNum))
+	rows, err := queries.Query(ctx, q, Name, "monitor_state", s.VersionNum)
 	if err != nil {
 		return nil, err
 	}
@@ -202,7 +202,7 @@ func enableMonitors(ctx context.Context, q dialects.Querier, s *dialects.Server)
 	}
 	r := &MonitorRestore{}
 	var enVar, disVar sql.NullString
-	if err := q.QueryRowContext(ctx, queries.MustGet(Name, "monitor_vars", v)).Scan(&enVar, &disVar); err != nil {
+	if err := queries.QueryRow(ctx, q, Name, "monitor_vars", v).Scan(&enVar, &disVar); err != nil {
 		return nil, fmt.Errorf("read innodb_monitor_enable: %w", err)
 	}
 	r.EnableVarNull, r.DisableVarNull = !enVar.Valid, !disVar.Valid
@@ -210,7 +210,7 @@ func enableMonitors(ctx context.Context, q dialects.Querier, s *dialects.Server)
 		if on[n] {
 			continue
 		}
-		if _, err := q.ExecContext(ctx, queries.MustGet(Name, "monitor_enable", v), n); err != nil {
+		if _, err := queries.Exec(ctx, q, Name, "monitor_enable", v, n); err != nil {
 			if len(r.Enabled) > 0 {
 				err = errors.Join(err, RestoreMonitors(context.WithoutCancel(ctx), q, *s, r))
 			}
@@ -235,7 +235,7 @@ func RestoreMonitors(ctx context.Context, q dialects.Querier, s dialects.Server,
 	v := s.VersionNum
 	var errs []error
 	for _, n := range r.Enabled {
-		if _, err := q.ExecContext(ctx, queries.MustGet(Name, "monitor_disable", v), n); err != nil {
+		if _, err := queries.Exec(ctx, q, Name, "monitor_disable", v, n); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", n, err))
 		}
 		for _, set := range []struct {
@@ -248,12 +248,12 @@ func RestoreMonitors(ctx context.Context, q dialects.Querier, s dialects.Server,
 		}
 	}
 	if r.EnableVarNull {
-		if _, err := q.ExecContext(ctx, queries.MustGet(Name, "monitor_enable_var_default", v)); err != nil {
+		if _, err := queries.Exec(ctx, q, Name, "monitor_enable_var_default", v); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if r.DisableVarNull {
-		if _, err := q.ExecContext(ctx, queries.MustGet(Name, "monitor_disable_var_default", v)); err != nil {
+		if _, err := queries.Exec(ctx, q, Name, "monitor_disable_var_default", v); err != nil {
 			errs = append(errs, err)
 		}
 	}

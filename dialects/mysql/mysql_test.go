@@ -181,15 +181,15 @@ func TestQueriesCoverBothFlavors(t *testing.T) {
 	}
 }
 
-func expectProbe(mock sqlmock.Sqlmock, version, comment string, logBin int, status map[string]string, v int) {
-	mock.ExpectQuery(queries.MustGet(Name, "probe", 0)).WillReturnRows(
+func expectProbe(t testing.TB, mock sqlmock.Sqlmock, version, comment string, logBin int, status map[string]string, v int) {
+	mock.ExpectQuery(mocksql.SQL(t, Name, "probe", 0)).WillReturnRows(
 		sqlmock.NewRows([]string{"v", "c", "db", "u", "h", "p", "id", "lb", "ro", "ps"}).
 			AddRow(version, comment, "kc", "app@%", "db1", 3306, 7, logBin, 0, 1))
 	rows := sqlmock.NewRows([]string{"Variable_name", "Value"})
 	for k, val := range status {
 		rows.AddRow(k, val)
 	}
-	mock.ExpectQuery(queries.MustGet(Name, "status_names", v)).WillReturnRows(rows)
+	mock.ExpectQuery(mocksql.SQL(t, Name, "status_names", v)).WillReturnRows(rows)
 }
 
 // monitorRows is INNODB_METRICS as monitor_state reads it, the named counters on.
@@ -211,12 +211,12 @@ func grantRows(lines ...string) *sqlmock.Rows {
 
 func TestProbeMySQL8030(t *testing.T) {
 	db, mock := mocksql.New(t)
-	expectProbe(mock, "8.0.36", "MySQL Community Server - GPL", 1, map[string]string{
+	expectProbe(t, mock, "8.0.36", "MySQL Community Server - GPL", 1, map[string]string{
 		"Innodb_redo_log_current_lsn": "123456", "Innodb_rows_inserted": "0"}, 80036)
 	// MySQL names the column STATUS: this is the MySQL-only text.
-	mock.ExpectQuery(queries.MustGet(Name, "monitor_state", 80036)).WillReturnRows(monitorRows())
-	mock.ExpectQuery(queries.MustGet(Name, "show_grants", 80036)).WillReturnRows(grantRows("GRANT PROCESS ON *.* TO `app`@`%`"))
-	mock.ExpectQuery(queries.MustGet(Name, "index_stats_probe", 80036)).WillReturnRows(sqlmock.NewRows([]string{"n"}).AddRow(0))
+	mock.ExpectQuery(mocksql.SQL(t, Name, "monitor_state", 80036)).WillReturnRows(monitorRows())
+	mock.ExpectQuery(mocksql.SQL(t, Name, "show_grants", 80036)).WillReturnRows(grantRows("GRANT PROCESS ON *.* TO `app`@`%`"))
+	mock.ExpectQuery(mocksql.SQL(t, Name, "index_stats_probe", 80036)).WillReturnRows(sqlmock.NewRows([]string{"n"}).AddRow(0))
 	s, err := Dialect{}.Probe(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
@@ -224,7 +224,7 @@ func TestProbeMySQL8030(t *testing.T) {
 	if s.Flavor != FlavorMySQL || s.VersionNum != 80036 || s.Version != "8.0.36" || s.String() != "MySQL 8.0.36" {
 		t.Errorf("server %+v", s)
 	}
-	if !strings.Contains(queries.MustGet(Name, "monitor_state", 80036), "STATUS = 'enabled'") {
+	if !strings.Contains(mocksql.SQL(t, Name, "monitor_state", 80036), "STATUS = 'enabled'") {
 		t.Error("MySQL probe must read the STATUS column")
 	}
 	for cap, want := range map[string]bool{CapRedoLSN: true, CapLSNCurrent: false, CapInnodbRows: true, CapBinlog: true,
@@ -241,9 +241,9 @@ func TestProbeMySQL8030(t *testing.T) {
 
 func TestProbeMySQLBefore8030(t *testing.T) {
 	db, mock := mocksql.New(t)
-	expectProbe(mock, "8.0.28", "MySQL Community Server - GPL", 0, map[string]string{"Innodb_rows_inserted": "0"}, 80028)
-	mock.ExpectQuery(queries.MustGet(Name, "monitor_state", 80028)).WillReturnError(denied("Access denied; you need (at least one of) the PROCESS privilege(s) for this operation"))
-	mock.ExpectQuery(queries.MustGet(Name, "index_stats_probe", 80028)).WillReturnRows(sqlmock.NewRows([]string{"n"}).AddRow(0))
+	expectProbe(t, mock, "8.0.28", "MySQL Community Server - GPL", 0, map[string]string{"Innodb_rows_inserted": "0"}, 80028)
+	mock.ExpectQuery(mocksql.SQL(t, Name, "monitor_state", 80028)).WillReturnError(denied("Access denied; you need (at least one of) the PROCESS privilege(s) for this operation"))
+	mock.ExpectQuery(mocksql.SQL(t, Name, "index_stats_probe", 80028)).WillReturnRows(sqlmock.NewRows([]string{"n"}).AddRow(0))
 	s, err := Dialect{}.Probe(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
@@ -262,11 +262,11 @@ func TestProbeMySQLBefore8030(t *testing.T) {
 func TestProbeMariaDB(t *testing.T) {
 	db, mock := mocksql.New(t)
 	v := 1101119
-	expectProbe(mock, "10.11.19-MariaDB-0+deb12u1", "Debian 12", 1, map[string]string{
+	expectProbe(t, mock, "10.11.19-MariaDB-0+deb12u1", "Debian 12", 1, map[string]string{
 		"Innodb_lsn_current": "44760", "Binlog_bytes_written": "0", "Innodb_history_list_length": "0"}, v)
-	mock.ExpectQuery(queries.MustGet(Name, "monitor_state", v)).WillReturnRows(monitorRows(IndexMonitors...))
-	mock.ExpectQuery(queries.MustGet(Name, "show_grants", v)).WillReturnRows(grantRows("GRANT ALL PRIVILEGES ON *.* TO `root`@`localhost` WITH GRANT OPTION"))
-	mock.ExpectQuery(queries.MustGet(Name, "index_stats_probe", v)).WillReturnRows(sqlmock.NewRows([]string{"n"}).AddRow(0))
+	mock.ExpectQuery(mocksql.SQL(t, Name, "monitor_state", v)).WillReturnRows(monitorRows(IndexMonitors...))
+	mock.ExpectQuery(mocksql.SQL(t, Name, "show_grants", v)).WillReturnRows(grantRows("GRANT ALL PRIVILEGES ON *.* TO `root`@`localhost` WITH GRANT OPTION"))
+	mock.ExpectQuery(mocksql.SQL(t, Name, "index_stats_probe", v)).WillReturnRows(sqlmock.NewRows([]string{"n"}).AddRow(0))
 	s, err := Dialect{}.Probe(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
@@ -290,35 +290,35 @@ func TestInstrumentMySQLRestoresOnlyWhatWasOff(t *testing.T) {
 	s := dialects.Server{Dialect: Name, Flavor: FlavorMySQL, VersionNum: v}
 	s.Set(CapInnodbMetrics, true, "")
 	s.Set(CapIndexMonitor, false, "off")
-	expectLedgerStart(mock, v)
+	expectLedgerStart(t, mock, v)
 	on := append([]string{"index_page_splits", "index_page_merge_successful"}, TrxMonitors...)
-	mock.ExpectQuery(queries.MustGet(Name, "monitor_state", v)).WillReturnRows(monitorRows(on...))
-	mock.ExpectQuery(queries.MustGet(Name, "monitor_vars", v)).WillReturnRows(sqlmock.NewRows([]string{"e", "d"}).AddRow("index_page_splits", nil))
-	mock.ExpectExec(queries.MustGet(Name, "monitor_enable", v)).WithArgs("index_page_merge_attempts").WillReturnResult(sqlmock.NewResult(0, 0))
+	mock.ExpectQuery(mocksql.SQL(t, Name, "monitor_state", v)).WillReturnRows(monitorRows(on...))
+	mock.ExpectQuery(mocksql.SQL(t, Name, "monitor_vars", v)).WillReturnRows(sqlmock.NewRows([]string{"e", "d"}).AddRow("index_page_splits", nil))
+	mock.ExpectExec(mocksql.SQL(t, Name, "monitor_enable", v)).WithArgs("index_page_merge_attempts").WillReturnResult(sqlmock.NewResult(0, 0))
 	// The record of what to put back, for a later run if this one dies.
 	prior := `{"enabled":["index_page_merge_attempts"],"enable_var_null":false,"disable_var_null":true}`
-	for _, st := range sqlparse.Statements(queries.MustGet(Name, "ledger_create", v)) {
+	for _, st := range sqlparse.Statements(mocksql.SQL(t, Name, "ledger_create", v)) {
 		mock.ExpectExec(st).WillReturnResult(sqlmock.NewResult(0, 0))
 	}
-	mock.ExpectExec(queries.MustGet(Name, "ledger_write", v)).WithArgs(prior, sqlmock.AnyArg()).WillReturnResult(sqlmock.NewResult(0, 1))
-	mock.ExpectExec(queries.MustGet(Name, "ledger_unlock", v)).WillReturnResult(sqlmock.NewResult(0, 0))
+	mock.ExpectExec(mocksql.SQL(t, Name, "ledger_write", v)).WithArgs(prior, sqlmock.AnyArg()).WillReturnResult(sqlmock.NewResult(0, 1))
+	mock.ExpectExec(mocksql.SQL(t, Name, "ledger_unlock", v)).WillReturnResult(sqlmock.NewResult(0, 0))
 	undo, warns := Dialect{}.Instrument(context.Background(), db, &s)
 	if undo == nil || !s.Has(CapIndexMonitor) || !s.Has(CapTrxMonitor) {
 		t.Fatalf("not instrumented: %v", warns)
 	}
-	if !strings.Contains(queries.MustGet(Name, "monitor_state", v), "STATUS = 'enabled'") {
+	if !strings.Contains(mocksql.SQL(t, Name, "monitor_state", v), "STATUS = 'enabled'") {
 		t.Error("MySQL monitor_state must read STATUS")
 	}
 	// The last run measuring (the count is this session's own slot) restores.
-	mock.ExpectQuery(queries.MustGet(Name, "ledger_lock", v)).WillReturnRows(sqlmock.NewRows([]string{"r"}).AddRow(1))
-	mock.ExpectQuery(queries.MustGet(Name, "measuring_count", v)).WillReturnRows(sqlmock.NewRows([]string{"n"}).AddRow(1))
-	mock.ExpectQuery(queries.MustGet(Name, "ledger_pin_count", v)).WillReturnRows(sqlmock.NewRows([]string{"n"}).AddRow(0))
-	mock.ExpectQuery(queries.MustGet(Name, "ledger_read", v)).WillReturnRows(sqlmock.NewRows([]string{"prior", "created"}).AddRow(prior, "turned on by writeamp"))
-	mock.ExpectExec(queries.MustGet(Name, "monitor_disable", v)).WithArgs("index_page_merge_attempts").WillReturnResult(sqlmock.NewResult(0, 0))
-	mock.ExpectExec(queries.MustGet(Name, "monitor_disable_var_default", v)).WillReturnResult(sqlmock.NewResult(0, 0))
-	mock.ExpectExec(queries.MustGet(Name, "ledger_drop", v)).WillReturnResult(sqlmock.NewResult(0, 0))
-	mock.ExpectExec(queries.MustGet(Name, "ledger_unlock", v)).WillReturnResult(sqlmock.NewResult(0, 0))
-	mock.ExpectExec(queries.MustGet(Name, "release_all", v)).WillReturnResult(sqlmock.NewResult(0, 0))
+	mock.ExpectQuery(mocksql.SQL(t, Name, "ledger_lock", v)).WillReturnRows(sqlmock.NewRows([]string{"r"}).AddRow(1))
+	mock.ExpectQuery(mocksql.SQL(t, Name, "measuring_count", v)).WillReturnRows(sqlmock.NewRows([]string{"n"}).AddRow(1))
+	mock.ExpectQuery(mocksql.SQL(t, Name, "ledger_pin_count", v)).WillReturnRows(sqlmock.NewRows([]string{"n"}).AddRow(0))
+	mock.ExpectQuery(mocksql.SQL(t, Name, "ledger_read", v)).WillReturnRows(sqlmock.NewRows([]string{"prior", "created"}).AddRow(prior, "turned on by writeamp"))
+	mock.ExpectExec(mocksql.SQL(t, Name, "monitor_disable", v)).WithArgs("index_page_merge_attempts").WillReturnResult(sqlmock.NewResult(0, 0))
+	mock.ExpectExec(mocksql.SQL(t, Name, "monitor_disable_var_default", v)).WillReturnResult(sqlmock.NewResult(0, 0))
+	mock.ExpectExec(mocksql.SQL(t, Name, "ledger_drop", v)).WillReturnResult(sqlmock.NewResult(0, 0))
+	mock.ExpectExec(mocksql.SQL(t, Name, "ledger_unlock", v)).WillReturnResult(sqlmock.NewResult(0, 0))
+	mock.ExpectExec(mocksql.SQL(t, Name, "release_all", v)).WillReturnResult(sqlmock.NewResult(0, 0))
 	if err := undo(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -334,17 +334,17 @@ func TestInstrumentWithoutPrivilege(t *testing.T) {
 	s.SetProp(PropHostUser, "'app'@'%'")
 	s.Set(CapInnodbMetrics, true, "")
 	s.Set(CapIndexMonitor, false, "off")
-	expectLedgerStart(mock, v)
-	mock.ExpectQuery(queries.MustGet(Name, "monitor_state", v)).WillReturnRows(monitorRows())
-	mock.ExpectQuery(queries.MustGet(Name, "monitor_vars", v)).WillReturnRows(sqlmock.NewRows([]string{"e", "d"}).AddRow(nil, nil))
-	mock.ExpectExec(queries.MustGet(Name, "monitor_enable", v)).WithArgs("index_page_splits").WillReturnError(denied("Access denied; you need (at least one of) the SUPER privilege(s) for this operation"))
-	mock.ExpectExec(queries.MustGet(Name, "ledger_unlock", v)).WillReturnResult(sqlmock.NewResult(0, 0))
+	expectLedgerStart(t, mock, v)
+	mock.ExpectQuery(mocksql.SQL(t, Name, "monitor_state", v)).WillReturnRows(monitorRows())
+	mock.ExpectQuery(mocksql.SQL(t, Name, "monitor_vars", v)).WillReturnRows(sqlmock.NewRows([]string{"e", "d"}).AddRow(nil, nil))
+	mock.ExpectExec(mocksql.SQL(t, Name, "monitor_enable", v)).WithArgs("index_page_splits").WillReturnError(denied("Access denied; you need (at least one of) the SUPER privilege(s) for this operation"))
+	mock.ExpectExec(mocksql.SQL(t, Name, "ledger_unlock", v)).WillReturnResult(sqlmock.NewResult(0, 0))
 	undo, warns := Dialect{}.Instrument(context.Background(), db, &s)
 	if s.Has(CapIndexMonitor) {
 		t.Fatal("instrumented without privilege?")
 	}
 	// Nothing was turned on: the undo only gives the measuring slot back.
-	mock.ExpectExec(queries.MustGet(Name, "release_all", v)).WillReturnResult(sqlmock.NewResult(0, 0))
+	mock.ExpectExec(mocksql.SQL(t, Name, "release_all", v)).WillReturnResult(sqlmock.NewResult(0, 0))
 	if err := undo(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -403,8 +403,8 @@ func TestParseHistoryLength(t *testing.T) {
 // expectLedgerStart: Instrument takes a measuring slot (GET_LOCK returns a
 // BIGINT 1), the ledger lock, and finds no record (writeamp_ledger does not
 // exist: error 1049).
-func expectLedgerStart(mock sqlmock.Sqlmock, v int) {
-	mock.ExpectQuery(queries.MustGet(Name, "measuring_slot", v)).WithArgs(0).WillReturnRows(sqlmock.NewRows([]string{"GET_LOCK"}).AddRow(int64(1)))
-	mock.ExpectQuery(queries.MustGet(Name, "ledger_lock", v)).WillReturnRows(sqlmock.NewRows([]string{"GET_LOCK"}).AddRow(int64(1)))
-	mock.ExpectQuery(queries.MustGet(Name, "ledger_read", v)).WillReturnError(&driver.MySQLError{Number: 1049, Message: "Unknown database 'writeamp_ledger'"})
+func expectLedgerStart(t testing.TB, mock sqlmock.Sqlmock, v int) {
+	mock.ExpectQuery(mocksql.SQL(t, Name, "measuring_slot", v)).WithArgs(0).WillReturnRows(sqlmock.NewRows([]string{"GET_LOCK"}).AddRow(int64(1)))
+	mock.ExpectQuery(mocksql.SQL(t, Name, "ledger_lock", v)).WillReturnRows(sqlmock.NewRows([]string{"GET_LOCK"}).AddRow(int64(1)))
+	mock.ExpectQuery(mocksql.SQL(t, Name, "ledger_read", v)).WillReturnError(&driver.MySQLError{Number: 1049, Message: "Unknown database 'writeamp_ledger'"})
 }

@@ -46,7 +46,7 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 	var db sql.NullString
 	var port, serverID int64
 	var logBin, readOnly, perfSchema int64
-	err := q.QueryRowContext(ctx, queries.MustGet(Name, "probe", 0)).Scan(
+	err := queries.QueryRow(ctx, q, Name, "probe", 0).Scan(
 		&version, &comment, &db, &user, &host, &port, &serverID, &logBin, &readOnly, &perfSchema)
 	if err != nil {
 		return s, fmt.Errorf("mysql: probe: %w", err)
@@ -90,6 +90,7 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 	}
 
 	probeTableRows(ctx, q, &s, perfSchema != 0)
+	probeReplica(ctx, q, &s)
 
 	// INNODB_METRICS needs PROCESS; asking is the probe.
 	if err := probeMonitors(ctx, q, &s); err != nil {
@@ -97,7 +98,7 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 	}
 
 	var n int64
-	err = q.QueryRowContext(ctx, queries.MustGet(Name, "index_stats_probe", v)).Scan(&n)
+	err = queries.QueryRow(ctx, q, Name, "index_stats_probe", v).Scan(&n)
 	if pe := AsPrivilegeError(err, s, "SELECT on mysql.innodb_index_stats", "GRANT SELECT ON mysql.innodb_index_stats TO "+s.Prop(PropHostUser)); pe != nil {
 		s.Set(CapIndexStats, false, fmt.Sprintf("mysql.innodb_index_stats is not readable (fix: %s)", pe.Grant))
 	} else if err != nil {
@@ -119,7 +120,7 @@ func redoReason(v int) string {
 }
 
 func statusNames(ctx context.Context, q dialects.Querier, v int) (map[string]bool, error) {
-	rows, err := q.QueryContext(ctx, queries.MustGet(Name, "status_names", v))
+	rows, err := queries.Query(ctx, q, Name, "status_names", v)
 	if err != nil {
 		return nil, err
 	}

@@ -27,3 +27,6 @@ func Redact(dsn string) string {
 	}
 	return dialects.MaskUserInfo(head[:at]) + head[at:] + tail
 }
+
+// QuoteIdent implements dialects.Quoter.
+func (Dialect) QuoteIdent(s string) string { return QuoteIdent(s) }

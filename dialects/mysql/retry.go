@@ -18,3 +18,12 @@ func (Dialect) Retryable(err error) bool {
 }
 
 var _ dialects.RetryClassifier = Dialect{}
+
+// LockTimedOut: 1205 ER_LOCK_WAIT_TIMEOUT, for metadata locks
+// (lock_wait_timeout) and InnoDB row locks (innodb_lock_wait_timeout) alike.
+func (Dialect) LockTimedOut(err error) bool {
+	var me *driver.MySQLError
+	return errors.As(err, &me) && me.Number == 1205
+}
+
+var _ dialects.LockTimeoutClassifier = Dialect{}

@@ -19,3 +19,12 @@ func TestRetryableByErrorNumber(t *testing.T) {
 		t.Error("the number comes from the driver's error, not from the message text")
 	}
 }
+
+func TestLockTimedOutIs1205(t *testing.T) {
+	for n, want := range map[uint16]bool{1205: true, 1213: false, 1062: false} {
+		err := fmt.Errorf("statement 1: %w", &driver.MySQLError{Number: n, Message: "Lock wait timeout exceeded; try restarting transaction"})
+		if got := (Dialect{}).LockTimedOut(err); got != want {
+			t.Errorf("error %d: lock timeout = %v, want %v", n, got, want)
+		}
+	}
+}

@@ -21,6 +21,23 @@ var SettleTimeout = 60 * time.Second
 // settlePoll is how often the purge backlog is read while waiting.
 var settlePoll = 200 * time.Millisecond
 
+// purgeStall is how long the backlog may stay above its lowest reading
+// before the wait gives up on it.
+var purgeStall = 5 * time.Second
+
+// settleDeadline is SettleTimeout from now, but never more than half of
+// what the caller's context has left: the after snapshot that follows
+// needs the rest.
+func settleDeadline(ctx context.Context, now time.Time) time.Time {
+	d := now.Add(SettleTimeout)
+	if cd, ok := ctx.Deadline(); ok {
+		if half := now.Add(cd.Sub(now) / 2); half.Before(d) {
+			d = half
+		}
+	}
+	return d
+}
+
 // The history level at BeforeMeasure is kept per *sql.DB: the Settler
 // interface passes the same handle to BeforeMeasure and Settle of one
 // measurement, the dialect value is shared by every measurement of the
@@ -40,7 +57,7 @@ func HistoryLength(ctx context.Context, q dialects.Querier, s dialects.Server) (
 	if s.Has(CapHistoryStatus) {
 		var name string
 		var n int64
-		err := q.QueryRowContext(ctx, queries.MustGet(Name, "history_len_status", v)).Scan(&name, &n)
+		err := queries.QueryRow(ctx, q, Name, "history_len_status", v).Scan(&name, &n)
 		if err == nil {
 			return n, "Innodb_history_list_length", nil
 		}
@@ -49,7 +66,7 @@ func HistoryLength(ctx context.Context, q dialects.Querier, s dialects.Server) (
 	if s.Has(CapInnodbMetrics) {
 		var n int64
 		var on bool
-		err := q.QueryRowContext(ctx, queries.MustGet(Name, "history_len_metrics", v)).Scan(&n, &on)
+		err := queries.QueryRow(ctx, q, Name, "history_len_metrics", v).Scan(&n, &on)
 		if err == nil && on {
 			return n, "INNODB_METRICS trx_rseg_history_len", nil
 		}
@@ -58,7 +75,7 @@ func HistoryLength(ctx context.Context, q dialects.Querier, s dialects.Server) (
 		}
 	}
 	var typ, name, status string
-	err := q.QueryRowContext(ctx, queries.MustGet(Name, "engine_innodb_status", v)).Scan(&typ, &name, &status)
+	err := queries.QueryRow(ctx, q, Name, "engine_innodb_status", v).Scan(&typ, &name, &status)
 	if err == nil {
 		if n, ok := parseHistoryLength(status); ok {
 			return n, "SHOW ENGINE INNODB STATUS", nil
@@ -86,14 +103,20 @@ func parseHistoryLength(status string) (int64, bool) {
 // BeforeMeasure records the purge backlog the window starts with, so Settle
 // waits for the workload's own undo to be purged and no longer.
 func (Dialect) BeforeMeasure(ctx context.Context, db *sql.DB, s dialects.Server) []string {
+	var notes []string
+	if s.Has(CapReplica) {
+		// The window starts with the replica caught up: what it applies
+		// inside is then the primary's writes of the window, not a backlog.
+		notes = awaitReplica(ctx, db, s)
+	}
 	n, _, err := HistoryLength(ctx, db, s)
 	if err != nil {
-		return []string{"cannot read InnoDB's purge backlog (history list length), so the \"after\" snapshot will not wait for purge: " + err.Error()}
+		return append(notes, "cannot read InnoDB's purge backlog (history list length), so the \"after\" snapshot will not wait for purge: "+err.Error())
 	}
 	baseMu.Lock()
 	baseline[db] = n
 	baseMu.Unlock()
-	return nil
+	return notes
 }
 
 // Settle waits until purge has removed what the workload's transactions left
@@ -101,6 +124,15 @@ func (Dialect) BeforeMeasure(ctx context.Context, db *sql.DB, s dialects.Server)
 // page merges and row-lock waits of purging the workload's deletes and
 // old versions land inside the window instead of in the next one.
 func (Dialect) Settle(ctx context.Context, db *sql.DB, s dialects.Server, _ []string) []string {
+	var notes []string
+	if s.Has(CapReplica) {
+		// Applied first: the applier's undo is what purge then removes.
+		notes = awaitReplica(ctx, db, s)
+	}
+	return append(notes, settlePurge(ctx, db, s)...)
+}
+
+func settlePurge(ctx context.Context, db *sql.DB, s dialects.Server) []string {
 	baseMu.Lock()
 	base, ok := baseline[db]
 	delete(baseline, db)
@@ -108,9 +140,10 @@ func (Dialect) Settle(ctx context.Context, db *sql.DB, s dialects.Server, _ []st
 	if !ok {
 		return nil // BeforeMeasure already said why there is no baseline
 	}
-	deadline := time.Now().Add(SettleTimeout)
+	deadline := settleDeadline(ctx, time.Now())
 	var n int64
 	var src string
+	best, bestAt := int64(-1), time.Now()
 	for {
 		var err error
 		n, src, err = HistoryLength(ctx, db, s)
@@ -119,6 +152,15 @@ func (Dialect) Settle(ctx context.Context, db *sql.DB, s dialects.Server, _ []st
 		}
 		if n <= base {
 			return nil
+		}
+		if best < 0 || n < best {
+			best, bestAt = n, time.Now()
+		}
+		// A transaction left open by another session holds purge back
+		// for as long as it stays open: waiting the whole bound for it
+		// only spent the time the after snapshot needs.
+		if time.Since(bestAt) > purgeStall {
+			return []string{fmt.Sprintf("InnoDB purge made no progress for %s after the workload (%s %d, %d before the window; a transaction open in another session holds it back?): the purge of the rest lands outside the measurement", purgeStall, src, n, base)}
 		}
 		if time.Now().After(deadline) {
 			break

@@ -30,7 +30,7 @@ func probeTableRows(ctx context.Context, q dialects.Querier, s *dialects.Server,
 		s.Set(CapTableIO, false, "performance_schema is off (performance_schema = ON in the server's configuration, then a restart)")
 	default:
 		var on bool
-		err := q.QueryRowContext(ctx, queries.MustGet(Name, "table_io_probe", v)).Scan(&on)
+		err := queries.QueryRow(ctx, q, Name, "table_io_probe", v).Scan(&on)
 		switch pe := AsPrivilegeError(err, *s, "SELECT on performance_schema", "GRANT SELECT ON performance_schema.* TO "+s.Prop(PropHostUser)); {
 		case pe != nil:
 			s.Set(CapTableIO, false, fmt.Sprintf("performance_schema is not readable (fix: %s)", pe.Grant))
@@ -46,6 +46,6 @@ func probeTableRows(ctx context.Context, q dialects.Querier, s *dialects.Server,
 		return
 	}
 	var name, value string
-	err := q.QueryRowContext(ctx, queries.MustGet(Name, "userstat_probe", v)).Scan(&name, &value)
+	err := queries.QueryRow(ctx, q, Name, "userstat_probe", v).Scan(&name, &value)
 	s.Set(CapUserstat, err == nil && (value == "ON" || value == "1"), "User Statistics are off: SET GLOBAL userstat = 1 (needs SUPER) turns INFORMATION_SCHEMA.TABLE_STATISTICS on")
 }

@@ -103,7 +103,7 @@ func (d Dialect) Open(ctx context.Context, dsn string) (*sql.DB, error) {
 func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, error) {
 	s := dialects.Server{Dialect: Name}
 	var version string
-	if err := q.QueryRowContext(ctx, queries.MustGet(Name, "version", 0)).Scan(&version); err != nil {
+	if err := queries.QueryRow(ctx, q, Name, "version", 0).Scan(&version); err != nil {
 		return s, fmt.Errorf("oracle: probe version: %w", err)
 	}
 	v, err := ParseVersion(version)
@@ -112,7 +112,7 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 	}
 	if supportsVersionFull(v) {
 		var full string
-		if err := q.QueryRowContext(ctx, queries.MustGet(Name, "version_full", v)).Scan(&full); err != nil {
+		if err := queries.QueryRow(ctx, q, Name, "version_full", v).Scan(&full); err != nil {
 			return s, fmt.Errorf("oracle: probe version: %w", err)
 		}
 		if fv, err := ParseVersion(full); err == nil {
@@ -124,7 +124,7 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 		return s, fmt.Errorf("oracle: Oracle %s is %w: writeamp needs Oracle 12.2 or later (18c or later for the built-in workload)", version, dialects.ErrUnsupported)
 	}
 	var dbName, conName, host, conID sql.NullString
-	if err := q.QueryRowContext(ctx, queries.MustGet(Name, "probe", v)).Scan(&dbName, &conName, &s.User, &host, &conID); err != nil {
+	if err := queries.QueryRow(ctx, q, Name, "probe", v).Scan(&dbName, &conName, &s.User, &host, &conID); err != nil {
 		return s, fmt.Errorf("oracle: probe: %w", err)
 	}
 	s.Database = conName.String
@@ -136,7 +136,7 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 	s.Identity = identity(ctx, q, &s, v, dbName.String, host.String)
 
 	var started, inst string
-	if err := q.QueryRowContext(ctx, queries.MustGet(Name, "instance", v)).Scan(&started, &inst); err != nil {
+	if err := queries.QueryRow(ctx, q, Name, "instance", v).Scan(&started, &inst); err != nil {
 		s.Set(CapInstance, false, "cannot read V$INSTANCE, so a restart between snapshots is caught only by counters going down: "+PrivilegeFor(s, "v_$instance").Error())
 	} else {
 		s.Set(CapInstance, true, "")
@@ -182,11 +182,11 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 // never fails for want of it.
 func identity(ctx context.Context, q dialects.Querier, s *dialects.Server, v int, dbName, host string) string {
 	var dbid sql.NullString
-	err := q.QueryRowContext(ctx, queries.MustGet(Name, "dbid", v)).Scan(&dbid)
+	err := queries.QueryRow(ctx, q, Name, "dbid", v).Scan(&dbid)
 	src := "SYS_CONTEXT('USERENV', 'DBID')"
 	if err != nil || dbid.String == "" {
 		first := err
-		err = q.QueryRowContext(ctx, queries.MustGet(Name, "dbid_v_database", v)).Scan(&dbid)
+		err = queries.QueryRow(ctx, q, Name, "dbid_v_database", v).Scan(&dbid)
 		src = "V$DATABASE.DBID (USERENV's DBID: " + errText(first) + ")"
 		if err != nil || dbid.String == "" {
 			s.SetProp(PropDBIDSource, "none: USERENV's DBID: "+errText(first)+"; V$DATABASE: "+errText(err))
@@ -206,7 +206,7 @@ func errText(err error) string {
 
 // parameters reads the initialization parameters the probe needs.
 func parameters(ctx context.Context, q dialects.Querier, v int) (map[string]string, error) {
-	rows, err := q.QueryContext(ctx, queries.MustGet(Name, "parameters", v))
+	rows, err := queries.Query(ctx, q, Name, "parameters", v)
 	if err != nil {
 		return nil, err
 	}

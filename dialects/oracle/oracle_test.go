@@ -13,7 +13,6 @@ import (
 
 	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/internal/mocksql"
-	"github.com/writeamp/writeamp/queries"
 )
 
 const secret = "Xq7Secr3tPw"
@@ -81,10 +80,10 @@ func TestParseVersion(t *testing.T) {
 
 var probeCols = []string{"db_name", "con_name", "user", "server_host", "con_id"}
 
-func expectIdentity(mock sqlmock.Sqlmock, vn int) {
-	mock.ExpectQuery(queries.MustGet(Name, "probe", vn)).WillReturnRows(sqlmock.NewRows(probeCols).
+func expectIdentity(t testing.TB, mock sqlmock.Sqlmock, vn int) {
+	mock.ExpectQuery(mocksql.SQL(t, Name, "probe", vn)).WillReturnRows(sqlmock.NewRows(probeCols).
 		AddRow("FREE", "FREEPDB1", "WA", "dbhost", "3"))
-	mock.ExpectQuery(queries.MustGet(Name, "dbid", vn)).WillReturnRows(sqlmock.NewRows([]string{"dbid"}).AddRow("1234567"))
+	mock.ExpectQuery(mocksql.SQL(t, Name, "dbid", vn)).WillReturnRows(sqlmock.NewRows([]string{"dbid"}).AddRow("1234567"))
 }
 
 func params(level, compatible string) *sqlmock.Rows {
@@ -93,11 +92,11 @@ func params(level, compatible string) *sqlmock.Rows {
 
 func TestProbe19cWithCatalogAccess(t *testing.T) {
 	db, mock := mocksql.New(t)
-	mock.ExpectQuery(queries.MustGet(Name, "version", 0)).WillReturnRows(sqlmock.NewRows([]string{"v"}).AddRow("19.0.0.0.0"))
-	mock.ExpectQuery(queries.MustGet(Name, "version_full", 190000)).WillReturnRows(sqlmock.NewRows([]string{"v"}).AddRow("19.21.0.0.0"))
-	expectIdentity(mock, 192100)
-	mock.ExpectQuery(queries.MustGet(Name, "instance", 192100)).WillReturnRows(sqlmock.NewRows([]string{"t", "i"}).AddRow("2026-01-02 03:04:05", "FREE"))
-	mock.ExpectQuery(queries.MustGet(Name, "parameters", 192100)).WillReturnRows(params("TYPICAL", "19.0.0"))
+	mock.ExpectQuery(mocksql.SQL(t, Name, "version", 0)).WillReturnRows(sqlmock.NewRows([]string{"v"}).AddRow("19.0.0.0.0"))
+	mock.ExpectQuery(mocksql.SQL(t, Name, "version_full", 190000)).WillReturnRows(sqlmock.NewRows([]string{"v"}).AddRow("19.21.0.0.0"))
+	expectIdentity(t, mock, 192100)
+	mock.ExpectQuery(mocksql.SQL(t, Name, "instance", 192100)).WillReturnRows(sqlmock.NewRows([]string{"t", "i"}).AddRow("2026-01-02 03:04:05", "FREE"))
+	mock.ExpectQuery(mocksql.SQL(t, Name, "parameters", 192100)).WillReturnRows(params("TYPICAL", "19.0.0"))
 	s, err := Dialect{}.Probe(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
@@ -116,11 +115,11 @@ func TestProbe19cWithCatalogAccess(t *testing.T) {
 func TestProbeWithoutCatalogAccessAndBasicLevel(t *testing.T) {
 	db, mock := mocksql.New(t)
 	denied := &network.OracleError{ErrCode: 942, ErrMsg: "ORA-00942: table or view does not exist"}
-	mock.ExpectQuery(queries.MustGet(Name, "version", 0)).WillReturnRows(sqlmock.NewRows([]string{"v"}).AddRow("23.0.0.0.0"))
-	mock.ExpectQuery(queries.MustGet(Name, "version_full", 230000)).WillReturnRows(sqlmock.NewRows([]string{"v"}).AddRow("23.4.0.24.5"))
-	expectIdentity(mock, 230400)
-	mock.ExpectQuery(queries.MustGet(Name, "instance", 230400)).WillReturnError(denied)
-	mock.ExpectQuery(queries.MustGet(Name, "parameters", 230400)).WillReturnRows(params("BASIC", "23.0.0"))
+	mock.ExpectQuery(mocksql.SQL(t, Name, "version", 0)).WillReturnRows(sqlmock.NewRows([]string{"v"}).AddRow("23.0.0.0.0"))
+	mock.ExpectQuery(mocksql.SQL(t, Name, "version_full", 230000)).WillReturnRows(sqlmock.NewRows([]string{"v"}).AddRow("23.4.0.24.5"))
+	expectIdentity(t, mock, 230400)
+	mock.ExpectQuery(mocksql.SQL(t, Name, "instance", 230400)).WillReturnError(denied)
+	mock.ExpectQuery(mocksql.SQL(t, Name, "parameters", 230400)).WillReturnRows(params("BASIC", "23.0.0"))
 	s, err := Dialect{}.Probe(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
@@ -135,7 +134,7 @@ func TestProbeWithoutCatalogAccessAndBasicLevel(t *testing.T) {
 
 func TestProbeRefusesOracle11(t *testing.T) {
 	db, mock := mocksql.New(t)
-	mock.ExpectQuery(queries.MustGet(Name, "version", 0)).WillReturnRows(sqlmock.NewRows([]string{"v"}).AddRow("11.2.0.4.0"))
+	mock.ExpectQuery(mocksql.SQL(t, Name, "version", 0)).WillReturnRows(sqlmock.NewRows([]string{"v"}).AddRow("11.2.0.4.0"))
 	_, err := Dialect{}.Probe(context.Background(), db)
 	if !errors.Is(err, dialects.ErrUnsupported) {
 		t.Fatalf("want unsupported, got %v", err)
@@ -180,18 +179,18 @@ func TestProbeDBIDNeverFailsTheProbe(t *testing.T) {
 		identity     string
 	}{{nil, "dbid-7654321/FREEPDB1"}, {denied, "db-FREE@dbhost/FREEPDB1"}} {
 		db, mock := mocksql.New(t)
-		mock.ExpectQuery(queries.MustGet(Name, "version", 0)).WillReturnRows(sqlmock.NewRows([]string{"v"}).AddRow("19.0.0.0.0"))
-		mock.ExpectQuery(queries.MustGet(Name, "version_full", 190000)).WillReturnRows(sqlmock.NewRows([]string{"v"}).AddRow("19.21.0.0.0"))
-		mock.ExpectQuery(queries.MustGet(Name, "probe", 192100)).WillReturnRows(sqlmock.NewRows(probeCols).AddRow("FREE", "FREEPDB1", "WA", "dbhost", "3"))
-		mock.ExpectQuery(queries.MustGet(Name, "dbid", 192100)).WillReturnError(invalid)
-		e := mock.ExpectQuery(queries.MustGet(Name, "dbid_v_database", 192100))
+		mock.ExpectQuery(mocksql.SQL(t, Name, "version", 0)).WillReturnRows(sqlmock.NewRows([]string{"v"}).AddRow("19.0.0.0.0"))
+		mock.ExpectQuery(mocksql.SQL(t, Name, "version_full", 190000)).WillReturnRows(sqlmock.NewRows([]string{"v"}).AddRow("19.21.0.0.0"))
+		mock.ExpectQuery(mocksql.SQL(t, Name, "probe", 192100)).WillReturnRows(sqlmock.NewRows(probeCols).AddRow("FREE", "FREEPDB1", "WA", "dbhost", "3"))
+		mock.ExpectQuery(mocksql.SQL(t, Name, "dbid", 192100)).WillReturnError(invalid)
+		e := mock.ExpectQuery(mocksql.SQL(t, Name, "dbid_v_database", 192100))
 		if c.viaVDatabase != nil {
 			e.WillReturnError(c.viaVDatabase)
 		} else {
 			e.WillReturnRows(sqlmock.NewRows([]string{"dbid"}).AddRow("7654321"))
 		}
-		mock.ExpectQuery(queries.MustGet(Name, "instance", 192100)).WillReturnError(denied)
-		mock.ExpectQuery(queries.MustGet(Name, "parameters", 192100)).WillReturnError(denied)
+		mock.ExpectQuery(mocksql.SQL(t, Name, "instance", 192100)).WillReturnError(denied)
+		mock.ExpectQuery(mocksql.SQL(t, Name, "parameters", 192100)).WillReturnError(denied)
 		s, err := Dialect{}.Probe(context.Background(), db)
 		if err != nil {
 			t.Fatalf("the probe must not fail for want of a DBID: %v", err)
@@ -207,11 +206,11 @@ func TestProbeDBIDNeverFailsTheProbe(t *testing.T) {
 // refused before anything is created, naming COMPATIBLE.
 func TestCompatibleBelow122LimitsNamesTo30Bytes(t *testing.T) {
 	db, mock := mocksql.New(t)
-	mock.ExpectQuery(queries.MustGet(Name, "version", 0)).WillReturnRows(sqlmock.NewRows([]string{"v"}).AddRow("19.0.0.0.0"))
-	mock.ExpectQuery(queries.MustGet(Name, "version_full", 190000)).WillReturnRows(sqlmock.NewRows([]string{"v"}).AddRow("19.21.0.0.0"))
-	expectIdentity(mock, 192100)
-	mock.ExpectQuery(queries.MustGet(Name, "instance", 192100)).WillReturnRows(sqlmock.NewRows([]string{"t", "i"}).AddRow("2026-01-02 03:04:05", "FREE"))
-	mock.ExpectQuery(queries.MustGet(Name, "parameters", 192100)).WillReturnRows(params("TYPICAL", "12.1.0.2"))
+	mock.ExpectQuery(mocksql.SQL(t, Name, "version", 0)).WillReturnRows(sqlmock.NewRows([]string{"v"}).AddRow("19.0.0.0.0"))
+	mock.ExpectQuery(mocksql.SQL(t, Name, "version_full", 190000)).WillReturnRows(sqlmock.NewRows([]string{"v"}).AddRow("19.21.0.0.0"))
+	expectIdentity(t, mock, 192100)
+	mock.ExpectQuery(mocksql.SQL(t, Name, "instance", 192100)).WillReturnRows(sqlmock.NewRows([]string{"t", "i"}).AddRow("2026-01-02 03:04:05", "FREE"))
+	mock.ExpectQuery(mocksql.SQL(t, Name, "parameters", 192100)).WillReturnRows(params("TYPICAL", "12.1.0.2"))
 	s, err := Dialect{}.Probe(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
@@ -219,7 +218,7 @@ func TestCompatibleBelow122LimitsNamesTo30Bytes(t *testing.T) {
 	if s.Has(CapLongIdentifiers) || !strings.Contains(s.Why(CapLongIdentifiers), "COMPATIBLE is 12.1.0.2") {
 		t.Fatalf("long identifiers on COMPATIBLE 12.1: %v %q", s.Caps, s.Why(CapLongIdentifiers))
 	}
-	ddl := queries.MustGet(Name, "rt_ddl_baseline", s.VersionNum)
+	ddl := mocksql.SQL(t, Name, "rt_ddl_baseline", s.VersionNum)
 	err = dialects.CheckIdentifiers(s, ddl)
 	if err == nil || !strings.Contains(err.Error(), "idx_offline_uss_by_broker_session_id is 36 bytes") || !strings.Contains(err.Error(), "COMPATIBLE") {
 		t.Fatalf("CheckIdentifiers = %v", err)

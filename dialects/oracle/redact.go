@@ -11,3 +11,6 @@ func (Dialect) Redact(dsn string) string { return Redact(dsn) }
 
 // Redact hides the password of a DSN.
 func Redact(dsn string) string { return dialects.RedactURL(dsn, passwordKeys...) }
+
+// QuoteIdent implements dialects.Quoter.
+func (Dialect) QuoteIdent(s string) string { return QuoteIdent(s) }

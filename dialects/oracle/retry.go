@@ -18,3 +18,13 @@ func (Dialect) Retryable(err error) bool {
 }
 
 var _ dialects.RetryClassifier = Dialect{}
+
+// LockTimedOut: ORA-00054, "resource busy and acquire with NOWAIT specified
+// or timeout expired", which DDL_LOCK_TIMEOUT raises
+// (https://docs.oracle.com/en/error-help/db/ora-00054/).
+func (Dialect) LockTimedOut(err error) bool {
+	var oe *network.OracleError
+	return errors.As(err, &oe) && oe.ErrCode == 54
+}
+
+var _ dialects.LockTimeoutClassifier = Dialect{}

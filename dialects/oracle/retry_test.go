@@ -19,3 +19,12 @@ func TestRetryableByErrorCode(t *testing.T) {
 		t.Error("the code comes from go-ora's error, not from the message text")
 	}
 }
+
+func TestLockTimedOutIsORA00054(t *testing.T) {
+	for code, want := range map[int]bool{54: true, 60: false, 4021: false} {
+		err := fmt.Errorf("statement 1: %w", &network.OracleError{ErrCode: code, ErrMsg: "x"})
+		if got := (Dialect{}).LockTimedOut(err); got != want {
+			t.Errorf("ORA-%05d: lock timeout = %v, want %v", code, got, want)
+		}
+	}
+}

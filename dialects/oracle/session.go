@@ -11,7 +11,7 @@ import (
 // samplers can tell the workload's sessions from every other.
 func (Dialect) SessionID(ctx context.Context, conn *sql.Conn) (string, error) {
 	var id string
-	if err := conn.QueryRowContext(ctx, queries.MustGet(Name, "session_id", 0)).Scan(&id); err != nil {
+	if err := queries.QueryRow(ctx, conn, Name, "session_id", 0).Scan(&id); err != nil {
 		return "", err
 	}
 	return id, nil

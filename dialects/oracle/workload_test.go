@@ -1,6 +1,7 @@
 package oracle_test
 
 import (
+	"github.com/writeamp/writeamp/internal/mocksql"
 	"os"
 	"regexp"
 	"strings"
@@ -71,7 +72,7 @@ func TestEveryObjectLivesInTheWorkloadSchema(t *testing.T) {
 	for _, variant := range refreshtoken.Variants {
 		seen := map[string]string{}
 		for _, run := range []string{"writeamp_rt_0000aaaa_" + variant, "writeamp_rt_0000bbbb_" + variant} {
-			text := strings.ReplaceAll(queries.MustGet(ora.Name, "rt_ddl_"+variant, 192100), "{{schema}}", run)
+			text := strings.ReplaceAll(mocksql.SQL(t, ora.Name, "rt_ddl_"+variant, 192100), "{{schema}}", run)
 			for _, st := range refreshtoken.Statements(text) {
 				m := createdObject.FindStringSubmatch(st)
 				if m == nil {
@@ -148,3 +149,13 @@ func TestIndexDefinitions(t *testing.T) {
 		t.Error("Hibernate's OracleDialect locks with FOR UPDATE, SKIP LOCKED for a lock timeout of -2")
 	}
 }
+
+// TestExpirationJobPlaceholders: the expiration job's statements bind the
+// job's arguments in order, the deletes' IN lists expanded.
+func TestExpirationJobPlaceholders(t *testing.T) { h.CheckExpirePlaceholders(t, expireVersion) }
+
+const expireVersion = 192100
+
+// TestExpirationJobDrivesTheseStatements runs the expiration job against a
+// mock that accepts exactly this dialect's job statements, in order.
+func TestExpirationJobDrivesTheseStatements(t *testing.T) { h.MockJob(t, expireVersion) }

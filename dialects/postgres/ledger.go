@@ -22,13 +22,11 @@ import (
 
 const ledgerTag = "writeamp: created by "
 
-func q(name string, v int) string { return queries.MustGet(Name, name, v) }
-
 // walinspectLedger reads whether the extension is installed and, when
 // writeamp created it, the comment saying so ("" otherwise).
 func walinspectLedger(ctx context.Context, c dialects.Querier, v int) (installed bool, ours string, err error) {
 	var comment string
-	if err := c.QueryRowContext(ctx, q("walinspect_ledger", v)).Scan(&installed, &comment); err != nil {
+	if err := queries.QueryRow(ctx, c, Name, "walinspect_ledger", v).Scan(&installed, &comment); err != nil {
 		return false, "", err
 	}
 	if strings.HasPrefix(comment, ledgerTag) {
@@ -55,24 +53,24 @@ func (Dialect) Instrument(ctx context.Context, db *sql.DB, s *dialects.Server) (
 	ours := ""
 	undo := func(ctx context.Context) error {
 		defer conn.Close()
-		defer conn.ExecContext(context.WithoutCancel(ctx), q("walinspect_unlock", v))
+		defer queries.Exec(context.WithoutCancel(ctx), conn, Name, "walinspect_unlock", v)
 		if ours == "" {
 			return nil
 		}
 		return dropIfLast(ctx, conn, *s, ours)
 	}
-	if _, err := conn.ExecContext(ctx, q("measuring_share", v)); err != nil {
+	if _, err := queries.Exec(ctx, conn, Name, "measuring_share", v); err != nil {
 		undo(ctx)
 		return nil, []string{"cannot mark the window for other writeamp runs: " + err.Error()}
 	}
 	s.SetProp(PropMeasuring, "held")
-	if !supportsWalinspect(v) || !(s.Has(CapCreateWalinspect) || s.Has(CapWalinspect)) {
+	if s.Has(CapStandby) || !supportsWalinspect(v) || !(s.Has(CapCreateWalinspect) || s.Has(CapWalinspect)) {
 		return undo, nil
 	}
 	fail := func(what string, err error) (func(context.Context) error, []string) {
 		return undo, []string{"pg_walinspect: " + what + ": " + err.Error()}
 	}
-	if _, err := conn.ExecContext(ctx, q("walinspect_share", v)); err != nil {
+	if _, err := queries.Exec(ctx, conn, Name, "walinspect_share", v); err != nil {
 		return fail("take the shared lock of its users", err)
 	}
 	installed, found, err := walinspectLedger(ctx, conn, v)
@@ -98,11 +96,11 @@ func (Dialect) Instrument(ctx context.Context, db *sql.DB, s *dialects.Server) (
 		notes = append(notes, "pg_walinspect was created for the measurement ("+found+"); the last writeamp run using it drops it")
 	default:
 		sole := false
-		conn.QueryRowContext(ctx, q("walinspect_sole", v)).Scan(&sole)
+		queries.QueryRow(ctx, conn, Name, "walinspect_sole", v).Scan(&sole)
 		if sole {
 			// Nobody else holds it: the run that created it is gone. Back to
 			// a shared hold only.
-			conn.ExecContext(ctx, q("walinspect_unshare_sole", v))
+			queries.Exec(ctx, conn, Name, "walinspect_unshare_sole", v)
 			notes = append(notes, "pg_walinspect was left by a writeamp run that did not finish ("+found+"): this run uses it and drops it at the end")
 		} else {
 			notes = append(notes, "pg_walinspect was created by another writeamp run still using it ("+found+"); the last run using it drops it")
@@ -110,7 +108,7 @@ func (Dialect) Instrument(ctx context.Context, db *sql.DB, s *dialects.Server) (
 	}
 	ours = found
 	s.Set(CapWalinspect, true, "")
-	if schema := ""; conn.QueryRowContext(ctx, q("walinspect_schema", v)).Scan(&schema) == nil {
+	if schema := ""; queries.QueryRow(ctx, conn, Name, "walinspect_schema", v).Scan(&schema) == nil {
 		s.SetProp(PropWalinspectSchema, schema)
 	}
 	return undo, notes
@@ -125,7 +123,7 @@ func createWalinspect(ctx context.Context, conn *sql.Conn, s dialects.Server) (s
 		return "", err
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, q("walinspect_create_lock", v)); err != nil {
+	if _, err := queries.Exec(ctx, tx, Name, "walinspect_create_lock", v); err != nil {
 		return "", err
 	}
 	installed, ours, err := walinspectLedger(ctx, tx, v)
@@ -138,8 +136,12 @@ func createWalinspect(ctx context.Context, conn *sql.Conn, s dialects.Server) (s
 	host, _ := os.Hostname()
 	ours = fmt.Sprintf("created by writeamp (pid %d on %s) at %s", os.Getpid(), host, time.Now().UTC().Format(time.RFC3339))
 	comment := strings.NewReplacer("{{comment}}", QuoteLiteral("writeamp: "+ours))
-	for _, stmt := range []string{q("create_walinspect", v), comment.Replace(q("walinspect_mark", v))} {
-		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+	for _, name := range []string{"create_walinspect", "walinspect_mark"} {
+		stmt, err := queries.Get(Name, name, v)
+		if err != nil {
+			return "", err
+		}
+		if _, err := tx.ExecContext(ctx, comment.Replace(stmt)); err != nil {
 			return "", err
 		}
 	}
@@ -158,7 +160,7 @@ var ErrInUse = dialects.ErrInUse
 func dropIfLast(ctx context.Context, conn *sql.Conn, s dialects.Server, ours string) error {
 	v := s.VersionNum
 	sole := false
-	if err := conn.QueryRowContext(ctx, q("walinspect_sole", v)).Scan(&sole); err != nil {
+	if err := queries.QueryRow(ctx, conn, Name, "walinspect_sole", v).Scan(&sole); err != nil {
 		return fmt.Errorf("postgres: pg_walinspect (%s) not dropped: %w", ours, err)
 	}
 	if !sole {
@@ -171,7 +173,7 @@ func dropIfLast(ctx context.Context, conn *sql.Conn, s dialects.Server, ours str
 	if !s.Has("superuser") {
 		return fmt.Errorf("postgres: pg_walinspect (%s) is writeamp's to drop, but %s may not: as a superuser, DROP EXTENSION pg_walinspect (or writeamp clean --drop)", now, s.User)
 	}
-	if _, err := conn.ExecContext(ctx, q("drop_walinspect", v)); err != nil {
+	if _, err := queries.Exec(ctx, conn, Name, "drop_walinspect", v); err != nil {
 		return fmt.Errorf("postgres: drop the pg_walinspect extension writeamp created (%s): %w", now, err)
 	}
 	return Dialect{}.EndSession(ctx, conn, s)
@@ -226,13 +228,13 @@ func (Dialect) walinspectLeftovers(ctx context.Context, db *sql.DB, s dialects.S
 		return nil, err
 	}
 	defer conn.Close()
-	defer conn.ExecContext(context.WithoutCancel(ctx), q("walinspect_unlock", v))
+	defer queries.Exec(context.WithoutCancel(ctx), conn, Name, "walinspect_unlock", v)
 	installed, ours, err := walinspectLedger(ctx, conn, v)
 	if err != nil || !installed || ours == "" {
 		return nil, err
 	}
 	sole := false
-	if err := conn.QueryRowContext(ctx, q("walinspect_sole", v)).Scan(&sole); err != nil {
+	if err := queries.QueryRow(ctx, conn, Name, "walinspect_sole", v).Scan(&sole); err != nil {
 		return nil, err
 	}
 	switch {

@@ -34,6 +34,13 @@ func (Dialect) Pipeline(ctx context.Context, conn *sql.Conn, stmts []dialects.St
 					return fmt.Errorf("statement %d: %w", i+1, err)
 				}
 				for rows.Next() {
+					if out[i].RowsReturned == 0 && s.Dest != nil {
+						if err := rows.Scan(s.Dest...); err != nil {
+							rows.Close()
+							br.Close()
+							return fmt.Errorf("statement %d: %w", i+1, err)
+						}
+					}
 					out[i].RowsReturned++
 				}
 				rows.Close()

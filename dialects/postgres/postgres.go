@@ -40,13 +40,18 @@ const (
 	PropDataDirectory    = "data_directory" // "" when this login may not read it
 )
 
-func supportsStatWAL(v int) bool        { return v >= 140000 }
-func supportsStatIO(v int) bool         { return v >= 160000 }
-func supportsNewpage(v int) bool        { return v >= 160000 }
-func supportsSharedMemStats(v int) bool { return v >= 150000 }
-func supportsWalinspect(v int) bool     { return v >= 150000 }
-func supportsWalBlockInfo(v int) bool   { return v >= 160000 }
-func supportsCheckpointRole(v int) bool { return v >= 150000 }
+func supportsStatWAL(v int) bool { return v >= 140000 }
+
+// PerDatabaseHorizon says whether the server prunes a database's pages by
+// that database's own horizon (14+). 13 computes it over the whole cluster
+// (RecentGlobalXmin), so any open snapshot, in any database, holds it back.
+func PerDatabaseHorizon(s dialects.Server) bool { return s.VersionNum >= 140000 }
+func supportsStatIO(v int) bool                 { return v >= 160000 }
+func supportsNewpage(v int) bool                { return v >= 160000 }
+func supportsSharedMemStats(v int) bool         { return v >= 150000 }
+func supportsWalinspect(v int) bool             { return v >= 150000 }
+func supportsWalBlockInfo(v int) bool           { return v >= 160000 }
+func supportsCheckpointRole(v int) bool         { return v >= 150000 }
 
 // Name is the dialect's registry name.
 const Name = "postgres"
@@ -115,7 +120,7 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 	var super, recovery bool
 	var started string
 	var dboid int64
-	err := q.QueryRowContext(ctx, queries.MustGet(Name, "probe", 0)).Scan(
+	err := queries.QueryRow(ctx, q, Name, "probe", 0).Scan(
 		&s.VersionNum, &s.Version, &s.Database, &s.User, &super, &recovery, &started, &dboid)
 	if err != nil {
 		return s, fmt.Errorf("postgres: probe: %w", err)
@@ -132,7 +137,7 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 	// The system identifier tells clusters apart; pg_control_system() may be
 	// restricted, so fall back to the start time alone.
 	var sysid string
-	if err := q.QueryRowContext(ctx, queries.MustGet(Name, "system_identifier", 0)).Scan(&sysid); err == nil {
+	if err := queries.QueryRow(ctx, q, Name, "system_identifier", 0).Scan(&sysid); err == nil {
 		s.Identity = sysid + "/" + s.Database
 	} else {
 		s.Identity = "pg-started-" + started + "/" + s.Database
@@ -149,7 +154,7 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 	var segSize int64
 	var dataDir, schema string
 	var walBlock int
-	if err := q.QueryRowContext(ctx, queries.MustGet(Name, "capabilities", v)).Scan(&files, &segSize, &dataDir, &walBlock,
+	if err := queries.QueryRow(ctx, q, Name, "capabilities", v).Scan(&files, &segSize, &dataDir, &walBlock,
 		&repl, &walLevel, &freeSlot, &canCP, &avail, &installed, &exec, &schema); err != nil {
 		return s, fmt.Errorf("postgres: probe what %s may do: %w", s.User, err)
 	}
@@ -178,6 +183,10 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 	}
 	s.Set(CapCheckpoint, canCP, "CHECKPOINT is not permitted for "+s.User+" (fix: "+cpFix+")")
 
+	if recovery {
+		asStandby(&s)
+		return s, nil
+	}
 	if !supportsWalinspect(v) {
 		s.Set(CapWalinspect, false, "pg_walinspect needs PostgreSQL 15 or later")
 		return s, nil

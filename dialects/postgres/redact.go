@@ -91,3 +91,9 @@ func redactKeywordValue(s string) (string, bool) {
 		b.WriteString(key + "=" + val + " ")
 	}
 }
+
+// QuoteIdent implements dialects.Quoter.
+func (Dialect) QuoteIdent(s string) string { return QuoteIdent(s) }
+
+// QuoteLiteral implements dialects.LiteralQuoter.
+func (Dialect) QuoteLiteral(s string) string { return QuoteLiteral(s) }

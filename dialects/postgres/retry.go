@@ -17,3 +17,12 @@ func (Dialect) Retryable(err error) bool {
 }
 
 var _ dialects.RetryClassifier = Dialect{}
+
+// LockTimedOut: SQLSTATE 55P03 lock_not_available, which lock_timeout raises
+// (https://www.postgresql.org/docs/current/errcodes-appendix.html).
+func (Dialect) LockTimedOut(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "55P03"
+}
+
+var _ dialects.LockTimeoutClassifier = Dialect{}

@@ -20,3 +20,12 @@ func TestRetryableBySQLState(t *testing.T) {
 		t.Error("a plain error naming 40001 in its text is not the server's serialization failure")
 	}
 }
+
+func TestLockTimedOutIs55P03(t *testing.T) {
+	for code, want := range map[string]bool{"55P03": true, "40P01": false, "57014": false} {
+		err := fmt.Errorf("statement 1: %w", &pgconn.PgError{Code: code, Message: "canceling statement due to lock timeout"})
+		if got := (Dialect{}).LockTimedOut(err); got != want {
+			t.Errorf("SQLSTATE %s: lock timeout = %v, want %v", code, got, want)
+		}
+	}
+}

@@ -7,6 +7,9 @@ import (
 	"strconv"
 
 	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/writeamp/writeamp/dialects"
+	"github.com/writeamp/writeamp/queries"
 )
 
 // SessionID is the connection's backend pid (pg_stat_activity.pid), so the
@@ -28,4 +31,10 @@ func (Dialect) SessionID(ctx context.Context, conn *sql.Conn) (string, error) {
 		return "", err
 	}
 	return strconv.FormatUint(uint64(pid), 10), nil
+}
+
+// XactIDStmt reads the transaction's id without assigning one (13+), so an
+// operation that wrote nothing is not given a commit record by asking.
+func (Dialect) XactIDStmt(s dialects.Server) (string, error) {
+	return queries.Get(Name, "current_xact_id", s.VersionNum)
 }

@@ -24,12 +24,17 @@ func (d Dialect) BeforeMeasure(ctx context.Context, db *sql.DB, s dialects.Serve
 // workload's DDL and planner-statistics seed) have reached the collector, so
 // they do not land inside the window.
 func (Dialect) BeforeMeasureScope(ctx context.Context, db *sql.DB, s dialects.Server, schemas []string) []string {
+	if s.Has(CapStandby) {
+		// No CHECKPOINT on a standby; its window starts where the primary
+		// is, so the WAL before it is not counted in it.
+		return awaitReplay(ctx, db, s)
+	}
 	var warnings []string
 	// Another writeamp run's window may still have WAL to read: a checkpoint
 	// now would let the server remove it.
 	var holders int
 	others := false
-	if err := db.QueryRowContext(ctx, queries.MustGet(Name, "others_measuring", s.VersionNum)).Scan(&holders); err == nil {
+	if err := queries.QueryRow(ctx, db, Name, "others_measuring", s.VersionNum).Scan(&holders); err == nil {
 		if s.Prop(PropMeasuring) != "" {
 			holders-- // this run's own hold
 		}
@@ -40,11 +45,15 @@ func (Dialect) BeforeMeasureScope(ctx context.Context, db *sql.DB, s dialects.Se
 	}
 	switch {
 	case others:
+	case s.Prop(dialects.PropNoCheckpoint) != "":
+		warnings = append(warnings, "no CHECKPOINT before the window ("+s.Prop(dialects.PropNoCheckpoint)+"): its full-page images are those of a server between checkpoints")
 	case !s.Has(CapCheckpoint):
 		warnings = append(warnings, "no CHECKPOINT before the window: "+s.Why(CapCheckpoint)+"; full-page-image bytes depend on the time since the last checkpoint")
 	default:
 		if err := checkpoint(ctx, db, s); err != nil {
 			warnings = append(warnings, "CHECKPOINT before the window failed: "+err.Error())
+		} else {
+			warnings = append(warnings, dialects.AfterCheckpoint)
 		}
 	}
 	if !supportsSharedMemStats(s.VersionNum) && len(schemas) > 0 {
@@ -63,13 +72,13 @@ func checkpoint(ctx context.Context, db *sql.DB, s dialects.Server) error {
 	count := func() int64 {
 		var n int64
 		var reset string
-		if err := db.QueryRowContext(ctx, queries.MustGet(Name, "pg_stat_checkpointer", s.VersionNum)).Scan(&n, &reset); err != nil {
+		if err := queries.QueryRow(ctx, db, Name, "pg_stat_checkpointer", s.VersionNum).Scan(&n, &reset); err != nil {
 			return -1
 		}
 		return n
 	}
 	before := count()
-	if _, err := db.ExecContext(ctx, queries.MustGet(Name, "checkpoint", s.VersionNum)); err != nil {
+	if _, err := queries.Exec(ctx, db, Name, "checkpoint", s.VersionNum); err != nil {
 		return err
 	}
 	for deadline := time.Now().Add(3 * time.Second); before >= 0 && count() == before && time.Now().Before(deadline); {
@@ -83,14 +92,23 @@ func checkpoint(ctx context.Context, db *sql.DB, s dialects.Server) error {
 // there is nothing to wait for. 13/14: the workload's connections were closed
 // (EndSession), so each backend sent its last counts as it exited; the
 // collector may still be on its way, so poll until two readings agree.
+//
+// A standby first waits for replay to catch up (standby.go), a primary for
+// its streaming standbys to be sent the window's tail.
 func (Dialect) Settle(ctx context.Context, db *sql.DB, s dialects.Server, schemas []string) []string {
+	var warnings []string
+	if s.Has(CapStandby) {
+		// A standby's row counters are not the workload's: nothing to settle.
+		return awaitReplay(ctx, db, s)
+	}
+	warnings = append(warnings, awaitStandbys(ctx, db, s)...)
 	if supportsSharedMemStats(s.VersionNum) {
-		return nil
+		return warnings
 	}
 	if !collectorSettled(ctx, db, s, schemas) {
-		return []string{fmt.Sprintf("statistics were still changing %s after the workload (PostgreSQL 13/14 collector): table counts may be short", settleBound)}
+		warnings = append(warnings, fmt.Sprintf("statistics were still changing %s after the workload (PostgreSQL 13/14 collector): table counts may be short", settleBound))
 	}
-	return nil
+	return warnings
 }
 
 // settleBound is how long the 13/14 collector gets to deliver counts.
@@ -101,7 +119,10 @@ const settleBound = 10 * time.Second
 // at most every 500 ms (PGSTAT_STAT_INTERVAL) and a reader accepts a file up
 // to that old, so readings 600 ms apart each see newer counts than the last.
 func collectorSettled(ctx context.Context, db *sql.DB, s dialects.Server, schemas []string) bool {
-	probe := queries.MustGet(Name, "stats_settle_probe", s.VersionNum)
+	probe, err := queries.Get(Name, "stats_settle_probe", s.VersionNum)
+	if err != nil {
+		return false // as a failed probe: the caller warns the counts may be off
+	}
 	var last int64 = -1
 	deadline := time.Now().Add(settleBound)
 	for time.Now().Before(deadline) {
@@ -138,6 +159,6 @@ func (Dialect) EndSession(ctx context.Context, conn *sql.Conn, s dialects.Server
 		}
 		return err
 	}
-	_, err := conn.ExecContext(ctx, queries.MustGet(Name, "force_next_flush", s.VersionNum))
+	_, err := queries.Exec(ctx, conn, Name, "force_next_flush", s.VersionNum)
 	return err
 }

@@ -46,13 +46,13 @@ func (Dialect) HoldWAL(ctx context.Context, db *sql.DB, s dialects.Server) (rele
 		return nil, err
 	}
 	name := slotName("run")
-	if _, err := conn.ExecContext(ctx, queries.MustGet(Name, "create_temp_slot", s.VersionNum), name); err != nil {
+	if _, err := queries.Exec(ctx, conn, Name, "create_temp_slot", s.VersionNum, name); err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("reserve the window's WAL (replication slot %s): %w", name, err)
 	}
 	return func(ctx context.Context) error {
 		defer conn.Close()
-		if _, err := conn.ExecContext(ctx, queries.MustGet(Name, "drop_slot", s.VersionNum), name); err != nil {
+		if _, err := queries.Exec(ctx, conn, Name, "drop_slot", s.VersionNum, name); err != nil {
 			return fmt.Errorf("postgres: drop replication slot %s: %w (it goes when the connection closes)", name, err)
 		}
 		return nil
@@ -79,7 +79,7 @@ func (Dialect) ReserveWAL(ctx context.Context, db *sql.DB, s dialects.Server) (s
 		}
 	}
 	name := slotName("snap")
-	if _, err := db.ExecContext(ctx, queries.MustGet(Name, "create_slot", s.VersionNum), name); err != nil {
+	if _, err := queries.Exec(ctx, db, Name, "create_slot", s.VersionNum, name); err != nil {
 		return "", fmt.Errorf("reserve the window's WAL (replication slot %s): %w", name, err)
 	}
 	return name, nil
@@ -103,7 +103,7 @@ func (Dialect) ReleaseWAL(ctx context.Context, db *sql.DB, s dialects.Server, na
 	if !strings.HasPrefix(name, SlotPrefix) {
 		return fmt.Errorf("postgres: %q is not a writeamp replication slot: not dropped", name)
 	}
-	if _, err := db.ExecContext(ctx, queries.MustGet(Name, "drop_slot_if_exists", s.VersionNum), name); err != nil {
+	if _, err := queries.Exec(ctx, db, Name, "drop_slot_if_exists", s.VersionNum, name); err != nil {
 		return fmt.Errorf("postgres: drop replication slot %s: %w", name, err)
 	}
 	return nil
@@ -120,7 +120,7 @@ type Slot struct {
 // Slots lists writeamp's slots, so stale ones (a snapshot never diffed) can
 // be reported and dropped on request.
 func Slots(ctx context.Context, q dialects.Querier, s dialects.Server) ([]Slot, error) {
-	rows, err := q.QueryContext(ctx, queries.MustGet(Name, "list_slots", s.VersionNum), SlotPrefix+"%")
+	rows, err := queries.Query(ctx, q, Name, "list_slots", s.VersionNum, SlotPrefix+"%")
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,7 @@ import (
 // double quotes around a name are only quoting.
 func (Dialect) IdentMatcher(ctx context.Context, q dialects.Querier, s dialects.Server) (func(string, string) bool, string, error) {
 	var sensitive int
-	if err := q.QueryRowContext(ctx, queries.MustGet(Name, "identifier_case", s.VersionNum)).Scan(&sensitive); err != nil {
+	if err := queries.QueryRow(ctx, q, Name, "identifier_case", s.VersionNum).Scan(&sensitive); err != nil {
 		return nil, "", fmt.Errorf("sqlserver: read the database's collation: %w", err)
 	}
 	if sensitive == 1 {

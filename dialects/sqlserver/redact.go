@@ -58,3 +58,6 @@ func redactPairs(s string, open, close byte) string {
 	flush(len(s), in)
 	return strings.Join(out, ";")
 }
+
+// QuoteIdent implements dialects.Quoter.
+func (Dialect) QuoteIdent(s string) string { return QuoteIdent(s) }

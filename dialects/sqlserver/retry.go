@@ -15,3 +15,12 @@ func (Dialect) Retryable(err error) bool {
 }
 
 var _ dialects.RetryClassifier = Dialect{}
+
+// LockTimedOut: error 1222, "Lock request time out period exceeded"
+// (https://learn.microsoft.com/sql/relational-databases/errors-events/mssqlserver-1222-database-engine-error).
+func (Dialect) LockTimedOut(err error) bool {
+	var n errorNumber
+	return errors.As(err, &n) && n.SQLErrorNumber() == 1222
+}
+
+var _ dialects.LockTimeoutClassifier = Dialect{}

@@ -20,3 +20,12 @@ func TestRetryableByErrorNumber(t *testing.T) {
 		t.Error("the number comes from the driver's error, not from the message text")
 	}
 }
+
+func TestLockTimedOutIsError1222(t *testing.T) {
+	for n, want := range map[int32]bool{1222: true, 1205: false, 8645: false} {
+		err := fmt.Errorf("statement 1: %w", mssql.Error{Number: n, Message: "Lock request time out period exceeded."})
+		if got := (Dialect{}).LockTimedOut(err); got != want {
+			t.Errorf("error %d: lock timeout = %v, want %v", n, got, want)
+		}
+	}
+}

@@ -16,7 +16,7 @@ func (Dialect) BeforeMeasure(ctx context.Context, db *sql.DB, s dialects.Server)
 	if !s.Has(CapCheckpoint) {
 		return []string{"no CHECKPOINT before the window: " + s.Why(CapCheckpoint) + "; pages dirtied before the window may be written inside it"}
 	}
-	if _, err := db.ExecContext(ctx, queries.MustGet(Name, "checkpoint", s.VersionNum)); err != nil {
+	if _, err := queries.Exec(ctx, db, Name, "checkpoint", s.VersionNum); err != nil {
 		return []string{"CHECKPOINT before the window failed: " + err.Error()}
 	}
 	return nil

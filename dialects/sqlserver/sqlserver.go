@@ -137,7 +137,7 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 	var sysadmin, dbowner, backupop, stateReader sql.NullInt64
 	var tempdbCreated sql.NullTime
 	var recovery, objective sql.NullString
-	err := q.QueryRowContext(ctx, queries.MustGet(Name, "probe", 0)).Scan(
+	err := queries.QueryRow(ctx, q, Name, "probe", 0).Scan(
 		&product, &edition, &server, &s.Database, &login, &user, &sysadmin, &dbowner, &backupop, &tempdbCreated, &recovery,
 		&objective, &stateReader)
 	if err != nil {
@@ -184,7 +184,7 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 	}
 
 	var dbState, srvState, dbStateFull sql.NullInt64
-	if err := q.QueryRowContext(ctx, queries.MustGet(Name, "permissions", v)).Scan(&dbState, &srvState, &dbStateFull); err != nil {
+	if err := queries.QueryRow(ctx, q, Name, "permissions", v).Scan(&dbState, &srvState, &dbStateFull); err != nil {
 		return s, fmt.Errorf("sqlserver: probe permissions: %w", err)
 	}
 	set := func(c string, ok bool, sc Scope) {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/internal/mocksql"
-	"github.com/writeamp/writeamp/queries"
 )
 
 const secret = "Xq7Secr3tPw"
@@ -119,9 +118,9 @@ var permCols = []string{"db", "srv", "db_full"}
 func TestProbeOnPremises2019(t *testing.T) {
 	db, mock := mocksql.New(t)
 	started := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	mock.ExpectQuery(queries.MustGet(Name, "probe", 0)).WillReturnRows(sqlmock.NewRows(probeCols).
+	mock.ExpectQuery(mocksql.SQL(t, Name, "probe", 0)).WillReturnRows(sqlmock.NewRows(probeCols).
 		AddRow("15.0.4375.4", 3, "SQL1", "kc", "wa_login", "wa", 0, 1, 0, started, "FULL", nil, nil))
-	mock.ExpectQuery(queries.MustGet(Name, "permissions", 1504375)).WillReturnRows(sqlmock.NewRows(permCols).AddRow(1, 0, 1))
+	mock.ExpectQuery(mocksql.SQL(t, Name, "permissions", 1504375)).WillReturnRows(sqlmock.NewRows(permCols).AddRow(1, 0, 1))
 	s, err := Dialect{}.Probe(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
@@ -138,16 +137,16 @@ func TestProbeOnPremises2019(t *testing.T) {
 	if why := s.Why(CapFnDblog); !strings.Contains(why, "sysadmin") {
 		t.Errorf("fn_dblog reason = %q", why)
 	}
-	if !strings.Contains(queries.MustGet(Name, "permissions", 1504375), "'VIEW DATABASE STATE'") {
+	if !strings.Contains(mocksql.SQL(t, Name, "permissions", 1504375), "'VIEW DATABASE STATE'") {
 		t.Error("2019 must probe VIEW DATABASE STATE")
 	}
 }
 
 func TestProbeAzureSQLDatabase(t *testing.T) {
 	db, mock := mocksql.New(t)
-	mock.ExpectQuery(queries.MustGet(Name, "probe", 0)).WillReturnRows(sqlmock.NewRows(probeCols).
+	mock.ExpectQuery(mocksql.SQL(t, Name, "probe", 0)).WillReturnRows(sqlmock.NewRows(probeCols).
 		AddRow("12.0.2000.8", 5, "myserver", "kc", "wa", "wa", nil, 0, 0, nil, "FULL", "P1", 0))
-	mock.ExpectQuery(queries.MustGet(Name, "permissions", AzureVersionNum)).WillReturnRows(sqlmock.NewRows(permCols).AddRow(0, nil, 0))
+	mock.ExpectQuery(mocksql.SQL(t, Name, "permissions", AzureVersionNum)).WillReturnRows(sqlmock.NewRows(permCols).AddRow(0, nil, 0))
 	s, err := Dialect{}.Probe(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
@@ -161,14 +160,14 @@ func TestProbeAzureSQLDatabase(t *testing.T) {
 	if why := s.Why(CapViewDatabaseState); !strings.Contains(why, "GRANT VIEW DATABASE PERFORMANCE STATE TO [wa]") || strings.Contains(why, "USE") {
 		t.Errorf("reason = %q", why)
 	}
-	if !strings.Contains(queries.MustGet(Name, "permissions", AzureVersionNum), "PERFORMANCE STATE") {
+	if !strings.Contains(mocksql.SQL(t, Name, "permissions", AzureVersionNum), "PERFORMANCE STATE") {
 		t.Error("Azure must probe the PERFORMANCE STATE permissions")
 	}
 }
 
 func TestProbeRefusesSQLServer2014(t *testing.T) {
 	db, mock := mocksql.New(t)
-	mock.ExpectQuery(queries.MustGet(Name, "probe", 0)).WillReturnRows(sqlmock.NewRows(probeCols).
+	mock.ExpectQuery(mocksql.SQL(t, Name, "probe", 0)).WillReturnRows(sqlmock.NewRows(probeCols).
 		AddRow("12.0.6024.0", 3, "OLD", "kc", "sa", "dbo", 1, 1, 0, time.Now(), "SIMPLE", nil, nil))
 	_, err := Dialect{}.Probe(context.Background(), db)
 	if !errors.Is(err, dialects.ErrUnsupported) || !strings.Contains(err.Error(), "2016") {
@@ -199,7 +198,7 @@ func TestBeforeMeasureCheckpoints(t *testing.T) {
 	db, mock := mocksql.New(t)
 	s := dialects.Server{Dialect: Name, VersionNum: Version2019}
 	s.Set(CapCheckpoint, true, "")
-	mock.ExpectExec(queries.MustGet(Name, "checkpoint", s.VersionNum)).WillReturnResult(sqlmock.NewResult(0, 0))
+	mock.ExpectExec(mocksql.SQL(t, Name, "checkpoint", s.VersionNum)).WillReturnResult(sqlmock.NewResult(0, 0))
 	if w := (Dialect{}).BeforeMeasure(context.Background(), db, s); len(w) != 0 {
 		t.Fatalf("warnings = %v", w)
 	}
@@ -222,9 +221,9 @@ func TestProbeCheckpointAcceptsDbBackupoperator(t *testing.T) {
 		want                    bool
 	}{{1, 0, 0, true}, {0, 1, 0, true}, {0, 0, 1, true}, {0, 0, 0, false}, {nil, nil, nil, false}} {
 		db, mock := mocksql.New(t)
-		mock.ExpectQuery(queries.MustGet(Name, "probe", 0)).WillReturnRows(sqlmock.NewRows(probeCols).
+		mock.ExpectQuery(mocksql.SQL(t, Name, "probe", 0)).WillReturnRows(sqlmock.NewRows(probeCols).
 			AddRow("16.0.4135.4", 3, "SQL1", "kc", "wa_login", "wa", c.sysadmin, c.owner, c.backup, time.Now(), "FULL", nil, nil))
-		mock.ExpectQuery(queries.MustGet(Name, "permissions", 1604135)).WillReturnRows(sqlmock.NewRows(permCols).AddRow(1, 1, 1))
+		mock.ExpectQuery(mocksql.SQL(t, Name, "permissions", 1604135)).WillReturnRows(sqlmock.NewRows(permCols).AddRow(1, 1, 1))
 		s, err := Dialect{}.Probe(context.Background(), db)
 		if err != nil {
 			t.Fatal(err)
@@ -258,9 +257,9 @@ func TestProbeAzureInstanceDMVsByServiceObjective(t *testing.T) {
 		{"S3", "wa", 0, 0, "no"},
 	} {
 		db, mock := mocksql.New(t)
-		mock.ExpectQuery(queries.MustGet(Name, "probe", 0)).WillReturnRows(sqlmock.NewRows(probeCols).
+		mock.ExpectQuery(mocksql.SQL(t, Name, "probe", 0)).WillReturnRows(sqlmock.NewRows(probeCols).
 			AddRow("12.0.2000.8", 5, "myserver", "kc", "wa_login", c.user, nil, 0, 0, nil, "FULL", c.objective, c.reader))
-		mock.ExpectQuery(queries.MustGet(Name, "permissions", AzureVersionNum)).WillReturnRows(sqlmock.NewRows(permCols).AddRow(1, nil, c.dbState))
+		mock.ExpectQuery(mocksql.SQL(t, Name, "permissions", AzureVersionNum)).WillReturnRows(sqlmock.NewRows(permCols).AddRow(1, nil, c.dbState))
 		s, err := Dialect{}.Probe(context.Background(), db)
 		if err != nil {
 			t.Fatal(err)

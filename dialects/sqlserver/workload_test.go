@@ -100,3 +100,13 @@ func TestLockHints(t *testing.T) {
 		}
 	}
 }
+
+// TestExpirationJobPlaceholders: the expiration job's statements bind the
+// job's arguments in order, the deletes' IN lists expanded.
+func TestExpirationJobPlaceholders(t *testing.T) { h.CheckExpirePlaceholders(t, expireVersion) }
+
+const expireVersion = ms.Version2019 + 4375
+
+// TestExpirationJobDrivesTheseStatements runs the expiration job against a
+// mock that accepts exactly this dialect's job statements, in order.
+func TestExpirationJobDrivesTheseStatements(t *testing.T) { h.MockJob(t, expireVersion) }

@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
@@ -40,6 +41,7 @@ type action struct {
 		Using string `yaml:"using"`
 		Steps []struct {
 			ID    string            `yaml:"id"`
+			If    string            `yaml:"if"`
 			Uses  string            `yaml:"uses"`
 			Run   string            `yaml:"run"`
 			Shell string            `yaml:"shell"`
@@ -69,30 +71,48 @@ func TestActionPassesEveryInputToTheScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var step, setup int = -1, -1
+	// plan, then setup-go only for version: source and the cache only for a
+	// release (keyed and placed as plan says), then install, then check
+	// with install's binary.
+	idx := map[string]int{}
 	for i, s := range a.Runs.Steps {
-		if strings.Contains(s.Run, "${{ github.action_path }}/scripts/action-check.sh") {
-			step = i
-		}
-		if strings.HasPrefix(s.Uses, "actions/setup-go@") && s.With["go-version-file"] == "${{ github.action_path }}/go.mod" {
-			setup = i
+		switch {
+		case s.ID == "plan" && strings.Contains(s.Run, "${{ github.action_path }}/scripts/action-install.sh\" plan"):
+			idx["plan"] = i
+		case strings.HasPrefix(s.Uses, "actions/setup-go@") && s.With["go-version-file"] == "${{ github.action_path }}/go.mod" &&
+			s.If == "steps.plan.outputs.mode == 'source'":
+			idx["setup-go"] = i
+		case strings.HasPrefix(s.Uses, "actions/cache@") && s.If == "steps.plan.outputs.mode == 'release'" &&
+			s.With["path"] == "${{ steps.plan.outputs.dir }}" && s.With["key"] == "${{ steps.plan.outputs.key }}":
+			idx["cache"] = i
+		case s.ID == "install" && strings.Contains(s.Run, "${{ github.action_path }}/scripts/action-install.sh\" install") &&
+			s.Env["INPUT_VERSION"] == "${{ inputs.version }}":
+			idx["install"] = i
+		case strings.Contains(s.Run, "${{ github.action_path }}/scripts/action-check.sh"):
+			idx["check"] = i
 		}
 	}
-	if step < 0 || setup < 0 || setup > step {
-		t.Fatalf("action.yml must set up Go from the action's go.mod, then run scripts/action-check.sh from github.action_path (steps %+v)", a.Runs.Steps)
+	order := []string{"plan", "setup-go", "cache", "install", "check"}
+	for i, name := range order {
+		if n, ok := idx[name]; !ok || n != i {
+			t.Fatalf("action.yml's steps must be %v in that order; found %v", order, idx)
+		}
 	}
+	step := idx["check"]
 	s := a.Runs.Steps[step]
-	if s.Shell != "bash" || s.ID != "check" {
-		t.Errorf("the script step: shell %q id %q, want bash and check", s.Shell, s.ID)
+	if s.Shell != "bash" || s.ID != "check" || s.Env["WRITEAMP_BIN"] != "${{ steps.install.outputs.bin }}" {
+		t.Errorf("the script step: shell %q id %q WRITEAMP_BIN %q, want bash, check and install's bin", s.Shell, s.ID, s.Env["WRITEAMP_BIN"])
 	}
-	for _, need := range []string{"dsn", "migration", "budgets", "workload", "version", "args"} {
+	for _, need := range []string{"dsn", "migration", "budgets", "workload", "version", "args", "config"} {
 		if _, ok := a.Inputs[need]; !ok {
 			t.Errorf("no input %q", need)
 		}
 	}
-	for _, req := range []string{"dsn", "migration", "budgets"} {
-		if !a.Inputs[req].Required {
-			t.Errorf("input %s must be required", req)
+	// The config file may give each of them (the script refuses a run
+	// where neither does); a required input would make the file useless.
+	for name, in := range a.Inputs {
+		if in.Required {
+			t.Errorf("input %s is required, but writeamp.yaml can give it", name)
 		}
 	}
 	// Every input reaches the script as INPUT_<NAME> (a composite action
@@ -163,8 +183,46 @@ type junit struct {
 	} `xml:"testsuite"`
 }
 
+var shared struct {
+	once sync.Once
+	bin  string
+	err  error
+}
+
+// sharedBin is one writeamp build for the runs that do not test the
+// install itself (a build per run would cost seconds each).
+func sharedBin(t *testing.T) string {
+	shared.once.Do(func() {
+		dir, err := os.MkdirTemp("", "wa-ghaction-bin")
+		if err != nil {
+			shared.err = err
+			return
+		}
+		shared.bin = filepath.Join(dir, "writeamp")
+		cmd := exec.Command("go", "build", "-ldflags", "-X github.com/writeamp/writeamp/measure.Version=v0-shared", "-o", shared.bin, "./cmd/writeamp")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			shared.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	return shared.bin
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.bin != "" {
+		os.RemoveAll(filepath.Dir(shared.bin))
+	}
+	os.Exit(code)
+}
+
 // runAction runs the script as action.yml does: the inputs as INPUT_*
-// variables, in the workspace, with the runner's files.
+// variables, in the workspace, with the runner's files. Without a version
+// input it gets install's binary as action.yml passes it (WRITEAMP_BIN);
+// with one, the script installs it itself.
 func runAction(t *testing.T, work string, inputs map[string]string) (int, string, map[string]string, string) {
 	t.Helper()
 	summary := filepath.Join(work, "summary.md")
@@ -175,6 +233,9 @@ func runAction(t *testing.T, work string, inputs map[string]string) (int, string
 	cmd.Dir = work
 	cmd.Env = append(os.Environ(), "GITHUB_STEP_SUMMARY="+summary, "GITHUB_OUTPUT="+outputs, "RUNNER_TEMP="+t.TempDir(),
 		"WRITEAMP_ACTION_PATH="+root, "WRITEAMP_ACTION_REF=v0-test")
+	if _, ok := inputs["version"]; !ok {
+		cmd.Env = append(cmd.Env, "WRITEAMP_BIN="+sharedBin(t))
+	}
 	for k, v := range inputs {
 		cmd.Env = append(cmd.Env, envName(k)+"="+v)
 	}
@@ -227,7 +288,7 @@ insert into jobs select g, 'ready', 0 from generate_series(1, 300) g;`)
 		"budgets":   "hot_ratio>=0.9\n# a comment line is skipped\n  log_bytes_in_scope/op<=+100%  \n",
 		"workload":  `psql "$WRITEAMP_DSN" -XAtq -v ON_ERROR_STOP=1 -f work.sql`,
 		"args":      "--scope-schema public",
-		"version":   "",
+		"version":   "source",
 		"junit":     "check.xml",
 		"report":    "check.md",
 		"result":    "check.json",
@@ -256,7 +317,7 @@ insert into jobs select g, 'ready', 0 from generate_series(1, 300) g;`)
 		t.Errorf("JUnit of a pass: %+v", j)
 	}
 	if !strings.Contains(out, "writeamp v0-test") {
-		t.Errorf("the built binary does not report the action's ref as its version:\n%.2000s", out)
+		t.Errorf("version source: the build does not report the action's ref as its version:\n%.2000s", out)
 	}
 	for _, f := range []string{"check.md", "check.json"} {
 		if _, err := os.Stat(filepath.Join(work, f)); err != nil {
@@ -265,13 +326,13 @@ insert into jobs select g, 'ready', 0 from generate_series(1, 300) g;`)
 	}
 	// An index on the updated column: HOT is lost, the budget breaks, exit 1.
 	inputs["migration"] = "bad.sql"
-	inputs["version"] = "1.2.3-test"
+	delete(inputs, "version")
 	code, out, outputs, summary = runAction(t, work, inputs)
 	if code != 1 || outputs["exit-code"] != "1" || outputs["verdict"] != "fail" {
 		t.Fatalf("broken budget: exit %d, outputs %v\n%s", code, outputs, out)
 	}
-	if !strings.Contains(out, "::error title=writeamp check::a write budget was exceeded") || !strings.Contains(out, "writeamp 1.2.3-test") {
-		t.Errorf("no error annotation, or the version input was not used:\n%.3000s", out)
+	if !strings.Contains(out, "::error title=writeamp check::a write budget was exceeded") {
+		t.Errorf("no error annotation:\n%.3000s", out)
 	}
 	// check read work.sql inside the bash -c workload, and warned before running.
 	if !strings.Contains(out, "includes column touched_at, which the workload updates") {
@@ -294,7 +355,7 @@ insert into jobs select g, 'ready', 0 from generate_series(1, 300) g;`)
 	// A missing input: exit 2 before anything runs, said in the summary.
 	delete(inputs, "budgets")
 	code, out, outputs, summary = runAction(t, work, inputs)
-	if code != 2 || outputs["verdict"] != "error" || !strings.Contains(out, "input budgets is required") || !strings.Contains(summary, "could not run") {
+	if code != 2 || outputs["verdict"] != "error" || !strings.Contains(out, "no budgets: give input budgets") || !strings.Contains(summary, "could not run") {
 		t.Errorf("missing budgets: exit %d %v\n%s\n%s", code, outputs, out, summary)
 	}
 }

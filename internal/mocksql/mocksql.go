@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/DATA-DOG/go-sqlmock"
+
+	"github.com/writeamp/writeamp/queries"
 )
 
 // New returns a mock database and its expectations.
@@ -49,4 +51,15 @@ func open(t testing.TB, c driver.ValueConverter) (*sql.DB, sqlmock.Sqlmock) {
 		db.Close()
 	})
 	return db, mock
+}
+
+// SQL is the text of the named block for the version, what a test expects
+// the code to send; a block missing for it fails the test.
+func SQL(t testing.TB, dialect, name string, version int) string {
+	t.Helper()
+	text, err := queries.Get(dialect, name, version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return text
 }

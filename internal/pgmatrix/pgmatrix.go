@@ -77,13 +77,48 @@ func Start(t *testing.T, major int) *Server {
 func Each(t *testing.T, f func(t *testing.T, s *Server)) { EachSince(t, Majors[0], f) }
 
 // EachSince is Each for the majors from since on (a feature's first release).
-func EachSince(t *testing.T, since int, f func(t *testing.T, s *Server)) {
+func EachSince(t *testing.T, since int, f func(t *testing.T, s *Server)) { each(t, since, false, f) }
+
+// EachParallel is Each with the majors running side by side (go test's
+// -parallel of them at a time, 2 by default on a 2-core machine). Each
+// major has its own server, so no major's WAL lands in another's window;
+// f must not touch package state other majors read (hooks, t.Setenv).
+// The package's other tests wait until every major has finished.
+func EachParallel(t *testing.T, f func(t *testing.T, s *Server)) { each(t, Majors[0], true, f) }
+
+// EachParallelSince is EachParallel from one major on.
+func EachParallelSince(t *testing.T, since int, f func(t *testing.T, s *Server)) {
+	each(t, since, true, f)
+}
+
+func each(t *testing.T, since int, parallel bool, f func(t *testing.T, s *Server)) {
 	for _, m := range Majors {
 		if m < since {
 			continue
 		}
 		t.Run(fmt.Sprintf("pg%d", m), func(t *testing.T) {
+			if parallel {
+				t.Parallel()
+			}
 			f(t, Start(t, m))
 		})
 	}
+}
+
+// StartStandby makes a physical standby of primary (a copy of its stopped
+// data directory, streaming from it as application_name name) and stops it
+// when the test ends. Under CI=true a standby that cannot start fails the
+// test like a missing major.
+func StartStandby(t *testing.T, primary *Server, name string) *Server {
+	t.Helper()
+	st, err := primary.Server.StartStandby(context.Background(), name)
+	if err != nil {
+		t.Fatalf("start a PostgreSQL %d standby: %v", primary.Major, err)
+	}
+	t.Cleanup(func() {
+		if err := st.Stop(); err != nil {
+			t.Errorf("stop the PostgreSQL %d standby: %v", primary.Major, err)
+		}
+	})
+	return &Server{Major: primary.Major, DSN: st.DSN(), Server: st}
 }

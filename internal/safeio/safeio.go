@@ -8,6 +8,8 @@
 package safeio
 
 import (
+	"bufio"
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -45,6 +47,18 @@ func kind(m fs.FileMode) string {
 // regular file (FIFOs, devices, sockets never end or block) and files over
 // limit bytes; the error names the file and says why.
 func ReadFile(path string, limit int64) ([]byte, error) {
+	r, err := Open(path, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return io.ReadAll(r)
+}
+
+// Open is ReadFile for a reader that streams the file (a snapshot of 50,000
+// indexes is 60 MB: read whole, it was held twice, as bytes and as parsed).
+// Reading past limit is an error naming the file.
+func Open(path string, limit int64) (io.ReadCloser, error) {
 	// O_NONBLOCK: opening a FIFO without a writer would block in open(2).
 	f, err := os.OpenFile(path, os.O_RDONLY|oNonblock, 0)
 	if err != nil {
@@ -53,26 +67,44 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 		}
 		return nil, err
 	}
-	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
+		f.Close()
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
+		f.Close()
 		return nil, fmt.Errorf("%s is %s: writeamp reads input only from regular files (save it to a file first)", path, kind(st.Mode()))
 	}
 	if st.Size() > limit {
+		f.Close()
 		return nil, fmt.Errorf("%s is %d bytes, over the %d MiB input limit: not a writeamp file", path, st.Size(), limit>>20)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s grew past the %d MiB input limit while being read: not a writeamp file", path, limit>>20)
-	}
-	return data, nil
+	return &limited{f: f, path: path, limit: limit, left: limit}, nil
 }
+
+// limited reads a file up to a limit, then fails naming it.
+type limited struct {
+	f           *os.File
+	path        string
+	limit, left int64
+}
+
+func (l *limited) Read(p []byte) (int, error) {
+	if int64(len(p)) > l.left+1 {
+		p = p[:l.left+1]
+	}
+	n, err := l.f.Read(p)
+	if l.left -= int64(n); l.left < 0 {
+		return 0, fmt.Errorf("%s grew past the %d MiB input limit while being read: not a writeamp file", l.path, l.limit>>20)
+	}
+	if err != nil && err != io.EOF {
+		err = fmt.Errorf("%s: %w", l.path, err)
+	}
+	return n, err
+}
+
+func (l *limited) Close() error { return l.f.Close() }
 
 // resolve follows symlinks to what the path finally names; a dangling link
 // resolves to the file it would create. fi is nil when that does not exist.
@@ -117,21 +149,50 @@ type Target struct {
 // Write writes data to the target: stdout (nil: os.Stdout) for "" and "-",
 // else the file, replaced as writeFile says or appended to.
 func Write(stdout io.Writer, t Target, data []byte) error {
+	return Stream(stdout, t, func(w io.Writer) error { _, err := w.Write(data); return err })
+}
+
+// Stream is Write for output too large to hold twice (a diff of 50,000
+// indexes is 80 MB of JSON): fill writes it, to stdout or straight into the
+// temporary file that replaces the target. A file fill fails on is left as
+// it was. Stdout gets what fill wrote before it failed, as from any
+// program; a FIFO, a device, a file appended to or one rewritten in place
+// get nothing (what fill writes is collected first there: half a report
+// cannot be taken back from them).
+func Stream(stdout io.Writer, t Target, fill func(io.Writer) error) error {
 	if t.Path == "" || t.Path == "-" {
 		if stdout == nil {
 			stdout = os.Stdout
 		}
-		_, err := stdout.Write(data)
-		return err
+		bw := bufio.NewWriterSize(stdout, 64<<10)
+		if err := fill(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
 	}
-	write := writeFile
+	// fill's own error is the caller's, not the target's: not prefixed.
+	var fillErr error
+	inner := fill
+	fill = func(w io.Writer) error { fillErr = inner(w); return fillErr }
+	var err error
 	if t.Append {
-		write = appendFile
+		var data []byte
+		if data, err = collect(fill); err == nil {
+			err = appendFile(t.Path, data)
+		}
+	} else {
+		err = writeFile(t.Path, fill)
 	}
-	if err := write(t.Path, data); err != nil {
+	if err != nil && err != fillErr {
 		return fmt.Errorf("%s: %w", t.Flag, err)
 	}
-	return nil
+	return err
+}
+
+func collect(fill func(io.Writer) error) ([]byte, error) {
+	var b bytes.Buffer
+	err := fill(&b)
+	return b.Bytes(), err
 }
 
 // writeFile writes data to path as a report should be:
@@ -146,7 +207,7 @@ func Write(stdout io.Writer, t Target, data []byte) error {
 //
 // When the directory is not writable but an existing file is, the file is
 // overwritten in place (not atomic: the only way to write it at all).
-func writeFile(path string, data []byte) error {
+func writeFile(path string, fill func(io.Writer) error) error {
 	target, fi, err := resolve(path)
 	if err != nil {
 		return err
@@ -155,11 +216,19 @@ func writeFile(path string, data []byte) error {
 		if fi.IsDir() {
 			return fmt.Errorf("%s is a directory: name a file", path)
 		}
+		data, err := collect(fill)
+		if err != nil {
+			return err
+		}
 		return writeThrough(path, target, fi, data)
 	}
 	tmp, err := createTemp(target)
 	if err != nil {
 		if fi != nil && errors.Is(err, fs.ErrPermission) {
+			data, err := collect(fill)
+			if err != nil {
+				return err
+			}
 			return writeInPlace(path, target, data)
 		}
 		return err
@@ -177,7 +246,11 @@ func writeFile(path string, data []byte) error {
 		}
 		keepOwner(tmp, fi) // best effort: keep root from taking the file over
 	}
-	if _, err := tmp.Write(data); err != nil {
+	bw := bufio.NewWriterSize(tmp, 64<<10)
+	if err := fill(bw); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
 		return err
 	}
 	if err := tmp.Sync(); err != nil {

@@ -9,7 +9,11 @@
 -- (https://mariadb.com/kb/en/server-status-variables/#com_commit), so it is
 -- reported as commit_statements; transactions come from INNODB_METRICS. Which names exist differs by flavor and version; the
 -- collector takes what is there (Probe recorded which).
-SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_lsn_current', 'Innodb_redo_log_current_lsn', 'Innodb_os_log_written', 'Innodb_rows_inserted', 'Innodb_rows_updated', 'Innodb_rows_deleted', 'Handler_write', 'Handler_update', 'Handler_delete', 'Innodb_row_lock_waits', 'Innodb_row_lock_time', 'Binlog_bytes_written', 'Com_commit', 'Handler_commit')
+-- The DDL statement counters (Com_create_*, Com_alter_*, Com_drop_*,
+-- Com_rename_table, Com_truncate) say whether a window ran DDL: MariaDB's
+-- Binlog_bytes_written then runs ahead of the binary log files.
+SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_lsn_current', 'Innodb_redo_log_current_lsn', 'Innodb_os_log_written', 'Innodb_rows_inserted', 'Innodb_rows_updated', 'Innodb_rows_deleted', 'Handler_write', 'Handler_update', 'Handler_delete', 'Innodb_row_lock_waits', 'Innodb_row_lock_time', 'Binlog_bytes_written', 'Com_commit', 'Handler_commit', 'Com_rename_table', 'Com_truncate')
+  OR Variable_name LIKE 'Com\_create\_%' OR Variable_name LIKE 'Com\_alter\_%' OR Variable_name LIKE 'Com\_drop\_%'
 
 -- name: innodb_metrics
 -- Needs PROCESS. MySQL names the on/off column STATUS ('enabled'/'disabled').

@@ -160,3 +160,38 @@ WHERE offline_flag = ? AND user_session_id = ? FOR UPDATE
 
 -- name: rt_delete_user_session
 DELETE FROM {{schema}}.offline_user_session WHERE offline_flag = ? AND user_session_id = ? AND version = ?
+
+-- name: rt_expire_find_last_refresh
+-- Keycloak's ClearExpiredUserSessions (UserSessionExpirationLogic.expireRegularSessions,
+-- 26.7): findExpiredRegularUserSessionsLastRefresh with setMaxResults
+-- (expirationBatch), which Hibernate's MySQL and MariaDB dialects render as LIMIT ?.
+SELECT user_session_id, user_id FROM {{schema}}.offline_user_session
+WHERE realm_id = ? AND offline_flag = '0' AND remember_me = ? AND last_session_refresh < ? LIMIT ?
+
+-- name: rt_expire_find_created_on
+SELECT user_session_id, user_id FROM {{schema}}.offline_user_session
+WHERE realm_id = ? AND offline_flag = '0' AND remember_me = ? AND created_on < ? LIMIT ?
+
+-- name: rt_expire_find_last_refresh_coarse
+-- 26.8 (assumed, --coarse-expiration): candidates through the coarse column per
+-- SESSION_BUCKET, verified against LAST_SESSION_REFRESH.
+SELECT user_session_id, user_id FROM {{schema}}.offline_user_session
+WHERE realm_id = ? AND offline_flag = '0' AND remember_me = ? AND session_bucket = ?
+  AND last_session_refresh_coarse < ? AND last_session_refresh < ? LIMIT ?
+
+-- name: rt_expire_find_created_on_coarse
+SELECT user_session_id, user_id FROM {{schema}}.offline_user_session
+WHERE realm_id = ? AND offline_flag = '0' AND remember_me = ? AND session_bucket = ? AND created_on < ? LIMIT ?
+
+-- name: rt_expire_find_last_refresh_coarse_all
+SELECT user_session_id, user_id FROM {{schema}}.offline_user_session
+WHERE realm_id = ? AND offline_flag = '0' AND remember_me = ?
+  AND last_session_refresh_coarse < ? AND last_session_refresh < ? LIMIT ?
+
+-- name: rt_expire_delete_client_sessions
+-- deleteClientSessionsByUserSessions; {{in:N}} expands to the batch's ids.
+DELETE FROM {{schema}}.offline_client_session WHERE user_session_id IN ({{in:1}}) AND offline_flag = {{after}}
+
+-- name: rt_expire_delete_user_sessions
+-- deleteUserSessions.
+DELETE FROM {{schema}}.offline_user_session WHERE offline_flag = ? AND user_session_id IN ({{in:2}})

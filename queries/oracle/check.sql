@@ -35,3 +35,21 @@ UNION ALL
 SELECT 'constraint ' || table_name || '.' || constraint_name || ' ' || constraint_type || ' ' || status
 FROM user_constraints WHERE table_name NOT LIKE 'BIN$%'
 ORDER BY 1
+
+-- name: lock_timeout
+-- --lock-timeout for the migration's and the undo's DDL, in whole seconds
+-- (0 is NOWAIT, 1,000,000 waits forever; ORA-00054 when exceeded). DML row
+-- locks have no session timeout in Oracle.
+-- https://docs.oracle.com/en/database/oracle/oracle-database/19/refrn/DDL_LOCK_TIMEOUT.html
+ALTER SESSION SET DDL_LOCK_TIMEOUT = {{s}}
+
+-- name: check_session_id
+SELECT TO_CHAR(SYS_CONTEXT('USERENV', 'SID')) FROM dual
+
+-- name: blocking_sessions
+-- The session blocking ours: V$SESSION.BLOCKING_SESSION, with its user,
+-- status and program (SELECT on V_$SESSION, e.g. SELECT_CATALOG_ROLE).
+-- https://docs.oracle.com/en/database/oracle/oracle-database/19/refrn/V-SESSION.html
+SELECT TO_CHAR(b.sid), COALESCE(b.username, ' '), b.status, COALESCE(b.program, ' ')
+FROM v$session w JOIN v$session b ON b.sid = w.blocking_session
+WHERE w.sid = TO_NUMBER(:1)

@@ -68,3 +68,12 @@ ORDER BY event
 SELECT event, total_waits, time_waited_micro FROM v$con_system_event
 WHERE event IN ('enq: TX - index contention', 'buffer busy waits', 'log file sync', 'log file parallel write')
 ORDER BY event
+
+-- name: v_sqlstats
+-- Per SQL_ID and plan: https://docs.oracle.com/en/database/oracle/oracle-database/19/refrn/V-SQLSTATS.html
+-- (EXECUTIONS, ROWS_PROCESSED: rows the statement returned or changed,
+-- PHYSICAL_WRITE_BYTES, ELAPSED_TIME in microseconds; SQL_TEXT is the first
+-- 1,000 characters). It outlives the cursors aged out of the shared pool;
+-- in a PDB it holds that container's statements.
+SELECT SQL_ID || '/' || PLAN_HASH_VALUE, SQL_TEXT, EXECUTIONS, ROWS_PROCESSED, PHYSICAL_WRITE_BYTES, ELAPSED_TIME
+FROM V$SQLSTATS

@@ -179,3 +179,38 @@ WHERE offline_flag = :1 AND user_session_id = :2 FOR UPDATE
 
 -- name: rt_delete_user_session
 DELETE FROM {{schema}}.offline_user_session WHERE offline_flag = :1 AND user_session_id = :2 AND version = :3
+
+-- name: rt_expire_find_last_refresh
+-- Keycloak's ClearExpiredUserSessions (UserSessionExpirationLogic.expireRegularSessions,
+-- 26.7): findExpiredRegularUserSessionsLastRefresh with setMaxResults
+-- (expirationBatch); Hibernate 6's Oracle 12c+ dialect renders FETCH FIRST ? ROWS ONLY.
+SELECT user_session_id, user_id FROM {{schema}}.offline_user_session
+WHERE realm_id = :1 AND offline_flag = '0' AND remember_me = :2 AND last_session_refresh < :3 FETCH FIRST :4 ROWS ONLY
+
+-- name: rt_expire_find_created_on
+SELECT user_session_id, user_id FROM {{schema}}.offline_user_session
+WHERE realm_id = :1 AND offline_flag = '0' AND remember_me = :2 AND created_on < :3 FETCH FIRST :4 ROWS ONLY
+
+-- name: rt_expire_find_last_refresh_coarse
+-- 26.8 (assumed, --coarse-expiration): candidates through the coarse column per
+-- SESSION_BUCKET, verified against LAST_SESSION_REFRESH.
+SELECT user_session_id, user_id FROM {{schema}}.offline_user_session
+WHERE realm_id = :1 AND offline_flag = '0' AND remember_me = :2 AND session_bucket = :3
+  AND last_session_refresh_coarse < :4 AND last_session_refresh < :5 FETCH FIRST :6 ROWS ONLY
+
+-- name: rt_expire_find_created_on_coarse
+SELECT user_session_id, user_id FROM {{schema}}.offline_user_session
+WHERE realm_id = :1 AND offline_flag = '0' AND remember_me = :2 AND session_bucket = :3 AND created_on < :4 FETCH FIRST :5 ROWS ONLY
+
+-- name: rt_expire_find_last_refresh_coarse_all
+SELECT user_session_id, user_id FROM {{schema}}.offline_user_session
+WHERE realm_id = :1 AND offline_flag = '0' AND remember_me = :2
+  AND last_session_refresh_coarse < :3 AND last_session_refresh < :4 FETCH FIRST :5 ROWS ONLY
+
+-- name: rt_expire_delete_client_sessions
+-- deleteClientSessionsByUserSessions; {{in:N}} expands to the batch's ids
+-- (Oracle allows 1000 in a list: --expiration-batch is at most that here).
+DELETE FROM {{schema}}.offline_client_session WHERE user_session_id IN ({{in:1}}) AND offline_flag = {{after}}
+
+-- name: rt_expire_delete_user_sessions
+DELETE FROM {{schema}}.offline_user_session WHERE offline_flag = :1 AND user_session_id IN ({{in:2}})

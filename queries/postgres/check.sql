@@ -23,7 +23,7 @@ ROLLBACK
 -- https://www.postgresql.org/docs/current/functions-info.html (pg_get_*def, format_type)
 WITH ns AS (
   SELECT oid, nspname FROM pg_namespace
-  WHERE nspname NOT LIKE 'pg\_%' AND nspname <> 'information_schema' AND nspname NOT LIKE 'writeamp\_rt\_%'
+  WHERE nspname NOT LIKE 'pg\_%' AND nspname <> 'information_schema' AND nspname NOT LIKE 'writeamp\_rt\_%' AND nspname NOT LIKE 'writeamp\_undo\_%'
 ), member AS (
   SELECT classid, objid FROM pg_depend WHERE deptype = 'e'
 )
@@ -174,3 +174,161 @@ ORDER BY 1
 -- A copy whose check is gone: without FORCE, so a session that connected
 -- since the survey makes it fail instead of being cut off.
 DROP DATABASE {{clone}}
+
+-- name: lock_timeout
+-- How long the migration's and the undo's statements wait for a lock
+-- (--lock-timeout), on their own session only; 0 waits as long as it takes.
+-- https://www.postgresql.org/docs/current/runtime-config-client.html#GUC-LOCK-TIMEOUT
+-- (a lock not granted in time fails the statement with SQLSTATE 55P03).
+SELECT set_config('lock_timeout', '{{ms}}ms', false)
+
+-- name: check_session_id
+SELECT pg_backend_pid()::text
+
+-- name: blocking_sessions
+-- Who the session waits for, sampled while a statement runs:
+-- pg_blocking_pids (https://www.postgresql.org/docs/current/functions-info.html)
+-- and pg_stat_activity; PUBLIC sees other users' pid and user, the query
+-- text only of its own sessions (or with pg_read_all_stats).
+SELECT pid::text, COALESCE(usename, ''), COALESCE(state, ''), COALESCE(left(query, 200), '')
+FROM pg_stat_activity WHERE pid = ANY (pg_blocking_pids($1::int)) ORDER BY pid
+
+-- name: clone_original_writes
+-- Rows written in the user's database itself while check --clone measures
+-- copies of it: the command must reach the copy, and a write to the
+-- original (its arguments or environment still naming it) fails the check.
+-- Per user table (pg_stat_user_tables' n_tup_ins/upd/del count every
+-- session's DML: https://www.postgresql.org/docs/current/monitoring-stats.html#MONITORING-PG-STAT-ALL-TABLES-VIEW);
+-- not pg_stat_database's totals, which also count the catalog rows that
+-- autovacuum's ANALYZE writes.
+SELECT schemaname || '.' || relname, n_tup_ins + n_tup_upd + n_tup_del FROM pg_stat_user_tables
+
+-- name: begin
+BEGIN
+
+-- name: commit
+COMMIT
+
+-- name: check_tables
+-- The user's tables with the columns they have now (quoted) and their size,
+-- for the row checksums that prove an undo changed no rows it should not.
+-- https://www.postgresql.org/docs/current/catalog-pg-attribute.html
+-- https://www.postgresql.org/docs/current/functions-admin.html#FUNCTIONS-ADMIN-DBSIZE (pg_relation_size)
+SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname), quote_ident(n.nspname) || '.' || quote_ident(c.relname),
+       string_agg(quote_ident(a.attname), ',' ORDER BY a.attnum), pg_relation_size(c.oid)
+FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+WHERE c.relkind = 'r' AND n.nspname NOT LIKE 'pg\_%' AND n.nspname <> 'information_schema' AND n.nspname NOT LIKE 'writeamp\_rt\_%' AND n.nspname NOT LIKE 'writeamp\_undo\_%'
+GROUP BY 1, 2, 4
+
+-- name: table_checksum
+-- A table's row count and an order-independent checksum of its rows over
+-- the columns it had before ({{columns}}): the sum of each row's md5 (its
+-- first 60 bits, as numeric so the sum cannot overflow).
+-- https://www.postgresql.org/docs/current/functions-string.html (md5)
+SELECT count(*), coalesce(sum(('x' || substr(md5(ROW({{columns}})::text), 1, 15))::bit(60)::bigint::numeric), 0)::text FROM {{table}}
+
+-- name: check_catalog_more
+-- What the catalog lines above leave out and a restore must still put back:
+-- persistence (UNLOGGED), owners and privileges (ACLs) of relations,
+-- schemas, functions and sequences, row-level security and its policies,
+-- comments, sequence options, routine bodies, and the database- and
+-- role-level settings (ALTER DATABASE/ROLE … SET). Not compared: sequence
+-- values (the workload's inserts advance them).
+-- https://www.postgresql.org/docs/current/catalog-pg-class.html (relpersistence, relacl, relrowsecurity)
+-- https://www.postgresql.org/docs/current/catalog-pg-policy.html
+-- https://www.postgresql.org/docs/current/catalog-pg-sequence.html
+-- https://www.postgresql.org/docs/current/catalog-pg-db-role-setting.html
+-- https://www.postgresql.org/docs/current/catalog-pg-description.html
+WITH ns AS (
+  SELECT oid, nspname FROM pg_namespace
+  WHERE nspname NOT LIKE 'pg\_%' AND nspname <> 'information_schema' AND nspname NOT LIKE 'writeamp\_rt\_%' AND nspname NOT LIKE 'writeamp\_undo\_%'
+), member AS (
+  SELECT classid, objid FROM pg_depend WHERE deptype = 'e'
+)
+SELECT 'relation-meta ' || quote_ident(ns.nspname) || '.' || quote_ident(c.relname) || ' persistence ' || c.relpersistence::text
+       || ' owner ' || pg_get_userbyid(c.relowner) || ' acl ' || coalesce(c.relacl::text, '-')
+       || ' rls ' || c.relrowsecurity::text || ' force ' || c.relforcerowsecurity::text
+       || coalesce(' comment ' || quote_literal(obj_description(c.oid, 'pg_class')), '')
+FROM pg_class c JOIN ns ON ns.oid = c.relnamespace
+WHERE c.relkind <> 't' AND NOT EXISTS (SELECT 1 FROM member m WHERE m.classid = 'pg_class'::regclass AND m.objid = c.oid)
+UNION ALL
+SELECT 'column-comment ' || quote_ident(ns.nspname) || '.' || quote_ident(c.relname) || '.' || quote_ident(a.attname) || ' ' || quote_literal(d.description)
+       || ' acl ' || coalesce(a.attacl::text, '-')
+FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN ns ON ns.oid = c.relnamespace
+JOIN pg_description d ON d.objoid = c.oid AND d.classoid = 'pg_class'::regclass AND d.objsubid = a.attnum
+WHERE a.attnum > 0 AND NOT a.attisdropped
+UNION ALL
+SELECT 'schema-meta ' || quote_ident(ns.nspname) || ' owner ' || pg_get_userbyid(n.nspowner) || ' acl ' || coalesce(n.nspacl::text, '-')
+FROM pg_namespace n JOIN ns ON ns.oid = n.oid
+UNION ALL
+SELECT 'policy ' || quote_ident(ns.nspname) || '.' || quote_ident(c.relname) || '.' || quote_ident(p.polname) || ' ' || p.polcmd::text
+       || ' permissive ' || p.polpermissive::text || ' roles ' || p.polroles::text
+       || ' using ' || coalesce(pg_get_expr(p.polqual, p.polrelid), '-') || ' check ' || coalesce(pg_get_expr(p.polwithcheck, p.polrelid), '-')
+FROM pg_policy p JOIN pg_class c ON c.oid = p.polrelid JOIN ns ON ns.oid = c.relnamespace
+UNION ALL
+SELECT 'sequence ' || quote_ident(ns.nspname) || '.' || quote_ident(c.relname) || ' ' || format_type(s.seqtypid, NULL)
+       || ' start ' || s.seqstart || ' inc ' || s.seqincrement || ' min ' || s.seqmin || ' max ' || s.seqmax || ' cache ' || s.seqcache || ' cycle ' || s.seqcycle::text
+FROM pg_sequence s JOIN pg_class c ON c.oid = s.seqrelid JOIN ns ON ns.oid = c.relnamespace
+WHERE NOT EXISTS (SELECT 1 FROM member m WHERE m.classid = 'pg_class'::regclass AND m.objid = c.oid)
+UNION ALL
+SELECT 'routine-body ' || quote_ident(ns.nspname) || '.' || quote_ident(p.proname) || '(' || pg_get_function_identity_arguments(p.oid) || ') '
+       || md5(coalesce(p.prosrc, '') || '|' || coalesce(p.probin, '')) || ' owner ' || pg_get_userbyid(p.proowner) || ' acl ' || coalesce(p.proacl::text, '-')
+       || ' security ' || p.prosecdef::text || ' volatility ' || p.provolatile::text || coalesce(' config ' || array_to_string(p.proconfig, ','), '')
+FROM pg_proc p JOIN ns ON ns.oid = p.pronamespace
+WHERE NOT EXISTS (SELECT 1 FROM member m WHERE m.classid = 'pg_proc'::regclass AND m.objid = p.oid)
+UNION ALL
+SELECT 'trigger-state ' || quote_ident(ns.nspname) || '.' || quote_ident(c.relname) || '.' || quote_ident(t.tgname) || ' enabled ' || t.tgenabled::text
+FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN ns ON ns.oid = c.relnamespace WHERE NOT t.tgisinternal
+UNION ALL
+SELECT 'setting ' || coalesce((SELECT datname FROM pg_database WHERE oid = s.setdatabase), '*') || ' ' || coalesce(pg_get_userbyid(NULLIF(s.setrole, 0)), '*')
+       || ' ' || array_to_string(s.setconfig, ',')
+FROM pg_db_role_setting s
+WHERE s.setdatabase IN (0, (SELECT oid FROM pg_database WHERE datname = current_database()))
+UNION ALL
+SELECT 'database-meta owner ' || pg_get_userbyid(d.datdba) || ' acl ' || coalesce(d.datacl::text, '-')
+       || coalesce(' comment ' || quote_literal(shobj_description(d.oid, 'pg_database')), '')
+FROM pg_database d WHERE d.datname = current_database()
+
+-- name: check_lock
+-- One check at a time per database: a session-level advisory lock named
+-- after the database, held by check's own session from before the
+-- migration is applied to after it is undone (it ends with the session,
+-- however writeamp ends). Tried, not waited on: the caller polls for a
+-- bounded time and then names the holder.
+-- https://www.postgresql.org/docs/current/functions-admin.html#FUNCTIONS-ADVISORY-LOCKS
+SELECT pg_try_advisory_lock(hashtextextended('writeamp:check:' || current_database(), 0))
+
+-- name: check_lock_holder
+-- The session holding check_lock (pg_locks: a bigint key is classid << 32 |
+-- objid with objsubid 1), to name it.
+-- https://www.postgresql.org/docs/current/view-pg-locks.html
+SELECT a.pid::text, coalesce(a.usename::text, ''), coalesce(a.application_name, ''), coalesce(a.client_addr::text, 'local'), a.backend_start::text
+FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+  AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+  AND ((l.classid::int8 << 32) | l.objid::int8) = hashtextextended('writeamp:check:' || current_database(), 0)
+
+-- name: check_unlock
+SELECT pg_advisory_unlock(hashtextextended('writeamp:check:' || current_database(), 0))
+
+-- name: undo_marker_create
+-- The record of an applied migration, written before it is applied: a
+-- schema of check's own (writeamp_undo_<run>, left out of the catalog
+-- comparison) with the undo plan and the catalog it must restore.
+CREATE SCHEMA {{schema}}
+
+-- name: undo_marker_table
+CREATE TABLE {{schema}}.plan (seq int PRIMARY KEY, kind text NOT NULL, line text NOT NULL)
+
+-- name: undo_marker_insert
+INSERT INTO {{schema}}.plan VALUES ($1, $2, $3)
+
+-- name: undo_markers
+SELECT nspname FROM pg_namespace WHERE nspname ~ '^writeamp_undo_[0-9a-f]{8}$' ORDER BY 1
+
+-- name: undo_marker_read
+SELECT kind, line FROM {{schema}}.plan ORDER BY seq
+
+-- name: undo_marker_drop
+DROP SCHEMA IF EXISTS {{schema}} CASCADE

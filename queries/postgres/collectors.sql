@@ -118,7 +118,7 @@ SELECT coalesce(sum(writes), 0)::bigint, coalesce(sum(writes) FILTER (WHERE back
 FROM pg_stat_io WHERE object = 'relation' AND context <> 'bulkread'
 
 -- name: pg_stat_database
-SELECT xact_commit, xact_rollback, coalesce(stats_reset::text, '')
+SELECT xact_commit, xact_rollback, deadlocks, coalesce(stats_reset::text, '')
 FROM pg_stat_database WHERE datname = current_database()
 
 -- name: pg_walinspect
@@ -189,10 +189,60 @@ SELECT dboid, relfilenode,
        count(*) FILTER (WHERE leaf_insert), count(*) FILTER (WHERE leaf_split), count(*) FILTER (WHERE newpage_update)
 FROM c GROUP BY 1, 2, 3
 
+-- name: pg_walinspect_xacts
+-- The window's in-scope records per transaction (the built-in workload's
+-- split by operation): records whose first block is a measured relation, and
+-- the records of no relation (commits) of transactions that wrote one, per
+-- xid and relation; the same classes as pg_walinspect above.
+-- $1 start LSN, $2 end LSN, $3 database oid, $4 relfilenodes in scope.
+-- min_version: 150000
+-- max_version: 160000
+WITH c AS (
+  SELECT xid::text::bigint AS xid, record_length, fpi_length, resource_manager, record_type, description,
+         coalesce((regexp_match(block_ref, 'blkref #0: rel \d+/(\d+)/\d+'))[1]::bigint, 0) AS dboid,
+         coalesce((regexp_match(block_ref, 'blkref #0: rel \d+/\d+/(\d+)'))[1]::bigint, 0) AS relfilenode
+  FROM {{walinspect}}.pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)
+), ws AS (
+  SELECT DISTINCT xid FROM c WHERE dboid = $3 AND relfilenode = ANY($4::bigint[]) AND xid <> 0
+)
+SELECT xid, relfilenode, count(*), sum(record_length)::bigint, sum(fpi_length)::bigint, count(*) FILTER (WHERE fpi_length > 0),
+       count(*) FILTER (WHERE resource_manager = 'Btree' AND (record_type IN ('INSERT_LEAF', 'INSERT_POST')
+         OR (record_type IN ('SPLIT_L', 'SPLIT_R') AND description LIKE 'level 0,%')))
+FROM c
+WHERE (dboid = $3 AND relfilenode = ANY($4::bigint[])) OR (relfilenode = 0 AND xid IN (SELECT xid FROM ws))
+GROUP BY 1, 2
+
+-- name: pg_walinspect_xacts
+-- PG 16+: the relation of block 0 from pg_get_wal_block_info.
+-- min_version: 160000
+WITH rec AS (
+  SELECT start_lsn, xid::text::bigint AS xid, record_length, fpi_length, resource_manager, record_type, description
+  FROM {{walinspect}}.pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)
+), blk AS (
+  SELECT DISTINCT ON (start_lsn) start_lsn, reldatabase::bigint AS dboid, relfilenode::bigint AS relfilenode
+  FROM {{walinspect}}.pg_get_wal_block_info($1::pg_lsn, $2::pg_lsn, false)
+  ORDER BY start_lsn, block_id
+), c AS (
+  SELECT rec.xid, rec.record_length, rec.fpi_length, rec.resource_manager, rec.record_type, rec.description,
+         coalesce(blk.dboid, 0) AS dboid, coalesce(blk.relfilenode, 0) AS relfilenode
+  FROM rec LEFT JOIN blk USING (start_lsn)
+), ws AS (
+  SELECT DISTINCT xid FROM c WHERE dboid = $3 AND relfilenode = ANY($4::bigint[]) AND xid <> 0
+)
+SELECT xid, relfilenode, count(*), sum(record_length)::bigint, sum(fpi_length)::bigint, count(*) FILTER (WHERE fpi_length > 0),
+       count(*) FILTER (WHERE resource_manager = 'Btree' AND (record_type IN ('INSERT_LEAF', 'INSERT_POST')
+         OR (record_type IN ('SPLIT_L', 'SPLIT_R') AND description LIKE 'level: 0,%')))
+FROM c
+WHERE (dboid = $3 AND relfilenode = ANY($4::bigint[])) OR (relfilenode = 0 AND xid IN (SELECT xid FROM ws))
+GROUP BY 1, 2
+
 -- name: pg_stat_checkpointer
 -- Checkpoints up to 16 live in pg_stat_bgwriter; checkpoints_timed also
 -- counts scheduled checkpoints skipped on an idle server.
 -- max_version: 170000
+-- source: pg_stat_bgwriter.checkpoints_timed + checkpoints_req
+-- exactness: approx
+-- note: scheduled checkpoints skipped on an idle server count too
 SELECT checkpoints_timed + checkpoints_req, coalesce(stats_reset::text, '')
 FROM pg_stat_bgwriter
 
@@ -200,12 +250,17 @@ FROM pg_stat_bgwriter
 -- 17 moved them to pg_stat_checkpointer; num_timed counts skipped ones too.
 -- min_version: 170000
 -- max_version: 180000
+-- source: pg_stat_checkpointer.num_timed + num_requested
+-- exactness: approx
+-- note: scheduled checkpoints skipped on an idle server count too
 SELECT num_timed + num_requested, coalesce(stats_reset::text, '')
 FROM pg_stat_checkpointer
 
 -- name: pg_stat_checkpointer
 -- 18 counts the checkpoints actually performed (num_done).
 -- min_version: 180000
+-- source: pg_stat_checkpointer.num_done
+-- exactness: exact
 SELECT num_done, coalesce(stats_reset::text, '')
 FROM pg_stat_checkpointer
 
@@ -258,8 +313,38 @@ SELECT pg_read_binary_file($1, $2, $3)
 -- count in the measured database's xmin horizon. PUBLIC may read wait_event
 -- of every session; query text needs pg_read_all_stats for other roles'
 -- sessions (it reads as '<insufficient privilege>').
+-- state and wait_event of one row are not read at one instant: state comes
+-- from the copy of the backends' status taken when the view is first read,
+-- wait_event from the live process a moment later, so a session that had just
+-- finished its statement shows 'active' with Client.ClientRead (waiting for
+-- its next command: idle). Those rows are left out of active time.
 SELECT pid::text, coalesce(wait_event_type, ''), coalesce(wait_event, ''), CASE WHEN $2 THEN coalesce(query, '') ELSE '' END
 FROM pg_stat_activity
 WHERE datname = $3 AND pid <> pg_backend_pid() AND state = 'active'
+  AND wait_event IS DISTINCT FROM 'ClientRead'
   AND backend_type = 'client backend'
   AND ($4 OR CASE WHEN $1 = '' THEN application_name IS DISTINCT FROM current_setting('application_name') ELSE application_name = $1 END)
+
+-- name: pg_wait_sampling_probe
+-- Whether the pg_wait_sampling extension is created where the wait sampler
+-- connects (its profile view on the search path), its version, how often its
+-- collector samples (ms) and whether it keeps the profile per pid. Custom
+-- settings read '' when the library is not loaded. Nothing is read from its
+-- shared memory here: a created but not preloaded extension fails only when
+-- its profile is read, and the sampler then falls back to pg_stat_activity.
+-- https://github.com/postgrespro/pg_wait_sampling (README: views, GUCs)
+SELECT to_regclass('pg_wait_sampling_profile') IS NOT NULL,
+       coalesce((SELECT extversion FROM pg_extension WHERE extname = 'pg_wait_sampling'), ''),
+       coalesce(current_setting('pg_wait_sampling.profile_period', true), ''),
+       coalesce(current_setting('pg_wait_sampling.profile_pid', true), '')
+
+-- name: pg_wait_sampling_profile
+-- pg_wait_sampling's cumulative profile: samples per pid and wait event,
+-- taken by its collector every profile_period ms from every process's
+-- PGPROC (no query, no snapshot), summed over queryid (kept apart when
+-- profile_queries is on). A NULL event_type is a process on CPU (1.1.5+
+-- with sample_cpu; 1.1.4 records none). Read at the window's start and end
+-- and diffed: never reset, the profile is the server's, not writeamp's.
+SELECT pid::text, coalesce(event_type, ''), coalesce(event, ''), sum(count)::bigint
+FROM pg_wait_sampling_profile
+GROUP BY 1, 2, 3

@@ -59,3 +59,13 @@ SELECT has_function_privilege('pg_read_binary_file(text, bigint, bigint)', 'EXEC
                  WHERE p.proname = 'pg_get_wal_records_info' LIMIT 1), false),
        coalesce((SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
                  WHERE e.extname = 'pg_walinspect'), '')
+
+-- name: current_xact_id
+-- The id of the transaction this statement runs in, as the WAL's records
+-- carry it (the low 32 bits of the xid8), appended to each operation of the
+-- built-in workload so its window's log can be split by operation. The
+-- _if_assigned form assigns no id: a transaction that wrote nothing stays
+-- without one and writes no commit record (pg_current_xact_id would give it
+-- both). PostgreSQL 13+:
+-- https://www.postgresql.org/docs/13/functions-info.html#FUNCTIONS-PG-SNAPSHOT
+SELECT pg_current_xact_id_if_assigned()::text::bigint % 4294967296

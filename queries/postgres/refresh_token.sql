@@ -173,3 +173,44 @@ FROM generate_series(1, 500) g;
 ANALYZE {{schema}}.offline_user_session;
 ANALYZE {{schema}}.offline_client_session;
 TRUNCATE {{schema}}.offline_user_session, {{schema}}.offline_client_session
+
+-- name: rt_expire_find_last_refresh
+-- Keycloak's ClearExpiredUserSessions (UserSessionExpirationLogic.expireRegularSessions,
+-- 26.7): the named query findExpiredRegularUserSessionsLastRefresh with
+-- setMaxResults(expirationBatch); Hibernate 6 renders the limit as FETCH FIRST
+-- ? ROWS ONLY and the JPQL literal '0' inline.
+SELECT user_session_id, user_id FROM {{schema}}.offline_user_session
+WHERE realm_id = $1 AND offline_flag = '0' AND remember_me = $2 AND last_session_refresh < $3 FETCH FIRST $4 ROWS ONLY
+
+-- name: rt_expire_find_created_on
+-- findExpiredRegularUserSessionsCreatedOn, the second pass.
+SELECT user_session_id, user_id FROM {{schema}}.offline_user_session
+WHERE realm_id = $1 AND offline_flag = '0' AND remember_me = $2 AND created_on < $3 FETCH FIRST $4 ROWS ONLY
+
+-- name: rt_expire_find_last_refresh_coarse
+-- 26.8 (assumed, --coarse-expiration; the cleanup's code is not public): the
+-- candidates through LAST_SESSION_REFRESH_COARSE, one SESSION_BUCKET at a
+-- time, verified against the exact LAST_SESSION_REFRESH.
+SELECT user_session_id, user_id FROM {{schema}}.offline_user_session
+WHERE realm_id = $1 AND offline_flag = '0' AND remember_me = $2 AND session_bucket = $3
+  AND last_session_refresh_coarse < $4 AND last_session_refresh < $5 FETCH FIRST $6 ROWS ONLY
+
+-- name: rt_expire_find_created_on_coarse
+SELECT user_session_id, user_id FROM {{schema}}.offline_user_session
+WHERE realm_id = $1 AND offline_flag = '0' AND remember_me = $2 AND session_bucket = $3 AND created_on < $4 FETCH FIRST $5 ROWS ONLY
+
+-- name: rt_expire_find_last_refresh_coarse_all
+-- --coarse-expiration all-buckets: one range over every bucket.
+SELECT user_session_id, user_id FROM {{schema}}.offline_user_session
+WHERE realm_id = $1 AND offline_flag = '0' AND remember_me = $2
+  AND last_session_refresh_coarse < $3 AND last_session_refresh < $4 FETCH FIRST $5 ROWS ONLY
+
+-- name: rt_expire_delete_client_sessions
+-- deleteClientSessionsByUserSessions: "sess.userSessionId in (:userSessionId)
+-- and sess.offline = :offline", the batch's ids bound one by one ({{in:N}}
+-- expands to them from parameter N, {{after}} is the next parameter).
+DELETE FROM {{schema}}.offline_client_session WHERE user_session_id IN ({{in:1}}) AND offline_flag = {{after}}
+
+-- name: rt_expire_delete_user_sessions
+-- deleteUserSessions: "sess.offline = :offline and sess.userSessionId in (:userSessionIds)".
+DELETE FROM {{schema}}.offline_user_session WHERE offline_flag = $1 AND user_session_id IN ({{in:2}})

@@ -61,3 +61,26 @@ JOIN sys.index_columns ic ON ic.object_id = i.object_id AND ic.index_id = i.inde
 JOIN sys.columns c ON c.object_id = ic.object_id AND c.column_id = ic.column_id
 WHERE o.is_ms_shipped = 0 AND i.name IS NOT NULL AND s.name NOT LIKE N'writeamp[_]rt[_]%'
 ORDER BY 1
+
+-- name: lock_timeout
+-- --lock-timeout for the migration's and the undo's session, in milliseconds
+-- (-1 waits forever; error 1222 when exceeded). CREATE/ALTER/DROP DATABASE
+-- do not honour it.
+-- https://learn.microsoft.com/en-us/sql/t-sql/statements/set-lock-timeout-transact-sql
+SET LOCK_TIMEOUT {{ms}}
+
+-- name: check_session_id
+SELECT CAST(@@SPID AS nvarchar(10))
+
+-- name: blocking_sessions
+-- The session blocking ours (sys.dm_exec_requests.blocking_session_id) with
+-- its login, status and last statement; VIEW SERVER STATE (2022+: VIEW
+-- SERVER PERFORMANCE STATE) to see other sessions.
+-- https://learn.microsoft.com/en-us/sql/relational-databases/system-dynamic-management-views/sys-dm-exec-requests-transact-sql
+-- https://learn.microsoft.com/en-us/sql/relational-databases/system-dynamic-management-views/sys-dm-exec-sessions-transact-sql
+SELECT CAST(s.session_id AS nvarchar(10)), s.login_name, s.status, COALESCE(LEFT(t.text, 200), N'')
+FROM sys.dm_exec_requests r
+JOIN sys.dm_exec_sessions s ON s.session_id = r.blocking_session_id
+LEFT JOIN sys.dm_exec_connections c ON c.session_id = s.session_id
+OUTER APPLY sys.dm_exec_sql_text(c.most_recent_sql_handle) t
+WHERE r.session_id = CAST(@p1 AS int) AND r.blocking_session_id <> 0

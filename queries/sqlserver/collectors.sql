@@ -125,3 +125,20 @@ SELECT AllocUnitName, COUNT_BIG(*), SUM(CAST([Log Record Length] AS bigint))
 FROM sys.fn_dblog(NULL, NULL)
 WHERE [Current LSN] > @p1 AND [Current LSN] <= @p2
 GROUP BY AllocUnitName
+
+-- name: sys_dm_exec_query_stats
+-- Per cached statement: https://learn.microsoft.com/sql/relational-databases/system-dynamic-management-views/sys-dm-exec-query-stats-transact-sql
+-- (execution_count, total_rows (2008 R2+), total_logical_writes (pages
+-- dirtied), total_elapsed_time in microseconds, creation_time: when the plan
+-- was compiled; a row leaves with its plan). The statement's text is its
+-- batch's, cut at the statement's byte offsets (UTF-16, so halved), as the
+-- page shows; sys.dm_exec_sql_text's dbid is the database an ad hoc or
+-- prepared statement was compiled in, so the rows are this database's.
+SELECT CONVERT(varchar(130), qs.sql_handle, 2) + '/' + CAST(qs.statement_start_offset AS varchar(11)) + '/' + CONVERT(varchar(130), qs.plan_handle, 2),
+       SUBSTRING(st.text, qs.statement_start_offset / 2 + 1,
+                 (CASE qs.statement_end_offset WHEN -1 THEN DATALENGTH(st.text) ELSE qs.statement_end_offset END - qs.statement_start_offset) / 2 + 1),
+       CONVERT(varchar(30), qs.creation_time, 126),
+       qs.execution_count, qs.total_rows, qs.total_logical_writes, qs.total_elapsed_time
+FROM sys.dm_exec_query_stats qs
+CROSS APPLY sys.dm_exec_sql_text(qs.sql_handle) st
+WHERE st.dbid = DB_ID()

@@ -202,3 +202,45 @@ WHERE offline_flag = CAST(@p1 AS varchar(4)) AND user_session_id = CAST(@p2 AS v
 
 -- name: rt_delete_user_session
 DELETE FROM {{schema}}.offline_user_session WHERE offline_flag = CAST(@p1 AS varchar(4)) AND user_session_id = CAST(@p2 AS varchar(36)) AND version = @p3
+
+-- name: rt_expire_find_last_refresh
+-- Keycloak's ClearExpiredUserSessions (UserSessionExpirationLogic.expireRegularSessions,
+-- 26.7): findExpiredRegularUserSessionsLastRefresh with setMaxResults
+-- (expirationBatch). Hibernate 6's SQL Server translator renders the limit as
+-- OFFSET/FETCH, which needs an ORDER BY, so it adds ORDER BY @@version.
+SELECT user_session_id, user_id FROM {{schema}}.offline_user_session
+WHERE realm_id = CAST(@p1 AS varchar(36)) AND offline_flag = '0' AND remember_me = @p2 AND last_session_refresh < @p3
+ORDER BY @@version OFFSET 0 ROWS FETCH FIRST @p4 ROWS ONLY
+
+-- name: rt_expire_find_created_on
+SELECT user_session_id, user_id FROM {{schema}}.offline_user_session
+WHERE realm_id = CAST(@p1 AS varchar(36)) AND offline_flag = '0' AND remember_me = @p2 AND created_on < @p3
+ORDER BY @@version OFFSET 0 ROWS FETCH FIRST @p4 ROWS ONLY
+
+-- name: rt_expire_find_last_refresh_coarse
+-- 26.8 (assumed, --coarse-expiration): candidates through the coarse column per
+-- SESSION_BUCKET, verified against LAST_SESSION_REFRESH.
+SELECT user_session_id, user_id FROM {{schema}}.offline_user_session
+WHERE realm_id = CAST(@p1 AS varchar(36)) AND offline_flag = '0' AND remember_me = @p2 AND session_bucket = @p3
+  AND last_session_refresh_coarse < @p4 AND last_session_refresh < @p5
+ORDER BY @@version OFFSET 0 ROWS FETCH FIRST @p6 ROWS ONLY
+
+-- name: rt_expire_find_created_on_coarse
+SELECT user_session_id, user_id FROM {{schema}}.offline_user_session
+WHERE realm_id = CAST(@p1 AS varchar(36)) AND offline_flag = '0' AND remember_me = @p2 AND session_bucket = @p3 AND created_on < @p4
+ORDER BY @@version OFFSET 0 ROWS FETCH FIRST @p5 ROWS ONLY
+
+-- name: rt_expire_find_last_refresh_coarse_all
+SELECT user_session_id, user_id FROM {{schema}}.offline_user_session
+WHERE realm_id = CAST(@p1 AS varchar(36)) AND offline_flag = '0' AND remember_me = @p2
+  AND last_session_refresh_coarse < @p3 AND last_session_refresh < @p4
+ORDER BY @@version OFFSET 0 ROWS FETCH FIRST @p5 ROWS ONLY
+
+-- name: rt_expire_delete_client_sessions
+-- deleteClientSessionsByUserSessions; {{in:N}} expands to the batch's ids,
+-- each CAST to varchar(36) like every other key here (an nvarchar parameter
+-- would convert the column and scan).
+DELETE FROM {{schema}}.offline_client_session WHERE user_session_id IN ({{in:1}}) AND offline_flag = CAST({{after}} AS varchar(4))
+
+-- name: rt_expire_delete_user_sessions
+DELETE FROM {{schema}}.offline_user_session WHERE offline_flag = CAST(@p1 AS varchar(4)) AND user_session_id IN ({{in:2}})

@@ -52,19 +52,9 @@ func check(t *testing.T, what string, got map[string]index, want map[string]inde
 }
 
 func TestIndexDefinitionsOnPostgres(t *testing.T) {
-	ctx := context.Background()
-	db, err := pg.Dialect{}.Open(ctx, testenv.DSN(t, "WRITEAMP_TEST_PG_DSN"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	testenv.Reachable(t, db, "PostgreSQL")
-	pgt, err := dialects.NewTarget(ctx, pg.Dialect{}, db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pgt := pgTarget(t)
 	read := func(schema string) map[string]index {
-		rows, err := db.Query(`SELECT c.relname, ix.indnkeyatts,
+		rows, err := pgt.DB.Query(`SELECT c.relname, ix.indnkeyatts,
 			  array_to_string(array(SELECT a.attname FROM unnest(ix.indkey::int2[]) WITH ORDINALITY k(attnum, ord)
 			    JOIN pg_attribute a ON a.attrelid = ix.indrelid AND a.attnum = k.attnum ORDER BY k.ord), ','),
 			  coalesce(pg_get_expr(ix.indpred, ix.indrelid), '')
@@ -146,4 +136,22 @@ func TestIndexDefinitionsOnMariaDB(t *testing.T) {
 		"broker_session_id column":                    {keys: "text"},
 		"idx_offline_css_by_user_session_and_offline": {},
 	})
+}
+
+// pgTarget connects to the test PostgreSQL (closed when the test ends) and
+// probes it.
+func pgTarget(t *testing.T) dialects.Target {
+	t.Helper()
+	ctx := context.Background()
+	db, err := pg.Dialect{}.Open(ctx, testenv.DSN(t, "WRITEAMP_TEST_PG_DSN"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	testenv.Reachable(t, db, "PostgreSQL")
+	target, err := dialects.NewTarget(ctx, pg.Dialect{}, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return target
 }

@@ -29,6 +29,15 @@ func (w *Workload) Flags() *pflag.FlagSet {
 	f.StringVar(&p.BucketFunction, "bucket-function", p.BucketFunction, "how a session gets its SESSION_BUCKET (coarse variant): "+strings.Join(BucketFunctions, "|"))
 	f.StringVar(&p.BucketPosition, "bucket-position", p.BucketPosition, "where SESSION_BUCKET sits in the 26.8 expiration indexes: "+strings.Join(BucketPositions, "|"))
 	f.StringVar(&p.CSSUserSessionIndex, "css-user-session-index", p.CSSUserSessionIndex, "whether 26.8 drops IDX_OFFLINE_CSS_BY_USER_SESSION_AND_OFFLINE: "+strings.Join(CSSUserSessionIndexs, "|"))
+	f.BoolVar(&p.ExpirationJob, "expiration-job", p.ExpirationJob, "after each variant's window, run Keycloak's expiration job (ClearExpiredUserSessions) on the simulated clock until every session left has expired, and measure it in a window of its own")
+	f.DurationVar(&p.ExpirationInterval, "expiration-interval", p.ExpirationInterval, "simulated time between expiration job runs (Keycloak's scheduled.interval)")
+	f.IntVar(&p.ExpirationBatch, "expiration-batch", p.ExpirationBatch, "sessions the expiration job deletes per transaction (Keycloak's expirationBatch)")
+	f.DurationVar(&p.MaxLifespan, "max-lifespan", p.MaxLifespan, "SSO session max lifespan: the expiration job's CREATED_ON pass")
+	f.StringVar(&p.CoarseExpiration, "coarse-expiration", p.CoarseExpiration, "how 26.8's expiration job walks SESSION_BUCKET (not public): "+strings.Join(CoarseExpirations, "|"))
+	f.IntVar(&p.Preload, "preload", p.Preload, "live sessions loaded before the window opens (spread over the max-idle horizon; their log is not counted)")
+	f.IntVar(&p.Warmup, "warmup", p.Warmup, "logins (with their refreshes and logouts) run before the window opens, outside it")
+	f.StringVar(&p.Checkpoint, "checkpoint", p.Checkpoint, "where the window opens: before (a CHECKPOINT right before it: the worst case for full-page images), none (no CHECKPOINT), steady (CHECKPOINT, then the warm-up, then the window)")
+	f.StringVar(&p.VariantFile, "variant-file", p.VariantFile, "a YAML file describing one more variant (a name, a base variant, DDL and statement changes; workloads/refreshtoken/README.md), run after the built-in ones")
 	return f
 }
 
@@ -37,7 +46,10 @@ func (w *Workload) Validate() error {
 	if err := checkLimits(w.P); err != nil {
 		return err
 	}
-	return w.P.Validate()
+	if err := w.P.Validate(); err != nil {
+		return err
+	}
+	return w.loadVariantFile()
 }
 
 // Limits of the knobs beyond Params.Validate: what the workload writes must
@@ -106,12 +118,20 @@ schema at the end, on error and on Ctrl-C (--keep keeps it for inspection).
 
 The clock is simulated: refresh timestamps follow --first-refresh-after and
 --refresh-period, but the run
-does not sleep, so a 300-second scenario runs as fast as the database allows.`,
+does not sleep, so a 300-second scenario runs as fast as the database allows.
+
+After each variant's window, Keycloak's expiration job (ClearExpiredUserSessions)
+runs on the simulated clock every --expiration-interval until every session left
+has expired, measured in a window of its own (expiration_job_* figures;
+--expiration-job=false skips it).`,
 		`  writeamp run
   writeamp run --dsn postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable
   writeamp run --logins 300 --variants coarse --format json --output coarse.json
   writeamp run --concurrency 8 --refresh-period 10m --max-idle 30m   # sessions cross coarse boundaries
   writeamp run --first-refresh-after 1s   # the first refresh writes too: 11 expiration-index entries per login
+  writeamp run --logins 300 --refreshes-per-login 40 --refresh-period 60s   # 40-minute sessions: coarse-boundary crossings counted
+  writeamp run --preload 20000 --warmup 300 --checkpoint steady   # a full table, the window between checkpoints
+  writeamp run --variant-file workloads/refreshtoken/client-timestamp-variant.yaml   # a variant of your own beside baseline and coarse
   writeamp run --concurrency 1,8,32 --variants coarse --format html -o sweep.html   # throughput, latency and write amplification per level
   writeamp run --pg-bin /usr/lib/postgresql/13/bin -o pg13.json --format json    # the same workload on two majors,
   writeamp run --pg-bin /usr/lib/postgresql/17/bin -o pg17.json --format json    # then: writeamp compare pg13.json pg17.json`

@@ -29,6 +29,17 @@ import (
 // Effects says what each DML statement writes (statement names as counted in
 // Stats.Statements).
 func (w *Workload) Effects() map[string]workloads.Effect {
+	eff := w.builtinEffects()
+	for name, e := range eff {
+		if cols, ok := w.editedColumns(name); ok {
+			e.Columns = cols
+			eff[name] = e
+		}
+	}
+	return eff
+}
+
+func (w *Workload) builtinEffects() map[string]workloads.Effect {
 	return map[string]workloads.Effect{
 		"rt_insert_user_session":        {Table: "offline_user_session", Kind: "insert"},
 		"rt_insert_client_session":      {Table: "offline_client_session", Kind: "insert"},
@@ -37,6 +48,9 @@ func (w *Workload) Effects() map[string]workloads.Effect {
 		"rt_update_client_session":      {Table: "offline_client_session", Kind: "update", Columns: []string{"timestamp", "version"}},
 		"rt_delete_client_session":      {Table: "offline_client_session", Kind: "delete"},
 		"rt_delete_user_session":        {Table: "offline_user_session", Kind: "delete"},
+		// The expiration job's (expire.go), in its own window.
+		"rt_expire_delete_client_sessions": {Table: "offline_client_session", Kind: "delete"},
+		"rt_expire_delete_user_sessions":   {Table: "offline_user_session", Kind: "delete"},
 	}
 }
 
@@ -51,7 +65,7 @@ type texts map[string]string
 
 func (w *Workload) prepareTexts() (texts, error) {
 	t := texts{}
-	for _, n := range append([]string{"rt_insert_user_session_" + w.variant}, StatementNames...) {
+	for _, n := range append([]string{"rt_insert_user_session_" + w.baseVariant()}, StatementNames...) {
 		s, err := w.sql(n)
 		if err != nil {
 			return nil, err
@@ -59,8 +73,8 @@ func (w *Workload) prepareTexts() (texts, error) {
 		t[n] = s
 	}
 	// The insert differs per variant; the rest are shared by name.
-	t["rt_insert_user_session"] = t["rt_insert_user_session_"+w.variant]
-	return t, nil
+	t["rt_insert_user_session"] = t["rt_insert_user_session_"+w.baseVariant()]
+	return t, w.applyEdits(t)
 }
 
 // steps are the statements of one operation, one transaction, and what the
@@ -68,7 +82,7 @@ func (w *Workload) prepareTexts() (texts, error) {
 // session themselves, so a retried transaction issues the same statements.
 func (w *Workload) steps(t texts, ev event, gran int64) ([]workloads.Step, func()) {
 	s := ev.s
-	now := Epoch + ev.at/1000
+	now := secOf(ev.at)
 	// findUserSession only returns a session refreshed within max idle.
 	live := now - int64(w.P.MaxIdle/time.Second)
 	st := func(name string, query bool, want int64, args ...any) workloads.Step {
@@ -79,14 +93,14 @@ func (w *Workload) steps(t texts, ev event, gran int64) ([]workloads.Step, func(
 		// JpaChangesPerformer, ADD_IF_ABSENT: loadUserSession finds nothing,
 		// then createUserSession and createClientSession persist both rows.
 		args := []any{s.id, s.userID, realmID, s.createdOn, offlineFlag, userSessionData(s.id, s.userID, s.createdOn), s.createdOn, false}
-		if w.variant == "coarse" {
+		if w.baseVariant() == "coarse" {
 			args = append(args, w.P.bucket(s.id), Coarse(s.createdOn, s.createdOn, gran))
 		}
-		return []workloads.Step{
+		return w.keep(opLogin, []workloads.Step{
 				st("rt_select_user_session", true, 0, offlineFlag, s.id, realmID, live),
 				st("rt_insert_user_session", false, 1, args...),
 				st("rt_insert_client_session", false, 1, s.id, clientID, offlineFlag, s.createdOn, clientSessionData(clientID, s.createdOn), realmID),
-			}, func() {
+			}), func() {
 				s.lastRefresh, s.timestamp = s.createdOn, s.createdOn
 			}
 	case opRefresh:
@@ -98,14 +112,14 @@ func (w *Workload) steps(t texts, ev event, gran int64) ([]workloads.Step, func(
 		// sessions and removes them one by one (@Version: the DELETE checks
 		// VERSION), finds the user session with PESSIMISTIC_WRITE and
 		// removes it.
-		return []workloads.Step{
+		return w.keep(opLogout, []workloads.Step{
 			st("rt_lock_user_session_skip_locked", true, 1, offlineFlag, s.id),
 			st("rt_lock_client_session_skip_locked", true, 1, clientID, offlineFlag, s.id),
 			st("rt_select_client_sessions", true, 1, offlineFlag, s.id),
 			st("rt_delete_client_session", false, 1, clientID, offlineFlag, s.id, s.clientVersion),
 			st("rt_lock_user_session", true, 1, offlineFlag, s.id),
 			st("rt_delete_user_session", false, 1, offlineFlag, s.id, s.userVersion),
-		}, func() {}
+		}), func() {}
 	}
 }
 
@@ -128,7 +142,7 @@ func (w *Workload) refresh(st func(string, bool, int64, ...any) workloads.Step, 
 			st("rt_select_client_sessions", true, 1, offlineFlag, s.id))
 		upd := st("rt_update_user_session", false, 1, now, s.userVersion+1, offlineFlag, s.id, s.userVersion)
 		// @DynamicUpdate: 26.8's coarse column is written only when it changes.
-		if c := Coarse(now, s.createdOn, gran); w.variant == "coarse" && c != Coarse(s.lastRefresh, s.createdOn, gran) {
+		if c := Coarse(now, s.createdOn, gran); w.baseVariant() == "coarse" && c != Coarse(s.lastRefresh, s.createdOn, gran) {
 			upd = st("rt_update_user_session_coarse", false, 1, now, c, s.userVersion+1, offlineFlag, s.id, s.userVersion)
 		}
 		out = append(out, upd)
@@ -138,12 +152,36 @@ func (w *Workload) refresh(st func(string, bool, int64, ...any) workloads.Step, 
 	if client {
 		out = append(out, st("rt_update_client_session", false, 1, now, s.clientVersion+1, clientID, offlineFlag, s.id, s.clientVersion))
 	}
-	return out, func() {
+	// A variant file that drops a refresh's update leaves that row's VERSION
+	// as it was (the logout's VERSION-checked deletes depend on it).
+	userKept := !w.dropped(opRefresh, "rt_update_user_session") && !w.dropped(opRefresh, "rt_update_user_session_coarse")
+	clientKept := !w.dropped(opRefresh, "rt_update_client_session")
+	return w.keep(opRefresh, out), func() {
 		if user {
-			s.lastRefresh, s.userVersion = now, s.userVersion+1
+			s.lastRefresh = now
+			if userKept {
+				s.userVersion++
+			}
 		}
 		if client {
-			s.timestamp, s.clientVersion = now, s.clientVersion+1
+			s.timestamp = now
+			if clientKept {
+				s.clientVersion++
+			}
 		}
 	}
+}
+
+// keep leaves out the steps the current variant drops from the operation.
+func (w *Workload) keep(op opKind, steps []workloads.Step) []workloads.Step {
+	if w.fileVariant() == nil {
+		return steps
+	}
+	out := steps[:0:0]
+	for _, st := range steps {
+		if !w.dropped(op, st.Name) {
+			out = append(out, st)
+		}
+	}
+	return out
 }

@@ -33,6 +33,23 @@ type Params struct {
 	BucketFunction      string // BucketFunctions
 	BucketPosition      string // BucketPositions
 	CSSUserSessionIndex string // "drop" or "keep" in the coarse variant
+	// The expiration job (expire.go): Keycloak's scheduler interval, its
+	// expirationBatch, the SSO session max lifespan its second pass uses,
+	// and how 26.8 walks the buckets (not public). ExpirationJob off runs
+	// none.
+	ExpirationJob      bool
+	ExpirationInterval time.Duration
+	ExpirationBatch    int
+	MaxLifespan        time.Duration
+	CoarseExpiration   string // CoarseExpirations
+	// Preload is the live sessions loaded before the window (preload.go).
+	Preload int
+	// VariantFile is a variant described in YAML (variantfile.go).
+	VariantFile string
+	// Warmup logins run before the window; Checkpoint is where the window
+	// opens relative to a CHECKPOINT (warmup.go).
+	Warmup     int
+	Checkpoint string
 }
 
 // The values the 26.8 unknowns can take; the first is the default.
@@ -50,7 +67,9 @@ var (
 func DefaultParams() Params {
 	return Params{Logins: 1500, RefreshesPerLogin: 10, RefreshPeriod: 2 * time.Second, LogoutPercent: 10,
 		MaxIdle: 30 * time.Minute, Buckets: 64, Seed: 1, UsersPerSecond: 5, FillFactor: 100,
-		BucketFunction: BucketFunctions[0], BucketPosition: BucketPositions[0], CSSUserSessionIndex: CSSUserSessionIndexs[0]}
+		BucketFunction: BucketFunctions[0], BucketPosition: BucketPositions[0], CSSUserSessionIndex: CSSUserSessionIndexs[0],
+		ExpirationJob: true, ExpirationInterval: 900 * time.Second, ExpirationBatch: 512, MaxLifespan: 10 * time.Hour,
+		CoarseExpiration: CoarseExpirations[0], Checkpoint: Checkpoints[0]}
 }
 
 func oneOf(flag, v string, allowed []string) error {
@@ -81,6 +100,26 @@ func (p Params) Validate() error {
 		return fmt.Errorf("--users-per-second must be positive (got %g)", p.UsersPerSecond)
 	case p.FirstRefreshAfter < 0:
 		return fmt.Errorf("--first-refresh-after must be 0 or more (got %s)", p.FirstRefreshAfter)
+	case p.ExpirationInterval < time.Second || p.ExpirationInterval%time.Second != 0:
+		return fmt.Errorf("--expiration-interval must be a whole number of seconds, at least 1s (got %s)", p.ExpirationInterval)
+	case p.ExpirationBatch < 1 || p.ExpirationBatch > 1000:
+		return fmt.Errorf("--expiration-batch must be between 1 and 1000 (Oracle allows 1000 expressions in an IN list; got %d)", p.ExpirationBatch)
+	case p.MaxLifespan < p.MaxIdle:
+		return fmt.Errorf("--max-lifespan must be at least --max-idle (got %s < %s)", p.MaxLifespan, p.MaxIdle)
+	case p.Preload < 0 || p.Preload > maxLogins:
+		return fmt.Errorf("--preload must be between 0 and %d (got %d)", maxLogins, p.Preload)
+	}
+	if err := oneOf("--coarse-expiration", p.CoarseExpiration, CoarseExpirations); err != nil {
+		return err
+	}
+	if err := oneOf("--checkpoint", p.Checkpoint, Checkpoints); err != nil {
+		return err
+	}
+	if p.Warmup < 0 || p.Warmup > maxLogins {
+		return fmt.Errorf("--warmup must be between 0 and %d logins (got %d)", maxLogins, p.Warmup)
+	}
+	if p.Checkpoint == "steady" && p.Warmup == 0 {
+		return fmt.Errorf("--checkpoint steady needs --warmup N: the window opens after a warm-up that follows the CHECKPOINT")
 	}
 	if err := oneOf("--bucket-function", p.BucketFunction, BucketFunctions); err != nil {
 		return err
@@ -116,6 +155,16 @@ func (p Params) Assumptions() []string {
 		"SESSION_BUCKET sits " + pos + " in both rebuilt 26.8 expiration indexes (--bucket-position; not published)",
 		css + " (--css-user-session-index)",
 		first + " (--first-refresh-after)",
+		p.expirationAssumption(),
 		"SQL Server 2019+: OPTIMIZE_FOR_SEQUENTIAL_KEY on both rebuilt expiration indexes (Keycloak's index test confirms it for IDX_USER_SESSION_EXPIRATION_CREATED only)",
 	}
+}
+
+// expirationAssumption is how the 26.8 expiration job was modelled.
+func (p Params) expirationAssumption() string {
+	how := "one SESSION_BUCKET at a time (candidates by LAST_SESSION_REFRESH_COARSE, verified by LAST_SESSION_REFRESH), then CREATED_ON per bucket"
+	if p.CoarseExpiration == "all-buckets" {
+		how = "one range over all buckets (candidates by LAST_SESSION_REFRESH_COARSE, verified by LAST_SESSION_REFRESH), then CREATED_ON per bucket"
+	}
+	return "26.8's expiration job walks " + how + " (--coarse-expiration; its code is not public)"
 }

@@ -10,6 +10,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -47,6 +48,7 @@ type Workload struct {
 	// error drops the schema again and fails Prepare.
 	AfterPrepare func(ctx context.Context, conn *sql.Conn, schema string) error
 	plan         *Plan
+	file         *FileVariant // --variant-file
 	variant      string
 	target       dialects.Target
 }
@@ -61,6 +63,9 @@ var (
 	_ workloads.EffectDescriber = (*Workload)(nil)
 	_ workloads.Keeper          = (*Workload)(nil)
 	_ workloads.SchemaOwner     = (*Workload)(nil)
+	_ workloads.RunAmender      = (*Workload)(nil)
+	_ workloads.Epiloguer       = (*Workload)(nil)
+	_ workloads.WindowPlacer    = (*Workload)(nil)
 )
 
 func init() {
@@ -72,11 +77,19 @@ func New(p Params) *Workload {
 	return &Workload{P: p, Owned: owned.New(SchemaPrefix)}
 }
 
+// variants are the built-in variants and the variant file's.
+func (w *Workload) variants() []string {
+	if w.file != nil {
+		return append(slices.Clone(Variants), w.file.Name)
+	}
+	return Variants
+}
+
 func (w *Workload) Meta() workloads.Meta {
 	return workloads.Meta{
 		Name:          Name,
 		Description:   "Keycloak persistent sessions: login, token refresh, logout (PR #51904)",
-		Variants:      Variants,
+		Variants:      w.variants(),
 		MainOperation: "refreshes",
 		Params: map[string]any{
 			"logins": w.P.Logins, "refreshes_per_login": w.P.RefreshesPerLogin,
@@ -86,6 +99,10 @@ func (w *Workload) Meta() workloads.Meta {
 			"users_per_second": w.P.UsersPerSecond, "clock": "simulated", "fillfactor": w.P.FillFactor,
 			"first_refresh_after": w.P.FirstRefreshAfter.String(), "bucket_function": w.P.BucketFunction,
 			"bucket_position": w.P.BucketPosition, "css_user_session_index": w.P.CSSUserSessionIndex,
+			"expiration_job": w.P.ExpirationJob, "expiration_interval": w.P.ExpirationInterval.String(),
+			"expiration_batch": w.P.ExpirationBatch, "max_lifespan": w.P.MaxLifespan.String(),
+			"coarse_expiration": w.P.CoarseExpiration, "preload": w.P.Preload,
+			"warmup": w.P.Warmup, "checkpoint": w.P.Checkpoint,
 		},
 		Assumptions: w.P.Assumptions(),
 	}
@@ -155,12 +172,11 @@ func (w *Workload) Prepare(ctx context.Context, t dialects.Target, variant strin
 	if err := w.P.Validate(); err != nil {
 		return err
 	}
-	ok := false
-	for _, v := range Variants {
-		ok = ok || v == variant
+	if err := w.loadVariantFile(); err != nil {
+		return err
 	}
-	if !ok {
-		return fmt.Errorf("--variants: unknown variant %q (known: %s)", variant, strings.Join(Variants, ", "))
+	if !slices.Contains(w.variants(), variant) {
+		return fmt.Errorf("--variants: unknown variant %q (known: %s)", variant, strings.Join(w.variants(), ", "))
 	}
 	s := t.Server
 	w.variant, w.target = variant, t
@@ -169,11 +185,14 @@ func (w *Workload) Prepare(ctx context.Context, t dialects.Target, variant strin
 	}
 	schema := w.Owned.Use(t, variant)
 	w.ensurePlan()
-	ddl, err := w.sql("rt_ddl_" + variant)
+	ddl, err := w.sql("rt_ddl_" + w.baseVariant())
 	if err != nil {
 		return fmt.Errorf("refresh-token has no %s DDL for %s: %w", variant, s, err)
 	}
-	if variant == "coarse" && w.P.CSSUserSessionIndex == "keep" {
+	if ddl, err = w.variantDDL(ddl); err != nil {
+		return err
+	}
+	if w.baseVariant() == "coarse" && w.P.CSSUserSessionIndex == "keep" {
 		ix, err := w.sql("rt_css_user_session_index")
 		if err != nil {
 			return err
@@ -202,6 +221,9 @@ func (w *Workload) Prepare(ctx context.Context, t dialects.Target, variant strin
 				}
 			}
 		}
+		if err := w.loadPreload(ctx, conn); err != nil {
+			return err
+		}
 		if w.AfterPrepare != nil {
 			return w.AfterPrepare(ctx, conn, schema)
 		}
@@ -223,8 +245,9 @@ func (w *Workload) CleanLeftovers(ctx context.Context, t dialects.Target) (dropp
 
 // Ops are the prepared variant's sessions: worker i of n takes logins i,
 // i+n, ... and issues each session's events in simulated-time order.
-func (w *Workload) Ops() (workloads.Ops, error) {
-	plan := w.ensurePlan()
+func (w *Workload) Ops() (workloads.Ops, error) { return w.opsFor(w.ensurePlan()) }
+
+func (w *Workload) opsFor(plan *Plan) (workloads.Ops, error) {
 	t, err := w.prepareTexts()
 	if err != nil {
 		return nil, err
@@ -241,4 +264,30 @@ func (w *Workload) Ops() (workloads.Ops, error) {
 			return workloads.Op{Name: ev.kind.String(), Counts: ev.kind.plural(), Steps: steps, Done: done}, true
 		}
 	}, nil
+}
+
+var _ workloads.CheckHooks = (*Workload)(nil)
+
+// Fresh implements workloads.CheckHooks.
+func (w *Workload) Fresh() workloads.Workload { return New(w.P) }
+
+// SetRunID implements workloads.CheckHooks.
+func (w *Workload) SetRunID(id string) { w.Owned.RunID = id }
+
+// SetAfterPrepare implements workloads.CheckHooks.
+func (w *Workload) SetAfterPrepare(f func(ctx context.Context, conn *sql.Conn, schema string) error) {
+	w.AfterPrepare = f
+}
+
+// EffectsOf implements workloads.VariantEffects: baseline runs none of the
+// _coarse statements.
+func (w *Workload) EffectsOf(variant string) map[string]workloads.Effect {
+	out := map[string]workloads.Effect{}
+	for name, e := range w.Effects() {
+		if variant == "baseline" && strings.HasSuffix(name, "_coarse") {
+			continue
+		}
+		out[name] = e
+	}
+	return out
 }

@@ -54,8 +54,11 @@ type Plan struct {
 	PeriodMS          int64 // between refreshes
 	ArrivalMS         int64 // between logins
 	FirstMS           int64 // from a login to its first refresh
-	Seed              uint64
-	logouts           []bool
+	// OffsetMS moves the whole plan on the simulated clock: the warm-up's
+	// plan ends before the measured one starts at 0.
+	OffsetMS int64
+	Seed     uint64
+	logouts  []bool
 }
 
 // NewPlan fixes which sessions log out: exactly round(logins*pct/100) of
@@ -107,9 +110,9 @@ func (p *Plan) cursor(worker, workers int) *cursor {
 func (c *cursor) next() (event, bool) {
 	loginAt := int64(-1)
 	if c.nextLogin < c.p.Logins {
-		loginAt = int64(c.nextLogin) * c.p.ArrivalMS
+		loginAt = int64(c.nextLogin)*c.p.ArrivalMS + c.p.OffsetMS
 	}
-	if len(c.active) > 0 && (loginAt < 0 || c.active[0].next <= loginAt) {
+	if len(c.active) > 0 && (c.nextLogin >= c.p.Logins || c.active[0].next <= loginAt) {
 		s := c.active[0]
 		at := s.next
 		if s.done < c.p.Refreshes {
@@ -125,12 +128,12 @@ func (c *cursor) next() (event, bool) {
 		heap.Pop(&c.active) // logout after the last refresh
 		return event{kind: opLogout, s: s, at: at}, true
 	}
-	if loginAt < 0 {
+	if c.nextLogin >= c.p.Logins {
 		return event{}, false
 	}
 	i := c.nextLogin
 	c.nextLogin += c.stride
-	s := &session{idx: i, id: c.p.sessionID(i), userID: fmt.Sprintf("user-%d", i), createdOn: Epoch + loginAt/1000,
+	s := &session{idx: i, id: c.p.sessionID(i), userID: fmt.Sprintf("user-%d", i), createdOn: secOf(loginAt),
 		next: loginAt + c.p.FirstMS, logout: c.p.logouts[i]}
 	if c.p.Refreshes > 0 || s.logout {
 		heap.Push(&c.active, s)
@@ -155,3 +158,7 @@ func (h *sessHeap) Pop() any {
 	*h = old[:len(old)-1]
 	return x
 }
+
+// secOf is the simulated second of a simulated millisecond (floored, so a
+// warm-up before the start reads like the clock it models).
+func secOf(ms int64) int64 { return Epoch + floorDiv(ms, 1000) }

@@ -26,6 +26,18 @@ import (
 // where that is a failure. A bootstrap takes about 5 s.
 func Private(t testing.TB, opts ...string) string {
 	t.Helper()
+	b := bootstrap(t)
+	return b.start(t, b.data, opts...)
+}
+
+// bootstrapped is a fresh data directory and the binaries to start it.
+type bootstrapped struct {
+	mariadbd, dir, data string
+	userOpt             []string
+}
+
+func bootstrap(t testing.TB) *bootstrapped {
+	t.Helper()
 	mariadbd, install := findBinary("mariadbd", "/usr/sbin/mariadbd", "/usr/libexec/mariadbd"), findBinary("mariadb-install-db", "/usr/bin/mariadb-install-db")
 	if mariadbd == "" || install == "" {
 		if os.Getenv("CI") == "true" {
@@ -57,9 +69,25 @@ func Private(t testing.TB, opts ...string) string {
 	if out, err := exec.Command(install, args...).CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", install, err, out)
 	}
+	return &bootstrapped{mariadbd: mariadbd, dir: dir, data: data, userOpt: userOpt}
+}
+
+// start runs mariadbd on data (a directory of b.dir) and waits until it
+// accepts connections; it is stopped at the end of the test.
+func (b *bootstrapped) start(t testing.TB, data string, opts ...string) string {
+	t.Helper()
+	return b.spawn(t, data, opts...)(t)
+}
+
+// spawn starts mariadbd on data; the function it returns waits until the
+// server accepts connections (two servers start side by side).
+func (b *bootstrapped) spawn(t testing.TB, data string, opts ...string) func(testing.TB) string {
+	t.Helper()
+	mariadbd, dir, userOpt := b.mariadbd, filepath.Dir(data), b.userOpt
+	name := filepath.Base(data)
 	port := freePort(t)
-	args = append([]string{"--no-defaults", "--datadir=" + data, "--port=" + strconv.Itoa(port), "--bind-address=127.0.0.1",
-		"--socket=" + filepath.Join(dir, "sock"), "--pid-file=" + filepath.Join(dir, "pid"), "--log-error=" + filepath.Join(dir, "err.log"),
+	args := append([]string{"--no-defaults", "--datadir=" + data, "--port=" + strconv.Itoa(port), "--bind-address=127.0.0.1",
+		"--socket=" + filepath.Join(dir, name+".sock"), "--pid-file=" + filepath.Join(dir, name+".pid"), "--log-error=" + filepath.Join(dir, name+".err"),
 		"--skip-log-bin", "--innodb-buffer-pool-size=32M"}, userOpt...)
 	cmd := exec.Command(mariadbd, append(args, opts...)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -78,6 +106,13 @@ func Private(t testing.TB, opts ...string) string {
 		}
 	})
 	dsn := fmt.Sprintf("mysql://root@127.0.0.1:%d/mysql", port)
+	return func(t testing.TB) string {
+		t.Helper()
+		return awaitServer(t, dsn, dir, name, exited, opts)
+	}
+}
+
+func awaitServer(t testing.TB, dsn, dir, name string, exited chan error, opts []string) string {
 	cfg, err := my.Config(dsn)
 	if err != nil {
 		t.Fatal(err)
@@ -95,10 +130,10 @@ func Private(t testing.TB, opts ...string) string {
 		}
 		select {
 		case werr := <-exited:
-			log, _ := os.ReadFile(filepath.Join(dir, "err.log"))
+			log, _ := os.ReadFile(filepath.Join(dir, name+".err"))
 			t.Fatalf("mariadbd %s exited: %v\n%s", strings.Join(opts, " "), werr, log)
 		case <-ctx.Done():
-			log, _ := os.ReadFile(filepath.Join(dir, "err.log"))
+			log, _ := os.ReadFile(filepath.Join(dir, name+".err"))
 			t.Fatalf("mariadbd did not accept connections within 60 s: %v\n%s", err, log)
 		case <-time.After(100 * time.Millisecond):
 		}

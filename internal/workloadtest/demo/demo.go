@@ -41,6 +41,19 @@ type Workload struct {
 	Rows, Updates int
 	Owned         *owned.Schemas
 	update        string
+	afterPrepare  func(ctx context.Context, conn *sql.Conn, schema string) error
+}
+
+// The check hooks: `writeamp check` measures a migration on the demo as it
+// does on refreshtoken, through the registry.
+var _ workloads.CheckHooks = (*Workload)(nil)
+
+func (w *Workload) Fresh() workloads.Workload {
+	return &Workload{Rows: w.Rows, Updates: w.Updates, Owned: owned.New(w.Owned.Prefix)}
+}
+func (w *Workload) SetRunID(id string) { w.Owned.RunID = id }
+func (w *Workload) SetAfterPrepare(f func(ctx context.Context, conn *sql.Conn, schema string) error) {
+	w.afterPrepare = f
 }
 
 func (w *Workload) Meta() workloads.Meta {
@@ -95,8 +108,13 @@ func (w *Workload) Prepare(ctx context.Context, t dialects.Target, variant strin
 				return w.Owned.Explain(err)
 			}
 		}
-		_, err := conn.ExecContext(ctx, seed, w.Rows)
-		return err
+		if _, err := conn.ExecContext(ctx, seed, w.Rows); err != nil {
+			return err
+		}
+		if w.afterPrepare != nil {
+			return w.afterPrepare(ctx, conn, w.Owned.Current())
+		}
+		return nil
 	})
 }
 

@@ -1,4 +1,4 @@
-package reports
+package refreshtoken
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/writeamp/writeamp/reports"
 	"github.com/writeamp/writeamp/result"
 )
 
@@ -33,7 +34,7 @@ const (
 type claimPair struct{ a, b, level int }
 
 type claimCtx struct {
-	c       *Comparison
+	c       *reports.Comparison
 	res     *result.Result
 	spreads map[string]float64
 	low     *claimPair // the lowest level: the reference run's one-at-a-time load
@@ -43,11 +44,11 @@ type claimCtx struct {
 
 // Claims returns the claim rows of a comparison, none when it does not hold
 // both refresh-token variants.
-func Claims(c *Comparison, res *result.Result) []result.Claim {
+func claims(c *reports.Comparison, res *result.Result) []result.Claim {
 	if res == nil || res.Workload.Name != "refresh-token" {
 		return nil
 	}
-	x := &claimCtx{c: c, res: res, spreads: repetitionSpread(c)}
+	x := &claimCtx{c: c, res: res, spreads: reports.RepetitionSpread(c)}
 	x.pairs()
 	if x.low == nil {
 		return nil
@@ -57,9 +58,9 @@ func Claims(c *Comparison, res *result.Result) []result.Claim {
 	add := func(cl result.Claim) { out = append(out, cl) }
 	add(x.fewer(x.low, claimSpec{id: "reposition.leaf_inserts", topic: "reposition",
 		claim: "the expiration index gets one entry per login instead of one per refresh (SQL Server: 15,020 → 1,502 leaf inserts for 1,502 logins)",
-		level: "index", object: expirationIndex, metric: "leaf_inserts", perLogin: true}))
+		level: "index", object: expirationIndex, metric: result.LeafInserts.Name, perLogin: true}))
 	add(x.fewer(x.low, claimSpec{id: "reposition.log_bytes", topic: "reposition",
-		claim: "less " + logName(dialect) + " per refresh (SQL Server: 66,584 → 62,756, −5.7%; units not stated)",
+		claim: "less " + reports.LogName(dialect) + " per refresh (SQL Server: 66,584 → 62,756, −5.7%; units not stated)",
 		level: "database", metric: "log_bytes"}))
 	if dialect == "postgres" {
 		add(x.hot(x.low))
@@ -80,6 +81,7 @@ func Claims(c *Comparison, res *result.Result) []result.Claim {
 	if dialect == "postgres" {
 		out = append(out, x.vacuum(x.low)...)
 	}
+	out = append(out, x.cleanup(x.low)...)
 	return out
 }
 
@@ -87,7 +89,7 @@ func (x *claimCtx) pairs() {
 	byLevel := map[int]*claimPair{}
 	var levels []int
 	for i, col := range x.c.Columns {
-		lv := max(1, workers(x.res, col.Run))
+		lv := max(1, reports.Workers(x.res, col.Run))
 		p := byLevel[lv]
 		if p == nil {
 			p = &claimPair{a: -1, b: -1, level: lv}
@@ -142,7 +144,7 @@ func metricsAt(r *result.Run, level, object string) map[string]result.Metric {
 // asTotal: distinct pages (and full-page images, one per page first changed
 // after a checkpoint) do not add up per operation: compared as totals.
 func asTotal(metric string) bool {
-	return info(metric).Unit == result.Pages || metric == "fpi_count"
+	return reports.Info(metric).Unit == result.Pages || metric == "fpi_count"
 }
 
 // get reads a metric of column col, per operation as the tables show it;
@@ -177,7 +179,7 @@ func (x *claimCtx) get(col int, level, object, metric string, sum bool) qty {
 		return q
 	}
 	// The exactness stays the counter's, as the findings' noise rule takes it.
-	if x.c.PerOp != "" && !isRatio(metric) && !info(metric).Total && !asTotal(metric) && x.c.Denominators[col] > 0 {
+	if x.c.PerOp != "" && !reports.IsRatio(metric) && !reports.Info(metric).Total && !asTotal(metric) && x.c.Denominators[col] > 0 {
 		q.v /= x.c.Denominators[col]
 	}
 	return q
@@ -193,7 +195,7 @@ func (x *claimCtx) spread(level, object, metric string) float64 {
 }
 
 func (x *claimCtx) same(p *claimPair) bool {
-	ok, _ := sameWork(x.res, x.c.Columns[p.a].Run, x.c.Columns[p.b].Run)
+	ok, _ := reports.SameWork(x.res, x.c.Columns[p.a].Run, x.c.Columns[p.b].Run)
 	return ok
 }
 
@@ -248,7 +250,7 @@ func (x *claimCtx) fewer(p *claimPair, s claimSpec) result.Claim {
 	if !s.sum {
 		sp = x.spread(s.level, s.object, s.metric)
 	}
-	beyond, rule := beyondNoise(s.metric, a.v, b.v, e, x.same(p), sp)
+	beyond, rule := reports.BeyondNoise(s.metric, a.v, b.v, e, x.same(p), sp)
 	cl.Rule = "held when coarse's figure is lower than baseline's beyond noise (" + rule + "); else did not hold"
 	x.values(&cl, p, s.metric, a.v, b.v, e)
 	if s.perLogin {
@@ -297,11 +299,11 @@ func (x *claimCtx) values(cl *result.Claim, p *claimPair, metric string, a, b fl
 		cc.PerOp = "" // as get compared them: totals
 		c = &cc
 	}
-	cl.Unit = unitOf(c, metric)
-	sa, sb := fmtPair(c, metric, a, b)
+	cl.Unit = reports.UnitOf(c, metric)
+	sa, sb := reports.FmtPair(c, metric, a, b)
 	var ch string
 	switch {
-	case isRatio(metric):
+	case reports.IsRatio(metric):
 		cl.Change, cl.ChangeUnit = ptr(100*(b-a)), "points"
 		ch = fmt.Sprintf("%+.1f pt", 100*(b-a))
 	case a != 0:
@@ -314,7 +316,7 @@ func (x *claimCtx) values(cl *result.Claim, p *claimPair, metric string, a, b fl
 	}
 	unit := ""
 	switch {
-	case info(metric).Unit == result.Pages:
+	case reports.Info(metric).Unit == result.Pages:
 		unit = " pages"
 	case metric == "fpi_count":
 		unit = " full-page images"
@@ -365,9 +367,15 @@ func (x *claimCtx) hot(p *claimPair) result.Claim {
 		return notMeasured(cl, whyOf(a, b), rule)
 	}
 	e := result.Weaker(a.e, b.e)
-	beyond, nr := beyondNoise(s.metric, a.v, b.v, e, x.same(p), x.spread(s.level, s.object, s.metric))
+	beyond, nr := reports.BeyondNoise(s.metric, a.v, b.v, e, x.same(p), x.spread(s.level, s.object, s.metric))
 	cl.Rule = rule + " (" + nr + "); else did not hold"
 	x.values(&cl, p, s.metric, a.v, b.v, e)
 	cl.Verdict = verdict(beyond && b.v > a.v && b.v >= hotClaimed)
 	return cl
 }
+
+func init() {
+	reports.RegisterClaims(Name, "claims of "+claimsPR+" against what this comparison measured (baseline → coarse)", claims)
+}
+
+func ptr(v float64) *float64 { return &v }

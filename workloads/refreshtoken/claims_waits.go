@@ -1,10 +1,11 @@
-package reports
+package refreshtoken
 
 import (
 	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/writeamp/writeamp/reports"
 	"github.com/writeamp/writeamp/result"
 )
 
@@ -148,7 +149,7 @@ func (x *claimCtx) contention(dialect string) (result.Claim, bool) {
 	cl.Rule = rule
 	held := va < bufferLockShare && vb < bufferLockShare
 	if !w.threshold {
-		beyond, nr := beyondNoiseAs("ratio", va, vb, e, false, 0)
+		beyond, nr := reports.BeyondNoiseAs("ratio", va, vb, e, false, 0)
 		held = beyond && vb < va
 		cl.Rule = strings.Replace(rule, "(approx shares: beyond 5 pt)", "("+nr+")", 1)
 	}
@@ -192,11 +193,11 @@ func (x *claimCtx) waitCounters(p *claimPair, cl result.Claim, w waitClaim) (res
 			continue
 		}
 		e := result.Weaker(ea, eb)
-		beyond, nr := beyondNoiseAs(fam.kind, va, vb, e, false, 0)
+		beyond, nr := reports.BeyondNoiseAs(fam.kind, va, vb, e, false, 0)
 		cl.Metric = fam.prefix + "*" + fam.suffix
 		cl.Rule = "held when coarse's " + w.label + " (" + cl.Metric + ") are below baseline's beyond noise (" + nr + ") at the highest concurrency; else did not hold"
 		unit := map[string]string{"timing": " ms", "count": ""}[fam.kind]
-		cl.Before, cl.After, cl.Exactness, cl.Unit = ptr(va), ptr(vb), e, unitOf(x.c, "")
+		cl.Before, cl.After, cl.Exactness, cl.Unit = ptr(va), ptr(vb), e, reports.UnitOf(x.c, "")
 		ch := "="
 		if va != 0 {
 			cl.Change, cl.ChangeUnit = ptr(100*(vb-va)/va), "percent"
@@ -205,10 +206,10 @@ func (x *claimCtx) waitCounters(p *claimPair, cl result.Claim, w waitClaim) (res
 			ch = "new"
 		}
 		who := map[string]string{result.SessionWaitsPrefix: "the workload sessions' ", result.WaitsPrefix: "server-wide "}[fam.prefix]
-		cl.Measured = fmt.Sprintf("%s%s%s %.4g%s → %.4g%s%s (%s)", x.at(p), who, w.label, va, unit, vb, unit, perUnit(x.c), ch)
+		cl.Measured = fmt.Sprintf("%s%s%s %.4g%s → %.4g%s%s (%s)", x.at(p), who, w.label, va, unit, vb, unit, reports.PerUnit(x.c), ch)
 		if x.c.PerOp != "" {
 			// a per-operation figure of a few waits in the whole window hides how few
-			cl.Measured += fmt.Sprintf("; %s%s → %s%s in the window", count(totals[p.a]), unit, count(totals[p.b]), unit)
+			cl.Measured += fmt.Sprintf("; %s%s → %s%s in the window", result.FormatCount(totals[p.a]), unit, result.FormatCount(totals[p.b]), unit)
 		}
 		cl.Verdict = verdict(beyond && vb < va)
 		return cl, true
@@ -266,7 +267,7 @@ func (x *claimCtx) changeBuffer(p *claimPair) result.Claim {
 	}
 	cl.Rule, cl.Exactness = rule, result.Weaker(ea, eb)
 	cl.Before, cl.After, cl.Unit = ptr(va), ptr(vb), "total"
-	cl.Measured = fmt.Sprintf("%schanges merged + pages grown %s → %s (innodb_change_buffering = %s)", x.at(p), count(va), count(vb), map[bool]string{true: mode, false: "not recorded"}[known])
+	cl.Measured = fmt.Sprintf("%schanges merged + pages grown %s → %s (innodb_change_buffering = %s)", x.at(p), result.FormatCount(va), result.FormatCount(vb), map[bool]string{true: mode, false: "not recorded"}[known])
 	cl.Verdict = verdict(va > 0 || vb > 0)
 	return cl
 }
@@ -297,7 +298,7 @@ func (x *claimCtx) fullPageImages(p *claimPair, s claimSpec) result.Claim {
 		return notMeasured(cl, "no full-page image in either window: every page written was created after the last checkpoint", rule)
 	}
 	e := result.Weaker(a.e, b.e)
-	beyond, nr := beyondNoise("fpi_count", a.v, b.v, e, x.same(p), 0)
+	beyond, nr := reports.BeyondNoise("fpi_count", a.v, b.v, e, x.same(p), 0)
 	cl.Rule = "held when coarse's full-page images are fewer than baseline's beyond noise (" + nr + "); not measured when both are 0; else did not hold"
 	x.values(&cl, p, "fpi_count", a.v, b.v, e)
 	cl.Verdict = verdict(beyond && b.v < a.v)

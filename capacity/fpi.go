@@ -1,0 +1,23 @@
+package capacity
+
+import (
+	"fmt"
+
+	"github.com/writeamp/writeamp/result"
+)
+
+// fpiAssumption says which full-page-image figure the plan multiplies: the
+// window's placement (refresh-token's --checkpoint, in the workload's
+// parameters) decides whether it is the worst case or a steady state, and
+// either way the production share depends on the checkpoint settings, which
+// the plan names as assumed.
+func fpiAssumption(res *result.Result, shares string) string {
+	const settings = "checkpoint_timeout 5min and max_wal_size 1GB assumed (PostgreSQL's defaults)"
+	switch res.Workload.Params["checkpoint"] {
+	case "steady":
+		return fmt.Sprintf("full-page images are taken from a steady-state window (--checkpoint steady: CHECKPOINT, warm-up, then the window without one; share of the log: %s): what a server writes between checkpoints once the pages it keeps changing are imaged; %s, with a checkpoint interval long next to the window", shares, settings)
+	case "none":
+		return fmt.Sprintf("full-page images are as measured in a window with no CHECKPOINT before it (--checkpoint none; share of the log: %s): they depend on when the server's last checkpoint ran; %s", shares, settings)
+	}
+	return fmt.Sprintf("full-page images are counted as measured right after a CHECKPOINT (share of the log: %s): the worst case, every page's first change an image, as if a checkpoint ran before every such window; %s, production writes fewer (run with --warmup N --checkpoint steady for the steady state)", shares, settings)
+}

@@ -1,0 +1,116 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/writeamp/writeamp/budget"
+	"github.com/writeamp/writeamp/measure"
+	"github.com/writeamp/writeamp/result"
+	"github.com/writeamp/writeamp/workloads"
+)
+
+// The migration's apply step measured as a window of its own: how long it
+// took, the log it wrote (bytes, records, full-page images), the rows it
+// rewrote, the size it added to tables and indexes and, where the window's
+// observers sample them, the waits of the sessions during it. A budget
+// named migration.<metric> holds it (migration.log_bytes<=500MB,
+// migration.seconds<=60). Kept apart from gate.go/undo.go so the apply and
+// undo flow can change around one call site.
+
+// applyMeasured applies files as applyPublished does, inside a window, and
+// returns the window as a run labelled "migration". A failed apply returns
+// its error (wrapped in errApply) and no run.
+func (g *Gate) applyMeasured(ctx context.Context, win *measure.Window, files []File) (*result.Run, error) {
+	// Prepared and restored like every other window (measure.Wrapped): the
+	// samplers' own pools opened for it are closed when it ends.
+	notes := win.Instrument(ctx, true)
+	defer win.Restore(ctx, 30*time.Second)
+	sp, err := win.Begin(ctx, g.Scope)
+	if err != nil {
+		return nil, measureErr("migration window", err)
+	}
+	sp.Label = "migration"
+	t0 := time.Now()
+	if err := g.applyPublished(ctx, win, files); err != nil {
+		sp.StopObserving(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("%w: --migration: %w", errApply, err)
+	}
+	elapsed := time.Since(t0)
+	delta, err := sp.End(ctx, measure.Quiet(5*time.Second))
+	if err != nil {
+		return nil, measureErr("migration window", err)
+	}
+	var stmts int64
+	for _, f := range files {
+		stmts += int64(f.Applied)
+	}
+	run := measure.BuildRun("migration", delta, workloads.Stats{Elapsed: elapsed, Operations: map[string]int64{"statements": stmts}}, "statements")
+	run.Label = "migration"
+	run.Warnings = append(append(run.Warnings, sp.Warnings...), notes...)
+	run.Database[result.ElapsedSeconds.Name] = result.New(elapsed.Seconds(), result.Exact, "wall-clock time of applying the migration's statements, on writeamp's clock")
+	var added float64
+	ex, n := result.Exact, 0
+	for _, objs := range [][]result.Object{run.Tables, run.Indexes} {
+		for _, o := range objs {
+			if m, ok := o.Metrics["size_bytes"]; ok && m.OK() {
+				added += m.V()
+				ex = result.Weaker(ex, m.Exactness)
+				n++
+			}
+		}
+	}
+	if n > 0 {
+		run.Database[result.SizeAddedBytes.Name] = result.Metric{Value: &added, Exactness: result.Weaker(result.Derived, ex),
+			Source: fmt.Sprintf("sum of the size_bytes change of the %d tables and indexes in scope (new ones from zero)", n)}
+	} else {
+		run.Database[result.SizeAddedBytes.Name] = result.NA("size_bytes", "no table or index size was read in the window")
+	}
+	return run, nil
+}
+
+// migrationVerdicts holds a migration.<metric> budget to the migration's
+// window; ok is false for any other budget. Only a threshold on the
+// window's own value means anything: there is no "before" to compare with.
+func migrationVerdicts(b budget.Budget, mig *result.Run) (vs []budget.Verdict, ok bool) {
+	metric, ok := strings.CutPrefix(b.Metric, result.MigrationPrefix)
+	if !ok {
+		return nil, false
+	}
+	unknown := func(why string) ([]budget.Verdict, bool) {
+		return []budget.Verdict{{Budget: b.String(), Level: "migration", Object: b.Object, Status: budget.Unknown, Message: why}}, true
+	}
+	switch {
+	case mig == nil:
+		return unknown("the migration's apply step was not measured in a window of its own (check measures it for a wrapped command; not yet for the built-in workload or --clone)")
+	case b.Kind != budget.Absolute:
+		return unknown("a migration budget holds the apply step's own value (e.g. migration.log_bytes<=500MB): it has no before to change from")
+	case b.PerOp:
+		return unknown("a migration budget has no operation to divide by: drop /op")
+	}
+	inner := b
+	inner.Metric = metric
+	vs = budget.Evaluate(inner, mig, mig)
+	for i := range vs {
+		vs[i].Budget = b.String()
+		vs[i].Before = nil
+		vs[i].Message = "migration: " + vs[i].Message
+	}
+	return vs, true
+}
+
+// migrationNote is the report's sentence on the apply step.
+func migrationNote(r *result.Run) string {
+	if r == nil {
+		return ""
+	}
+	parts := []string{fmt.Sprintf("migration: applying it took %.3f s", r.Database[result.ElapsedSeconds.Name].V())}
+	for _, k := range []struct{ name, what string }{{"log_bytes", "log bytes"}, {"log_records", "log records"}, {"fpi_count", "full-page images"}, {"size_added_bytes", "bytes of table and index size added"}} {
+		if m := r.Database[k.name]; m.OK() {
+			parts = append(parts, fmt.Sprintf("%s %s (%s)", result.FormatShort(k.name, m.V()), k.what, m.Exactness))
+		}
+	}
+	return strings.Join(parts, ", ") + "; budget it with migration.<metric> (e.g. migration.log_bytes<=500MB, migration.seconds<=60); the result JSON's \"migration\" run has the per-table and per-index figures"
+}

@@ -1,0 +1,90 @@
+package check
+
+import (
+	"fmt"
+
+	"github.com/writeamp/writeamp/result"
+)
+
+// The exit codes of `writeamp check`, defined once: the CLI, the README's
+// table, the JUnit report and the step summary all name these. When several
+// apply, the more severe (the higher) wins: a database that is not as it
+// was outranks a check that could not measure, which outranks a budget.
+const (
+	// ExitPass: every budget held (or was inside the spread) and the
+	// database is as it was.
+	ExitPass = 0
+	// ExitBudget: a budget was exceeded.
+	ExitBudget = 1
+	// ExitBadInput: bad input, or the check could not measure (a failing
+	// migration or command, a migration left inside an open transaction, a
+	// counter reset inside a window, a budget that could not be evaluated,
+	// an output that could not be written).
+	ExitBadInput = 2
+	// ExitNotAsItWas: the database is not as it was before check: the
+	// restore was refused (it would have destroyed what the migration did
+	// not create), failed, or could not be proved.
+	ExitNotAsItWas = 3
+)
+
+// ExitCodes is the exit-code table as --help, the report and the JUnit
+// output print it.
+const ExitCodes = "exit codes: 0 pass; 1 a budget exceeded; 2 bad input or could not measure; 3 the database is not as it was (restore refused, failed or unproven)"
+
+// worse is the more severe of two exit codes.
+func worse(a, b int) int {
+	if b > a {
+		return b
+	}
+	return a
+}
+
+// RestoreState is how a check left the database, as a value the report,
+// the exit code and the tests branch on (never on the wording).
+type RestoreState int
+
+const (
+	// RestoreNone: nothing was applied yet.
+	RestoreNone RestoreState = iota
+	// RestoreKept: --keep-migration, the migration stays as asked.
+	RestoreKept
+	// RestoreAsItWas: undone, and the catalog and the rows compared equal.
+	RestoreAsItWas
+	// RestoreRefused: an undo would have touched what the migration did not
+	// create; it was not run (or rolled back), and nothing that could be
+	// proved put the database back.
+	RestoreRefused
+	// RestoreFailed: the undo ran, and the database differs from before.
+	RestoreFailed
+	// RestoreUnproven: the comparison could not be made.
+	RestoreUnproven
+)
+
+func (s RestoreState) String() string {
+	return [...]string{"none", "kept", "as-it-was", "refused", "not-restored", "unproven"}[s]
+}
+
+// MarshalText writes the state by name in the JSON document.
+func (s RestoreState) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UndoKind is what undoes a step: typed, so the report's wording is not
+// what the code branches on.
+type UndoKind int
+
+const (
+	UndoGooseDown UndoKind = iota // a goose "-- +goose Down" section
+	UndoDownFile                  // NAME.down.sql beside the file
+	UndoDownFlag                  // --down FILE|DIR for the whole migration
+	UndoInverse                   // computed from the statements (or, on PostgreSQL, the catalog difference)
+)
+
+// resetRefusal makes a side whose window saw counters reset (a statistics
+// reset, a server restart or failover) "could not measure": its figures
+// miss what happened before the reset, so a verdict on them could pass a
+// migration it never measured whole.
+func resetRefusal(label string, run *result.Run) error {
+	if len(run.Resets) == 0 {
+		return nil
+	}
+	return measureErr(label, fmt.Errorf("%d counters were reset during the window (a statistics reset, a server restart or a failover), e.g. %s: this side is not compared; run check again", len(run.Resets), run.Resets[0]))
+}

@@ -1,0 +1,178 @@
+package check
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/writeamp/writeamp/dialects"
+)
+
+// DefaultLockTimeout bounds how long a statement of the migration or of its
+// undo waits for a lock another session holds (--lock-timeout). Without it
+// a DDL behind an idle-in-transaction session waits forever (PostgreSQL's
+// default), or a year (MySQL's and MariaDB's lock_wait_timeout).
+const DefaultLockTimeout = 10 * time.Second
+
+// blockerPoll is how often a running statement's blockers are read, once it
+// has run that long: the server forgets them the moment the wait ends.
+const blockerPoll = 300 * time.Millisecond
+
+// lockedSession is the session a migration or its undo runs on: its lock
+// waits bounded (set before its first statement, so nothing is sent when
+// there is nothing to run), and who blocks it read while a statement waits.
+type lockedSession struct {
+	g       *Gate
+	conn    *sql.Conn
+	id      string // the server's id of the session (pid, SPID, SID)
+	started bool
+}
+
+func (g *Gate) lockedOn(conn *sql.Conn) *lockedSession { return &lockedSession{g: g, conn: conn} }
+
+// bound sets --lock-timeout on the session. A dialect without the
+// statements runs unbounded.
+func (s *lockedSession) bound(ctx context.Context) error {
+	if s.started {
+		return nil
+	}
+	s.started = true
+	g := s.g
+	set, err := g.ownSQL("lock_timeout")
+	if err != nil {
+		return nil
+	}
+	if g.lockTimeout() <= 0 {
+		return nil // 0: as long as the server (and the role's settings) let a lock wait
+	}
+	ms, secs := g.lockTimeout().Milliseconds(), max(int64(g.lockTimeout()/time.Second), 1) // MySQL and Oracle count whole seconds
+	set = strings.NewReplacer("{{ms}}", strconv.FormatInt(ms, 10), "{{s}}", strconv.FormatInt(secs, 10)).Replace(set)
+	if _, err := s.conn.ExecContext(ctx, set); err != nil {
+		return fmt.Errorf("setting --lock-timeout %v on the migration's session: %w", g.lockTimeout(), err)
+	}
+	if q, err := g.ownSQL("check_session_id"); err == nil {
+		if err := s.conn.QueryRowContext(ctx, q).Scan(&s.id); err != nil {
+			s.id = "" // blockers are then not named; the timeout still holds
+		}
+	}
+	return nil
+}
+
+func (g *Gate) lockTimeout() time.Duration {
+	if g.LockTimeout == nil {
+		return DefaultLockTimeout
+	}
+	return *g.LockTimeout
+}
+
+// exec runs one statement. When it fails after waiting, the error names the
+// sessions that held it up (sampled while it ran) and, for a lock timeout,
+// the flag that bounds it.
+func (s *lockedSession) exec(ctx context.Context, text string) error {
+	if err := s.bound(ctx); err != nil {
+		return err
+	}
+	w := s.watch(ctx)
+	_, err := s.conn.ExecContext(ctx, text)
+	blockers := w.stop()
+	if err == nil {
+		return nil
+	}
+	var parts []string
+	if isLockTimeout(s.g.server().Dialect, err) {
+		parts = append(parts, fmt.Sprintf("it waited longer than --lock-timeout %v for a lock", s.g.lockTimeout()))
+	}
+	if len(blockers) > 0 {
+		parts = append(parts, "blocked by "+strings.Join(blockers, "; "))
+	}
+	if len(parts) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w (%s)", err, strings.Join(parts, ": "))
+}
+
+type blockWatch struct {
+	mu    sync.Mutex
+	seen  []string
+	done  chan struct{}
+	ended sync.WaitGroup
+}
+
+// watch reads, on another connection, which sessions block this one while
+// a statement runs longer than blockerPoll.
+func (s *lockedSession) watch(ctx context.Context) *blockWatch {
+	w := &blockWatch{done: make(chan struct{})}
+	q, err := s.g.ownSQL("blocking_sessions")
+	if err != nil || s.id == "" || s.g.Window == nil || s.g.Window.DB == nil {
+		return w
+	}
+	w.ended.Add(1)
+	go func() {
+		defer w.ended.Done()
+		t := time.NewTicker(blockerPoll)
+		defer t.Stop()
+		for {
+			select {
+			case <-w.done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			got, err := readBlockers(qctx, s.g.Window.DB, q, s.id)
+			cancel()
+			if err == nil && len(got) > 0 {
+				w.mu.Lock()
+				w.seen = got
+				w.mu.Unlock()
+			}
+		}
+	}()
+	return w
+}
+
+// stop ends the watch and returns the blockers it saw last.
+func (w *blockWatch) stop() []string {
+	close(w.done)
+	w.ended.Wait()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.seen
+}
+
+func readBlockers(ctx context.Context, db *sql.DB, q, id string) ([]string, error) {
+	rows, err := db.QueryContext(ctx, q, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var sid, user, state, what string
+		if err := rows.Scan(&sid, &user, &state, &what); err != nil {
+			return nil, err
+		}
+		b := fmt.Sprintf("session %s (user %s, %s)", strings.TrimSpace(sid), orDash(user), orDash(state))
+		if what = strings.TrimSpace(what); what != "" {
+			b += ": " + short(what)
+		}
+		out = append(out, b)
+	}
+	return out, rows.Err()
+}
+
+func orDash(s string) string {
+	if s = strings.TrimSpace(s); s == "" {
+		return "-"
+	}
+	return s
+}
+
+// isLockTimeout reports a statement that gave up waiting for a lock, by the
+// dialect's error code.
+func isLockTimeout(dialect string, err error) bool { return dialects.IsLockTimeout(dialect, err) }

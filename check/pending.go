@@ -1,0 +1,203 @@
+package check
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/writeamp/writeamp/dialects"
+	"github.com/writeamp/writeamp/queries"
+)
+
+// LockWait is how long a check waits for another check on the same
+// database before it gives up naming it.
+var LockWait = 30 * time.Second
+
+// guard is a check's hold on its database: the per-database lock, on a
+// session of its own, and the marker that records an applied migration.
+type guard struct {
+	g      *Gate
+	conn   *sql.Conn
+	marker string // writeamp_undo_<run>, "" until written
+}
+
+// sqlFor is one of check's own statements for s, with {{schema}} filled.
+func sqlFor(s dialects.Server, name, schema string) (string, error) {
+	text, err := queries.Get(s.Dialect, name, s.VersionNum)
+	if err != nil {
+		return "", err
+	}
+	q := `"` + strings.ReplaceAll(schema, `"`, `""`) + `"`
+	if s.Dialect == "mysql" {
+		q = "`" + schema + "`"
+	}
+	return strings.ReplaceAll(text, "{{schema}}", q), nil
+}
+
+// acquire takes the database's check lock, waiting at most LockWait, and
+// refuses while a killed check's migration is still applied. It returns nil
+// (and no error) on a dialect without the lock.
+func (g *Gate) acquire(ctx context.Context) (*guard, error) {
+	s := g.server()
+	lock, err := queries.Get(s.Dialect, "check_lock", s.VersionNum)
+	if err != nil {
+		return nil, nil
+	}
+	conn, err := g.Window.DB.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(LockWait)
+	for {
+		var got bool
+		if s.Dialect == "mysql" {
+			var n sql.NullInt64
+			err = conn.QueryRowContext(ctx, lock, int(LockWait.Seconds())).Scan(&n)
+			got = n.Valid && n.Int64 == 1
+			deadline = time.Now() // GET_LOCK waited already
+		} else {
+			err = conn.QueryRowContext(ctx, lock).Scan(&got)
+		}
+		if err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("take the check lock: %w", err)
+		}
+		if got {
+			break
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			holder := "(could not be read)"
+			if h, err := queries.Get(s.Dialect, "check_lock_holder", s.VersionNum); err == nil {
+				var pid, user, app, from, since string
+				if conn.QueryRowContext(ctx, h).Scan(&pid, &user, &app, &from, &since) == nil {
+					holder = fmt.Sprintf("session %s (user %s, %s, from %s, since %s)", pid, user, app, from, since)
+				}
+			}
+			conn.Close()
+			return nil, fmt.Errorf("%w: another writeamp check is running on database %s and holds its check lock: %s; waited %s. Two checks at once would measure and undo each other's migrations: run them one after the other, or on different databases", errRefused, s.Database, holder, LockWait)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	gd := &guard{g: g, conn: conn}
+	pending, err := undoMarkers(ctx, conn, s)
+	if err != nil {
+		gd.release()
+		return nil, err
+	}
+	if len(pending) > 0 {
+		gd.release()
+		return nil, &pendingError{fmt.Errorf("a check that was killed before it undid its migration left %s on database %s (the migration may still be applied): run writeamp clean --dsn … to see its undo, and writeamp clean --dsn … --drop to finish it; check will not measure on top of it", strings.Join(pending, ", "), s.Database)}
+	}
+	return gd, nil
+}
+
+// pendingError is a refusal because an earlier check's undo is pending:
+// the database is not as it was (exit 3).
+type pendingError struct{ error }
+
+func (e *pendingError) Unwrap() error { return e.error }
+
+// mark writes the record of the migration about to be applied: its undo
+// statements and the catalog the undo must give back.
+func (gd *guard) mark(ctx context.Context, undo []string, pre Catalog) error {
+	if gd == nil {
+		return nil
+	}
+	s := gd.g.server()
+	b := make([]byte, 4)
+	rand.Read(b)
+	name := "writeamp_undo_" + hex.EncodeToString(b)
+	host, _ := os.Hostname()
+	lines := [][2]string{{"meta", fmt.Sprintf("writeamp check pid %d on %s, started %s", os.Getpid(), host, time.Now().UTC().Format(time.RFC3339))},
+		{"db", s.Database}}
+	for _, u := range undo {
+		lines = append(lines, [2]string{"undo", u})
+	}
+	for _, l := range pre {
+		lines = append(lines, [2]string{"pre", l})
+	}
+	for _, step := range []string{"undo_marker_create", "undo_marker_table"} {
+		text, err := sqlFor(s, step, name)
+		if err != nil {
+			return err
+		}
+		if _, err := gd.conn.ExecContext(ctx, text); err != nil {
+			return fmt.Errorf("write the record of the migration (%s): %w", name, err)
+		}
+	}
+	gd.marker = name
+	ins, err := sqlFor(s, "undo_marker_insert", name)
+	if err != nil {
+		return err
+	}
+	for i, l := range lines {
+		if _, err := gd.conn.ExecContext(ctx, ins, i, l[0], l[1]); err != nil {
+			return fmt.Errorf("write the record of the migration (%s): %w", name, err)
+		}
+	}
+	return nil
+}
+
+// unmark drops the record once the undo is done (or the check was kept).
+func (gd *guard) unmark(ctx context.Context) {
+	if gd == nil || gd.marker == "" {
+		return
+	}
+	if text, err := sqlFor(gd.g.server(), "undo_marker_drop", gd.marker); err == nil {
+		if _, err := gd.conn.ExecContext(ctx, text); err != nil {
+			gd.g.logf("warning: the record %s could not be dropped: %v (writeamp clean --drop drops it)", gd.marker, err)
+			return
+		}
+	}
+	gd.marker = ""
+}
+
+// release gives the lock back by closing its session.
+func (gd *guard) release() {
+	if gd == nil {
+		return
+	}
+	gd.conn.Close()
+}
+
+func undoMarkers(ctx context.Context, q dialects.Querier, s dialects.Server) ([]string, error) {
+	text, err := queries.Get(s.Dialect, "undo_markers", s.VersionNum)
+	if err != nil {
+		return nil, nil
+	}
+	rows, err := q.QueryContext(ctx, text)
+	if err != nil {
+		return nil, fmt.Errorf("look for a pending undo: %w", err)
+	}
+	defer rows.Close()
+	var all []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		all = append(all, n)
+	}
+	if err := rows.Err(); err != nil || s.Dialect != "mysql" {
+		return all, err
+	}
+	// MySQL/MariaDB: a record is a database of its own, server-wide; only
+	// those of this database count.
+	var out []string
+	for _, m := range all {
+		text, err := sqlFor(s, "undo_marker_db", m)
+		if err != nil {
+			return nil, err
+		}
+		var db string
+		if q.QueryRowContext(ctx, text).Scan(&db) == nil && db == s.Database {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}

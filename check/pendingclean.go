@@ -1,0 +1,133 @@
+package check
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/writeamp/writeamp/dialects"
+	"github.com/writeamp/writeamp/measure"
+	"github.com/writeamp/writeamp/queries"
+	"github.com/writeamp/writeamp/sqlparse"
+)
+
+// PendingUndos lists the records of migrations a check applied and did not
+// undo (killed with -9, a crash, a lost server), for clean and doctor. With
+// finish, and no check running on the database (its check lock is free),
+// each is undone with the same proof as a check's own undo (PostgreSQL: in
+// one transaction that commits only when the catalog is the recorded one;
+// otherwise the undo the catalog difference proves) and its record dropped;
+// one that cannot be proved stays, and says why.
+func PendingUndos(ctx context.Context, db *sql.DB, s dialects.Server, finish bool) ([]string, error) {
+	markers, err := undoMarkers(ctx, db, s)
+	if err != nil || len(markers) == 0 {
+		return nil, err
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	free := false
+	if lock, err := queries.Get(s.Dialect, "check_lock", s.VersionNum); err == nil {
+		if s.Dialect == "mysql" {
+			var n sql.NullInt64
+			conn.QueryRowContext(ctx, lock, 0).Scan(&n)
+			free = n.Valid && n.Int64 == 1
+		} else {
+			conn.QueryRowContext(ctx, lock).Scan(&free)
+		}
+	}
+	g := &Gate{Window: &measure.Window{Target: dialects.Target{DB: db, Server: s}}}
+	var out []string
+	for _, m := range markers {
+		if !free {
+			out = append(out, fmt.Sprintf("in use     %s  a check is running on this database (it holds the check lock); never touched", m))
+			continue
+		}
+		meta, undo, pre, err := readMarker(ctx, conn, s, m)
+		if err != nil {
+			out = append(out, fmt.Sprintf("pending    %s  its record cannot be read: %v", m, err))
+			continue
+		}
+		now, err := ReadCatalog(ctx, conn, s)
+		if err != nil {
+			return out, err
+		}
+		added, removed := pre.Diff(now)
+		line := fmt.Sprintf("pending    %s  %s; the migration is applied: %d definitions added and %d changed or removed since before it; its undo: %s",
+			m, meta, len(added), len(removed), strings.Join(undo, "; "))
+		if len(added) == 0 && len(removed) == 0 {
+			line = fmt.Sprintf("pending    %s  %s; the catalog is as recorded before the migration (the migration is not applied)", m, meta)
+		}
+		if !finish {
+			out = append(out, line)
+			continue
+		}
+		if len(added) > 0 || len(removed) > 0 {
+			t := &undoTarget{pre: snapshot{cat: pre}, post: snapshot{cat: now}}
+			r := &Restoration{}
+			g.runUndo(ctx, conn, []undoStep{{files: []*File{{Applied: 1}}, down: []File{stmtsFile(undo)}, kind: UndoDownFile}}, t, r, true)
+			after, err := ReadCatalog(ctx, conn, s)
+			if err != nil {
+				return out, err
+			}
+			if a, rm := pre.Diff(after); len(a) > 0 || len(rm) > 0 {
+				out = append(out, line+fmt.Sprintf("; NOT finished: the undo could not be proved (%s): put it back by hand, then clean --drop drops the record", strings.Join(append(r.Refused, r.Failed...), "; ")))
+				continue
+			}
+			line += "; undone (" + strings.Join(r.Ran, "; ") + "), the catalog is as recorded"
+		}
+		if text, err := sqlFor(s, "undo_marker_drop", m); err == nil {
+			if _, err := conn.ExecContext(ctx, text); err != nil {
+				out = append(out, line+"; the record could not be dropped: "+err.Error())
+				continue
+			}
+		}
+		out = append(out, line+"; record dropped")
+	}
+	if free {
+		if unlock, err := queries.Get(s.Dialect, "check_unlock", s.VersionNum); err == nil {
+			conn.ExecContext(ctx, unlock)
+		}
+	}
+	return out, nil
+}
+
+func stmtsFile(stmts []string) File {
+	f := File{Path: "the recorded undo"}
+	for _, s := range stmts {
+		f.Statements = append(f.Statements, stmtOf(s))
+	}
+	return f
+}
+
+func readMarker(ctx context.Context, conn *sql.Conn, s dialects.Server, m string) (meta string, undo []string, pre Catalog, err error) {
+	text, err := sqlFor(s, "undo_marker_read", m)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	rows, err := conn.QueryContext(ctx, text)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var kind, line string
+		if err := rows.Scan(&kind, &line); err != nil {
+			return "", nil, nil, err
+		}
+		switch kind {
+		case "meta":
+			meta = line
+		case "undo":
+			undo = append(undo, line)
+		case "pre":
+			pre = append(pre, line)
+		}
+	}
+	return meta, undo, pre, rows.Err()
+}
+
+func stmtOf(s string) sqlparse.Statement { return sqlparse.Statement{Text: s} }

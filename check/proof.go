@@ -1,0 +1,187 @@
+package check
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/writeamp/writeamp/sqlparse"
+)
+
+// errUncommitted marks a migration that left its session inside an open or
+// failed transaction: what it did would have been rolled back when its
+// connection closed, and the after side would measure the database without
+// it (exit 2, after the rollback and the undo).
+var errUncommitted = errors.New("the migration left its session inside a transaction")
+
+// openTransaction says why conn is inside a transaction block ("" when it
+// is not): BEGIN without COMMIT, or a block a failed statement aborted.
+func (g *Gate) openTransaction(ctx context.Context, conn *sql.Conn) string {
+	if g.server().Dialect == "postgres" {
+		// The protocol says it exactly: every ReadyForQuery carries the
+		// session's transaction status (I idle, T in a block, E failed).
+		// https://www.postgresql.org/docs/current/protocol-message-formats.html (ReadyForQuery)
+		var status byte
+		conn.Raw(func(dc any) error {
+			if c, ok := dc.(interface{ Conn() *pgx.Conn }); ok {
+				status = c.Conn().PgConn().TxStatus()
+			}
+			return nil
+		})
+		switch status {
+		case 'T':
+			return "an open transaction (BEGIN or START TRANSACTION without COMMIT)"
+		case 'E':
+			return "a failed transaction block (a statement inside BEGIN … failed, and no ROLLBACK or COMMIT followed)"
+		}
+		return ""
+	}
+	text, err := g.ownSQL("in_transaction")
+	if err != nil {
+		return "" // the dialect has no way to ask (SQL Server, Oracle: each statement is sent on its own)
+	}
+	var in bool
+	err = conn.QueryRowContext(ctx, text).Scan(&in)
+	if err != nil && g.server().Dialect == "mysql" {
+		if alt, e := g.ownSQL("in_transaction_innodb"); e == nil {
+			err = conn.QueryRowContext(ctx, alt).Scan(&in)
+		}
+	}
+	switch {
+	case err != nil:
+		return "" // the question itself failed: the catalog comparison still holds the result
+	case in:
+		return "an open transaction (BEGIN or START TRANSACTION without COMMIT)"
+	}
+	return ""
+}
+
+// undoTarget is what an undo must put back: the database just before (pre)
+// and just after (post) what it undoes was applied, and the user's tables
+// (there before check).
+type undoTarget struct {
+	pre, post snapshot
+	user      map[string]tableInfo
+	tabs      map[string]tableInfo // every table at pre, with its columns then
+}
+
+var (
+	reTxnControl  = regexp.MustCompile(`(?is)^\s*(begin|start\s+transaction|commit|end)(\s+(work|transaction))?\s*;?\s*$`)
+	reNoTxnBlock  = regexp.MustCompile(`(?is)\b(concurrently|vacuum|alter\s+system|create\s+database|drop\s+database|reindex\s+(database|system))\b`)
+	reTxnRollback = regexp.MustCompile(`(?is)^\s*(rollback|abort)\b`)
+)
+
+// transactional reports statements that can run inside one transaction
+// block on PostgreSQL: a down file's own BEGIN/COMMIT are dropped (check's
+// block takes their place), ROLLBACK and what refuses a block are not.
+func transactional(stmts []string) ([]string, bool) {
+	var out []string
+	for _, s := range stmts {
+		switch {
+		case reTxnControl.MatchString(s):
+			continue
+		case reTxnRollback.MatchString(s), reNoTxnBlock.MatchString(s):
+			return nil, false
+		}
+		out = append(out, s)
+	}
+	return out, true
+}
+
+// provedUndo runs stmts in one transaction on conn and commits only when
+// the catalog read inside it equals t.pre's and no user table's rows
+// changed in a way the undo may not change them; otherwise it rolls back
+// and says why. unproven lists what the rows cannot prove (committed).
+func (g *Gate) provedUndo(ctx context.Context, conn *sql.Conn, stmts []string, t *undoTarget, bu map[string]rowSum) (ran []string, why []string, unproven []string) {
+	begin, _ := g.ownSQL("begin")
+	commit, _ := g.ownSQL("commit")
+	rollback, _ := g.ownSQL("rollback")
+	if _, err := conn.ExecContext(ctx, begin); err != nil {
+		return nil, []string{"BEGIN: " + err.Error()}, nil
+	}
+	sess := g.lockedOn(conn)
+	for _, s := range stmts {
+		if err := sess.exec(ctx, s); err != nil {
+			conn.ExecContext(ctx, rollback)
+			return nil, []string{fmt.Sprintf("%s failed (%v): rolled back, nothing of it stays", short(s), err)}, nil
+		}
+		ran = append(ran, short(s))
+	}
+	after, err := ReadCatalog(ctx, conn, g.server())
+	if err != nil {
+		conn.ExecContext(ctx, rollback)
+		return nil, []string{"the catalog could not be read inside the undo's transaction (" + err.Error() + "): rolled back"}, nil
+	}
+	added, removed := t.pre.cat.Diff(after)
+	for _, a := range removed {
+		why = append(why, "it would destroy what was there before the migration: "+a)
+	}
+	for _, a := range added {
+		why = append(why, "it would leave what the migration created: "+a)
+	}
+	au := g.rowSums(ctx, conn, t.tabs)
+	changed, unproven := rowsAfterUndo(t.user, t.pre.rows, t.post.rows, bu, au)
+	why = append(why, changed...)
+	if len(why) > 0 {
+		conn.ExecContext(ctx, rollback)
+		return nil, append([]string{fmt.Sprintf("the undo (%s) ran inside a transaction that was rolled back: the database it would have left is not the one before the migration", strings.Join(ran, "; "))}, why...), nil
+	}
+	if _, err := conn.ExecContext(ctx, commit); err != nil {
+		return nil, []string{"COMMIT: " + err.Error()}, nil
+	}
+	return ran, nil, unproven
+}
+
+// staticRefusal holds undo statements, before any runs, to what the
+// migration changed, on a server whose DDL commits at once: a statement
+// that drops, empties or renames a table there before the migration, or
+// writes rows of one whose rows the migration did not change, is refused.
+func (g *Gate) staticRefusal(stmts []string, t *undoTarget) []string {
+	if g.server().Dialect != "mysql" {
+		return nil
+	}
+	existed := func(key string) bool {
+		schema, name, _ := strings.Cut(key, ".")
+		if schema == "" {
+			schema = g.server().Database
+		}
+		for _, l := range t.pre.cat {
+			if rest, ok := strings.CutPrefix(l, "table "); ok {
+				if n, _, _ := strings.Cut(rest, " "); strings.EqualFold(n, schema+"."+name) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	rowsChanged := func(key string) bool {
+		schema, name, _ := strings.Cut(key, ".")
+		if schema == "" {
+			schema = g.server().Database
+		}
+		k := schema + "." + name
+		return t.pre.rows[k] != t.post.rows[k]
+	}
+	var out []string
+	for _, s := range stmts {
+		dropped, written, known := sqlparse.Destroys(g.server().Dialect, sqlparse.Statement{Text: s})
+		if !known {
+			out = append(out, fmt.Sprintf("%s: check cannot tell which tables it changes, and %s has no transactional DDL to prove it afterwards", short(s), g.server().Dialect))
+			continue
+		}
+		for _, d := range dropped {
+			if existed(d) {
+				out = append(out, fmt.Sprintf("%s: it would drop or empty %s, which existed before the migration (with its rows)", short(s), strings.TrimPrefix(d, ".")))
+			}
+		}
+		if written != "" && existed(written) && !rowsChanged(written) {
+			out = append(out, fmt.Sprintf("%s: it would change rows of %s, which the migration did not change", short(s), strings.TrimPrefix(written, ".")))
+		}
+	}
+	return out
+}

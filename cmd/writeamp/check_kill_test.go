@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"database/sql"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/writeamp/writeamp/check"
+	"github.com/writeamp/writeamp/internal/testenv"
+)
+
+// kill -9 between apply and undo: the built binary really gets SIGKILL
+// while the after side runs. The wrapped command dies with it (parent-death
+// signal); the record of the migration stays, so clean lists the pending
+// undo, the next check refuses (exit 3), and clean --drop finishes the undo
+// with its proof; the catalog and accounts' rows are then as before.
+func TestCheckKilledMidwayLeavesARecordCleanFinishes(t *testing.T) {
+	psql := testenv.Tool(t, "psql")
+	dsn := scratchDB(t, "wa_test_check_kill") // skips without a server: before the build
+	bin := buildBinary(t)
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`create table accounts (id int primary key, v int, status text);
+insert into accounts select g, g % 7, 'a' from generate_series(1, 2000) g;
+create table work (id int primary key, n int not null default 0);
+insert into work select g, 0 from generate_series(1, 100) g;`); err != nil {
+		t.Fatal(err)
+	}
+	orig := pgSafetyState(t, db)
+	dir := t.TempDir()
+	up := write(t, dir, "idx.sql", "create index work_n on work (n);")
+	pidFile := filepath.Join(dir, "pid")
+	// The after side (the index is there) writes its pid and sleeps as the
+	// command itself (exec), so the parent-death signal reaches it.
+	script := `"$1" "$2" -XAtqc 'update work set n = n + 1'; if [ "$("$1" "$2" -XAtqc "select count(*) from pg_indexes where indexname = 'work_n'")" = 1 ]; then echo $$ > "$3"; exec sleep 120; fi`
+	c := exec.Command(bin, "check", "-q", "--dsn", dsn, "--migration", up, "--", "sh", "-c", script, "sh", psql, dsn, pidFile)
+	var stderr bytes.Buffer
+	c.Stderr = &stderr
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var child int
+	for deadline := time.Now().Add(90 * time.Second); child == 0 && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if b, err := readFile(pidFile); err == nil {
+			child, _ = strconv.Atoi(strings.TrimSpace(b))
+		}
+	}
+	if child == 0 {
+		c.Process.Kill()
+		c.Wait()
+		t.Fatalf("the after side never started:\n%s", stderr.String())
+	}
+	c.Process.Signal(syscall.SIGKILL)
+	c.Wait()
+	gone := false
+	for deadline := time.Now().Add(10 * time.Second); !gone && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		gone = syscall.Kill(child, 0) != nil
+	}
+	if !gone {
+		syscall.Kill(child, syscall.SIGKILL)
+		t.Errorf("the wrapped command (pid %d) outlived writeamp's kill -9", child)
+	}
+	var n int
+	db.QueryRow("select count(*) from pg_indexes where indexname = 'work_n'").Scan(&n)
+	if n != 1 {
+		t.Fatalf("killed between apply and undo, but the index is not there (%d): the test did not kill where it meant to", n)
+	}
+	// The killed session's lock goes with its connection; wait for the
+	// server to notice.
+	time.Sleep(time.Second)
+	out, _, err := run(t, "clean", "--dsn", dsn)
+	if err != nil || !strings.Contains(out, "pending") || !strings.Contains(out, "writeamp_undo_") || !strings.Contains(out, "DROP INDEX") && !strings.Contains(out, "drop index") {
+		t.Errorf("clean after kill -9: %v\n%s", err, out)
+	}
+	_, _, err = run(t, "check", "-q", "--dsn", dsn, "--migration", up, "--", psql, dsn, "-XAtqc", "update work set n = n + 1")
+	if exitCode(err) != check.ExitNotAsItWas || !strings.Contains(err.Error(), "writeamp_undo_") {
+		t.Errorf("the next check: exit %d (%v), want %d refusing", exitCode(err), err, check.ExitNotAsItWas)
+	}
+	out, _, err = run(t, "clean", "--dsn", dsn, "--drop")
+	if err != nil || !strings.Contains(out, "undone") || !strings.Contains(out, "record dropped") {
+		t.Errorf("clean --drop: %v\n%s", err, out)
+	}
+	// The workload's own writes to work stay (they are the user's
+	// workload); compare all but work's counter column values.
+	if now := pgSafetyState(t, db); now != orig {
+		t.Fatalf("after clean --drop the database is not as it was:\n--- before\n%s--- after\n%s", orig, now)
+	}
+	if out, _, _ := run(t, "clean", "--dsn", dsn); strings.Contains(out, "writeamp_undo_") {
+		t.Errorf("clean --drop left the record:\n%s", out)
+	}
+}
+
+func readFile(p string) (string, error) {
+	b, err := os.ReadFile(p)
+	return string(b), err
+}

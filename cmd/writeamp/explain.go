@@ -1,0 +1,60 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/writeamp/writeamp/explain"
+	"github.com/writeamp/writeamp/internal/safeio"
+)
+
+func newExplainCmd() *cobra.Command {
+	var dsn, format string
+	cmd := &cobra.Command{
+		Use:   "explain --dsn URL FILE.sql...",
+		Short: "Predict what each write statement of SQL files costs the indexes, without running it",
+		Long: `explain reads each INSERT, UPDATE and DELETE of the files (PostgreSQL's own parser on
+PostgreSQL) and the indexes of its table from the catalog, in a read-only transaction,
+and predicts: the columns it sets, the indexes that contain them (key, INCLUDE,
+expression, partial-index predicate), whether an UPDATE can be HOT (PostgreSQL) or
+rewrites secondary-index entries (InnoDB), and the index entries each row adds. An
+index the file creates counts for the statements after it, so a migration can be
+reviewed before it is applied. Nothing in the files is run.`,
+		Example: `  writeamp explain --dsn postgres://app@db.test/keycloak migration.sql
+  writeamp explain --dsn mysql://root@127.0.0.1:3306/app --format json workload.sql`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, files []string) error {
+			var texts []string
+			for _, f := range files {
+				b, err := safeio.ReadFile(f, 64<<20)
+				if err != nil {
+					return exitError{code: exitUsage, err: fmt.Errorf("explain: read %s: %w", f, err)}
+				}
+				texts = append(texts, string(b))
+			}
+			ctx := cmd.Context()
+			t, err := connect(ctx, dsn, embedOpts{Allow: false}, cmd.ErrOrStderr())
+			if err != nil {
+				return exitError{code: exitUsage, err: err}
+			}
+			defer t.Close()
+			for i, text := range texts {
+				rep, err := explain.File(ctx, t.DB, t.Server, text)
+				if err != nil {
+					return exitError{code: exitUsage, err: fmt.Errorf("%s: %w", files[i], err)}
+				}
+				if len(files) > 1 && format != "json" {
+					fmt.Fprintf(cmd.OutOrStdout(), "== %s\n", files[i])
+				}
+				if err := explain.Render(cmd.OutOrStdout(), format, rep); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&dsn, "dsn", "", "database URL whose catalog the statements are read against (read only); default: WRITEAMP_DSN, DATABASE_URL, PG* variables")
+	formatFlag(cmd, &format, []string{"table", "json"})
+	return cmd
+}

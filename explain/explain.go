@@ -1,0 +1,155 @@
+package explain
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/writeamp/writeamp/dialects"
+	"github.com/writeamp/writeamp/sqlparse"
+)
+
+// Report is the predictions for one file's write statements.
+type Report struct {
+	Dialect     string       `json:"dialect"`
+	Server      string       `json:"server"`
+	Predictions []Prediction `json:"predictions"`
+	// Skipped are statements the parser could not read.
+	Skipped []string `json:"skipped,omitempty"`
+}
+
+// File predicts every write statement of SQL text in order: an index the
+// file creates (CREATE INDEX, ALTER TABLE … ADD) counts for the statements
+// after it. It reads the catalog in one read-only transaction and runs
+// nothing else.
+func File(ctx context.Context, db *sql.DB, s dialects.Server, text string) (*Report, error) {
+	dialect := s.Dialect
+	read, err := ReaderFor(dialect)
+	if err != nil {
+		return nil, err
+	}
+	stmts, err := sqlparse.Split(dialect, text)
+	if err != nil {
+		return nil, fmt.Errorf("explain: %w", err)
+	}
+	tx, err := ReadTx(ctx, db)
+	if err != nil {
+		return nil, fmt.Errorf("explain: open a read-only transaction: %w", err)
+	}
+	defer tx.Rollback()
+	rep := &Report{Dialect: dialect, Server: s.Version}
+	tables := map[string]*Table{}
+	lookup := func(schema, name string) (*Table, error) {
+		k := strings.ToLower(schema + "." + name)
+		if t, ok := tables[k]; ok {
+			return t, nil
+		}
+		t, err := read(ctx, tx, schema, name)
+		if err != nil {
+			return nil, err
+		}
+		tables[k] = &t
+		return &t, nil
+	}
+	for _, st := range stmts {
+		if err := st.ParseError(); err != nil {
+			rep.Skipped = append(rep.Skipped, fmt.Sprintf("line %d (%s): %v", st.Line, oneLine(st.Text), err))
+			continue
+		}
+		one := []sqlparse.Statement{st}
+		for _, ix := range sqlparse.Indexes(dialect, one) {
+			t, err := lookup(ix.Schema, ix.Table)
+			if err != nil {
+				return nil, err
+			}
+			t.Found = true
+			t.Indexes = append(t.Indexes, Index{Name: ix.Name, Method: strings.ToLower(ix.Method), Keys: ix.Keys, Include: ix.Include,
+				Predicate: ix.Predicate, Expr: ix.Expression, Partial: ix.Partial, Planned: true})
+		}
+		for _, w := range sqlparse.Writes(dialect, one) {
+			t, err := lookup(w.Schema, w.Table)
+			if err != nil {
+				return nil, err
+			}
+			rep.Predictions = append(rep.Predictions, Predict(dialect, s.VersionNum, w, *t))
+		}
+	}
+	return rep, nil
+}
+
+// Render writes the report as text or json.
+func Render(w io.Writer, format string, rep *Report) error {
+	if format == "json" {
+		e := json.NewEncoder(w)
+		e.SetIndent("", "  ")
+		return e.Encode(rep)
+	}
+	if len(rep.Predictions) == 0 {
+		fmt.Fprintln(w, "no INSERT, UPDATE or DELETE statement in the file")
+	}
+	for _, p := range rep.Predictions {
+		fmt.Fprintf(w, "line %d: %s\n", p.Line, short(p.Statement))
+		what := p.Kind + " of " + p.Table
+		if len(p.Columns) > 0 {
+			what += " setting " + strings.Join(p.Columns, ", ")
+		}
+		fmt.Fprintf(w, "  %s\n", what)
+		switch p.HOT {
+		case "no":
+			fmt.Fprintf(w, "  HOT: no\n")
+		case "possible":
+			fmt.Fprintf(w, "  HOT: possible\n")
+		}
+		bound := ""
+		for _, h := range p.Indexes {
+			if h.Maybe {
+				bound = "at most "
+			}
+		}
+		fmt.Fprintf(w, "  index entries per row: %s%g\n", bound, p.EntriesPerRow)
+		for _, h := range p.Indexes {
+			line := fmt.Sprintf("    %-30s %g", h.Index, h.Entries)
+			if len(h.Roles) > 0 {
+				line += "  (" + strings.Join(h.Roles, ", ") + ")"
+			}
+			if h.Note != "" {
+				line += "  " + h.Note
+			}
+			fmt.Fprintln(w, line)
+		}
+		for _, r := range p.Reasons {
+			fmt.Fprintf(w, "  - %s\n", r)
+		}
+	}
+	for _, s := range rep.Skipped {
+		fmt.Fprintf(w, "skipped (not parsed): %s\n", s)
+	}
+	return nil
+}
+
+func short(s string) string {
+	if len(s) > 120 {
+		return s[:117] + "..."
+	}
+	return s
+}
+
+// Texts predicts statements given one by one (e.g. pg_stat_statements'
+// normalised texts, whose $n parameters PostgreSQL's parser reads), keyed by
+// the text; a text that is no write, or does not parse, has no entry.
+func Texts(ctx context.Context, db *sql.DB, s dialects.Server, texts []string) (map[string]Prediction, error) {
+	out := map[string]Prediction{}
+	for _, t := range texts {
+		rep, err := File(ctx, db, s, t)
+		if err != nil {
+			return out, err
+		}
+		if len(rep.Predictions) == 1 {
+			out[t] = rep.Predictions[0]
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,184 @@
+package measure
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/writeamp/writeamp/collectors"
+	"github.com/writeamp/writeamp/queries"
+	"github.com/writeamp/writeamp/result"
+)
+
+// ownQueries are writeamp's own SQL texts as pg_stat_statements shows
+// them: constants replaced by $n (normalise does the same to both sides),
+// and the transaction statements of a read-only snapshot.
+var ownQueries = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
+	for _, b := range queries.All() {
+		m[normalise(strings.ReplaceAll(b.SQL, "{{schema}}", `"public"`))] = true
+	}
+	// PostgreSQL 17+ normalises the savepoint's name too (SAVEPOINT $1): that
+	// entry merges every savepoint of the database, and writes no log.
+	for _, t := range []string{"begin read only", "rollback", "commit", "SAVEPOINT writeamp_collector", "ROLLBACK TO SAVEPOINT writeamp_collector", "SAVEPOINT $1", "ROLLBACK TO SAVEPOINT $1"} {
+		m[normalise(t)] = true
+	}
+	return m
+})
+
+var (
+	// pg_stat_statements replaces every constant: numbers, strings and the
+	// booleans true/false (a minus sign stays outside: -1 becomes -$1 in
+	// some versions and $1 in others, so "-?" is folded to "?" after).
+	paramRe   = regexp.MustCompile(`\$\d+|'(?:[^']|'')*'|\b\d+(?:\.\d+)?\b|(?i)\b(?:true|false)\b`)
+	commentRe = regexp.MustCompile(`--[^\n]*|/\*.*?\*/`)
+	nullRe    = regexp.MustCompile(`\bnull\b`)
+	// PostgreSQL 18 squashes a list of constants into one: IN ($1 /*, ... */).
+	listRe = regexp.MustCompile(`\(\?(?:, \?)*\)`)
+	// and the value of a SET: SET LOCAL x = $1 (it was a word, snapshot).
+	setRe = regexp.MustCompile(`^(set (?:local |session )?[a-z_.]+ (?:=|to)) [^ ]+$`)
+)
+
+func normalise(s string) string {
+	s = paramRe.ReplaceAllString(commentRe.ReplaceAllString(s, ""), "?")
+	s = strings.ReplaceAll(s, "-?", "?")
+	s = strings.ToLower(strings.Join(strings.Fields(s), " "))
+	// A NULL constant (NULL::bigint) is a constant too; IS [NOT] NULL is not.
+	s = strings.NewReplacer("is null", "is \x00", "is not null", "is not \x00").Replace(s)
+	s = strings.ReplaceAll(nullRe.ReplaceAllString(s, "?"), "\x00", "null")
+	s = listRe.ReplaceAllString(strings.NewReplacer("( ", "(", " )", ")").Replace(s), "(?)")
+	return setRe.ReplaceAllString(s, "$1 ?")
+}
+
+// topStatements is how many statements a run lists; the rest are counted.
+const topStatements = 50
+
+// statementsSection lists the window's statements, most log bytes first,
+// and reconciles their sum with the window's own log total.
+func statementsSection(d *collectors.Delta, run *result.Run) *result.Statements {
+	if d.StatementView == nil {
+		return nil
+	}
+	sec := &result.Statements{View: d.StatementView.View, Merge: d.StatementView.Merge}
+	_, hasLog := d.StatementView.Sources["log_bytes"]
+	var sum float64
+	sumEx := result.Exact
+	own := ownQueries()
+	for _, sd := range d.Statements {
+		if own[normalise(sd.Text)] {
+			// writeamp's own snapshot reads: they write nothing, and
+			// listing them would bury the workload's statements.
+			sec.Observer++
+			continue
+		}
+		st := result.Statement{Text: sd.Text, Key: sd.Key, Other: map[string]result.Metric{}}
+		for k, m := range sd.Metrics {
+			switch k {
+			case "calls":
+				st.Calls = m
+			case "rows":
+				st.Rows = m
+			case "log_bytes":
+				st.LogBytes = m
+			default:
+				st.Other[k] = m
+			}
+		}
+		if !hasLog {
+			st.LogBytes = result.NA(d.StatementView.View, "the view keeps no per-statement log bytes")
+		}
+		if st.LogBytes.OK() {
+			sum += st.LogBytes.V()
+			sumEx = result.Weaker(sumEx, st.LogBytes.Exactness)
+		} else if hasLog {
+			sumEx = result.Weaker(sumEx, result.Approx)
+		}
+		sec.Top = append(sec.Top, st)
+	}
+	sort.SliceStable(sec.Top, func(i, j int) bool {
+		a, b := sec.Top[i], sec.Top[j]
+		if a.LogBytes.V() != b.LogBytes.V() {
+			return a.LogBytes.V() > b.LogBytes.V()
+		}
+		if a.Rows.V() != b.Rows.V() {
+			return a.Rows.V() > b.Rows.V()
+		}
+		return a.Key < b.Key
+	})
+	if len(sec.Top) > topStatements {
+		sec.More = len(sec.Top) - topStatements
+		sec.Top = sec.Top[:topStatements]
+	}
+	if !hasLog {
+		return sec
+	}
+	src := d.StatementView.View + ": sum of the window's statements' " + d.StatementView.Sources["log_bytes"]
+	s := result.Metric{Value: &sum, Exactness: result.Weaker(result.Derived, sumEx), Source: src}
+	sec.LogBytes = &s
+	total, what := run.Database["log_bytes_stat"], "pg_stat_wal.wal_bytes"
+	if !total.OK() {
+		total, what = run.Database["log_bytes"], "the window's log bytes"
+	}
+	if total.OK() {
+		rest := total.V() - sum
+		r := result.Metric{Value: &rest, Exactness: result.Weaker(result.Derived, result.Weaker(total.Exactness, sumEx)),
+			Source: fmt.Sprintf("%s minus the statements' sum", what),
+			Note:   "log written by no statement of this database that the view tracks: other databases, background work (checkpoints, autovacuum, the WAL writer), commit records of statements it does not track (utility statements with track_utility off, evicted entries)" + pageHeaders(what)}
+		sec.Remainder = &r
+		run.Database[result.StatementLogBytes.Name] = s
+		run.Database[result.StatementLogBytesRemainder.Name] = r
+	}
+	return sec
+}
+
+func pageHeaders(what string) string {
+	if what == "pg_stat_wal.wal_bytes" {
+		return ""
+	}
+	return ", and WAL page headers, which the LSN difference counts and no statement does"
+}
+
+// shownStatements is how many statements the notes of a report name.
+const shownStatements = 5
+
+// StatementNotes are the report's lines on the run's statements: the top
+// ones with their rows and log bytes, how the view merges entries, and the
+// reconciliation with the window's log.
+func StatementNotes(run *result.Run) []string {
+	sec := run.Statements
+	if sec == nil || len(sec.Top) == 0 {
+		return nil
+	}
+	by := "log bytes"
+	if sec.LogBytes == nil {
+		by = "rows (the view keeps no per-statement log)"
+	}
+	var out []string
+	for i, st := range sec.Top {
+		if i == shownStatements {
+			break
+		}
+		text := strings.Join(strings.Fields(st.Text), " ")
+		if len(text) > 100 {
+			text = text[:97] + "..."
+		}
+		line := fmt.Sprintf("statement %d by %s (%s): %s: %s calls, %s rows", i+1, by, sec.View, text,
+			result.FormatCount(st.Calls.V()), result.FormatCount(st.Rows.V()))
+		if st.LogBytes.OK() {
+			line += ", " + result.FormatBytes(st.LogBytes.V()) + " of log"
+		}
+		out = append(out, line+" ("+string(st.Rows.Exactness)+")")
+	}
+	if n := len(sec.Top) + sec.More - shownStatements; n > 0 {
+		out = append(out, fmt.Sprintf("statements: %d more ran in the window (the result JSON lists up to %d)", n, topStatements))
+	}
+	if sec.LogBytes != nil && sec.Remainder != nil {
+		out = append(out, fmt.Sprintf("statements: their log bytes sum to %s; the window's other %s: %s", result.FormatBytes(sec.LogBytes.V()), result.FormatBytes(sec.Remainder.V()), sec.Remainder.Note))
+	}
+	if sec.Merge != "" {
+		out = append(out, "statements: "+sec.Merge)
+	}
+	return out
+}

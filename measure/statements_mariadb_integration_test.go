@@ -1,0 +1,85 @@
+package measure_test
+
+import (
+	"database/sql"
+	"net/url"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/writeamp/writeamp/dialects/mysql/mysqltest"
+	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/result"
+)
+
+// digestRows is the test's own read of performance_schema's digest table:
+// the rows affected and calls of the digests whose text starts with prefix.
+func digestRows(t *testing.T, db *sql.DB, prefix string) (rows, calls float64) {
+	t.Helper()
+	if err := db.QueryRow(`SELECT coalesce(sum(SUM_ROWS_AFFECTED), 0), coalesce(sum(COUNT_STAR), 0)
+		FROM performance_schema.events_statements_summary_by_digest WHERE DIGEST_TEXT LIKE concat(?, '%')`, prefix).Scan(&rows, &calls); err != nil {
+		t.Fatal(err)
+	}
+	return rows, calls
+}
+
+// TestMariaDBStatementDigests: on a private MariaDB with performance_schema
+// on, a wrapped script of distinct statements lists each digest with the
+// rows it changed (the script's truth, and the test's own digest reads).
+func TestMariaDBStatementDigests(t *testing.T) {
+	client, err := exec.LookPath("mariadb")
+	if err != nil {
+		if testenv.CI() {
+			t.Fatal("the mariadb client is not installed under CI=true")
+		}
+		t.Skip("the mariadb client is not installed")
+	}
+	dsn := mysqltest.Private(t, "--performance-schema=ON")
+	db, s := mysqltest.OpenDSN(t, dsn)
+	name := mysqltest.TempDatabase(t, db)
+	mysqltest.Exec(t, db, "CREATE TABLE "+name+".a (id int PRIMARY KEY, v int) ENGINE=InnoDB",
+		"CREATE TABLE "+name+".b (id int PRIMARY KEY, v int, KEY (v)) ENGINE=InnoDB",
+		"INSERT INTO "+name+".b SELECT seq, 0 FROM seq_1_to_3000")
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := "INSERT INTO a SELECT seq, 0 FROM seq_1_to_1234; UPDATE b SET v = v + 1 WHERE id <= 777; DELETE FROM b WHERE id > 2900;"
+	// MariaDB's digest text quotes names and spaces its tokens.
+	want := map[string]float64{"INSERT INTO `a`": 1234, "UPDATE `b`": 777, "DELETE FROM `b`": 100}
+	before := map[string]float64{}
+	for p := range want {
+		before[p], _ = digestRows(t, db, p)
+	}
+	run := wrapped(t, db, s, name, []string{client, "-h", u.Hostname(), "-P", u.Port(), "-u", u.User.Username(), name, "-e", script})
+	if run.Statements == nil {
+		t.Fatalf("no statements section; missing %v", run.Missing)
+	}
+	for p, rows := range want {
+		after, _ := digestRows(t, db, p)
+		var got *result.Statement
+		for i, st := range run.Statements.Top {
+			if strings.HasPrefix(st.Text, p) {
+				got = &run.Statements.Top[i]
+			}
+		}
+		if got == nil {
+			var texts []string
+			for _, st := range run.Statements.Top {
+				texts = append(texts, st.Text)
+			}
+			t.Errorf("%s: not listed among %q", p, texts)
+			continue
+		}
+		if got.Rows.V() != rows || after-before[p] != rows || got.Rows.Exactness != result.Exact || got.Calls.V() != 1 {
+			t.Errorf("%s: rows %v (%s), calls %v, the test's own digest difference %v; want %v", p, got.Rows.V(), got.Rows.Exactness, got.Calls.V(), after-before[p], rows)
+		}
+		if got.LogBytes.OK() {
+			t.Errorf("%s: log bytes %v, but InnoDB keeps no per-statement redo", p, got.LogBytes.V())
+		}
+		if ex := got.Other["rows_examined"]; !ex.OK() {
+			t.Errorf("%s: rows examined missing: %+v", p, ex)
+		}
+		t.Logf("%s: %v rows, %v examined, no index used %v, %.2f ms", got.Text, got.Rows.V(), got.Other["rows_examined"].V(), got.Other["no_index_used"].V(), got.Other["exec_ms"].V())
+	}
+}

@@ -1,0 +1,101 @@
+package reports
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/writeamp/writeamp/result"
+)
+
+// syncRepShare is the sampled wait of a commit for its synchronous standby.
+const syncRepShare = result.WaitSharePrefix + "IPC.SyncRep"
+
+// replicaFindings are what a single run's log costs its copies: the bytes
+// shipped to the standbys and the cluster's whole log, and the share of the
+// workload's time its commits waited for a synchronous standby.
+func replicaFindings(c *Comparison) []result.Finding {
+	if len(c.Columns) == 0 || c.Columns[0].Run == nil {
+		return nil
+	}
+	db := c.Columns[0].Run.Database
+	var out []result.Finding
+	var names, syncs []string
+	for k, m := range db {
+		rest, ok := strings.CutPrefix(k, result.ReplicaPrefix)
+		if !ok {
+			continue
+		}
+		if name, ok := strings.CutSuffix(rest, ".log_bytes_sent"); ok {
+			names = append(names, name)
+		}
+		if name, ok := strings.CutSuffix(rest, ".synchronous"); ok && m.OK() && m.V() == 1 {
+			syncs = append(syncs, name)
+		}
+	}
+	sort.Strings(names)
+	sort.Strings(syncs)
+	subject, verb := who(c)
+	if sent, cl := db["replicas_log_bytes_sent"], db["cluster_log_bytes"]; sent.OK() && len(names) > 0 {
+		var each []string
+		for _, n := range names {
+			if v, ok := dbValue(c, result.ReplicaPrefix+n+".log_bytes_sent"); ok {
+				each = append(each, fmt.Sprintf("%s %s", n, fmtVal(c, "log_bytes", v)))
+			}
+		}
+		shipped := "shipped"
+		if verb == "writes" {
+			shipped = "ships"
+		}
+		sentV, _ := dbValue(c, "replicas_log_bytes_sent")
+		log, copies := "log", "standby(s)"
+		if strings.Contains(sent.Source, "binlog_bytes") {
+			// MySQL/MariaDB ship the binary log, derived from its bytes.
+			log, copies = "binary log", "replica(s)"
+		}
+		text := fmt.Sprintf("%s %s %s of %s to %d %s (%s)", subject, shipped, fmtVal(c, "log_bytes", sentV), log, len(names), copies, strings.Join(each, ", "))
+		e := sent.Exactness
+		if cl.OK() {
+			clV, _ := dbValue(c, "cluster_log_bytes")
+			text += fmt.Sprintf(": %s of log in the cluster, the primary's and each copy's", fmtVal(c, "log_bytes", clV))
+			e = result.Weaker(e, cl.Exactness)
+		}
+		text += exactnessWords(e)
+		out = append(out, result.Finding{Metric: "replicas_log_bytes_sent", Level: "database", Object: "database", Value: ptr(sentV), Exactness: e, Text: text})
+	}
+	if w := db["semisync_wait_ms"]; w.OK() && w.V() > 0 {
+		n, acked, unacked := db["semisync_waits"], db["semisync_acked_commits"], db["semisync_unacked_commits"]
+		text := fmt.Sprintf("commits waited %.0f ms in all for a semi-synchronous replica to acknowledge them (%.0f waits, %.0f commits acknowledged",
+			w.V(), n.V(), acked.V())
+		if unacked.OK() && unacked.V() > 0 {
+			text += fmt.Sprintf(", %.0f went on unacknowledged after rpl_semi_sync_master_timeout", unacked.V())
+		}
+		text += "; Rpl_semi_sync_master_tx_wait_time, exact)"
+		out = append(out, result.Finding{Metric: "semisync_wait_ms", Level: "database", Object: "database", Value: ptr(w.V()), Exactness: w.Exactness, Text: text})
+	}
+	if w := db[syncRepShare]; w.OK() && w.V() > 0 {
+		who := "a synchronous standby"
+		if len(syncs) > 0 {
+			who = "standby " + strings.Join(syncs, ", ")
+		}
+		text := fmt.Sprintf("%.0f%% of the workload's active time waited for %s to confirm its commits (IPC.SyncRep: synchronous_standby_names makes each commit wait for the standby's flush; sampled, approx)", 100*w.V(), who)
+		out = append(out, result.Finding{Metric: syncRepShare, Level: "database", Object: "database", Value: ptr(w.V()), Exactness: result.Approx, Text: text})
+	}
+	return out
+}
+
+// dbValue is a database metric of the first run as the findings show it
+// (per operation when the comparison is).
+func dbValue(c *Comparison, metric string) (float64, bool) {
+	for _, s := range c.Sections {
+		if s.Kind == "database" {
+			if cell, ok := rowOf(s, metric); ok {
+				return value(c, metric, cell)
+			}
+		}
+	}
+	if m := c.Columns[0].Run.Database[metric]; m.OK() {
+		return m.V(), true // a JSON-only metric has no row of the tables
+	}
+	return 0, false
+}

@@ -1,0 +1,238 @@
+package refreshtoken
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/writeamp/writeamp/dialects"
+	"github.com/writeamp/writeamp/workloads"
+)
+
+// Keycloak's ClearExpiredUserSessions, as model/jpa's
+// UserSessionExpirationLogic.expireRegularSessions runs it (26.7): per realm,
+// batches of findExpiredRegularUserSessionsLastRefresh (LAST_SESSION_REFRESH
+// older than now - max idle - SessionTimeoutHelper's 180 s cleaner window),
+// then of findExpiredRegularUserSessionsCreatedOn (CREATED_ON older than now
+// - max lifespan - 180 s); each batch of at most expirationBatch ids (512 by
+// default, JpaUserSessionPersisterProviderFactory) is deleted in the same
+// transaction, client sessions first (deleteClientSessionsByUserSessions,
+// deleteUserSessions), and the loop stops at the first batch that comes
+// back short. The scheduler runs it every 900 s (Config "scheduled.interval").
+//
+// 26.8 finds the candidates through LAST_SESSION_REFRESH_COARSE and verifies
+// them against LAST_SESSION_REFRESH; its code is not public, so how it walks
+// the buckets is --coarse-expiration (an assumption the report lists).
+
+// cleanerWindow is SessionTimeoutHelper.PERIODIC_CLEANER_IDLE_TIMEOUT_WINDOW_SECONDS.
+const cleanerWindow = 180
+
+// The values --coarse-expiration takes; the first is the default.
+var CoarseExpirations = []string{"per-bucket", "all-buckets"}
+
+// ExpireStatementNames are the expiration job's blocks.
+var ExpireStatementNames = []string{"rt_expire_find_last_refresh", "rt_expire_find_created_on",
+	"rt_expire_find_last_refresh_coarse", "rt_expire_find_created_on_coarse", "rt_expire_find_last_refresh_coarse_all",
+	"rt_expire_delete_client_sessions", "rt_expire_delete_user_sessions"}
+
+// liveSession is a row the job may delete: what the table holds at the end
+// of the scenario for a session that did not log out (or a preloaded one).
+type liveSession struct {
+	id                     string
+	createdOn, lastRefresh int64
+	bucket                 int
+}
+
+// FinalSessions replays the plan and returns the sessions still in the table
+// when it ends (those that did not log out), with their last written
+// LAST_SESSION_REFRESH, and the simulated time (ms) of its last event.
+func (p *Plan) FinalSessions(bucket func(string) int) (live []liveSession, endMS int64) {
+	c := p.cursor(0, 1)
+	byIdx := map[int]*session{}
+	for {
+		ev, ok := c.next()
+		if !ok {
+			break
+		}
+		s, now := ev.s, secOf(ev.at)
+		endMS = max(endMS, ev.at)
+		switch ev.kind {
+		case opLogin:
+			s.lastRefresh = s.createdOn
+			byIdx[s.idx] = s
+		case opRefresh:
+			s.lastRefresh = max(s.lastRefresh, now)
+		case opLogout:
+			delete(byIdx, s.idx)
+		}
+	}
+	for i := 0; i < p.Logins; i++ {
+		if s := byIdx[i]; s != nil {
+			live = append(live, liveSession{id: s.id, createdOn: s.createdOn, lastRefresh: s.lastRefresh, bucket: bucket(s.id)})
+		}
+	}
+	return live, endMS
+}
+
+// jobBatch is one transaction of the job: a find, and the deletes of what it
+// found.
+type jobBatch struct {
+	find     string
+	args     []any
+	ids      []string
+	examined int // rows the find's index range holds before the verification (26.8)
+	tick     int // the job run it belongs to (0, 1, ...)
+}
+
+// jobPlan is every job run after the scenario until the last session has
+// expired: runs at the interval's ticks, each a list of batches.
+type jobPlan struct {
+	runs    int
+	batches []jobBatch
+	deleted int
+}
+
+// planJob runs the job's model: at each tick after endMS, the passes of the
+// variant over what is still live, in batches, until nothing is left.
+func (w *Workload) planJob(live []liveSession, endMS int64) jobPlan {
+	p := w.P
+	var jp jobPlan
+	interval := p.ExpirationInterval.Milliseconds()
+	idle, lifespan := int64(p.MaxIdle/time.Second), int64(p.MaxLifespan/time.Second)
+	gran := Granularity(idle)
+	coarse := w.baseVariant() == "coarse"
+	batch := p.ExpirationBatch
+	for tick := (endMS/interval + 1) * interval; len(live) > 0; tick += interval {
+		now := Epoch + tick/1000
+		cutLast, cutCreated := now-idle-cleanerWindow, now-lifespan-cleanerWindow
+		jp.runs++
+		// pass runs one find until a batch comes back short, deleting what
+		// it found; match says which live rows the find returns, cand which
+		// its index range holds.
+		pass := func(find string, args func() []any, match, cand func(liveSession) bool) {
+			for {
+				var ids []string
+				var keep []liveSession
+				examined := 0
+				for _, s := range live {
+					if cand(s) {
+						examined++
+					}
+					if match(s) && len(ids) < batch {
+						ids = append(ids, s.id)
+						continue
+					}
+					keep = append(keep, s)
+				}
+				live = keep
+				jp.deleted += len(ids)
+				jp.batches = append(jp.batches, jobBatch{find: find, args: append(args(), batch), ids: ids, examined: examined, tick: jp.runs - 1})
+				if len(ids) < batch {
+					return
+				}
+			}
+		}
+		lastOK := func(s liveSession) bool { return s.lastRefresh < cutLast }
+		createdOK := func(s liveSession) bool { return s.createdOn < cutCreated }
+		coarseOK := func(s liveSession) bool { return Coarse(s.lastRefresh, s.createdOn, gran) < cutLast }
+		switch {
+		case !coarse:
+			pass("rt_expire_find_last_refresh", func() []any { return []any{realmID, false, cutLast} }, lastOK, lastOK)
+			pass("rt_expire_find_created_on", func() []any { return []any{realmID, false, cutCreated} }, createdOK, createdOK)
+		case p.CoarseExpiration == "all-buckets":
+			pass("rt_expire_find_last_refresh_coarse_all", func() []any { return []any{realmID, false, cutLast, cutLast} }, lastOK, coarseOK)
+			for b := 0; b < p.Buckets; b++ {
+				inB := func(s liveSession) bool { return s.bucket == b && createdOK(s) }
+				pass("rt_expire_find_created_on_coarse", func() []any { return []any{realmID, false, b, cutCreated} }, inB, inB)
+			}
+		default:
+			for b := 0; b < p.Buckets; b++ {
+				inB := func(f func(liveSession) bool) func(liveSession) bool {
+					return func(s liveSession) bool { return s.bucket == b && f(s) }
+				}
+				pass("rt_expire_find_last_refresh_coarse", func() []any { return []any{realmID, false, b, cutLast, cutLast} }, inB(lastOK), inB(coarseOK))
+			}
+			for b := 0; b < p.Buckets; b++ {
+				inB := func(s liveSession) bool { return s.bucket == b && createdOK(s) }
+				pass("rt_expire_find_created_on_coarse", func() []any { return []any{realmID, false, b, cutCreated} }, inB, inB)
+			}
+		}
+	}
+	return jp
+}
+
+// ExpandIn fills a statement's {{in:N}} with n bind parameters from N on, in
+// the dialect's syntax, and {{after}} with the one after them: Hibernate binds
+// an IN list's collection one parameter per element.
+func ExpandIn(text, dialect string, n int) string {
+	i := strings.Index(text, "{{in:")
+	if i < 0 {
+		return text
+	}
+	j := strings.Index(text[i:], "}}")
+	from, err := strconv.Atoi(text[i+5 : i+j])
+	if err != nil {
+		return text
+	}
+	ph := func(k int) string {
+		switch dialect {
+		case "postgres":
+			return fmt.Sprintf("$%d", k)
+		case "sqlserver":
+			return fmt.Sprintf("@p%d", k)
+		case "oracle":
+			return fmt.Sprintf(":%d", k)
+		}
+		return "?"
+	}
+	list := make([]string, n)
+	for k := range list {
+		list[k] = ph(from + k)
+		if dialect == "sqlserver" {
+			list[k] = "CAST(" + list[k] + " AS varchar(36))"
+		}
+	}
+	out := text[:i] + strings.Join(list, ", ") + text[i+j+2:]
+	return strings.ReplaceAll(out, "{{after}}", ph(from+n))
+}
+
+// jobOps turns the job's batches into operations of one transaction each.
+func (w *Workload) jobOps(jp jobPlan) (workloads.Ops, error) {
+	t := texts{}
+	for _, n := range ExpireStatementNames {
+		s, err := w.sql(n)
+		if err != nil {
+			return nil, fmt.Errorf("the expiration job has no %s on %s: %w", n, w.target.Server, err)
+		}
+		t[n] = s
+	}
+	d := w.target.Server.Dialect
+	ops := make([]workloads.Op, 0, len(jp.batches))
+	for _, b := range jp.batches {
+		steps := []workloads.Step{{Name: b.find, Stmt: dialects.Stmt{SQL: t[b.find], Args: b.args, Query: true}, Want: int64(len(b.ids))}}
+		if n := len(b.ids); n > 0 {
+			cs := make([]any, 0, n+1)
+			us := []any{offlineFlag}
+			for _, id := range b.ids {
+				cs, us = append(cs, id), append(us, id)
+			}
+			cs = append(cs, offlineFlag)
+			steps = append(steps,
+				workloads.Step{Name: "rt_expire_delete_client_sessions", Stmt: dialects.Stmt{SQL: ExpandIn(t["rt_expire_delete_client_sessions"], d, n), Args: cs}, Want: int64(n)},
+				workloads.Step{Name: "rt_expire_delete_user_sessions", Stmt: dialects.Stmt{SQL: ExpandIn(t["rt_expire_delete_user_sessions"], d, n), Args: us}, Want: int64(n)})
+		}
+		ops = append(ops, workloads.Op{Name: "expiration batch", Counts: "expiration_batches", Steps: steps})
+	}
+	return func(worker, workers int) workloads.Next {
+		i := worker
+		return func() (workloads.Op, bool) {
+			if i >= len(ops) {
+				return workloads.Op{}, false
+			}
+			op := ops[i]
+			i += workers
+			return op, true
+		}
+	}, nil
+}

@@ -1,0 +1,79 @@
+package refreshtoken
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/writeamp/writeamp/dialects"
+)
+
+// A production table holds every user's live session, the benchmark's
+// starts empty: --preload N loads N live sessions before the window opens
+// (in Prepare, before the window's CHECKPOINT and before snapshot, so
+// their log is not counted), with the workload's own insert statements.
+// Their last refreshes are spread evenly over the max-idle horizon before
+// the scenario starts, so none has expired when it starts and the expiration
+// job finds them expiring at a steady rate after; CREATED_ON goes back up to
+// half the max lifespan before that.
+
+// preloadChunk is the rows loaded per transaction.
+const preloadChunk = 500
+
+// preloadSessions are the preloaded rows, deterministic by the seed: ids
+// from the plan's generator after the logins' (another PCG stream each).
+func (w *Workload) preloadSessions() []liveSession {
+	n := w.P.Preload
+	if n == 0 {
+		return nil
+	}
+	plan := w.ensurePlan()
+	idle, half := int64(w.P.MaxIdle/time.Second), max(int64(w.P.MaxLifespan/time.Second)/2, 1)
+	out := make([]liveSession, n)
+	for i := range out {
+		last := Epoch - 1 - int64(i)*(idle-1)/int64(n)
+		id := plan.sessionID(w.P.Logins + i)
+		out[i] = liveSession{id: id, lastRefresh: last, createdOn: last - (int64(i)*7919)%half, bucket: w.P.bucket(id)}
+	}
+	return out
+}
+
+// loadPreload inserts the preloaded sessions on Prepare's connection.
+func (w *Workload) loadPreload(ctx context.Context, conn *sql.Conn) error {
+	rows := w.preloadSessions()
+	if len(rows) == 0 {
+		return nil
+	}
+	t, err := w.prepareTexts()
+	if err != nil {
+		return err
+	}
+	gran := Granularity(int64(w.P.MaxIdle / time.Second))
+	var pipe dialects.Pipeliner
+	if p, ok := w.target.Dialect.(dialects.Pipeliner); ok {
+		pipe = p
+	}
+	for start := 0; start < len(rows); start += preloadChunk {
+		var list []dialects.Stmt
+		for _, s := range rows[start:min(start+preloadChunk, len(rows))] {
+			user := fmt.Sprintf("preload-%s", s.id[:8])
+			args := []any{s.id, user, realmID, s.createdOn, offlineFlag, userSessionData(s.id, user, s.createdOn), s.lastRefresh, false}
+			if w.baseVariant() == "coarse" {
+				args = append(args, s.bucket, Coarse(s.lastRefresh, s.createdOn, gran))
+			}
+			list = append(list, dialects.Stmt{SQL: t["rt_insert_user_session"], Args: args},
+				dialects.Stmt{SQL: t["rt_insert_client_session"], Args: []any{s.id, clientID, offlineFlag, s.lastRefresh, clientSessionData(clientID, s.createdOn), realmID}})
+		}
+		var err error
+		if pipe != nil {
+			_, err = pipe.Pipeline(ctx, conn, list)
+		} else {
+			_, err = dialects.ExecTx(ctx, conn, list)
+		}
+		if err != nil {
+			return fmt.Errorf("--preload: load sessions %d-%d: %w", start, start+len(list)/2, err)
+		}
+	}
+	return nil
+}
