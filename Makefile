@@ -32,9 +32,11 @@ dist:
 pg-versions:
 	scripts/pg-versions.sh
 
-# Unit tests only: no database needed (integration tests skip).
+# Unit tests only, under a minute: no database needed (integration tests
+# skip, and -short skips the tests that start servers of their own or build
+# writeamp; make test runs them all).
 test-unit:
-	env -u WRITEAMP_TEST_PG_DSN -u WRITEAMP_TEST_MYSQL_DSN -u WRITEAMP_TEST_PG_BINS $(GO) test -count=1 ./...
+	env -u WRITEAMP_TEST_PG_DSN -u WRITEAMP_TEST_MYSQL_DSN -u WRITEAMP_TEST_PG_BINS $(GO) test -short -count=1 ./...
 
 # Longer fuzzing of every parser of user input (budgets, rates, DSNs, SQL
 # splitting, result and snapshot files).

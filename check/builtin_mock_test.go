@@ -110,6 +110,7 @@ func (b builtinHarness) run(t *testing.T, migration, added string, writes int64,
 // budget; the catalog is proven unchanged; a catalog that changed is
 // reported (exit 3, ExitNotAsItWas).
 func TestBuiltinCheckOnSQLServer(t *testing.T) {
+	t.Parallel()
 	s := dialects.Server{Dialect: ms.Name, Version: "16.0.4135.4", VersionNum: ms.Version2022 + 4135, Database: "kc", User: "wa"}
 	s.Set(ms.CapViewDatabaseState, true, "")
 	s.Set(ms.CapCheckpoint, false, "no sysadmin, db_owner or db_backupoperator")
@@ -195,6 +196,7 @@ func (b builtinHarness) check(t *testing.T, onUpdated, unrelated string) {
 // database's, which the budget judges) in a read-only snapshot, and the
 // catalog of the current schema before and after.
 func TestBuiltinCheckOnOracle(t *testing.T) {
+	t.Parallel()
 	s := dialects.Server{Dialect: ora.Name, Version: "19.21.0.0.0", VersionNum: 192100, Database: "FREEPDB1", User: "WA"}
 	s.Set(ora.CapStatisticsLevel, true, "")
 	s.SetProp(ora.PropStatisticsLevel, "TYPICAL")

@@ -80,6 +80,7 @@ func TestAnnotationsAtTheStatementLine(t *testing.T) {
 }
 
 func TestEscapeProperty(t *testing.T) {
+	t.Parallel()
 	if got := escapeProperty("a,b:c%d\r\ne"); got != "a%2Cb%3Ac%25d%0D%0Ae" {
 		t.Errorf("escapeProperty: %q", got)
 	}
@@ -167,6 +168,7 @@ func TestSARIFValidatesAndPointsAtTheStatement(t *testing.T) {
 var testdataAbs, _ = filepath.Abs("testdata")
 
 func TestInlineSuppressionNeedsAReasonAndAKnownRule(t *testing.T) {
+	t.Parallel()
 	for text, want := range map[string]string{
 		"-- writeamp:allow index-on-updated-column\ncreate index i on t (c);\n":            "0003_noreason.sql:1: -- writeamp:allow index-on-updated-column has no reason",
 		"create index i on t (c);\n-- writeamp:allow index-on-updated-column reason:   \n": "0003_noreason.sql:2: -- writeamp:allow index-on-updated-column has no reason",

@@ -18,6 +18,7 @@ import (
 // text). Each object is asked once, before anything is applied; the undo
 // computed afterwards reuses the answers and asks nothing new.
 func TestExistenceOnMySQL8(t *testing.T) {
+	t.Parallel()
 	s := dialects.Server{Dialect: "mysql", Flavor: "mysql", VersionNum: 80036, Database: "app"}
 	db, mock := mocksql.New(t)
 	q := func(name string) string { return mocksql.SQL(t, "mysql", name, s.VersionNum) }

@@ -21,6 +21,7 @@ import (
 // only) and warns before running that the new index is on a column the
 // wrapped workload updates.
 func TestGateMariaDBSplitsAndWarns(t *testing.T) {
+	t.Parallel()
 	dsn := testenv.DSN(t, "WRITEAMP_TEST_MYSQL_DSN")
 	client := testenv.Tool(t, "mariadb", "mysql")
 	ctx := context.Background()

@@ -56,6 +56,7 @@ const wl = "writeamp_rt_0a1b2c3d_baseline"
 // dialect's way in, the user's statement with its unqualified names, and
 // the way back, also when the migration fails.
 func TestApplyInsideTheWorkloadSchema(t *testing.T) {
+	t.Parallel()
 	const idx = "CREATE INDEX idx_lsr ON offline_user_session (last_session_refresh)"
 	boom := errors.New("the migration failed")
 	for _, c := range []struct {
@@ -131,6 +132,7 @@ func TestApplyInsideTheWorkloadSchema(t *testing.T) {
 // sorted, and two readings compare line by line; MySQL's scope is the DSN's
 // database, passed to every part of the query.
 func TestReadCatalogPerDialect(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		dialect string
 		version int

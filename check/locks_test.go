@@ -14,6 +14,7 @@ import (
 // text of the last batch) and Oracle (TO_CHAR(sid), username, status,
 // program; a background session's NULL username is COALESCEd to a blank) return them.
 func TestBlockersAreNamedFromTheServersRows(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		dialect string
 		version int

@@ -53,6 +53,7 @@ type junit struct {
 // Each verdict maps to its documented exit code, and every output the
 // check was asked for is written, the step summary appended to.
 func TestWriteOutputsAndExitCodes(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		budget   string
 		code     int
@@ -104,6 +105,7 @@ func TestWriteOutputsAndExitCodes(t *testing.T) {
 // `--junit -` and `--result -` go to stdout with the report (they once
 // panicked on a nil writer).
 func TestWriteDashIsStdout(t *testing.T) {
+	t.Parallel()
 	var stdout bytes.Buffer
 	w := Outputs{Format: "json", JUnit: "-", Result: "-", Stdout: &stdout}
 	if err := outcome(t, "hot_ratio[offline_user_session]>=0.9").Write(w, nil); err != nil {
@@ -119,6 +121,7 @@ func TestWriteDashIsStdout(t *testing.T) {
 // the step summary, prints the static warnings, exits 2, and writes no
 // report or result.
 func TestWriteCouldNotMeasure(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	summary := filepath.Join(dir, "summary.md")
 	var stdout, stderr bytes.Buffer
@@ -150,6 +153,7 @@ func TestWriteCouldNotMeasure(t *testing.T) {
 
 // A step summary that cannot be written is a note; the verdict stands.
 func TestWriteStepSummaryFailureIsANote(t *testing.T) {
+	t.Parallel()
 	var stdout, log bytes.Buffer
 	w := Outputs{Format: "table", StepSummary: t.TempDir(), Stdout: &stdout, Log: &log}
 	if err := outcome(t, "hot_ratio[offline_user_session]>=0.9").Write(w, nil); err != nil {

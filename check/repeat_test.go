@@ -31,6 +31,7 @@ func reps(before, after []float64) *Repetitions {
 // of the repetitions says so and does not fail the check, a clear change
 // still fails, and the spread is in the verdict either way.
 func TestRepeatJudgesTheMedianAndTheSpread(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		budget        string
 		before, after []float64
@@ -82,6 +83,7 @@ func minOf(xs []float64) float64 {
 // The median run holds each counter's median; an even count's median is a
 // mean, so no longer exact.
 func TestMedianRun(t *testing.T) {
+	t.Parallel()
 	m := medianRun("after", []*result.Run{runOf(10, 100), runOf(30, 102), runOf(20, 101)})
 	if v := m.Database["log_bytes"]; v.V() != 20 || v.Exactness != result.Exact || m.Operations["row_writes"] != 101 || m.Label != "after" {
 		t.Errorf("odd: %+v ops %v", v, m.Operations)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestCommandAfterDash(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		dash int
@@ -48,6 +49,7 @@ func writeSQL(t *testing.T, text string) string {
 
 // Every refusal names what to fix, before anything connects.
 func TestRequestRefusesBadInput(t *testing.T) {
+	t.Parallel()
 	m := writeSQL(t, "create index i on t (a);")
 	ok := Request{Migrations: []string{m}, Budgets: []string{"hot_ratio>=0.9"}, Variant: "baseline", Concurrency: 1, Repeat: 1}
 	cmd := func(r *Request) { r.Command = []string{"true"} }
@@ -95,6 +97,7 @@ func TestRequestRefusesBadInput(t *testing.T) {
 }
 
 func TestRequestGate(t *testing.T) {
+	t.Parallel()
 	m := writeSQL(t, "create index i on t (a);\ncreate index j on t (b);")
 	r := Request{Migrations: []string{m}, Budgets: []string{"hot_ratio>=0.9", "log_bytes/op<=+5%"}, Command: []string{"psql", "-f", "w.sql"},
 		ScopeSchemas: []string{"app"}, Repeat: 1}

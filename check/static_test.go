@@ -33,6 +33,7 @@ func brief(in []IndexDef) []idx {
 }
 
 func TestIndexesInPostgres(t *testing.T) {
+	t.Parallel()
 	fs := files(t, sqlparse.Postgres, File{Path: "up.sql", Text: `
 create index jobs_touched on jobs(touched_at);
 -- a comment; with a semicolon
@@ -62,6 +63,7 @@ create table other (id int)`})
 }
 
 func TestUpdatesAndWarnPostgres(t *testing.T) {
+	t.Parallel()
 	ups, err := UpdatesIn(sqlparse.Postgres, `\set id random(1, 1000)
 update jobs set touched_at = touched_at + 1 where id = :id;
 update jobs set touched_at = touched_at + 1 where id = 2;
@@ -108,6 +110,7 @@ update other set id = id`, "work.sql")
 }
 
 func TestWarnMySQL(t *testing.T) {
+	t.Parallel()
 	ups, err := UpdatesIn(sqlparse.MySQL, "UPDATE jobs j JOIN owners o ON o.id = j.owner SET j.touched_at = NOW(), o.seen = 1 WHERE j.note = 'O\\'Reilly; x';\nUPDATE `jobs` SET `status` = 'done' WHERE id = ?", "work.sql")
 	if err != nil {
 		t.Fatal(err)
@@ -123,6 +126,7 @@ func TestWarnMySQL(t *testing.T) {
 }
 
 func TestLoadFilesGoose(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "001_up.sql"), []byte("-- +goose Up\ncreate index i on t (a);\n-- +goose Down\ndrop index i;\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "001_x.down.sql"), []byte("drop table t;"), 0o644)
@@ -145,6 +149,7 @@ func TestLoadFilesGoose(t *testing.T) {
 // The GitHub Action runs its workload input as bash -c '...': the SQL files
 // named inside that one argument are read too.
 func TestUpdatesOfAShellCommandLine(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := dir + "/work.sql"
 	if err := os.WriteFile(p, []byte("update jobs set touched_at = 1 where id = 1;\n"), 0o644); err != nil {

@@ -38,6 +38,7 @@ func loaded(t *testing.T, dialect, flag string, paths ...string) []File {
 // statements; --down replaces the migration's; a file none of them covers
 // refuses the check before anything runs, saying where and what to pass.
 func TestPlanUndo(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	goose := put(t, dir, "00001_a.sql", "-- +goose Up\nCREATE TABLE a (id int);\n-- +goose Down\nDROP TABLE a;\n")
 	up := put(t, dir, "000002_b.up.sql", "ALTER TABLE a MODIFY id bigint;")
@@ -80,6 +81,7 @@ func TestPlanUndo(t *testing.T) {
 // A migration that failed half-way is undone as far as it went: the inverse
 // of the statements that ran, the last first, and nothing else.
 func TestUndoAsFarAsApplied(t *testing.T) {
+	t.Parallel()
 	db, mock := mocksql.New(t)
 	g := gateOn("mysql", 1101119)
 	mig := loaded(t, "mysql", "--migration", put(t, t.TempDir(), "m.sql", "CREATE TABLE a (id int);\nCREATE INDEX ia ON a (id);\nCREATE TABLE b (id int);"))

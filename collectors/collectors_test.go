@@ -19,6 +19,7 @@ func c(level Level, obj, metric string, v float64, id string) Counter {
 }
 
 func TestDiffSubtractsAndKeepsSource(t *testing.T) {
+	t.Parallel()
 	d, err := Diff(snap(c(Table, "s.t", "rows_updated", 100, "1")), snap(c(Table, "s.t", "rows_updated", 250, "1")))
 	if err != nil {
 		t.Fatal(err)
@@ -33,6 +34,7 @@ func TestDiffSubtractsAndKeepsSource(t *testing.T) {
 }
 
 func TestDiffCounterThatWentDownIsAReset(t *testing.T) {
+	t.Parallel()
 	d, _ := Diff(snap(c(Index, "s.i", "leaf_inserts", 15020, "7")), snap(c(Index, "s.i", "leaf_inserts", 12, "7")))
 	m := d.Get(Key{Index, "s.i", "leaf_inserts"})
 	if m.OK() || m.Exactness != result.Unavailable || !strings.Contains(m.Note, "reset") {
@@ -44,6 +46,7 @@ func TestDiffCounterThatWentDownIsAReset(t *testing.T) {
 }
 
 func TestDiffRecreatedObjectIsAReset(t *testing.T) {
+	t.Parallel()
 	// Same name, higher counter, but a new identity: not a delta at all.
 	d, _ := Diff(snap(c(Table, "s.t", "rows_inserted", 10, "100")), snap(c(Table, "s.t", "rows_inserted", 500, "200")))
 	if m := d.Get(Key{Table, "s.t", "rows_inserted"}); m.OK() || !strings.Contains(m.Note, "recreated") {
@@ -52,6 +55,7 @@ func TestDiffRecreatedObjectIsAReset(t *testing.T) {
 }
 
 func TestDiffNewObjectCountsFromCreation(t *testing.T) {
+	t.Parallel()
 	d, _ := Diff(snap(), snap(c(Table, "s.new", "rows_inserted", 42, "9")))
 	m := d.Get(Key{Table, "s.new", "rows_inserted"})
 	if m.V() != 42 || !strings.Contains(m.Note, "created during the window") {
@@ -60,6 +64,7 @@ func TestDiffNewObjectCountsFromCreation(t *testing.T) {
 }
 
 func TestDiffGaugeMayShrinkAndIntervalIsTakenAsIs(t *testing.T) {
+	t.Parallel()
 	g := c(Table, "s.t", "size_bytes", 8192, "1")
 	g.Gauge = true
 	g2 := g
@@ -76,6 +81,7 @@ func TestDiffGaugeMayShrinkAndIntervalIsTakenAsIs(t *testing.T) {
 }
 
 func TestDiffRefusesOtherServersAndRestarts(t *testing.T) {
+	t.Parallel()
 	a, b := snap(), snap()
 	b.Server.Identity = "sys2/db"
 	if _, err := Diff(a, b); err == nil || !strings.Contains(err.Error(), "different servers") {
@@ -95,6 +101,7 @@ func TestDiffRefusesOtherServersAndRestarts(t *testing.T) {
 }
 
 func TestScope(t *testing.T) {
+	t.Parallel()
 	sc := Scope{Schemas: []string{"App"}, Tables: []string{"orders", "app.items"}}
 	for _, tc := range []struct {
 		schema, table string
@@ -110,6 +117,7 @@ func TestScope(t *testing.T) {
 }
 
 func TestPrivilegeErrorBecomesMissingWithFix(t *testing.T) {
+	t.Parallel()
 	m := missingFrom("pg_walinspect", &dialects.PrivilegeError{Privilege: "EXECUTE", Grant: "GRANT pg_read_server_files TO app"})
 	if m.Fix != "GRANT pg_read_server_files TO app" || !strings.Contains(m.Reason, "EXECUTE") {
 		t.Errorf("%+v", m)
@@ -120,6 +128,7 @@ func TestPrivilegeErrorBecomesMissingWithFix(t *testing.T) {
 // past its "before" value (pg_stat_reset() then more inserts); statistics that
 // first came to exist in the window (a fresh cluster's database entry) are not.
 func TestDiffResetTimeChangeIsAResetUnlessTheStatsAreNew(t *testing.T) {
+	t.Parallel()
 	withReset := func(cn Counter, r string) Counter { cn.Reset = r; return cn }
 	d, _ := Diff(snap(withReset(c(Table, "s.t", "rows_inserted", 5, "1"), "")),
 		snap(withReset(c(Table, "s.t", "rows_inserted", 10, "1"), "2026-12-01 00:00:01+00")))
@@ -153,6 +162,7 @@ func (catalog) Catalog(context.Context, dialects.Querier, dialects.Server, Scope
 // by Take without a word, and two catalogs would list every object twice:
 // Register refuses both.
 func TestSetCheckRefusesSourcesThatReadNothingAndTwoCatalogs(t *testing.T) {
+	t.Parallel()
 	if err := (&Set{Sources: []Source{catalog{}}}).Check(); err != nil {
 		t.Errorf("one catalog: %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 // walks both lists, otherwise it falls back to a map of positions, and both
 // give the same values (an object only in after counts from its creation).
 func TestDiffPairsCountersInAnyOrder(t *testing.T) {
+	t.Parallel()
 	var before, after []Counter
 	for i := range 200 {
 		obj := fmt.Sprintf("s.i%03d", i)

@@ -8,6 +8,7 @@ import (
 )
 
 func TestPollSamplesUntilStopAndKeepsTheError(t *testing.T) {
+	t.Parallel()
 	n := 0
 	p := StartPoll(context.Background(), time.Millisecond, func(context.Context) error { n++; return nil })
 	time.Sleep(20 * time.Millisecond)
@@ -24,6 +25,7 @@ func TestPollSamplesUntilStopAndKeepsTheError(t *testing.T) {
 }
 
 func TestNearestRank(t *testing.T) {
+	t.Parallel()
 	v := []float64{5, 1, 4, 2, 3}
 	for _, c := range []struct{ q, want float64 }{{0.95, 5}, {1, 5}, {0.5, 3}, {0.2, 1}} {
 		if got := NearestRank(v, c.q); got != c.want {

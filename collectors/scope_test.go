@@ -38,6 +38,7 @@ func resolveMock(t *testing.T, s dialects.Server, caseSensitive *int, schemas []
 }
 
 func TestResolveOnSQLServerFollowsTheCollation(t *testing.T) {
+	t.Parallel()
 	s := dialects.Server{Dialect: "sqlserver", VersionNum: 15}
 	schemas := []string{"dbo", "Sales"}
 	tables := [][2]string{{"dbo", "Orders"}, {"Sales", "Orders"}}
@@ -54,6 +55,7 @@ func TestResolveOnSQLServerFollowsTheCollation(t *testing.T) {
 }
 
 func TestResolveOnOracleFoldsToUpperCase(t *testing.T) {
+	t.Parallel()
 	s := dialects.Server{Dialect: "oracle", VersionNum: 190000}
 	schemas := []string{"APP", "Mixed"}
 	tables := [][2]string{{"APP", "JOBS"}, {"Mixed", "jobs"}}

@@ -12,6 +12,7 @@ import (
 // counted is kept, and the figures say a session lost what it waited after
 // its last poll. A session that ended is counted up to its last poll.
 func TestSessionWaitsResetsAndEnds(t *testing.T) {
+	t.Parallel()
 	reads := [][]SessionWait{
 		{{"1", "a", "WRITELOG", 10, 5}, {"2", "b", "WRITELOG", 1, 1}, {"9", "z", "WRITELOG", 1, 1}}, // baseline
 		{{"1", "a", "WRITELOG", 50, 25}, {"2", "b", "WRITELOG", 4, 3}, {"9", "z", "WRITELOG", 99, 99}},
@@ -48,6 +49,7 @@ func TestSessionWaitsResetsAndEnds(t *testing.T) {
 }
 
 func TestSessionWaitsFirstReadFails(t *testing.T) {
+	t.Parallel()
 	closed := false
 	_, err := StartSessionWaits(context.Background(), 0, "view", func(context.Context) ([]SessionWait, error) { return nil, errors.New("denied") }, nil, func() { closed = true })
 	if err == nil || !closed {
@@ -56,6 +58,7 @@ func TestSessionWaitsFirstReadFails(t *testing.T) {
 }
 
 func TestEventSlug(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{"enq: TX - index contention": "enq_tx_index_contention", "PAGELATCH_EX": "pagelatch_ex", "log file sync": "log_file_sync", " buffer busy waits ": "buffer_busy_waits"} {
 		if got := EventSlug(in); got != want {
 			t.Errorf("%q: %q, want %q", in, got, want)
@@ -65,6 +68,7 @@ func TestEventSlug(t *testing.T) {
 
 // Each state's share of the sampled active time, overall and per operation.
 func TestSharesTally(t *testing.T) {
+	t.Parallel()
 	samples := [][]SessionState{
 		{{"refresh", "Lock", "row_lock"}, {"login", "State", "commit"}},
 		{{"refresh", "Lock", "row_lock"}},

@@ -16,6 +16,7 @@ func row(key, since string, calls, rows float64) StatementRow {
 }
 
 func TestDiffStatements(t *testing.T) {
+	t.Parallel()
 	before := stmts(3, "r0", row("a", "", 5, 50), row("b", "", 2, 2), row("c", "s1", 1, 1))
 	after := stmts(3, "r0", row("a", "", 7, 80), row("b", "", 2, 2), row("c", "s2", 1, 9), row("d", "", 1, 4))
 	got, warns := diffStatements(before, after)

@@ -14,6 +14,7 @@ import (
 // sampler's connection is busy 1.7% of the time; a quick reading keeps the
 // 10 ms period. At the fixed period a 4 ms reading kept it busy 40%.
 func TestSharesStayWithinTheirBudget(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		took     time.Duration
 		run      time.Duration

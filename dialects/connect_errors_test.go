@@ -16,6 +16,7 @@ import (
 // connect errors as they are, because no driver puts the password in them.
 // Two passwords of the same shape give the same error.
 func TestConnectErrorsDoNotDependOnThePassword(t *testing.T) {
+	t.Parallel()
 	for _, tmpl := range []string{
 		"postgres://app:{}@127.0.0.1:1/kc?sslmode=disable",
 		"host=127.0.0.1 port=1 user=app password='{}' dbname=kc sslmode=disable",

@@ -50,6 +50,7 @@ func silentServer(t *testing.T) string {
 // accepts TCP and never answers must fail every dialect's Open at 10 s, not
 // 12 (the bound plus slack) and not at some shorter driver default.
 func TestEveryDialectHonoursTheTenSecondConnectBound(t *testing.T) {
+	t.Parallel()
 	const bound = 10 * time.Second
 	cases := []struct {
 		name    string

@@ -8,6 +8,7 @@ import (
 )
 
 func TestRedactURL(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"sqlserver://sa:p%40ss@h:1433?database=kc":     "sqlserver://sa:xxxxx@h:1433?database=kc",
 		"oracle://u@h:1521/svc?password=x1y2":          "oracle://u@h:1521/svc?password=xxxxx",
@@ -32,6 +33,7 @@ func TestRedactURL(t *testing.T) {
 // Redaction never replaces the password's characters elsewhere: with the
 // password "s", "user=pwuser" used to come back as "uxxxxxer=pwuxxxxxer".
 func TestRedactTouchesOnlyThePasswordField(t *testing.T) {
+	t.Parallel()
 	got := RedactURL("postgres://pwuser:s@hosts/dbs?sslmode=disable", "password")
 	if got != "postgres://pwuser:xxxxx@hosts/dbs?sslmode=disable" {
 		t.Errorf("got %q", got)
@@ -39,6 +41,7 @@ func TestRedactTouchesOnlyThePasswordField(t *testing.T) {
 }
 
 func TestParseErrorTextShowsNoPartOfTheDSN(t *testing.T) {
+	t.Parallel()
 	_, err := url.Parse("postgres://u:p@ss:w/rd%@host/db")
 	if err == nil {
 		t.Fatal("expected a parse error")

@@ -11,6 +11,7 @@ import (
 const secret = "Hunter2Sec"
 
 func TestRedactArgvMasksEveryForm(t *testing.T) {
+	t.Parallel()
 	for _, argv := range [][]string{
 		{"env", "PGPASSWORD=" + secret, "psql", "-f", "w.sql"},
 		{"env", "MYSQL_PWD=" + secret, "mysql", "-h", "db"},
@@ -46,6 +47,7 @@ func TestRedactArgvMasksEveryForm(t *testing.T) {
 // What is not a secret stays as written: the report must still say which
 // command ran.
 func TestRedactArgvKeepsTheRest(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ in, want string }{
 		{"psql -X -v ON_ERROR_STOP=1 -f work.sql postgres://app@db:5432/x", ""},
 		{"pgbench -n -c 2 -p 5432 -T 10 bench", ""},

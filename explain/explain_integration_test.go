@@ -61,6 +61,7 @@ var workload = map[string]struct {
 // entries per row (a partial index at most that, its predicate deciding).
 // A rule explain gets wrong fails here, on every major.
 func TestPredictionMatchesMeasured(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("psql"); err != nil {
 		if testenv.CI() {
 			t.Fatal("psql not installed under CI=true")

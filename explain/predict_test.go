@@ -7,6 +7,7 @@ import (
 )
 
 func TestPredictRules(t *testing.T) {
+	t.Parallel()
 	tb := Table{Schema: "s", Name: "t", Found: true, Indexes: []Index{
 		{Name: "t_pkey", Method: "btree", Primary: true, Keys: []string{"id"}},
 		{Name: "t_v", Method: "btree", Keys: []string{"v"}},
@@ -42,6 +43,7 @@ func TestPredictRules(t *testing.T) {
 }
 
 func TestFileIndexCountsForLaterStatements(t *testing.T) {
+	t.Parallel()
 	st, err := sqlparse.Split(sqlparse.Postgres, "CREATE INDEX t_w ON t (lower(w)); UPDATE t SET w = 'x';")
 	if err != nil {
 		t.Fatal(err)

@@ -24,6 +24,7 @@ import (
 // log_bytes of the same run, and the JSON's log_bytes must carry it as its
 // note. (On main at c03a1ed no report said it.)
 func TestEveryReportSaysTheWindowFollowsACheckpoint(t *testing.T) {
+	t.Parallel()
 	pgmatrix.EachParallel(t, func(t *testing.T, srv *pgmatrix.Server) {
 		ctx := context.Background()
 		db, err := sql.Open("pgx", srv.DSN)

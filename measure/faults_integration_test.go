@@ -19,6 +19,7 @@ import (
 // workload's sessions while it runs: the run must fail with the phase named,
 // and the workload's schema must still be dropped.
 func TestKilledConnectionMidRunFailsNamingThePhaseAndLeavesNothing(t *testing.T) {
+	t.Parallel()
 	dsn := testenv.DSN(t, pgEnv)
 	db, s := openPG(t, dsn)
 	admin, _ := openPG(t, dsn)
@@ -62,6 +63,7 @@ func TestKilledConnectionMidRunFailsNamingThePhaseAndLeavesNothing(t *testing.T)
 
 // TestConcurrency64OnPostgresHasNoErrors: 64 workers, zero failed operations.
 func TestConcurrency64OnPostgresHasNoErrors(t *testing.T) {
+	t.Parallel()
 	dsn := testenv.DSN(t, pgEnv)
 	db, s := openPG(t, dsn)
 	db.SetMaxOpenConns(70)
@@ -85,6 +87,7 @@ func TestConcurrency64OnPostgresHasNoErrors(t *testing.T) {
 // TestConcurrency64OnMariaDBHasNoErrors: the same on InnoDB, where
 // deadlocks would show up as retries (reported) or errors (a failure here).
 func TestConcurrency64OnMariaDBHasNoErrors(t *testing.T) {
+	t.Parallel()
 	dsn := testenv.DSN(t, "WRITEAMP_TEST_MYSQL_DSN")
 	ctx := context.Background()
 	d, _ := dialects.Get(my.Name)

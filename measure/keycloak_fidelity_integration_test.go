@@ -56,6 +56,7 @@ func checkPRRatio(t *testing.T, res *result.Result, exactness result.Exactness, 
 }
 
 func TestDefaultScenarioGivesThePRsRatioOnPostgres(t *testing.T) {
+	t.Parallel()
 	db, s := openPG(t, testenv.DSN(t, pgEnv))
 	// One transaction at a time, as the reference scenario loads the
 	// database, every coarse update is HOT. Another transaction's snapshot
@@ -100,6 +101,7 @@ func waitForAutovacuum(t *testing.T, db *sql.DB) {
 }
 
 func TestDefaultScenarioGivesThePRsRatioOnMariaDB(t *testing.T) {
+	t.Parallel()
 	db, s := mysqltest.Open(t)
 	res, err := (&measure.Experiment{Window: window(t, db, s), Workload: refreshtoken.New(prParams()), Variants: refreshtoken.Variants}).Run(context.Background())
 	if err != nil {

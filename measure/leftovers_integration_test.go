@@ -19,6 +19,7 @@ import (
 // another PID namespace), one kept with --keep, one from a writeamp without
 // locks and one without a marker are left alone.
 func TestLeftoversOfDeadRunsAreDroppedOthersUntouched(t *testing.T) {
+	t.Parallel()
 	dsn := testenv.DSN(t, pgEnv)
 	db, s := openPG(t, dsn)
 	host, _ := os.Hostname()
@@ -87,6 +88,7 @@ func TestLeftoversOfDeadRunsAreDroppedOthersUntouched(t *testing.T) {
 // A session killed while it prepares the schema: the drop on that session
 // cannot run, so Prepare drops the schema on a new one instead of leaving it.
 func TestPrepareOnAKilledSessionLeavesNoSchema(t *testing.T) {
+	t.Parallel()
 	dsn := testenv.DSN(t, pgEnv)
 	db, s := openPG(t, dsn)
 	w := refreshtoken.New(smallParams())

@@ -25,6 +25,7 @@ import (
 // for which index gets an entry, and the pages an index grew by. Each major
 // runs on a fresh throwaway server, one after the other.
 func TestEveryPostgresMajor(t *testing.T) {
+	t.Parallel()
 	pgmatrix.EachParallel(t, func(t *testing.T, srv *pgmatrix.Server) {
 		db, s := openPG(t, srv.DSN)
 		if got := s.VersionNum / 10000; got != srv.Major {

@@ -94,6 +94,7 @@ func hasWalinspect(t *testing.T, db *sql.DB) bool {
 // number against a truth computed independently: the operations the plan
 // issues, and the rule that a non-HOT update adds an entry to every index.
 func TestRefreshTokenOnPostgres(t *testing.T) {
+	t.Parallel()
 	dsn := testenv.DSN(t, pgEnv)
 	db, s := openPG(t, dsn)
 	extBefore := hasWalinspect(t, db)
@@ -227,6 +228,7 @@ func TestRefreshTokenOnPostgres(t *testing.T) {
 // TestPlainRoleGetsDerivedNumbersAndTheGrant runs as a role that may create
 // a schema but neither read the WAL nor CHECKPOINT.
 func TestPlainRoleGetsDerivedNumbersAndTheGrant(t *testing.T) {
+	t.Parallel()
 	dsn := testenv.DSN(t, pgEnv)
 	admin, s := openPG(t, dsn)
 	role := fmt.Sprintf("writeamp_test_plain_%d", os.Getpid())
@@ -302,6 +304,7 @@ func mustExec(t *testing.T, db *sql.DB, q string, args ...any) {
 // write a running-xacts record now and then, so one clean attempt of a few
 // suffices.
 func TestSnapshotWritesNoWAL(t *testing.T) {
+	t.Parallel()
 	dsn := testenv.DSN(t, pgEnv)
 	db, s := openPG(t, dsn)
 	set := pgSet(t)

@@ -26,6 +26,7 @@ import (
 // shipped), the transactions and rows the workload's statements wrote, and
 // the replica untouched by writeamp's ledger on the primary.
 func TestMariaDBReplica(t *testing.T) {
+	t.Parallel()
 	start := time.Now()
 	client := testenv.Tool(t, "mariadb", "mysql")
 	pdsn, rdsn := mysqltest.PrivateReplica(t, []string{"--rpl-semi-sync-master-enabled=ON", "--rpl-semi-sync-master-timeout=10000"},

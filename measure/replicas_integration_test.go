@@ -23,6 +23,7 @@ import (
 // primary's insert LSN around the workload (the standby replays exactly
 // that WAL), pg_stat_replication's sent position, and the rows inserted.
 func TestPostgresStandbyEveryMajor(t *testing.T) {
+	t.Parallel()
 	pgmatrix.EachParallel(t, func(t *testing.T, srv *pgmatrix.Server) {
 		pdb, ps := openPG(t, srv.DSN)
 		mustExec(t, pdb, `CREATE SCHEMA rp`)

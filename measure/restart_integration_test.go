@@ -19,6 +19,8 @@ import (
 // runs: the run fails naming the phase, and snapshots from both sides of
 // the restart are refused as a pair (the counters were reset).
 func TestServerRestartMidRun(t *testing.T) {
+	t.Parallel()
+	testenv.Heavy(t, "starts a PostgreSQL server of its own")
 	if _, err := pgembed.FindBinaries(); err != nil {
 		if testenv.CI() {
 			t.Fatal(err)

@@ -49,6 +49,7 @@ func writeSnap(t *testing.T, dir, name string, s *collectors.Snapshot) *measure.
 }
 
 func TestDiffOfSnapshotFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	t0 := start.Add(time.Hour)
@@ -86,6 +87,7 @@ func TestDiffOfSnapshotFiles(t *testing.T) {
 }
 
 func TestDiffRefusesMismatchedSnapshots(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	t0 := start.Add(time.Hour)
@@ -111,6 +113,7 @@ func TestDiffRefusesMismatchedSnapshots(t *testing.T) {
 }
 
 func TestReadSnapshotRefusesWhatIsNotOne(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, body string) string {
 		p := filepath.Join(dir, name)
@@ -135,6 +138,7 @@ func TestReadSnapshotRefusesWhatIsNotOne(t *testing.T) {
 }
 
 func TestRedactArgsHidesPasswords(t *testing.T) {
+	t.Parallel()
 	got := strings.Join(measure.RedactArgs([]string{"pgbench", "postgres://app:s3cret@db:5432/x", "host=db password=s3cret dbname=x", "--password=s3cret", "-c", "2",
 		`host=db password='it\'s"q%20x' dbname=x`, "postgres://u:p@ss:w/rd%@h/x"}), " ")
 	for _, leak := range []string{"s3cret", "q%20x", `s"q`, "ss:w", "rd%"} {
@@ -152,6 +156,7 @@ func TestRedactArgsHidesPasswords(t *testing.T) {
 
 // A negative cumulative counter in a snapshot file was edited: refused, named.
 func TestReadSnapshotRefusesNegativeCounters(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := snap(pgServer(time.Now()), time.Now(), -100, 5)
 	var buf bytes.Buffer
@@ -165,6 +170,7 @@ func TestReadSnapshotRefusesNegativeCounters(t *testing.T) {
 
 // The hand-appended snapshot file is byte for byte what json.Encoder writes.
 func TestSnapshotFileWriteIsEncodingJSONsBytes(t *testing.T) {
+	t.Parallel()
 	type plainSnapshot collectors.Snapshot // no MarshalJSON
 	type plainFile struct {
 		Kind          string         `json:"kind"`

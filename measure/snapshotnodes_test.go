@@ -14,6 +14,7 @@ import (
 // A snapshot file with a node's reading reads back with the node's label,
 // counters and marks, and a node without a label is refused as damaged.
 func TestSnapshotFileKeepsItsNodes(t *testing.T) {
+	t.Parallel()
 	reading := func(lsn string, v float64) *collectors.Snapshot {
 		return &collectors.Snapshot{Server: dialects.Server{Dialect: "mysql", Identity: "h:1/server_id=" + lsn}, TakenAt: time.Unix(1700000000, 0).UTC(),
 			Counters: []collectors.Counter{{Key: collectors.Key{Level: collectors.DB, Metric: "log_bytes"}, Value: v, Exactness: "exact", Source: "s"}},

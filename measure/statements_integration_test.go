@@ -51,6 +51,7 @@ func readStatements(t *testing.T, db *sql.DB, prefix string) stmtTruth {
 // pg_stat_statements, and the statements' sum plus the named remainder is
 // the window's pg_stat_wal total (14+) or LSN difference (13).
 func TestStatementsEveryMajor(t *testing.T) {
+	t.Parallel()
 	pgmatrix.EachParallel(t, func(t *testing.T, srv *pgmatrix.Server) {
 		preloadStatements(t, srv)
 		db, s := openPG(t, srv.DSN)

@@ -27,6 +27,7 @@ func digestRows(t *testing.T, db *sql.DB, prefix string) (rows, calls float64) {
 // on, a wrapped script of distinct statements lists each digest with the
 // rows it changed (the script's truth, and the test's own digest reads).
 func TestMariaDBStatementDigests(t *testing.T) {
+	t.Parallel()
 	client, err := exec.LookPath("mariadb")
 	if err != nil {
 		if testenv.CI() {

@@ -11,6 +11,7 @@ import (
 // replaced, 17's savepoint names, 18's squashed IN lists) are recognised
 // as writeamp's, and a workload's statements are not.
 func TestOwnQueriesAreRecognised(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("testdata/own_statements.json")
 	if err != nil {
 		t.Fatal(err)

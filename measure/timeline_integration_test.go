@@ -33,6 +33,7 @@ func sampled(t *testing.T, db *sql.DB, s dialects.Server, sc collectors.Scope, c
 // window's own log bytes, and once the sessions have published (the command
 // waits before it ends) the sampled rows are exactly the rows inserted.
 func TestTimelineShowsWhenTheWritesHappened(t *testing.T) {
+	t.Parallel()
 	db, s := openPG(t, testenv.DSN(t, pgEnv))
 	for _, q := range []string{`DROP SCHEMA IF EXISTS tl CASCADE`, `CREATE SCHEMA tl`, `CREATE TABLE tl.t (id int PRIMARY KEY, v int) WITH (fillfactor = 50)`} {
 		mustExec(t, db, q)
@@ -87,6 +88,7 @@ sleep 2`, "bash", dsn}
 // window, so one clean attempt of a few must show it; a sampler that
 // commits would add to every attempt.
 func TestTimelineAddsNoCommit(t *testing.T) {
+	t.Parallel()
 	db, s := openPG(t, testenv.DSN(t, pgEnv))
 	cmd := []string{"sleep", "2.5"}
 	for attempt := 0; attempt < 4; attempt++ {

@@ -16,6 +16,7 @@ import (
 // rows are exact in time: the first burst shows alone, and the last reading
 // holds exactly the rows and commits the window counted.
 func TestMariaDBTimelineCountsRowsWhenTheyHappen(t *testing.T) {
+	t.Parallel()
 	db, s := mysqltest.Open(t)
 	name := mysqltest.TempDatabase(t, db)
 	mysqltest.Exec(t, db, "CREATE TABLE "+name+".t (id int PRIMARY KEY AUTO_INCREMENT, v int, KEY (v)) ENGINE=InnoDB")
@@ -72,6 +73,7 @@ func TestMariaDBTimelineCountsRowsWhenTheyHappen(t *testing.T) {
 // transaction: a timeline on an idle server adds no redo and no commit
 // (one clean attempt of a few: InnoDB's background work writes now and then).
 func TestMariaDBTimelineAddsNoRedo(t *testing.T) {
+	t.Parallel()
 	db, s := mysqltest.Open(t)
 	ctx := context.Background()
 	w := window(t, db, s)

@@ -35,6 +35,7 @@ func fakeObs(every float64, readings ...map[string]float64) (*timelineObs, *time
 }
 
 func TestTimelineRatesAndValues(t *testing.T) {
+	t.Parallel()
 	o, now := fakeObs(1,
 		map[string]float64{"log_bytes": 1000, "rows_inserted": 10},
 		map[string]float64{"log_bytes": 3000, "rows_inserted": 10},
@@ -73,6 +74,7 @@ func TestTimelineRatesAndValues(t *testing.T) {
 }
 
 func TestTimelineResetHasNoRate(t *testing.T) {
+	t.Parallel()
 	o, now := fakeObs(1,
 		map[string]float64{"log_bytes": 0, "rows_inserted": 500},
 		map[string]float64{"log_bytes": 100, "rows_inserted": 600},
@@ -103,6 +105,7 @@ func TestTimelineResetHasNoRate(t *testing.T) {
 }
 
 func TestCheckInterval(t *testing.T) {
+	t.Parallel()
 	if err := CheckInterval("--interval", 500*time.Millisecond); err == nil || !strings.Contains(err.Error(), "--interval") {
 		t.Errorf("500ms: %v", err)
 	}

@@ -116,6 +116,7 @@ func shares(m map[string]result.Metric) map[string]float64 {
 }
 
 func TestWindowSeesARowLockWaitPostgres(t *testing.T) {
+	t.Parallel()
 	db, s := openPG(t, testenv.DSN(t, pgEnv))
 	pgLockWait(t, db, s)
 }
@@ -133,6 +134,7 @@ func pgLockWait(t *testing.T, db *sql.DB, s dialects.Server) {
 }
 
 func TestWindowSeesARowLockWaitMariaDB(t *testing.T) {
+	t.Parallel()
 	db, s := mysqltest.Open(t)
 	name := mysqltest.TempDatabase(t, db)
 	mysqltest.Exec(t, db, "CREATE TABLE "+name+".t (id int PRIMARY KEY, v int) ENGINE=InnoDB", "INSERT INTO "+name+".t VALUES (1, 0)")

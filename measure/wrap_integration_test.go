@@ -86,6 +86,7 @@ func value(t *testing.T, o *result.Object, name string) float64 {
 }
 
 func TestMeasurePgbenchCountsWhatPgbenchRan(t *testing.T) {
+	t.Parallel()
 	dsn, db := pgbenchDB(t)
 	_, server := openPG(t, dsn)
 	hot0 := statTable(t, db, "pgbench_accounts", "n_tup_hot_upd")
@@ -151,6 +152,7 @@ func TestMeasurePgbenchCountsWhatPgbenchRan(t *testing.T) {
 }
 
 func TestMeasureScopeKeepsDatabaseTotalsAndOperationCount(t *testing.T) {
+	t.Parallel()
 	dsn, db := pgbenchDB(t)
 	_, server := openPG(t, dsn)
 	w := &measure.Wrapped{Window: window(t, db, server),
@@ -202,6 +204,7 @@ func TestMeasureScopeKeepsDatabaseTotalsAndOperationCount(t *testing.T) {
 }
 
 func TestMeasureReturnsTheCommandsExitCode(t *testing.T) {
+	t.Parallel()
 	db, server := openPG(t, testenv.DSN(t, pgEnv))
 	w := &measure.Wrapped{Window: window(t, db, server), Scope: collectors.Scope{Schemas: []string{"writeamp_none"}},
 		Command: []string{"sh", "-c", "echo partial work; exit 3"}, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
@@ -221,6 +224,7 @@ func TestMeasureReturnsTheCommandsExitCode(t *testing.T) {
 }
 
 func TestSnapshotFilesDiffLikeAWrappedRun(t *testing.T) {
+	t.Parallel()
 	dsn, db := pgbenchDB(t)
 	_, server := openPG(t, dsn)
 	set := pgSet(t)

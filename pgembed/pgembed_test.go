@@ -14,6 +14,10 @@ import (
 )
 
 func TestStartConnectStopLeavesNothing(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("-short: starts a PostgreSQL server of its own (make test runs it)")
+	}
 	if _, err := FindBinaries(); err != nil {
 		if testenv.CI() {
 			t.Fatalf("CI=true but no PostgreSQL binaries: %v", err)
@@ -65,6 +69,7 @@ func TestNoBinariesErrorSaysWhatToDo(t *testing.T) {
 }
 
 func TestVersionOrder(t *testing.T) {
+	t.Parallel()
 	if versionOf("/usr/lib/postgresql/16/bin") <= versionOf("/usr/lib/postgresql/15/bin") {
 		t.Error("higher major versions must sort first")
 	}
@@ -72,8 +77,17 @@ func TestVersionOrder(t *testing.T) {
 
 // A start that fails (here: an initdb that refuses) removes its directory.
 func TestFailedStartLeavesNoDirectory(t *testing.T) {
+	// A directory of its own: other packages' tests start throwaway servers
+	// in the shared one meanwhile.
+	tmp, err := os.MkdirTemp("", "writeamp-tmpdir-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+	os.Chmod(tmp, 0o755)
+	t.Setenv("TMPDIR", tmp)
 	// Readable by the unprivileged user initdb runs as when the test is root.
-	fake, err := os.MkdirTemp("", "writeamp-fakebin-")
+	fake, err := os.MkdirTemp(tmp, "writeamp-fakebin-")
 	if err != nil {
 		t.Fatal(err)
 	}

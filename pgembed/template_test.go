@@ -15,6 +15,9 @@ import (
 // cache and later starts copy it: each copy is a server of its own that
 // accepts writes, and the template is never written to by a server.
 func TestTemplateCacheCopiesInitdbOutput(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts a PostgreSQL server of its own (make test runs it)")
+	}
 	if _, err := FindBinaries(); err != nil {
 		if testenv.CI() {
 			t.Fatalf("CI=true but no PostgreSQL binaries: %v", err)

@@ -11,6 +11,7 @@ import (
 // figures; with them, per expired session, held when coarse costs more
 // beyond noise and not held when it costs the same.
 func TestCleanupClaims(t *testing.T) {
+	t.Parallel()
 	r := sweep(t, "claims_pg15_sweep")
 	if cl := claimOf(t, r, "cleanup"); cl.Verdict != result.NotMeasured || !strings.Contains(cl.Why, "--expiration-job") {
 		t.Errorf("without the job: %+v", cl)

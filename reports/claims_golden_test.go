@@ -59,6 +59,7 @@ func claimsSection(t *testing.T, format string, out []byte) []byte {
 }
 
 func TestClaimsGolden(t *testing.T) {
+	t.Parallel()
 	pg := sweep(t, "claims_pg15_sweep")
 	// what the wait sampler and --vacuum add to these runs (see sweep)
 	for label, w := range map[string]map[string]float64{
@@ -96,6 +97,7 @@ func TestClaimsGolden(t *testing.T) {
 // not write (vacuum_wal_bytes for vacuum_log_bytes) left a row "not
 // measured" beside the very figures it asked for.
 func TestClaimsNameCatalogueMetrics(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"claims_pg15_sweep", "claims_mariadb_sweep"} {
 		for _, cl := range FindingsOf(sweep(t, name)).Claims {
 			switch {

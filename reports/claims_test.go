@@ -72,6 +72,7 @@ func wantVerdict(t *testing.T, cl result.Claim, verdict, why string) {
 }
 
 func TestClaimsOnPostgresSweep(t *testing.T) {
+	t.Parallel()
 	r := sweep(t, "claims_pg15_sweep")
 	li := claimOf(t, r, "reposition.leaf_inserts")
 	wantVerdict(t, li, result.Held, "")
@@ -100,6 +101,7 @@ func TestClaimsOnPostgresSweep(t *testing.T) {
 }
 
 func TestClaimRulesDidNotHold(t *testing.T) {
+	t.Parallel()
 	r := sweep(t, "claims_pg15_sweep")
 	// the same entries in both: no change, so the claim did not hold
 	co := runOf(r, "coarse c=1")
@@ -119,6 +121,7 @@ func TestClaimRulesDidNotHold(t *testing.T) {
 }
 
 func TestClaimsContentionOnPostgres(t *testing.T) {
+	t.Parallel()
 	r := sweep(t, "claims_pg15_sweep")
 	shares(runOf(r, "baseline c=8"), 900, map[string]float64{"CPU.running": 0.6, "LWLock.BufferContent": 0.03, "IO.WALSync": 0.37})
 	shares(runOf(r, "coarse c=8"), 880, map[string]float64{"CPU.running": 0.7, "LWLock.BufferContent": 0.01, "IO.WALSync": 0.29})
@@ -140,6 +143,7 @@ func TestClaimsContentionOnPostgres(t *testing.T) {
 }
 
 func TestClaimsVacuum(t *testing.T) {
+	t.Parallel()
 	r := sweep(t, "claims_pg15_sweep")
 	for label, v := range map[string]float64{"baseline c=1": 2000, "coarse c=1": 500} {
 		run := runOf(r, label)
@@ -173,6 +177,7 @@ func TestClaimsVacuum(t *testing.T) {
 }
 
 func TestClaimsOnMariaDBSweep(t *testing.T) {
+	t.Parallel()
 	r := sweep(t, "claims_mariadb_sweep")
 	li := claimOf(t, r, "reposition.leaf_inserts")
 	wantVerdict(t, li, result.Held, "")
@@ -213,6 +218,7 @@ func TestClaimsOnMariaDBSweep(t *testing.T) {
 }
 
 func TestClaimsOnSQLServerAndOracle(t *testing.T) {
+	t.Parallel()
 	r := sweep(t, "claims_pg15_sweep")
 	r.Server.Dialect = "sqlserver"
 	shares(runOf(r, "baseline c=8"), 500, map[string]float64{"Latch.PAGELATCH_EX": 0.40, "CPU.running": 0.6})
@@ -248,6 +254,7 @@ func TestClaimsOnSQLServerAndOracle(t *testing.T) {
 }
 
 func TestNoClaimsWithoutBothVariants(t *testing.T) {
+	t.Parallel()
 	r := fixture(t)
 	r.Runs = r.Runs[1:]
 	if cs := FromResult(r).Claims; len(cs) != 0 {

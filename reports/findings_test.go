@@ -37,6 +37,7 @@ func containsFold(xs []string, x string) bool {
 }
 
 func TestFindingsOfTheDefaultRun(t *testing.T) {
+	t.Parallel()
 	res := fixture(t)
 	base, coarse := &res.Runs[0], &res.Runs[1]
 	fs := FromResult(res).Findings
@@ -138,6 +139,7 @@ func twins(t *testing.T) *result.Result {
 }
 
 func TestFindingsNoiseRule(t *testing.T) {
+	t.Parallel()
 	ix := "idx_user_session_expiration_last_refresh"
 	// The same work: one index entry more of 16,500 is real.
 	r := twins(t)
@@ -224,6 +226,7 @@ func TestFindingsNoiseRule(t *testing.T) {
 }
 
 func TestSingleRunFindingsAreItsCosts(t *testing.T) {
+	t.Parallel()
 	r := fixture(t)
 	r.Runs = r.Runs[:1]
 	run := &r.Runs[0]
@@ -248,6 +251,7 @@ func TestSingleRunFindingsAreItsCosts(t *testing.T) {
 }
 
 func TestFindingsLeadEveryFormat(t *testing.T) {
+	t.Parallel()
 	res := fixture(t)
 	first := FromResult(res).Findings[0].Text
 	render := func(f string) string {
@@ -284,6 +288,7 @@ func TestFindingsLeadEveryFormat(t *testing.T) {
 
 // compare --format json carries the change column the table shows, row for row.
 func TestCompareJSONCarriesTheChangeColumn(t *testing.T) {
+	t.Parallel()
 	merged, err := Merge(split(t))
 	if err != nil {
 		t.Fatal(err)
@@ -333,6 +338,7 @@ func TestCompareJSONCarriesTheChangeColumn(t *testing.T) {
 // page splits from 0 to 50 per run are a finding beside the log's change,
 // and rank after the headline ones.
 func TestFindingsJudgeEveryDatabaseMetric(t *testing.T) {
+	t.Parallel()
 	r := twins(t)
 	lb := r.Runs[0].Database["log_bytes"].V()
 	setMetric(r.Runs[1].Database, "log_bytes", lb*1.5)

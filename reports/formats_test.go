@@ -22,6 +22,7 @@ func split(t *testing.T) []Input {
 }
 
 func TestCompareOfSavedRunsReproducesTheRunTable(t *testing.T) {
+	t.Parallel()
 	merged, err := Merge(split(t))
 	if err != nil {
 		t.Fatal(err)
@@ -41,6 +42,7 @@ func TestCompareOfSavedRunsReproducesTheRunTable(t *testing.T) {
 }
 
 func TestCompareLabels(t *testing.T) {
+	t.Parallel()
 	in := split(t)
 	in[0].Label, in[1].Label = "before migration", "after migration"
 	merged, _ := Merge(in)
@@ -58,6 +60,7 @@ func TestCompareLabels(t *testing.T) {
 }
 
 func TestPerRowChangedWithoutOperationCounts(t *testing.T) {
+	t.Parallel()
 	r := fixture(t)
 	for i := range r.Runs {
 		r.Runs[i].Operations, r.Runs[i].MainOperation = nil, ""
@@ -83,6 +86,7 @@ func TestPerRowChangedWithoutOperationCounts(t *testing.T) {
 }
 
 func TestCSVHasEveryNumberWithItsBasis(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	if err := Render(&buf, "csv", fixture(t), Options{}); err != nil {
 		t.Fatal(err)
@@ -134,6 +138,7 @@ func TestCSVHasEveryNumberWithItsBasis(t *testing.T) {
 }
 
 func TestHTMLIsSelfContainedWithChartsAndHoverBasis(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	if err := Render(&buf, "html", fixture(t), Options{}); err != nil {
 		t.Fatal(err)
@@ -164,6 +169,7 @@ func TestHTMLIsSelfContainedWithChartsAndHoverBasis(t *testing.T) {
 }
 
 func TestNiceScale(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ max, top float64 }{{1.1, 2}, {2313, 2500}, {0.74, 1}, {99, 100}, {16500, 20000}} {
 		if top, ticks := niceScale(c.max); top != c.top || len(ticks) < 3 {
 			t.Errorf("niceScale(%v) = %v %v", c.max, top, ticks)
@@ -174,6 +180,7 @@ func TestNiceScale(t *testing.T) {
 // A finding spec names a level the metric is kept at, and the ranks of the
 // specs are distinct and below latency's (ties would rank by text).
 func TestFindingSpecsAreConsistent(t *testing.T) {
+	t.Parallel()
 	ranks := map[int]string{}
 	for _, m := range result.Metrics() {
 		sp := m.Finding

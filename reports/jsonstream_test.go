@@ -16,6 +16,7 @@ import (
 // must not be fooled by (no runs, empty and nil object lists, a value that
 // spells a field's name, a migration run with its own tables).
 func TestStreamedJSONIsTheEncodersBytes(t *testing.T) {
+	t.Parallel()
 	big := synthetic(t, 300)
 	tricky := fixture(t)
 	tricky.Runs[0].Warnings = append(tricky.Runs[0].Warnings, "\n      \"tables\": null <&>")

@@ -57,6 +57,7 @@ func labelsOf(m *dto.Metric) map[string]string {
 // units), its object and exactness; an unavailable one has no sample but a
 // writeamp_metric_unavailable with the reason.
 func TestOpenMetricsParsesAndHoldsEveryExactMetric(t *testing.T) {
+	t.Parallel()
 	r := fixture(t)
 	// An unavailable metric, as a server that does not count it gives it.
 	r.Runs[0].Database["undo_bytes"] = result.NA("innodb_metrics", "counter disabled")
@@ -135,6 +136,7 @@ func TestOpenMetricsParsesAndHoldsEveryExactMetric(t *testing.T) {
 }
 
 func TestOpenMetricsNames(t *testing.T) {
+	t.Parallel()
 	for name, want := range map[string]string{
 		"log_bytes": "writeamp_log_bytes bytes", "hot_ratio": "writeamp_hot_ratio ratio", "page_latch_wait_ms": "writeamp_page_latch_wait_seconds seconds",
 		"leaf_inserts": "writeamp_leaf_inserts ", "waits.lock/tuple_ms": "writeamp_wait_seconds seconds", "waits.lock/tuple": "writeamp_waits ",

@@ -16,6 +16,7 @@ import (
 // A local server plays the Pushgateway: the result arrives as one PUT to
 // the job's group, in a body its text parser reads, with every family.
 func TestPushPutsTheFamiliesToTheGroup(t *testing.T) {
+	t.Parallel()
 	type call struct{ method, path, ctype string }
 	var calls []call
 	var body []byte

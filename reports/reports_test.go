@@ -27,6 +27,7 @@ func golden(t *testing.T, name string, got []byte) {
 }
 
 func TestGoldenFormats(t *testing.T) {
+	t.Parallel()
 	r := fixture(t)
 	for _, f := range Formats {
 		var buf bytes.Buffer
@@ -38,6 +39,7 @@ func TestGoldenFormats(t *testing.T) {
 }
 
 func TestJSONRoundTripKeepsEveryNumberWithItsSource(t *testing.T) {
+	t.Parallel()
 	r := fixture(t)
 	var buf bytes.Buffer
 	if err := JSON(&buf, r); err != nil {
@@ -74,6 +76,7 @@ func TestJSONRoundTripKeepsEveryNumberWithItsSource(t *testing.T) {
 }
 
 func TestTableShowsTheHeadlineAndItsSource(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	if err := Render(&buf, "table", fixture(t), Options{}); err != nil {
 		t.Fatal(err)
@@ -96,6 +99,7 @@ func TestTableShowsTheHeadlineAndItsSource(t *testing.T) {
 }
 
 func TestChange(t *testing.T) {
+	t.Parallel()
 	one, two := 1.0, 2.0
 	mk := func(v float64, per *float64) Cell {
 		return Cell{Present: true, Metric: result.New(v, result.Exact, "s"), PerOp: per}
@@ -118,12 +122,14 @@ func TestChange(t *testing.T) {
 }
 
 func TestCheckFormat(t *testing.T) {
+	t.Parallel()
 	if err := CheckFormat("yaml"); err == nil || !strings.Contains(err.Error(), "--format") {
 		t.Errorf("%v", err)
 	}
 }
 
 func TestSingular(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{"refreshes": "refresh", "logins": "login", "batches": "batch", "transactions": "transaction"} {
 		if got := Singular(in); got != want {
 			t.Errorf("Singular(%q) = %q", in, got)
@@ -137,6 +143,7 @@ func TestSingular(t *testing.T) {
 // by, and says under notes what every metric's note in the JSON says: why
 // each n/a is n/a, and the caveats of the numbers shown.
 func TestGoldenMeasureMariaDB(t *testing.T) {
+	t.Parallel()
 	r, err := result.Read(filepath.Join("testdata", "measure_mariadb.json"))
 	if err != nil {
 		t.Fatal(err)

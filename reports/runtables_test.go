@@ -16,6 +16,7 @@ func m(v float64, ex result.Exactness) result.Metric {
 // sum against the in-scope log) and the top statements appear in the
 // table, markdown and html reports, figures and exactness included.
 func TestRunTablesShowOperationsAndStatements(t *testing.T) {
+	t.Parallel()
 	ops := func(lb, recs, leaf float64) map[string]result.Metric {
 		return map[string]result.Metric{"log_bytes": m(lb, result.Exact), "log_records": m(recs, result.Exact), "fpi_bytes": m(0, result.Exact), "leaf_inserts": m(leaf, result.Exact)}
 	}

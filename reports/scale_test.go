@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"fmt"
+	"github.com/writeamp/writeamp/internal/testenv"
 	"runtime"
 	"syscall"
 	"testing"
@@ -72,6 +73,8 @@ func cost(t *testing.T, r *result.Result, format string) (time.Duration, uint64)
 // cost about eight times the CPU and allocations. A lookup by name per
 // object (what made a 50k-index diff take 31 s) makes the CPU ratio ~64.
 func TestReportsScaleLinearlyInIndexes(t *testing.T) {
+	testenv.Heavy(t, "renders results of 1,000 and 8,000 indexes")
+	// Not parallel: it reads the process's CPU time and heap.
 	if testing.Short() {
 		t.Skip("renders 9,000 indexes in every format")
 	}

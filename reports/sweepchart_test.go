@@ -16,6 +16,7 @@ func share(v float64) result.Metric {
 // json keeps it); the sweep chart draws, per variant, the waits that reached
 // 5% at some level, at every level, largest first.
 func TestWaitSharesInTablesAndTheSweepChart(t *testing.T) {
+	t.Parallel()
 	run := func(variant string, level int, lw, cpu, rare float64) result.Run {
 		return result.Run{Variant: variant, Concurrency: level, Label: variant, Throughput: float64(100 * level), Database: map[string]result.Metric{
 			"wait_samples": share(100), "wait_share.LWLock.WALWrite": share(lw), "wait_share.CPU.running": share(cpu), "wait_share.IO.DataFileExtend": share(rare)}}

@@ -32,6 +32,7 @@ func sampledPair(t *testing.T) *result.Result {
 // compare of sampled results puts their timelines side by side: one column
 // per run in the table and markdown, one line per run in the html charts.
 func TestTimelineSideBySide(t *testing.T) {
+	t.Parallel()
 	r := sampledPair(t)
 	for _, f := range []string{"table", "markdown", "html"} {
 		var buf bytes.Buffer
@@ -73,6 +74,7 @@ func TestTimelineSideBySide(t *testing.T) {
 
 // A result without samples renders no timeline anywhere.
 func TestNoTimelineWithoutSamples(t *testing.T) {
+	t.Parallel()
 	for _, f := range []string{"table", "markdown", "html"} {
 		var buf bytes.Buffer
 		if err := Render(&buf, f, fixture(t), Options{}); err != nil {
@@ -85,6 +87,7 @@ func TestNoTimelineWithoutSamples(t *testing.T) {
 }
 
 func TestTimeScale(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ max, top float64 }{{3.06, 4}, {6.1, 7}, {60.09, 70}, {119, 120}, {3600, 3600}, {0, 1}} {
 		top, ticks := timeScale(c.max)
 		if top != c.top || len(ticks) > 9 || ticks[len(ticks)-1] != top {

@@ -9,6 +9,7 @@ import (
 // Routines, triggers, events and sequences MySQL/MariaDB create by name are
 // dropped by name.
 func TestInvertMySQLRoutines(t *testing.T) {
+	t.Parallel()
 	st, err := Split(MySQL, "DELIMITER //\nCREATE DEFINER=`root`@`%` PROCEDURE touch(IN p INT) BEGIN UPDATE jobs SET t = 1 WHERE id = p; END//\n"+
 		"CREATE FUNCTION app.f() RETURNS INT DETERMINISTIC RETURN 1//\nCREATE TRIGGER jobs_bi BEFORE INSERT ON jobs FOR EACH ROW SET NEW.t = 0//\n"+
 		"CREATE OR REPLACE PROCEDURE p2() SELECT 1//\nDELIMITER ;\n")
@@ -28,6 +29,7 @@ func TestInvertMySQLRoutines(t *testing.T) {
 // A table created and filled in the same statements is undone by its DROP
 // TABLE alone; a data change anywhere else is still refused.
 func TestInvertFillsOfCreatedTables(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		dialect, src string
 		undo         []string

@@ -67,6 +67,7 @@ func checkExistence(t *testing.T, dialect string, cases []existenceCase) {
 }
 
 func TestExistencePostgres(t *testing.T) {
+	t.Parallel()
 	checkExistence(t, Postgres, []existenceCase{
 		{"CREATE INDEX IF NOT EXISTS, missing", "", "create index if not exists q_t on s.q (t)", nil,
 			[]string{"DROP INDEX s.q_t"}, ""},
@@ -94,6 +95,7 @@ func TestExistencePostgres(t *testing.T) {
 }
 
 func TestExistenceMySQL(t *testing.T) {
+	t.Parallel()
 	checkExistence(t, MySQL, []existenceCase{
 		{"CREATE INDEX IF NOT EXISTS, missing", "", "create index if not exists q_t on q (t)", nil, []string{"DROP INDEX `q_t` ON `q`"}, ""},
 		{"CREATE INDEX IF NOT EXISTS, there", "", "create index if not exists q_t on q (t)", []string{"index q_t on q"}, nil, ""},

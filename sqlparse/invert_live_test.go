@@ -149,6 +149,7 @@ func texts(st []sqlparse.Statement) []string {
 // TestInverseRestoresCatalog applies a real migration, then the inverse
 // Invert computed for it, and holds the catalog to what it was before.
 func TestInverseRestoresCatalog(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		dialect, env, base, migration string
 	}{

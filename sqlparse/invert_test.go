@@ -22,6 +22,7 @@ func readScript(t *testing.T, dialect, path string) *Script {
 }
 
 func TestInvertPostgresGoose(t *testing.T) {
+	t.Parallel()
 	sc := readScript(t, Postgres, "postgres/20240611093000_billing.sql")
 	if !sc.Annotated || len(sc.Up) != 9 || len(sc.Down) != 5 {
 		t.Fatalf("split: %d up, %d down", len(sc.Up), len(sc.Down))
@@ -47,6 +48,7 @@ func TestInvertPostgresGoose(t *testing.T) {
 }
 
 func TestInvertPostgresRefuses(t *testing.T) {
+	t.Parallel()
 	sc := readScript(t, Postgres, "postgres/20240612100000_backfill.sql")
 	inv, err := Invert(Postgres, sc.Up)
 	if err != nil {
@@ -72,6 +74,7 @@ func TestInvertPostgresRefuses(t *testing.T) {
 }
 
 func TestInvertMariaDB(t *testing.T) {
+	t.Parallel()
 	sc := readScript(t, MySQL, "mariadb/000002_customers.up.sql")
 	inv, err := Invert(MySQL, sc.Up)
 	if err != nil {

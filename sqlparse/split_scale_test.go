@@ -12,6 +12,7 @@ import (
 // statements took 148 s). The bound is far above the linear time (about a
 // second here on a loaded machine) and far below the quadratic one.
 func TestSplittingIsLinear(t *testing.T) {
+	t.Parallel()
 	const n = 50000
 	var b strings.Builder
 	b.WriteString("-- a data file\n")
@@ -44,6 +45,7 @@ func TestSplittingIsLinear(t *testing.T) {
 // Past wholeParseLimit a plain INSERT is read from its tokens: the table it
 // writes must be the one the parser would name.
 func TestLargeScriptInsertsNameTheirTable(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString("create table big (id int, v text);\n")
 	for i := 0; b.Len() <= wholeParseLimit; i++ {
@@ -69,6 +71,7 @@ func TestLargeScriptInsertsNameTheirTable(t *testing.T) {
 }
 
 func TestNumberLinesAcrossGooseSections(t *testing.T) {
+	t.Parallel()
 	src := "-- +goose Up\ncreate table a (id int);\n\ncreate index on a (id);\n-- +goose Down\ndrop table a;\n"
 	sc, err := ParseScript(Postgres, src)
 	if err != nil {

@@ -52,6 +52,7 @@ var splitCases = []struct {
 }
 
 func TestSplitCases(t *testing.T) {
+	t.Parallel()
 	for _, c := range splitCases {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := Texts(c.dialect, c.src)
@@ -66,6 +67,7 @@ func TestSplitCases(t *testing.T) {
 }
 
 func TestGooseAnnotations(t *testing.T) {
+	t.Parallel()
 	src := `-- +goose Up
 -- +goose StatementBegin
 CREATE FUNCTION touch() RETURNS trigger AS $$ BEGIN NEW.t := now(); RETURN NEW; END $$ LANGUAGE plpgsql;
@@ -94,6 +96,7 @@ DROP FUNCTION touch();
 }
 
 func TestSplitErrors(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ dialect, src, want string }{
 		{Postgres, "select 1;\nselect 'open", "line 2, column 8: unterminated quoted string"},
 		{Postgres, "select /* /* */ 1", "unterminated /* comment"},
@@ -112,6 +115,7 @@ func TestSplitErrors(t *testing.T) {
 // A statement PostgreSQL 17's parser does not read is still sent (the server
 // decides), with the parser's error kept.
 func TestPostgresUnparsedStatement(t *testing.T) {
+	t.Parallel()
 	st, err := Split(Postgres, "create index i on t (a);\nfrobnicate the table;\nupdate t set a = 1")
 	if err != nil {
 		t.Fatal(err)
@@ -122,6 +126,7 @@ func TestPostgresUnparsedStatement(t *testing.T) {
 }
 
 func TestStatementsForEmbeddedSQL(t *testing.T) {
+	t.Parallel()
 	got := Statements("-- header\nCREATE TABLE a (x varchar(3) DEFAULT 'a;b');\nCREATE INDEX i ON a (x);\n")
 	want := []string{"CREATE TABLE a (x varchar(3) DEFAULT 'a;b')", "CREATE INDEX i ON a (x)"}
 	if !reflect.DeepEqual(got, want) {

@@ -20,6 +20,7 @@ import (
 // A server that accepts the connection and then says nothing must not hold
 // a command longer than the connect bound.
 func TestSilentServerFailsWithinTheConnectBound(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -53,6 +54,7 @@ func TestSilentServerFailsWithinTheConnectBound(t *testing.T) {
 // A wrong password gets one clear line, without the password, and is not
 // a usage error (the DSN is well formed).
 func TestWrongPasswordIsClearAndNotEchoed(t *testing.T) {
+	t.Parallel()
 	dsn := testenv.DSN(t, "WRITEAMP_TEST_MYSQL_DSN")
 	u, err := url.Parse(dsn)
 	if err != nil {

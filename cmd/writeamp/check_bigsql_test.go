@@ -20,6 +20,7 @@ import (
 // first SIGTERM did not stop it. Now SIGTERM while check reads the SQL
 // stops it at once: exit 130, nothing applied.
 func TestCheckStopsWhileReadingALargeMigration(t *testing.T) {
+	t.Parallel()
 	testenv.Tool(t, "psql")
 	dsn := scratchDB(t, "wa_test_check_bigsql") // skips without a server: before the build
 	bin := buildBinary(t)

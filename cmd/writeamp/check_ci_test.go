@@ -80,6 +80,7 @@ func TestCheckAnnotatesAndWritesSARIFAtTheMigrationLine(t *testing.T) {
 // A suppression without a reason is bad input naming the file and line,
 // refused before anything connects.
 func TestCheckRefusesASuppressionWithoutAReason(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	m := write(t, dir, "0003_noreason.sql", "-- writeamp:allow index-on-updated-column\ncreate index jobs_touched on jobs (touched);\n")
 	_, _, err := run(t, "check", "-q", "--dsn", closedPG, "--migration", m, "--budget", "hot_ratio>=0.9", "--", "true")
@@ -92,6 +93,7 @@ func TestCheckRefusesASuppressionWithoutAReason(t *testing.T) {
 // OpenMetrics, holds the leaf inserts of the table's primary key, and the
 // same metrics reach a local server playing the Pushgateway.
 func TestMeasureOpenMetricsAndPush(t *testing.T) {
+	t.Parallel()
 	psql := testenv.Tool(t, "psql")
 	dir := t.TempDir()
 	dsn := scratchDB(t, "wa_test_openmetrics")

@@ -16,6 +16,7 @@ import (
 // naming the side; a cluster-level statement is refused before anything is
 // copied, and nothing of it exists afterwards.
 func TestCheckCloneWatchesTheOriginal(t *testing.T) {
+	t.Parallel()
 	psql := testenv.Tool(t, "psql")
 	admin := pgAdmin(t)
 	dsn := scratchDB(t, "wa_test_clone_watch")

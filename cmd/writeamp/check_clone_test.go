@@ -44,6 +44,7 @@ func pgAdmin(t *testing.T) *sql.DB {
 // a real SIGINT to the process, and never writes to the database itself:
 // its catalog and its rows are what they were.
 func TestCheckCloneLeavesNothingBehind(t *testing.T) {
+	t.Parallel()
 	psql := testenv.Tool(t, "psql")
 	admin := pgAdmin(t)
 	dsn := scratchDB(t, "wa_test_check_clone")

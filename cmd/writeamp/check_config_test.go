@@ -72,6 +72,7 @@ allow:
 }
 
 func TestCheckConfigErrorsNameTheLine(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := write(t, dir, "w.yaml", "budgets:\n  - budget: hot_ratio>=0.9\n    fail: true\n")
 	_, _, err := run(t, "check", "--config", cfg, "--migration", cfg, "--dsn", closedPG)

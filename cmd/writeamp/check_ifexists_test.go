@@ -70,6 +70,7 @@ func checkIfExists(t *testing.T, db *sql.DB, catalog func() string, common []str
 // one that is there it drops it, so check refuses it before anything is
 // applied, as any DROP. The catalog is as it was after each.
 func TestCheckIfExistsOnPostgres(t *testing.T) {
+	t.Parallel()
 	psql := testenv.Tool(t, "psql")
 	dsn := scratchDB(t, "wa_test_check_ifexists")
 	db, err := sql.Open("pgx", dsn)
@@ -101,6 +102,7 @@ insert into queue select g, 'ready', 0 from generate_series(1, 200) g`); err != 
 
 // The same on MariaDB, with its IF [NOT] EXISTS on indexes and columns.
 func TestCheckIfExistsOnMariaDB(t *testing.T) {
+	t.Parallel()
 	client := testenv.Tool(t, "mariadb", "mysql")
 	db, _ := mysqltest.Open(t)
 	name := mysqltest.TempDatabase(t, db)

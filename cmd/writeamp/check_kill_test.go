@@ -22,6 +22,7 @@ import (
 // undo, the next check refuses (exit 3), and clean --drop finishes the undo
 // with its proof; the catalog and accounts' rows are then as before.
 func TestCheckKilledMidwayLeavesARecordCleanFinishes(t *testing.T) {
+	t.Parallel()
 	psql := testenv.Tool(t, "psql")
 	dsn := scratchDB(t, "wa_test_check_kill") // skips without a server: before the build
 	bin := buildBinary(t)

@@ -17,6 +17,7 @@ import (
 // migration gives up, the error names the blocking session, nothing stays
 // applied and the user's table keeps its rows.
 func TestCheckLockTimeoutNamesTheBlockerOnPostgres(t *testing.T) {
+	t.Parallel()
 	psql := testenv.Tool(t, "psql")
 	dsn := scratchDB(t, "wa_test_check_locks")
 	db, err := sql.Open("pgx", dsn)
@@ -72,6 +73,7 @@ func TestCheckLockTimeoutNamesTheBlockerOnPostgres(t *testing.T) {
 }
 
 func TestCheckLockTimeoutOnMariaDB(t *testing.T) {
+	t.Parallel()
 	client := testenv.Tool(t, "mariadb", "mysql")
 	db, _ := mysqltest.Open(t)
 	name := mysqltest.TempDatabase(t, db)
@@ -123,6 +125,7 @@ func TestCheckLockTimeoutOnMariaDB(t *testing.T) {
 }
 
 func TestLockTimeoutMustNotBeNegative(t *testing.T) {
+	t.Parallel()
 	_, _, err := run(t, "check", "--dsn", closedPG, "--lock-timeout", "-1s", "--migration", write(t, t.TempDir(), "m.sql", "select 1;"), "--", "true")
 	if exitCode(err) != 2 || !strings.Contains(err.Error(), "--lock-timeout") {
 		t.Fatalf("exit %d: %v", exitCode(err), err)

@@ -48,6 +48,7 @@ select concat('routine ', routine_name) from information_schema.routines where r
 // command" where it cannot; the built-in workload's check fails an index on
 // the column its refreshes update and passes an unrelated one.
 func TestCheckOnMariaDB(t *testing.T) {
+	t.Parallel()
 	client := testenv.Tool(t, "mariadb", "mysql")
 	db, _ := mysqltest.Open(t)
 	name := mysqltest.TempDatabase(t, db)

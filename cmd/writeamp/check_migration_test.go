@@ -13,6 +13,7 @@ import (
 // added (the index's own, read by pg_relation_size) and its duration; a
 // migration.* budget fails on it, and another passes.
 func TestCheckMeasuresTheMigrationItself(t *testing.T) {
+	t.Parallel()
 	psql := testenv.Tool(t, "psql")
 	dir := t.TempDir()
 	base := write(t, dir, "base.sql", `create table mig (id int primary key, v int not null);

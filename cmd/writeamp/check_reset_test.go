@@ -14,6 +14,7 @@ import (
 // on a migration never measured whole. That side is now "could not
 // measure" (exit 2), and the user's table is as it was.
 func TestCheckDoesNotJudgeAWindowWithAReset(t *testing.T) {
+	t.Parallel()
 	psql := testenv.Tool(t, "psql")
 	dsn := scratchDB(t, "wa_test_check_reset")
 	db, err := sql.Open("pgx", dsn)

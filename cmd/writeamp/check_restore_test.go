@@ -81,6 +81,7 @@ func readCheck(t *testing.T, out string) checkDoc {
 // section, a NAME.down.sql beside it, --down; a migration check cannot
 // undo is refused before anything is applied; --keep-migration keeps it.
 func TestCheckLeavesPostgresAsItWas(t *testing.T) {
+	t.Parallel()
 	psql := testenv.Tool(t, "psql")
 	dsn := scratchDB(t, "wa_test_check_restore")
 	db, err := sql.Open("pgx", dsn)

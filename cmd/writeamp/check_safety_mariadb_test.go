@@ -27,6 +27,7 @@ func mariaSafetyState(t *testing.T, db *sql.DB, name string) string {
 // inverse of its statements instead; BEGIN without COMMIT is rolled back
 // (exit 2). jobs and its rows come through each case exactly.
 func TestCheckNeverLosesMariaDBData(t *testing.T) {
+	t.Parallel()
 	client := testenv.Tool(t, "mariadb", "mysql")
 	db, _ := mysqltest.Open(t)
 	name := mysqltest.TempDatabase(t, db)

@@ -64,6 +64,7 @@ order by 1`)
 // search_path inside the migration, a down that also deletes rows, a down
 // that leaves a comment and UNLOGGED behind, BEGIN without COMMIT.
 func TestCheckNeverLosesPostgresData(t *testing.T) {
+	t.Parallel()
 	psql := testenv.Tool(t, "psql")
 	dsn := scratchDB(t, "wa_test_check_safety")
 	db, err := sql.Open("pgx", dsn)

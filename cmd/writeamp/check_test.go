@@ -168,6 +168,7 @@ insert into jobs select g, 'ready', 'x', 0 from generate_series(1, 500) g;`)
 // The built-in workload: the migration is applied to the workload's own
 // schema with unqualified names.
 func TestCheckBuiltinWorkload(t *testing.T) {
+	t.Parallel()
 	dsn := testenv.DSN(t, "WRITEAMP_TEST_PG_DSN")
 	dir := t.TempDir()
 	bad := write(t, dir, "bad.sql", "create index idx_lsr on offline_user_session (last_session_refresh);")

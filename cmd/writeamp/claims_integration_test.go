@@ -46,6 +46,7 @@ func wantHeld(t *testing.T, cs map[string]result.Claim, id string) {
 // On PostgreSQL the reposition rows (10 → 1 expiration-index entries per
 // login, less WAL per refresh) and the HOT row hold, exactly as measured.
 func TestClaimsHoldOnPostgres(t *testing.T) {
+	t.Parallel()
 	dsn := testenv.DSN(t, "WRITEAMP_TEST_PG_DSN")
 	bin := buildBinary(t)
 	var cs map[string]result.Claim
@@ -76,6 +77,7 @@ func TestClaimsHoldOnPostgres(t *testing.T) {
 // On MariaDB the leaf-insert row holds (derived from InnoDB's rules), and the
 // change-buffer row follows the server's innodb_change_buffering.
 func TestClaimsHoldOnMariaDB(t *testing.T) {
+	t.Parallel()
 	dsn := testenv.DSN(t, "WRITEAMP_TEST_MYSQL_DSN")
 	res, cs := runClaims(t, buildBinary(t), dsn)
 	wantHeld(t, cs, "reposition.leaf_inserts")

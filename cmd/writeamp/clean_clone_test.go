@@ -34,6 +34,7 @@ func cloneState(t *testing.T, args ...string) string {
 // with --drop. A writeamp_ck_* database without writeamp's marker is
 // listed and never touched.
 func TestCleanDropsCopiesOfAKilledCheck(t *testing.T) {
+	t.Parallel()
 	psql := testenv.Tool(t, "psql")
 	admin := pgAdmin(t)
 	dsn := scratchDB(t, "wa_test_clean_clone")
@@ -129,6 +130,7 @@ func TestCleanDropsCopiesOfAKilledCheck(t *testing.T) {
 // The lock alone keeps a copy: a marked copy no session uses whose run's
 // lock another session holds (a check between two steps) is in use.
 func TestCleanKeepsCopiesOfALockedRun(t *testing.T) {
+	t.Parallel()
 	admin := pgAdmin(t)
 	const name = "writeamp_ck_0badc0de_a1"
 	admin.Exec("drop database if exists " + name)

@@ -27,6 +27,7 @@ func run(t *testing.T, args ...string) (string, string, error) {
 const closedPG = "postgres://u@127.0.0.1:1/d?sslmode=disable&connect_timeout=1"
 
 func TestBadInputIsAUsageErrorNamingTheFlag(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		args []string
 		want string
@@ -67,6 +68,7 @@ func TestBadInputIsAUsageErrorNamingTheFlag(t *testing.T) {
 }
 
 func TestUnreachableServerIsNotAUsageErrorAndHidesThePassword(t *testing.T) {
+	t.Parallel()
 	_, _, err := run(t, "run", "-q", "--dsn", "postgres://app:Xq7Secr3tPw@127.0.0.1:1/kc?sslmode=disable")
 	if err == nil {
 		t.Fatal("expected a connection error")
@@ -84,6 +86,7 @@ func TestUnreachableServerIsNotAUsageErrorAndHidesThePassword(t *testing.T) {
 }
 
 func TestVersionAndHelpHaveExamples(t *testing.T) {
+	t.Parallel()
 	out, _, err := run(t, "version")
 	if err != nil || !strings.Contains(out, "writeamp ") || !strings.Contains(out, "postgres") || !strings.Contains(out, "commit: ") || !strings.Contains(out, "go: go1.") {
 		t.Errorf("version must say version, commit, Go version and dialects: %q %v", out, err)
@@ -128,6 +131,7 @@ func TestResolveDSNOrder(t *testing.T) {
 
 // make dist ships one man page per command and four shells' completions.
 func TestGenWritesManPagesAndCompletions(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if _, _, err := run(t, "gen", "--man", dir+"/man", "--completions", dir+"/compl"); err != nil {
 		t.Fatal(err)
@@ -145,6 +149,7 @@ func TestGenWritesManPagesAndCompletions(t *testing.T) {
 // A '"' in a list flag is part of a name or label, or a one-line error
 // (pflag's CSV reading gave a multi-line parse error).
 func TestQuotesInListFlags(t *testing.T) {
+	t.Parallel()
 	a, b := savedRuns(t)
 	out, _, err := run(t, "compare", a, b, "--label", `before "v1",after "v2"`)
 	if err != nil {
@@ -169,6 +174,7 @@ func TestQuotesInListFlags(t *testing.T) {
 
 // A budget naming an unknown metric is refused before anything is measured.
 func TestCheckRefusesAnUnknownBudgetMetricBeforeConnecting(t *testing.T) {
+	t.Parallel()
 	_, _, err := run(t, "check", "--dsn", closedPG, "--migration", "cli_test.go", "--budget", "leaf_insert/op<=+0%")
 	if exitCode(err) != 2 || err == nil || !strings.Contains(err.Error(), "unknown metric") || strings.Contains(err.Error(), "connect") {
 		t.Errorf("exit %d: %v", exitCode(err), err)

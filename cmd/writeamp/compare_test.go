@@ -51,6 +51,7 @@ func wantUsage(t *testing.T, err error, want string, args []string) {
 }
 
 func TestCompareSavedRuns(t *testing.T) {
+	t.Parallel()
 	a, b := savedRuns(t)
 	out, _, err := run(t, "compare", a, b)
 	if err != nil {
@@ -91,6 +92,7 @@ func TestCompareSavedRuns(t *testing.T) {
 }
 
 func TestCompareAndDiffRefuseBadInput(t *testing.T) {
+	t.Parallel()
 	a, b := savedRuns(t)
 	dir := t.TempDir()
 	snap := filepath.Join(dir, "before.json")
@@ -124,6 +126,7 @@ func TestCompareAndDiffRefuseBadInput(t *testing.T) {
 }
 
 func TestParseLevels(t *testing.T) {
+	t.Parallel()
 	got, err := parseLevels("1, 8,32")
 	if err != nil || len(got) != 3 || got[0] != 1 || got[1] != 8 || got[2] != 32 {
 		t.Errorf("%v %v", got, err)
@@ -134,6 +137,7 @@ func TestParseLevels(t *testing.T) {
 }
 
 func TestSweepMergeLabelsEachLevel(t *testing.T) {
+	t.Parallel()
 	mk := func() *result.Result {
 		return &result.Result{Runs: []result.Run{{Variant: "baseline"}, {Variant: "coarse"}}, Notes: []string{"same note"}}
 	}
@@ -155,6 +159,7 @@ func TestSweepMergeLabelsEachLevel(t *testing.T) {
 }
 
 func TestMeasureExitsWithTheCommandsStatus(t *testing.T) {
+	t.Parallel()
 	dsn := testenv.DSN(t, "WRITEAMP_TEST_PG_DSN")
 	out, _, err := run(t, "measure", "-q", "--dsn", dsn, "--schema", "public", "--", "sh", "-c", "echo from-the-command; exit 5")
 	var ee exitError

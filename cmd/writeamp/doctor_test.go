@@ -14,6 +14,7 @@ import (
 // A plain login role: pg_walinspect is missing with the GRANT that fixes it,
 // and the schema the workload needs cannot be created (exit 1).
 func TestDoctorAsANonSuperuser(t *testing.T) {
+	t.Parallel()
 	dsn := testenv.DSN(t, "WRITEAMP_TEST_PG_DSN")
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {
@@ -66,6 +67,7 @@ func TestDoctorAsANonSuperuser(t *testing.T) {
 // <db>/<user> placeholders in its hint. Now doctor tries what run does
 // first and names the statement for this role; run's hint names it too.
 func TestDoctorAndRunOnAReadOnlyRole(t *testing.T) {
+	t.Parallel()
 	dsn := testenv.DSN(t, "WRITEAMP_TEST_PG_DSN")
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {
@@ -118,6 +120,7 @@ func TestDoctorAndRunOnAReadOnlyRole(t *testing.T) {
 // On MariaDB doctor creates a database, a table and a row, and drops them:
 // root may, a user without privileges may not and is told the GRANT.
 func TestDoctorTriesTheSchemaOnMariaDB(t *testing.T) {
+	t.Parallel()
 	dsn := testenv.DSN(t, "WRITEAMP_TEST_MYSQL_DSN")
 	out, _, err := run(t, "doctor", "--dsn", dsn)
 	if err != nil || !strings.Contains(out, "available  create schema") {

@@ -15,6 +15,7 @@ import (
 
 // -o follows a symlink to its target and leaves the link a link.
 func TestOutputThroughASymlinkKeepsTheLink(t *testing.T) {
+	t.Parallel()
 	a, b := savedRuns(t)
 	dir := t.TempDir()
 	target, link := filepath.Join(dir, "target"), filepath.Join(dir, "link")
@@ -53,6 +54,7 @@ func TestOutputThroughASymlinkKeepsTheLink(t *testing.T) {
 // -o into a FIFO writes to its reader and the FIFO stays a FIFO; with no
 // reader the error says so at once instead of replacing or blocking.
 func TestOutputIntoAFIFO(t *testing.T) {
+	t.Parallel()
 	a, b := savedRuns(t)
 	fifo := filepath.Join(t.TempDir(), "fifo")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
@@ -96,6 +98,7 @@ func TestOutputIntoAFIFO(t *testing.T) {
 // -o /dev/null as root replaced the system's /dev/null with a file. The test
 // writes to a null device of its own (mknod, as root), never the system's.
 func TestOutputToADeviceWritesThrough(t *testing.T) {
+	t.Parallel()
 	a, b := savedRuns(t)
 	null := filepath.Join(t.TempDir(), "null")
 	if err := syscall.Mknod(null, syscall.S_IFCHR|0o666, 1<<8|3 /* makedev(1, 3): the null device */); err != nil {
@@ -111,6 +114,7 @@ func TestOutputToADeviceWritesThrough(t *testing.T) {
 
 // A new report file is created like any other file: 0666 less the umask.
 func TestOutputNewFileModeFollowsTheUmask(t *testing.T) {
+	t.Parallel()
 	a, b := savedRuns(t)
 	old := syscall.Umask(0o022)
 	defer syscall.Umask(old)
@@ -129,6 +133,7 @@ func TestOutputNewFileModeFollowsTheUmask(t *testing.T) {
 
 // `--junit -` and `--result -` write to stdout (they panicked: nil writer).
 func TestCheckJUnitAndResultToStdout(t *testing.T) {
+	t.Parallel()
 	dsn := testenv.DSN(t, "WRITEAMP_TEST_PG_DSN")
 	m := write(t, t.TempDir(), "m.sql", "create index idx_u on offline_user_session (user_id);")
 	out, _, err := run(t, "check", "-q", "--dsn", dsn, "--variant", "coarse", "--logins", "20", "--refreshes-per-login", "2",
@@ -143,6 +148,7 @@ func TestCheckJUnitAndResultToStdout(t *testing.T) {
 
 // Inputs that never end (devices, FIFOs) are refused at once, naming the file.
 func TestInputsThatNeverEndAreRefused(t *testing.T) {
+	t.Parallel()
 	a, _ := savedRuns(t)
 	fifo := filepath.Join(t.TempDir(), "fifo")
 	syscall.Mkfifo(fifo, 0o644)

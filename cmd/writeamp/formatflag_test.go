@@ -10,6 +10,7 @@ import (
 // read or any server reached), naming the flag and its choices; the help
 // and the shell completion list the same choices.
 func TestFormatIsOneTypedFlagEverywhere(t *testing.T) {
+	t.Parallel()
 	want := map[string]string{
 		"run": "table, markdown, json, csv, html, openmetrics", "measure": "table, markdown, json, csv, html, openmetrics", "diff": "table, markdown, json, csv, html, openmetrics",
 		"compare": "table, markdown, json, csv, html, openmetrics", "check": "table, markdown, json, openmetrics", "plan": "table, markdown, json", "doctor": "table, markdown, json",

@@ -2,6 +2,7 @@ package main
 
 import (
 	"archive/zip"
+	"github.com/writeamp/writeamp/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 // A replace directive, a missing go.sum line or a cgo-only dependency
 // would fail here as it would for a user.
 func TestGoInstallFromACleanGOPATH(t *testing.T) {
+	testenv.Heavy(t, "builds writeamp in a GOPATH of its own")
 	t.Parallel() // a build in its own GOPATH, nothing shared with the other tests
 	if testing.Short() {
 		t.Skip("builds writeamp from scratch")

@@ -6,6 +6,7 @@ import (
 )
 
 func TestSplitList(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string][]string{
 		`a"b`:               {`a"b`},
 		`"My,Schema"`:       {`"My,Schema"`},

@@ -14,6 +14,7 @@ import (
 // On a terminal (util-linux `script` gives the command one) the line is
 // drawn in place each second and erased before the report.
 func TestLiveLineOnlyOnATerminal(t *testing.T) {
+	t.Parallel()
 	dsn := testenv.DSN(t, "WRITEAMP_TEST_PG_DSN")
 	bin := buildBinary(t)
 

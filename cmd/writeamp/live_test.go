@@ -18,6 +18,7 @@ func liveSamples() *result.Samples {
 }
 
 func TestLiveLineRendering(t *testing.T) {
+	t.Parallel()
 	s := liveSamples()
 	if got := liveText(s); got != "measuring 0s · log … · rows … · commits …" {
 		t.Errorf("before the first interval: %q", got)
@@ -40,6 +41,7 @@ func TestLiveLineRendering(t *testing.T) {
 }
 
 func TestNoLiveLineOffATerminalOrWhenQuiet(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	for _, l := range []*liveLine{newLiveLine(&b, false, false), newLiveLine(&b, true, true)} {
 		if l != nil {
@@ -59,6 +61,7 @@ func TestNoLiveLineOffATerminalOrWhenQuiet(t *testing.T) {
 }
 
 func TestIntervalBelowOneSecondIsRefused(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"measure", "--dsn", closedPG, "--interval", "500ms", "--", "true"},
 		{"run", "--dsn", closedPG, "--interval", "200ms"},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/writeamp/writeamp/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,6 +35,7 @@ func TestMain(m *testing.M) {
 // pipe it, and returns its path.
 func buildBinary(t *testing.T) string {
 	t.Helper()
+	testenv.Heavy(t, "builds writeamp")
 	bin := filepath.Join(binDir, "writeamp")
 	binOnce.Do(func() {
 		if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {

@@ -66,6 +66,7 @@ func objectsOf(t *testing.T, path string) (tables, indexes []string, indexTable 
 // mysql.gtid_slave_pos), --schema widens it, and the hidden clustered index
 // of a table without a primary key is attached to its table.
 func TestMariaDBMeasureIsScopedToTheDSNsDatabase(t *testing.T) {
+	t.Parallel()
 	db, _ := mysqltest.Open(t)
 	a, b := twoDatabases(t, db)
 	dir := t.TempDir()
@@ -150,6 +151,7 @@ func allOff(t *testing.T, db *sql.DB) {
 // and the flag that fixes it, never GRANT SUPER, to root; a login without
 // SUPER is told it needs it.
 func TestMariaDBRootIsNotToldItLacksSuper(t *testing.T) {
+	t.Parallel()
 	db, _ := mysqltest.Open(t)
 	allOff(t, db)
 	a, _ := twoDatabases(t, db)

@@ -102,6 +102,7 @@ func schemaExists(t *testing.T, db *sql.DB, name string) bool {
 // live run's schema for a crashed one (its pid did not exist there) and drop
 // it mid-run. The schema's lock now says it is in use.
 func TestALiveRunIsLeftAloneByARunInAnotherPIDNamespace(t *testing.T) {
+	t.Parallel()
 	dsn, db := openTestPG(t)
 	bin := buildBinary(t)
 	before := catalogState(t, db)
@@ -143,6 +144,7 @@ func TestALiveRunIsLeftAloneByARunInAnotherPIDNamespace(t *testing.T) {
 // the first does not pull it from under the other), no CHECKPOINT of one
 // removing WAL the other's window still had to read.
 func TestTwoConcurrentRunsInDifferentPIDNamespaces(t *testing.T) {
+	t.Parallel()
 	dsn, db := openTestPG(t)
 	bin := buildBinary(t)
 	before := catalogState(t, db)
@@ -208,6 +210,7 @@ func TestTwoConcurrentRunsInDifferentPIDNamespaces(t *testing.T) {
 // --keep: the next run used to drop the kept schema as "left by an earlier
 // run that did not finish". It is kept, listed by clean, dropped by clean --drop.
 func TestAKeptSchemaSurvivesTheNextRun(t *testing.T) {
+	t.Parallel()
 	dsn, db := openTestPG(t)
 	before := catalogState(t, db)
 	old := existingSchemas(t, db)
@@ -244,6 +247,7 @@ func TestAKeptSchemaSurvivesTheNextRun(t *testing.T) {
 // later runs saw the extension as the database's own and kept it forever.
 // The next run drops both and says so.
 func TestTheNextRunFinishesTheCleanupOfAKilledRun(t *testing.T) {
+	t.Parallel()
 	dsn, db := openTestPG(t)
 	var had bool
 	db.QueryRow(`SELECT count(*) > 0 FROM pg_extension WHERE extname = 'pg_walinspect'`).Scan(&had)
@@ -361,6 +365,7 @@ func TestServerKilledMidRunGivesAPartialResult(t *testing.T) {
 // A pg_walinspect the database had before is the database's: no run drops
 // it, alone or with another run.
 func TestAPreexistingWalinspectIsNeverDropped(t *testing.T) {
+	t.Parallel()
 	dsn, db := openTestPG(t)
 	var had bool
 	db.QueryRow(`SELECT count(*) > 0 FROM pg_extension WHERE extname = 'pg_walinspect'`).Scan(&had)

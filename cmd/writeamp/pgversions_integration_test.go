@@ -73,6 +73,7 @@ func slotCount(t *testing.T, db *sql.DB) int {
 // that the diff drops; a snapshot that is not written drops its slot at
 // once; a killed measure's temporary slot goes with its connection.
 func TestSnapshotDiffHoldsTheWindowsWALAndLeavesNoSlot(t *testing.T) {
+	t.Parallel()
 	srv := pgmatrix.Start(t, 17)
 	db, err := sql.Open("pgx", srv.DSN)
 	if err != nil {

@@ -36,6 +36,7 @@ func exitStatus(err error) int {
 // to die of SIGPIPE at its next note, leaving its schema; now it stops as on
 // Ctrl-C, cleans up and exits 141.
 func TestClosedStderrMidRunCleansUp(t *testing.T) {
+	t.Parallel()
 	dsn := testenv.DSN(t, "WRITEAMP_TEST_PG_DSN")
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {

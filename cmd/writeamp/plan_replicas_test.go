@@ -9,6 +9,7 @@ import (
 // per 15,000 refreshes) to each of 2 replicas at 500/s is 0.78 MB/s each,
 // and the link share of a 1 Gbit/s link (125 MB/s) is 0.6%.
 func TestPlanReplicas(t *testing.T) {
+	t.Parallel()
 	out, _, err := run(t, "plan", fixture, "--rate", "500/s", "--replicas", "2", "--network-ceiling", "1Gbit/s")
 	if err != nil {
 		t.Fatal(err)
@@ -26,6 +27,7 @@ func TestPlanReplicas(t *testing.T) {
 }
 
 func TestPlanReplicasRefusesBadInput(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		want string
@@ -42,6 +44,7 @@ func TestPlanReplicasRefusesBadInput(t *testing.T) {
 }
 
 func TestMeasureNodeRefusesAnEmptyDSN(t *testing.T) {
+	t.Parallel()
 	_, _, err := run(t, "measure", "--dsn", "postgres://nobody@127.0.0.1:1/x?sslmode=disable", "--node", "", "--", "true")
 	if exitCode(err) != 2 || !strings.Contains(err.Error(), "--node") {
 		t.Fatalf("exit %d, %v; want a usage error naming --node", exitCode(err), err)

@@ -14,6 +14,7 @@ import (
 const fixture = "../../reports/testdata/refresh_token_pg15.json" // a real default run on PostgreSQL 15
 
 func TestPlanPrintsWALPerDayForBothVariants(t *testing.T) {
+	t.Parallel()
 	out, _, err := run(t, "plan", fixture, "--rate", "500/s")
 	if err != nil {
 		t.Fatal(err)
@@ -55,6 +56,7 @@ func TestPlanPrintsWALPerDayForBothVariants(t *testing.T) {
 }
 
 func TestPlanRefusesBadInput(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		args []string
 		want string
@@ -77,6 +79,7 @@ func TestPlanRefusesBadInput(t *testing.T) {
 // plan on a hand-edited result with a negative counter is bad input (exit 2)
 // naming the file and the field, not "-64.4 GB/day".
 func TestPlanRefusesNegativeCounters(t *testing.T) {
+	t.Parallel()
 	a, _ := savedRuns(t)
 	data, _ := os.ReadFile(a)
 	edited := strings.Replace(string(data), `"log_bytes":{"value":`, `"log_bytes":{"value":-`, 1)
@@ -95,6 +98,7 @@ func TestPlanRefusesNegativeCounters(t *testing.T) {
 // plan takes any result: a measure without --operations is scaled per row
 // changed and says so; bad counters are refused as bad input.
 func TestPlanTakesAResultWithoutOperations(t *testing.T) {
+	t.Parallel()
 	r, err := result.Read(fixture)
 	if err != nil {
 		t.Fatal(err)

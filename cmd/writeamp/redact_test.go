@@ -12,6 +12,7 @@ import (
 
 // The three leaks of issue 13 item 5, through the commands users run.
 func TestPasswordsNeverLeakThroughCommands(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		dsn   string
 		leaks []string
@@ -48,6 +49,7 @@ func TestPasswordsNeverLeakThroughCommands(t *testing.T) {
 // Where the DSN is shown after a successful connect: run's stderr and the
 // snapshot file's "where" (trust auth accepts any password).
 func TestPasswordWithEscapedQuoteHiddenInSnapshotFile(t *testing.T) {
+	t.Parallel()
 	dsn := testenv.DSN(t, "WRITEAMP_TEST_PG_DSN")
 	cfg := strings.TrimPrefix(strings.SplitN(dsn, "?", 2)[0], "postgres://")
 	user, rest, _ := strings.Cut(cfg, "@")

@@ -11,6 +11,7 @@ import (
 )
 
 func TestRunWritesAResultFileWithBothVariants(t *testing.T) {
+	t.Parallel()
 	dsn := testenv.DSN(t, "WRITEAMP_TEST_PG_DSN")
 	out := filepath.Join(t.TempDir(), "r.json")
 	// A first refresh a second after the login writes like the others, so
@@ -44,6 +45,7 @@ func TestRunWritesAResultFileWithBothVariants(t *testing.T) {
 }
 
 func TestRunWithoutDSNUsesAThrowawayServer(t *testing.T) {
+	testenv.Heavy(t, "starts a PostgreSQL server of its own")
 	if _, err := pgembed.FindBinaries(); err != nil {
 		if testenv.CI() {
 			t.Fatal(err)

@@ -44,6 +44,7 @@ func snapshotObjects(t *testing.T, dsn string, flags ...string) ([]string, error
 // case-insensitively and --schema case-sensitively, and a scope naming
 // nothing gave an empty report and exit 0.
 func TestScopeFollowsPostgresIdentifierRules(t *testing.T) {
+	t.Parallel()
 	dsn := testenv.DSN(t, "WRITEAMP_TEST_PG_DSN")
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {
@@ -101,6 +102,7 @@ func TestScopeFollowsPostgresIdentifierRules(t *testing.T) {
 // MariaDB with lower_case_table_names = 0 compares names case-sensitively,
 // for databases and tables alike.
 func TestScopeFollowsMariaDBCaseSetting(t *testing.T) {
+	t.Parallel()
 	dsn := testenv.DSN(t, "WRITEAMP_TEST_MYSQL_DSN")
 	cfg := strings.TrimPrefix(dsn, "mysql://")
 	user, rest, _ := strings.Cut(cfg, "@")

@@ -24,6 +24,7 @@ import (
 // migration indexes the updated column, so after it none is and the new
 // index gets one entry per update.
 func TestASecondWorkloadGetsCheck(t *testing.T) {
+	t.Parallel()
 	dsn := testenv.DSN(t, "WRITEAMP_TEST_PG_DSN")
 	wl, err := workloads.New(demo.Name)
 	if err != nil {

@@ -22,6 +22,7 @@ import (
 // truth the test knows (every update of the indexed variant is non-HOT and
 // adds one entry to the index on v; the plain variant's all stay HOT).
 func TestASecondWorkloadIsItsPackageAndOneLine(t *testing.T) {
+	t.Parallel()
 	dsn := testenv.DSN(t, "WRITEAMP_TEST_PG_DSN")
 	stdout, _, err := run(t, "run", "--help")
 	if err != nil || !strings.Contains(stdout, "demo") {

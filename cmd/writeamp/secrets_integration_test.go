@@ -17,6 +17,7 @@ import (
 // not on stdout or stderr, not in the report, the result JSON, JUnit or the
 // step summary, for measure and check alike.
 func TestNoSecretOfTheCommandLineLeavesWriteamp(t *testing.T) {
+	t.Parallel()
 	psql := testenv.Tool(t, "psql")
 	bin := buildBinary(t)
 	dsn := scratchDB(t, "wa_test_secrets")

@@ -31,6 +31,7 @@ func catalogState(t *testing.T, db *sql.DB) string {
 // TestSIGINTAndSIGTERMLeaveTheCatalogAsItWas runs the real binary, interrupts
 // it mid-workload and compares the catalog before and after.
 func TestSIGINTAndSIGTERMLeaveTheCatalogAsItWas(t *testing.T) {
+	t.Parallel()
 	dsn := testenv.DSN(t, "WRITEAMP_TEST_PG_DSN")
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {

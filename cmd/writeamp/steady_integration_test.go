@@ -14,6 +14,7 @@ import (
 // after one (--checkpoint before, today's default), each says which it is,
 // and plan names the window it multiplies.
 func TestSteadyStateWindowHasFewerFullPageImages(t *testing.T) {
+	t.Parallel()
 	dsn := testenv.DSN(t, "WRITEAMP_TEST_PG_DSN")
 	fpi := map[string]float64{}
 	dir := t.TempDir()

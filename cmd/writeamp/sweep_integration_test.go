@@ -17,6 +17,7 @@ import (
 // whole of the sampled active time, the refreshes' to theirs; the html
 // draws them against the levels.
 func TestSweepHasWaitSharesPerLevel(t *testing.T) {
+	t.Parallel()
 	dsn := testenv.DSN(t, "WRITEAMP_TEST_PG_DSN")
 	out := filepath.Join(t.TempDir(), "sweep.json")
 	if _, _, err := run(t, "run", "-q", "--dsn", dsn, "--logins", "60", "--refreshes-per-login", "4", "--concurrency", "1,4",
@@ -69,6 +70,7 @@ func TestSweepHasWaitSharesPerLevel(t *testing.T) {
 // about: the expiration index's pages touched and leaf page splits (exact,
 // from the WAL), the waits (sampled) and the throughput.
 func TestBucketsOneAgainstSixtyFour(t *testing.T) {
+	t.Parallel()
 	dsn := testenv.DSN(t, "WRITEAMP_TEST_PG_DSN")
 	for _, b := range []string{"1", "64"} {
 		out := filepath.Join(t.TempDir(), "b"+b+".json")

@@ -14,6 +14,7 @@ import (
 // carries the vacuum's figures (the acceptance check's shape), and what
 // VACUUM removed follows the variant.
 func TestRunVacuumOnEveryRunOfASweep(t *testing.T) {
+	t.Parallel()
 	dsn := testenv.DSN(t, "WRITEAMP_TEST_PG_DSN")
 	out := filepath.Join(t.TempDir(), "r.json")
 	if _, _, err := run(t, "run", "-q", "--dsn", dsn, "--logins", "40", "--refreshes-per-login", "3", "--concurrency", "1,2", "--vacuum", "--format", "json", "--output", out); err != nil {
@@ -62,6 +63,7 @@ func TestRunVacuumOnEveryRunOfASweep(t *testing.T) {
 
 // InnoDB has no VACUUM: --vacuum says so in every run, never silently.
 func TestRunVacuumOnMariaDBSaysThereIsNone(t *testing.T) {
+	t.Parallel()
 	dsn := testenv.DSN(t, "WRITEAMP_TEST_MYSQL_DSN")
 	out := filepath.Join(t.TempDir(), "r.json")
 	if _, _, err := run(t, "run", "-q", "--dsn", dsn, "--logins", "20", "--refreshes-per-login", "2", "--vacuum", "--format", "json", "--output", out); err != nil {
@@ -86,6 +88,7 @@ func TestRunVacuumOnMariaDBSaysThereIsNone(t *testing.T) {
 // vacuumed in a window of their own: one update of 300 rows on an indexed
 // column leaves 300 entries for VACUUM to remove from that index.
 func TestMeasureVacuumOfAWrappedCommand(t *testing.T) {
+	t.Parallel()
 	dsn := testenv.DSN(t, "WRITEAMP_TEST_PG_DSN")
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {

@@ -82,6 +82,7 @@ func gtidBytes(t *testing.T, db *sql.DB, from float64) (sum, end float64) {
 // record of what it wrote. (On main at c03a1ed the DDL window's was exact
 // and 42 B per statement above the files' growth: 878 vs 710.)
 func TestBinlogBytesEqualTheFilesGrowth(t *testing.T) {
+	t.Parallel()
 	dsn := mysqltest.Private(t, "--log-bin=binlog", "--server-id=1", "--binlog-format=ROW")
 	db, s := mysqltest.OpenDSN(t, dsn)
 	name := mysqltest.TempDatabase(t, db)

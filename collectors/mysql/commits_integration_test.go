@@ -17,6 +17,7 @@ import (
 // transactions_committed must say 300 (+ the explicit commits), never 0,
 // and rollbacks must not count. Com_commit is reported as what it is.
 func TestTransactionsCommittedCountsTransactions(t *testing.T) {
+	t.Parallel()
 	db, s := mysqltest.Open(t)
 	name := mysqltest.TempDatabase(t, db)
 	mysqltest.Exec(t, db, "CREATE TABLE "+name+".t (id int PRIMARY KEY, v int) ENGINE=InnoDB",
@@ -60,6 +61,7 @@ func TestTransactionsCommittedCountsTransactions(t *testing.T) {
 // Without the transaction monitors (a login that may not turn them on) the
 // figure is unavailable with the reason, not 0.
 func TestTransactionsCommittedUnavailableSaysWhy(t *testing.T) {
+	t.Parallel()
 	db, s := mysqltest.Open(t)
 	s.Set(my.CapMonitorAdmin, false, "test: may not")
 	s.Set(my.CapIndexMonitor, false, my.MonitorReason(s, my.IndexMonitors))

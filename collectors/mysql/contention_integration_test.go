@@ -25,6 +25,7 @@ func tbm(d *collectors.Delta, obj, metric string) result.Metric {
 // The shared server runs without performance_schema: its waits are missing
 // with the exact lines that turn it on, and its change buffer state is said.
 func TestPagesTouchedPerIndex(t *testing.T) {
+	t.Parallel()
 	db, s := mysqltest.Open(t)
 	name := mysqltest.TempDatabase(t, db)
 	tbl := name + ".t"
@@ -84,6 +85,7 @@ func TestPagesTouchedPerIndex(t *testing.T) {
 // latch), change buffer merges, and the sampler tells the workload's
 // sessions (program_name writeamp) from another client's.
 func TestPerformanceSchemaWaitsAndChangeBuffer(t *testing.T) {
+	t.Parallel()
 	dsn := mysqltest.Private(t, "--performance-schema=ON", "--performance-schema-instrument=wait/synch/%/innodb/%=ON",
 		"--performance-schema-instrument=wait/io/file/innodb/%=ON", "--performance-schema-instrument=wait/lock/%=ON",
 		"--performance-schema-consumer-global-instrumentation=ON", "--innodb-change-buffering=all", "--innodb-buffer-pool-size=8M")

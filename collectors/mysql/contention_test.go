@@ -15,6 +15,7 @@ import (
 )
 
 func TestClassifyProcess(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		state    string
 		wait     bool
@@ -40,6 +41,7 @@ func TestClassifyProcess(t *testing.T) {
 }
 
 func TestSplitBufferPageTable(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string][2]string{
 		"`writeamp_rt_1`.`offline_user_session`": {"writeamp_rt_1", "offline_user_session"},
 		"`a``b`.`c`":                             {"a`b", "c"},
@@ -61,6 +63,7 @@ func TestSplitBufferPageTable(t *testing.T) {
 // partitioned index's pages add up, and an index with none gets 0: a
 // measured zero, not a missing number.
 func TestInnodbBufferPageCountsPerIndex(t *testing.T) {
+	t.Parallel()
 	db, m := mocksql.New(t)
 	s := server(1101119, my.CapInnodbMetrics, my.CapLSNCurrent)
 	m.ExpectQuery(mocksql.SQL(t, my.Name, "innodb_buffer_page_touched", s.VersionNum)).WithArgs(uint64(1000), uint64(5000)).
@@ -109,6 +112,7 @@ var psCols = []string{"EVENT_NAME", "COUNT_STAR", "SUM_TIMER_WAIT", "enabled", "
 // _ms; a disabled instrument is left out and named; an untimed one has no
 // time.
 func TestEventsWaitsSummary(t *testing.T) {
+	t.Parallel()
 	db, m := mocksql.New(t)
 	s := server(1101119)
 	m.ExpectQuery(mocksql.SQL(t, my.Name, "performance_schema_on", s.VersionNum)).WillReturnRows(sqlmock.NewRows([]string{"@@performance_schema"}).AddRow(1))
@@ -137,6 +141,7 @@ func TestEventsWaitsSummary(t *testing.T) {
 }
 
 func TestEventsWaitsSummaryOffSaysHowToTurnItOn(t *testing.T) {
+	t.Parallel()
 	db, m := mocksql.New(t)
 	s := server(1101119)
 	m.ExpectQuery(mocksql.SQL(t, my.Name, "performance_schema_on", s.VersionNum)).WillReturnRows(sqlmock.NewRows([]string{"@@performance_schema"}).AddRow(0))
@@ -160,6 +165,7 @@ var cbCols = []string{"Variable_name", "Value"}
 // the claim does not apply. Without PROCESS, MariaDB's status variables give
 // the merges.
 func TestChangeBuffer(t *testing.T) {
+	t.Parallel()
 	db, m := mocksql.New(t)
 	s := server(1110402)
 	m.ExpectQuery(mocksql.SQL(t, my.Name, "innodb_change_buffering", s.VersionNum)).WillReturnRows(sqlmock.NewRows(cbCols))
@@ -200,6 +206,7 @@ func TestChangeBuffer(t *testing.T) {
 // the statement it waited in: the next statement (a new QUERY_ID on
 // MariaDB, a new text on MySQL) is not waiting.
 func TestLockWaitHoldsForItsStatement(t *testing.T) {
+	t.Parallel()
 	db, m := mocksql.New(t)
 	s := server(1101119, my.CapInnodbMetrics)
 	stmt := "UPDATE rt.offline_user_session SET version = 3 WHERE user_session_id = 'a'"

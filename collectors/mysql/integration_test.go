@@ -82,6 +82,7 @@ func exec(t *testing.T, db *sql.DB, n int, format string) {
 // Row counts are the server's (Handler_* on MariaDB, Innodb_rows_* on MySQL)
 // and must equal what the test did, statement by statement.
 func TestRowCountsMatchGroundTruth(t *testing.T) {
+	t.Parallel()
 	db, s := mysqltest.Open(t)
 	name := mysqltest.TempDatabase(t, db)
 	mysqltest.Exec(t, db, "CREATE TABLE "+name+".t (id int PRIMARY KEY, a int, b int, KEY ia (a)) ENGINE=InnoDB")
@@ -110,6 +111,7 @@ func TestRowCountsMatchGroundTruth(t *testing.T) {
 // Redo bytes grow with the number of updates: ten times the updates, several
 // times the redo.
 func TestRedoGrowsWithUpdates(t *testing.T) {
+	t.Parallel()
 	db, s := mysqltest.Open(t)
 	name := mysqltest.TempDatabase(t, db)
 	mysqltest.Exec(t, db, "CREATE TABLE "+name+".t (id int PRIMARY KEY, v int, pad char(100)) ENGINE=InnoDB",
@@ -133,6 +135,7 @@ func TestRedoGrowsWithUpdates(t *testing.T) {
 // touch only that index (and update PRIMARY in place), reading the real
 // catalog; the server's own row counts agree with the statement counts.
 func TestDerivedUpdateTouchesOnlyChangedIndex(t *testing.T) {
+	t.Parallel()
 	db, s := mysqltest.Open(t)
 	name := mysqltest.TempDatabase(t, db)
 	mysqltest.Exec(t, db, "CREATE TABLE "+name+".t (id int PRIMARY KEY, a int, b varchar(300), c int, KEY ia (a), KEY ib (b(20), c)) ENGINE=InnoDB",
@@ -175,6 +178,7 @@ func TestDerivedUpdateTouchesOnlyChangedIndex(t *testing.T) {
 // With the monitors on for the window, random-key inserts show page splits,
 // and the persistent statistics show the leaf pages that grew.
 func TestPageSplitsAndLeafPages(t *testing.T) {
+	t.Parallel()
 	db, s := mysqltest.Open(t)
 	if !s.Has(my.CapInnodbMetrics) {
 		t.Skip(s.Why(my.CapInnodbMetrics))
@@ -205,6 +209,7 @@ func TestPageSplitsAndLeafPages(t *testing.T) {
 // A login without PROCESS gets a PrivilegeError (with the GRANT) for
 // INNODB_METRICS, and the rest of the snapshot still works.
 func TestUnprivilegedUser(t *testing.T) {
+	t.Parallel()
 	db, _ := mysqltest.Open(t)
 	user := mysqltest.Name("wa_t_")
 	pass := "Pw-" + mysqltest.Name("")

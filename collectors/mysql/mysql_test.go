@@ -48,6 +48,7 @@ func statusRows(kv ...string) *sqlmock.Rows {
 // MySQL 8.0.30+: the LSN is Innodb_redo_log_current_lsn, block-framed, and
 // rows come from Innodb_rows_*.
 func TestGlobalStatusMySQLRedoLSN(t *testing.T) {
+	t.Parallel()
 	db, m := mocksql.New(t)
 	s := server(80036, my.CapRedoLSN, my.CapInnodbRows)
 	m.ExpectQuery(mocksql.SQL(t, my.Name, "global_status", s.VersionNum)).WillReturnRows(statusRows(
@@ -78,6 +79,7 @@ func TestGlobalStatusMySQLRedoLSN(t *testing.T) {
 
 // MySQL before 8.0.30: no LSN status, the file writes stand in, labelled approx.
 func TestGlobalStatusMySQLBefore8030(t *testing.T) {
+	t.Parallel()
 	db, m := mocksql.New(t)
 	s := server(80028, my.CapInnodbRows)
 	m.ExpectQuery(mocksql.SQL(t, my.Name, "global_status", s.VersionNum)).WillReturnRows(statusRows("Innodb_os_log_written", "4096", "Innodb_rows_inserted", "1"))
@@ -91,6 +93,7 @@ func TestGlobalStatusMySQLBefore8030(t *testing.T) {
 }
 
 func TestGlobalStatusMariaDB(t *testing.T) {
+	t.Parallel()
 	db, m := mocksql.New(t)
 	s := server(1101119, my.CapLSNCurrent, my.CapBinlogStatus)
 	m.ExpectQuery(mocksql.SQL(t, my.Name, "global_status", s.VersionNum)).WillReturnRows(statusRows(
@@ -113,6 +116,7 @@ func TestGlobalStatusMariaDB(t *testing.T) {
 
 // MySQL binlog bytes from performance_schema, with the exact text.
 func TestFileSummaryByEventNameMySQL(t *testing.T) {
+	t.Parallel()
 	db, m := mocksql.New(t)
 	s := server(80403, my.CapBinlog, my.CapPerfSchemaBinlog)
 	text := mocksql.SQL(t, my.Name, "file_summary_by_event_name", s.VersionNum)
@@ -137,6 +141,7 @@ func TestFileSummaryByEventNameMySQL(t *testing.T) {
 }
 
 func TestFileSummaryDenied(t *testing.T) {
+	t.Parallel()
 	db, m := mocksql.New(t)
 	s := server(80403, my.CapBinlog, my.CapPerfSchemaBinlog)
 	m.ExpectQuery(mocksql.SQL(t, my.Name, "file_summary_by_event_name", s.VersionNum)).WillReturnError(&driver.MySQLError{Number: 1142, Message: "SELECT command denied"})
@@ -149,6 +154,7 @@ func TestFileSummaryDenied(t *testing.T) {
 
 // MySQL reads INNODB_METRICS' STATUS column; a disabled counter gives nothing.
 func TestInnodbMetricsMySQLStatusColumn(t *testing.T) {
+	t.Parallel()
 	db, m := mocksql.New(t)
 	s := server(80036, my.CapInnodbMetrics, my.CapIndexMonitor)
 	text := mocksql.SQL(t, my.Name, "innodb_metrics", s.VersionNum)
@@ -174,6 +180,7 @@ func TestInnodbMetricsMySQLStatusColumn(t *testing.T) {
 }
 
 func TestInnodbMetricsSupports(t *testing.T) {
+	t.Parallel()
 	s := server(1101119)
 	s.Set(my.CapInnodbMetrics, false, "needs PROCESS")
 	var pe *dialects.PrivilegeError
@@ -200,6 +207,7 @@ func TestInnodbMetricsSupports(t *testing.T) {
 }
 
 func TestQueriesCoverBothFlavors(t *testing.T) {
+	t.Parallel()
 	for _, v := range []int{80028, 80036, 80403, 1101119, 1110403} {
 		for _, n := range []string{"global_status", "innodb_metrics", "tables", "statistics", "innodb_index_stats"} {
 			if _, err := queries.Get(my.Name, n, v); err != nil {
@@ -221,6 +229,7 @@ func idx(schema, table, name, cols string, primary bool) collectors.Object {
 // changed (delete-mark + insert), in place on PRIMARY; DELETE -> delete-mark
 // everywhere; a primary key change moves every index.
 func TestDeriveIndexWrites(t *testing.T) {
+	t.Parallel()
 	d := &collectors.Delta{Server: server(1101119), Values: map[collectors.Key]result.Metric{}}
 	d.Objects = []collectors.Object{
 		idx("db", "t", "t.PRIMARY", "id", true),
@@ -260,6 +269,7 @@ func TestDeriveIndexWrites(t *testing.T) {
 }
 
 func TestDeriveWithoutStatements(t *testing.T) {
+	t.Parallel()
 	d := &collectors.Delta{Server: server(1101119), Values: map[collectors.Key]result.Metric{}}
 	d.Objects = []collectors.Object{idx("db", "t", "ia", "a", false)}
 	DeriveIndexWrites(d)
@@ -269,6 +279,7 @@ func TestDeriveWithoutStatements(t *testing.T) {
 }
 
 func TestDeriveUnavailable(t *testing.T) {
+	t.Parallel()
 	d := &collectors.Delta{Server: server(80036, my.CapRedoLSN), Values: map[collectors.Key]result.Metric{}}
 	d.Server.Set(my.CapBinlog, false, "binary logging is off")
 	d.Values[key(collectors.DB, "", result.LogBytes)] = result.New(5120, result.Exact, "Innodb_redo_log_current_lsn difference")
@@ -286,6 +297,7 @@ func TestDeriveUnavailable(t *testing.T) {
 
 // Persistent statistics not recalculated in the window are no measurement.
 func TestDeriveLeafPagesStale(t *testing.T) {
+	t.Parallel()
 	k := key(collectors.Index, "db.ia", result.LeafPages)
 	c := collectors.Counter{Key: k, Value: 5, Exactness: result.Approx, Gauge: true, Note: "as of the last statistics recalculation (2026-01-01 00:00:00); ..."}
 	fresh := c

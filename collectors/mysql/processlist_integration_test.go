@@ -18,6 +18,7 @@ import (
 // RECORD lock) until the holder commits. Works with performance_schema off,
 // as the shared test server runs.
 func TestProcesslistSamplerSeesARowLockWait(t *testing.T) {
+	t.Parallel()
 	db, s := mysqltest.Open(t)
 	ctx := context.Background()
 	dbName := mysqltest.TempDatabase(t, db)
@@ -84,6 +85,7 @@ func TestProcesslistSamplerSeesARowLockWait(t *testing.T) {
 // dialect's SessionID reads it) gets only those sampled, with the operation
 // each runs: two sessions wait for the same row lock, one is the workload's.
 func TestProcesslistSamplerCountsTheRunnersSessions(t *testing.T) {
+	t.Parallel()
 	db, s := mysqltest.Open(t)
 	ctx := context.Background()
 	dbName := mysqltest.TempDatabase(t, db)

@@ -36,6 +36,7 @@ func writesFrom(st workloads.Stats, eff map[string]workloads.Effect, schema stri
 // updates nothing) and logins (coarse), while the server's own row counts
 // match the workload's.
 func TestRefreshTokenVariants(t *testing.T) {
+	t.Parallel()
 	db, s := mysqltest.Open(t)
 	target := dialects.Target{DB: db, Dialect: mysqld.Dialect{}, Server: s}
 	ctx := context.Background()

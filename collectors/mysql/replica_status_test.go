@@ -14,6 +14,7 @@ import (
 // one binlog file; a rotation makes them unavailable (never a guess), and
 // the applier's gtid_slave_pos rows come out of the row counts.
 func TestReplicaAppliedPositions(t *testing.T) {
+	t.Parallel()
 	s := dialects.Server{Dialect: my.Name, Flavor: my.FlavorMariaDB, VersionNum: 1101119}
 	s.Set(my.CapReplica, true, "")
 	snap := func(mark, gtid string, writes, deletes float64) *collectors.Snapshot {

@@ -23,6 +23,7 @@ func tableValue(d *collectors.Delta, obj, metric string) float64 {
 // Each is held to what the test did, table by table, with another table
 // written in the same window that must not count.
 func TestRowsWrittenPerTable(t *testing.T) {
+	t.Parallel()
 	db, s := mysqltest.Open(t)
 	if !my.IsMariaDB(s) {
 		t.Skip("the userstat and per-command cases switch MariaDB's settings")

@@ -19,6 +19,7 @@ import (
 // CREATE_TIME the identity; tables out of scope are left out. BIGINT
 // UNSIGNED counts arrive as the driver's uint64 bytes, here as text.
 func TestTableIOWaitsQuery(t *testing.T) {
+	t.Parallel()
 	db, m := mocksql.New(t)
 	s := server(80036, my.CapTableIO)
 	m.ExpectQuery(mocksql.SQL(t, my.Name, "table_io_waits_summary_by_table", s.VersionNum)).WithArgs("app", "app").
@@ -46,6 +47,7 @@ func TestTableIOWaitsQuery(t *testing.T) {
 // 11.5+: inserted, updated and deleted apart. Neither counter: the
 // collector says why, with the settings that turn either on.
 func TestTableStatisticsQuery(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		version int
 		cols    []string

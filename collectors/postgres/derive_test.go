@@ -18,6 +18,7 @@ func delta(vals map[string]float64, objs ...collectors.Object) *collectors.Delta
 }
 
 func TestDeriveTablesAllHOTIsAZeroNotAGap(t *testing.T) {
+	t.Parallel()
 	d := delta(map[string]float64{"table:s.t:rows_updated": 100, "table:s.t:hot_updates": 100, "table:s.t:newpage_updates": 0},
 		collectors.Object{Level: collectors.Table, Schema: "s", Name: "t"})
 	DeriveTables(d)
@@ -33,6 +34,7 @@ func TestDeriveTablesAllHOTIsAZeroNotAGap(t *testing.T) {
 }
 
 func TestDeriveTablesExplainsPageMoves(t *testing.T) {
+	t.Parallel()
 	d := delta(map[string]float64{"table:s.t:rows_updated": 100, "table:s.t:hot_updates": 90, "table:s.t:newpage_updates": 10, "table:s.t:autovacuum_runs": 1},
 		collectors.Object{Level: collectors.Table, Schema: "s", Name: "t"})
 	DeriveTables(d)
@@ -46,6 +48,7 @@ func TestDeriveTablesExplainsPageMoves(t *testing.T) {
 }
 
 func TestDeriveLeafInsertsLabelsAndRefuses(t *testing.T) {
+	t.Parallel()
 	objs := []collectors.Object{
 		{Level: collectors.Table, Schema: "s", Name: "t"},
 		{Level: collectors.Index, Schema: "s", Name: "plain", Table: "t", Info: map[string]string{"method": "btree"}},
@@ -74,6 +77,7 @@ func TestDeriveLeafInsertsLabelsAndRefuses(t *testing.T) {
 // change an indexed column (sysbench's oltp_update_index), which the updated
 // columns or the non-HOT updates that stayed on their page reveal.
 func TestWhyNotHOTAdvisesFillfactorOnlyWhereItHelps(t *testing.T) {
+	t.Parallel()
 	tbl := collectors.Object{Level: collectors.Table, Schema: "s", Name: "t"}
 	idx := collectors.Object{Level: collectors.Index, Schema: "s", Name: "t_k", Table: "t", Info: map[string]string{"definition": "CREATE INDEX t_k ON s.t USING btree (k)"}}
 	vals := map[string]float64{"table:s.t:rows_updated": 100, "table:s.t:hot_updates": 0, "table:s.t:newpage_updates": 30}

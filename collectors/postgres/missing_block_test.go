@@ -19,6 +19,7 @@ import (
 // is gated at 16 in its block header; a server that claims the capability
 // on 15 reaches the lookup, which then has nothing to send.
 func TestMissingBlockIsAMissingNotAPanic(t *testing.T) {
+	t.Parallel()
 	db, mock := mocksql.New(t)
 	s := server(150000)
 	s.Set(pg.CapStatIO, true, "")

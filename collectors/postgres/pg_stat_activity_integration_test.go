@@ -35,6 +35,7 @@ func liveServer(t *testing.T) (string, *sql.DB, dialects.Server) {
 // session's UPDATE of the same row waits on its transaction (Lock /
 // transactionid) until the holder commits.
 func TestSamplerSeesARowLockWait(t *testing.T) {
+	t.Parallel()
 	dsn, db, s := liveServer(t)
 	ctx := context.Background()
 	for _, q := range []string{`DROP TABLE IF EXISTS writeamp_lockwait`, `CREATE TABLE writeamp_lockwait (id int PRIMARY KEY, v int)`, `INSERT INTO writeamp_lockwait VALUES (1, 0)`} {

@@ -19,6 +19,7 @@ import (
 // give exactly the views' rows, no more and no fewer (a plain table, a
 // partitioned table and its partition, their indexes, a materialized view).
 func TestPgStatRelationsEqualTheViews(t *testing.T) {
+	t.Parallel()
 	_, db, s := liveServer(t)
 	ctx := context.Background()
 	schema := fmt.Sprintf("writeamp_statrel_%d", os.Getpid())

@@ -30,6 +30,7 @@ func byMetric(cs []collectors.Counter) map[string]collectors.Counter {
 // before the window stay out; 1.1.4's profile has no CPU samples, so its
 // split of the waiting time is scaled by pg_stat_activity's CPU share.
 func TestProfileSharesDiffTheWorkloadsPids(t *testing.T) {
+	t.Parallel()
 	p := &profileSource{version: "1.1", period: "10", before: waitProfile{
 		{"11", "Lock", "transactionid"}: 100,
 		{"11", "Client", "ClientRead"}:  50,
@@ -82,6 +83,7 @@ func TestProfileSharesDiffTheWorkloadsPids(t *testing.T) {
 // itself; a reset inside the window leaves pg_stat_activity's figures, with
 // why.
 func TestProfileSharesCPUAndReset(t *testing.T) {
+	t.Parallel()
 	own := ownShares(map[string]float64{"wait_share.CPU.running": 0.5, "wait_share.IO.WALSync": 0.5})
 	ours := func(string) bool { return true }
 	p := &profileSource{version: "1.1.5", before: waitProfile{}}
@@ -103,6 +105,7 @@ func TestProfileSharesCPUAndReset(t *testing.T) {
 // pg_stat_activity's LWLock.ProcArray shares say why they are low; other
 // waits carry no such note.
 func TestProcArrayShareIsLabelled(t *testing.T) {
+	t.Parallel()
 	cs := labelProcArray(ownShares(map[string]float64{
 		"wait_share.LWLock.ProcArray":            0.004,
 		"op_wait_share.refresh.LWLock.ProcArray": 0.01,

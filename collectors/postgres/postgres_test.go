@@ -49,6 +49,7 @@ func byKey(cs []collectors.Counter) map[string]collectors.Counter {
 // catalog's objects: a relation the catalog left out (another table, one
 // created since) gives nothing, and a view's NULL column gives no counter.
 func TestPgStatRelationsByVersion(t *testing.T) {
+	t.Parallel()
 	cols := []string{"oid", "relkind", "n_tup_ins", "n_tup_upd", "n_tup_hot_upd", "n_tup_del", "n_tup_newpage_upd", "autovacuum_count", "autoanalyze_count", "vacuum_count",
 		"idx_scan", "idx_tup_read", "idx_tup_fetch", "blks_hit", "blks_read"}
 	objs := []collectors.Object{
@@ -114,6 +115,7 @@ func b(v bool) int {
 }
 
 func TestPgStatWALUnsupportedBefore14(t *testing.T) {
+	t.Parallel()
 	err := PgStatWAL{}.Supports(server(130014))
 	if !errors.Is(err, dialects.ErrUnsupported) || !strings.Contains(err.Error(), "14") {
 		t.Errorf("13 must be unsupported with the reason: %v", err)
@@ -136,6 +138,7 @@ func TestPgStatWALUnsupportedBefore14(t *testing.T) {
 }
 
 func TestPgStatRelationsErrorIsReturned(t *testing.T) {
+	t.Parallel()
 	q, m := mocksql.WithConverter(t, arrays{})
 	m.ExpectQuery(mocksql.SQL(t, pg.Name, "stats_reset", 150000)).WillReturnRows(sqlmock.NewRows([]string{"coalesce"}).AddRow(""))
 	m.ExpectQuery(mocksql.SQL(t, pg.Name, "pg_stat_relations", 150000)).WithArgs([]string{"public"}).WillReturnError(errors.New("permission denied for function pg_stat_get_tuples_inserted"))
@@ -146,6 +149,7 @@ func TestPgStatRelationsErrorIsReturned(t *testing.T) {
 }
 
 func TestWalinspectAttributesRecords(t *testing.T) {
+	t.Parallel()
 	for _, v := range []int{150020, 160004} {
 		q, m := mocksql.WithConverter(t, arrays{})
 		text := strings.ReplaceAll(mocksql.SQL(t, pg.Name, "pg_walinspect", v), "{{walinspect}}", `"public"`)
@@ -211,6 +215,7 @@ func TestWalinspectAttributesRecords(t *testing.T) {
 }
 
 func TestWalinspectUnsupportedSaysWhy(t *testing.T) {
+	t.Parallel()
 	s := server(150000)
 	s.Set(pg.CapWalinspect, false, "pg_walinspect is not installed ... (fix, as a superuser: CREATE EXTENSION pg_walinspect; GRANT pg_read_server_files TO app)")
 	err := PgWAL{}.Supports(s)

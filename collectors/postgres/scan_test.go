@@ -29,6 +29,7 @@ func pgServer(v int) dialects.Server {
 // it is, as the block's headers say (15: pg_stat_bgwriter, approx; 17:
 // pg_stat_checkpointer timed + requested, approx; 18: num_done, exact).
 func TestPgStatCheckpointerScanByVersion(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		v      int
 		source string
@@ -59,6 +60,7 @@ func TestPgStatCheckpointerScanByVersion(t *testing.T) {
 }
 
 func TestPgStatDatabaseScan(t *testing.T) {
+	t.Parallel()
 	db, m := mocksql.New(t)
 	text, _ := queries.Get(pg.Name, "pg_stat_database", 150020)
 	m.ExpectQuery(text).WillReturnRows(sqlmock.NewRows([]string{"xact_commit", "xact_rollback", "deadlocks", "coalesce"}).AddRow(int64(1502), int64(3), int64(0), ""))
@@ -79,6 +81,7 @@ func TestPgStatDatabaseScan(t *testing.T) {
 }
 
 func TestWalLSNScan(t *testing.T) {
+	t.Parallel()
 	db, m := mocksql.New(t)
 	text, _ := queries.Get(pg.Name, "wal_lsn", 150020)
 	m.ExpectQuery(text).WillReturnRows(sqlmock.NewRows([]string{"pg_current_wal_insert_lsn", "pg_wal_lsn_diff"}).AddRow("0/1A2B3C4", "27439044"))

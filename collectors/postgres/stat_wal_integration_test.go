@@ -42,6 +42,7 @@ func walTruth(t *testing.T, db *sql.DB, major int, d *collectors.Delta, start, e
 // equal to pg_walinspect. (On main at c03a1ed the first window's log_records
 // was exact and 1,000+ records above pg_walinspect's count.)
 func TestStatWALExactOnlyWhenTheWindowsOwn(t *testing.T) {
+	t.Parallel()
 	pgmatrix.EachParallelSince(t, 14, func(t *testing.T, srv *pgmatrix.Server) {
 		ctx := context.Background()
 		db, err := sql.Open("pgx", srv.DSN)

@@ -34,6 +34,7 @@ var (
 )
 
 func TestParseVacuumEachWording(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		major int
 		msgs  []*pgconn.Notice
@@ -71,6 +72,7 @@ func TestParseVacuumEachWording(t *testing.T) {
 // No messages (a connection whose notices are not routed) is "unknown",
 // never zero.
 func TestParseVacuumWithoutMessagesSaysSo(t *testing.T) {
+	t.Parallel()
 	cs, warns := parseVacuum(nil, vacTable, vacIdx, 16)
 	if len(cs) != 0 || len(warns) != 1 || !strings.Contains(warns[0], "no summary message") {
 		t.Errorf("got %v, warnings %v", cs, warns)

@@ -94,6 +94,8 @@ func startWithWaitSampling(t *testing.T) (admin, work *sql.DB) {
 // of the workload's active time: state and wait_event are not read at one
 // instant.)
 func TestWaitSharesAgreeWithPgWaitSampling(t *testing.T) {
+	t.Parallel()
+	testenv.Heavy(t, "starts a PostgreSQL server of its own")
 	admin, db := startWithWaitSampling(t)
 	ctx := context.Background()
 	if _, err := db.Exec(`CREATE TABLE t (id int PRIMARY KEY, v int); INSERT INTO t SELECT g, 0 FROM generate_series(1, 3) g`); err != nil {

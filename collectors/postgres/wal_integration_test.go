@@ -25,6 +25,7 @@ import (
 // deletes, full-page images after a checkpoint, TOAST records larger than a
 // page, a subtransaction, VACUUM, and a WAL segment switch in the middle.
 func TestDecoderAgreesWithWalinspect(t *testing.T) {
+	t.Parallel()
 	pgmatrix.EachParallelSince(t, 15, func(t *testing.T, srv *pgmatrix.Server) {
 		ctx := context.Background()
 		db, err := sql.Open("pgx", srv.DSN)

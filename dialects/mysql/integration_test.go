@@ -18,6 +18,7 @@ import (
 )
 
 func TestProbeRealServer(t *testing.T) {
+	t.Parallel()
 	db, s := mysqltest.Open(t)
 	_ = db
 	t.Logf("%s (VersionNum %d, flavor %s, identity %s)", s, s.VersionNum, s.Flavor, s.Identity)
@@ -63,6 +64,7 @@ func monitorStates(t *testing.T, db *sql.DB, s dialects.Server) (map[string]bool
 // was: tried from "all off" and from "only index_page_splits on". The
 // server's own state is put back at the end.
 func TestInstrumentRestoresMonitorsExactly(t *testing.T) {
+	t.Parallel()
 	db, s := mysqltest.Open(t)
 	if !s.Has(my.CapInnodbMetrics) {
 		t.Skip("the test login lacks PROCESS: " + s.Why(my.CapInnodbMetrics))
@@ -112,6 +114,7 @@ func TestInstrumentRestoresMonitorsExactly(t *testing.T) {
 
 // Settle waits until purge removed what a burst of deletes left behind.
 func TestSettleWaitsForPurge(t *testing.T) {
+	t.Parallel()
 	db, s := mysqltest.Open(t)
 	name := mysqltest.TempDatabase(t, db)
 	mysqltest.Exec(t, db, "CREATE TABLE "+name+".t (id int PRIMARY KEY, v varchar(100), KEY (v)) ENGINE=InnoDB",
@@ -146,6 +149,7 @@ func TestSettleWaitsForPurge(t *testing.T) {
 // lock another session holds is in use and left alone, one whose lock is
 // free is dropped, whatever pid and host its marker names.
 func TestLeftoversAreJudgedByGetLock(t *testing.T) {
+	t.Parallel()
 	db, s := mysqltest.Open(t)
 	live, dead := mysqltest.Name("writeamp_rt_")+"_baseline", mysqltest.Name("writeamp_rt_")+"_coarse"
 	for _, n := range []string{live, dead} {
@@ -189,6 +193,7 @@ func TestLeftoversAreJudgedByGetLock(t *testing.T) {
 // killed before its undo, the record it left in writeamp_ledger lets the
 // next run restore them and say so.
 func TestMonitorsAreSharedByConcurrentRunsAndRestoredByTheLast(t *testing.T) {
+	t.Parallel()
 	db, s := mysqltest.Open(t)
 	if !s.Has(my.CapInnodbMetrics) {
 		t.Skip("the test login lacks PROCESS: " + s.Why(my.CapInnodbMetrics))

@@ -18,6 +18,7 @@ import (
 )
 
 func TestConfigForms(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		dsn, user, pass, net, addr, db string
 		timeout                        time.Duration
@@ -46,6 +47,7 @@ func TestConfigForms(t *testing.T) {
 }
 
 func TestConfigErrorsHidePassword(t *testing.T) {
+	t.Parallel()
 	for _, dsn := range []string{
 		"mysql://app:Hunter2pw@host:notaport/db",
 		"app:Hunter2pw@tcp(host:3306)/db?timeout=banana",
@@ -64,6 +66,7 @@ func TestConfigErrorsHidePassword(t *testing.T) {
 }
 
 func TestRedact(t *testing.T) {
+	t.Parallel()
 	d := Dialect{}
 	for in, want := range map[string]string{
 		"mysql://app:Hunter2pw@db:3306/kc?tls=true": "mysql://app:xxxxx@db:3306/kc?tls=true",
@@ -83,6 +86,7 @@ func TestRedact(t *testing.T) {
 
 // A closed port fails fast, says where, and never shows the password.
 func TestOpenClosedPortFailsFastWithoutPassword(t *testing.T) {
+	t.Parallel()
 	start := time.Now()
 	for _, dsn := range []string{"mysql://app:Hunter2pw@127.0.0.1:1/db", "app:Hunter2pw@tcp(127.0.0.1:1)/db"} {
 		_, err := Dialect{}.Open(context.Background(), dsn)
@@ -100,6 +104,7 @@ func TestOpenClosedPortFailsFastWithoutPassword(t *testing.T) {
 }
 
 func TestForDSNPicksMySQL(t *testing.T) {
+	t.Parallel()
 	for _, dsn := range []string{"mysql://root@h/db", "mariadb://root@h/db", "root:pw@tcp(h:3306)/db"} {
 		d, err := dialects.ForDSN(dsn)
 		if err != nil || d.Name() != Name {
@@ -109,6 +114,7 @@ func TestForDSNPicksMySQL(t *testing.T) {
 }
 
 func TestParseVersion(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		version, comment, flavor, short string
 		num                             int
@@ -139,6 +145,7 @@ func TestParseVersion(t *testing.T) {
 }
 
 func TestPredicates(t *testing.T) {
+	t.Parallel()
 	if supportsRedoLSNStatus(80029) || !supportsRedoLSNStatus(80030) || !supportsRedoLSNStatus(80403) || supportsRedoLSNStatus(1101119) {
 		t.Error("supportsRedoLSNStatus")
 	}
@@ -154,6 +161,7 @@ func TestPredicates(t *testing.T) {
 }
 
 func TestGrantee(t *testing.T) {
+	t.Parallel()
 	if g := Grantee("app@%"); g != "'app'@'%'" {
 		t.Error(g)
 	}
@@ -164,6 +172,7 @@ func TestGrantee(t *testing.T) {
 
 // Every block exists for both flavors where the code asks for it.
 func TestQueriesCoverBothFlavors(t *testing.T) {
+	t.Parallel()
 	if err := queries.LoadError(); err != nil {
 		t.Fatal(err)
 	}
@@ -210,6 +219,7 @@ func grantRows(lines ...string) *sqlmock.Rows {
 }
 
 func TestProbeMySQL8030(t *testing.T) {
+	t.Parallel()
 	db, mock := mocksql.New(t)
 	expectProbe(t, mock, "8.0.36", "MySQL Community Server - GPL", 1, map[string]string{
 		"Innodb_redo_log_current_lsn": "123456", "Innodb_rows_inserted": "0"}, 80036)
@@ -240,6 +250,7 @@ func TestProbeMySQL8030(t *testing.T) {
 }
 
 func TestProbeMySQLBefore8030(t *testing.T) {
+	t.Parallel()
 	db, mock := mocksql.New(t)
 	expectProbe(t, mock, "8.0.28", "MySQL Community Server - GPL", 0, map[string]string{"Innodb_rows_inserted": "0"}, 80028)
 	mock.ExpectQuery(mocksql.SQL(t, Name, "monitor_state", 80028)).WillReturnError(denied("Access denied; you need (at least one of) the PROCESS privilege(s) for this operation"))
@@ -260,6 +271,7 @@ func TestProbeMySQLBefore8030(t *testing.T) {
 }
 
 func TestProbeMariaDB(t *testing.T) {
+	t.Parallel()
 	db, mock := mocksql.New(t)
 	v := 1101119
 	expectProbe(t, mock, "10.11.19-MariaDB-0+deb12u1", "Debian 12", 1, map[string]string{
@@ -285,6 +297,7 @@ func TestProbeMariaDB(t *testing.T) {
 // Instrument turns on, one by one, only the counters that are off, and the
 // undo turns off exactly those.
 func TestInstrumentMySQLRestoresOnlyWhatWasOff(t *testing.T) {
+	t.Parallel()
 	db, mock := mocksql.New(t)
 	v := 80036
 	s := dialects.Server{Dialect: Name, Flavor: FlavorMySQL, VersionNum: v}
@@ -328,6 +341,7 @@ func TestInstrumentMySQLRestoresOnlyWhatWasOff(t *testing.T) {
 }
 
 func TestInstrumentWithoutPrivilege(t *testing.T) {
+	t.Parallel()
 	db, mock := mocksql.New(t)
 	v := 1101119
 	s := dialects.Server{Dialect: Name, Flavor: FlavorMariaDB, VersionNum: v, User: "app@%"}
@@ -357,6 +371,7 @@ func TestInstrumentWithoutPrivilege(t *testing.T) {
 // who may SET GLOBAL innodb_monitor_enable; the monitors being off is then
 // reported as what it is, with no GRANT for a login that has the privilege.
 func TestMonitorAdminFromShowGrants(t *testing.T) {
+	t.Parallel()
 	maria := dialects.Server{Dialect: Name, Flavor: FlavorMariaDB, VersionNum: 1101119}
 	mysql := dialects.Server{Dialect: Name, Flavor: FlavorMySQL, VersionNum: 80036}
 	for _, c := range []struct {
@@ -391,6 +406,7 @@ func TestMonitorAdminFromShowGrants(t *testing.T) {
 }
 
 func TestParseHistoryLength(t *testing.T) {
+	t.Parallel()
 	status := "------------\nTRANSACTIONS\n------------\nTrx id counter 1234\nPurge done for trx's n:o < 1230 undo n:o < 0\nHistory list length 42\n"
 	if n, ok := parseHistoryLength(status); !ok || n != 42 {
 		t.Errorf("%d %v", n, ok)

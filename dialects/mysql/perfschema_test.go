@@ -6,6 +6,7 @@ import "testing"
 // looks for in performance_schema.session_connect_attrs; a DSN that names
 // its own program keeps it.
 func TestSessionsNameTheirProgram(t *testing.T) {
+	t.Parallel()
 	for dsn, want := range map[string]string{
 		"mysql://root@127.0.0.1:3306/test":                                          "program_name:writeamp",
 		"root@tcp(127.0.0.1:3306)/test?connectionAttributes=team:kc":                "team:kc,program_name:writeamp",

@@ -9,6 +9,7 @@ import (
 )
 
 func TestRetryableByErrorNumber(t *testing.T) {
+	t.Parallel()
 	for n, want := range map[uint16]bool{1213: true, 1205: true, 1062: false, 1227: false} {
 		err := fmt.Errorf("statement 3: %w", &driver.MySQLError{Number: n, Message: "x"})
 		if got := (Dialect{}).Retryable(err); got != want {
@@ -21,6 +22,7 @@ func TestRetryableByErrorNumber(t *testing.T) {
 }
 
 func TestLockTimedOutIs1205(t *testing.T) {
+	t.Parallel()
 	for n, want := range map[uint16]bool{1205: true, 1213: false, 1062: false} {
 		err := fmt.Errorf("statement 1: %w", &driver.MySQLError{Number: n, Message: "Lock wait timeout exceeded; try restarting transaction"})
 		if got := (Dialect{}).LockTimedOut(err); got != want {

@@ -10,6 +10,7 @@ import (
 // 54 s measurement context gave the whole of it to a purge an open
 // transaction held back, and the snapshot then failed on the deadline.
 func TestSettleDeadlineLeavesHalfOfTheCallersTime(t *testing.T) {
+	t.Parallel()
 	now := time.Now()
 	if got := settleDeadline(context.Background(), now); !got.Equal(now.Add(SettleTimeout)) {
 		t.Errorf("no deadline: %v, want SettleTimeout %v", got.Sub(now), SettleTimeout)

@@ -56,6 +56,7 @@ func envName(input string) string {
 }
 
 func TestActionPassesEveryInputToTheScript(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(filepath.Join(root, "action.yml"))
 	if err != nil {
 		t.Fatal(err)
@@ -258,6 +259,7 @@ func runAction(t *testing.T, work string, inputs map[string]string) (int, string
 }
 
 func TestActionScriptGatesAMigration(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("psql"); err != nil {
 		if testenv.CI() {
 			t.Fatal(err)
@@ -363,6 +365,7 @@ insert into jobs select g, 'ready', 0 from generate_series(1, 300) g;`)
 // The workflow in docs/check-ci-example.md uses the action with inputs it
 // has, all the required ones, and a PostgreSQL service container.
 func TestTheDocsWorkflowUsesTheAction(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(filepath.Join(root, "action.yml"))
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package ghaction
 
 import (
+	"github.com/writeamp/writeamp/internal/testenv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,7 @@ import (
 // the settings fail to connect (a closed port), which check says as its
 // own exit 2.
 func TestActionReadsTheConfig(t *testing.T) {
+	testenv.Heavy(t, "builds writeamp")
 	work := t.TempDir()
 	os.MkdirAll(filepath.Join(work, ".git"), 0o755) // the repository root: the search for the file stops here
 	os.MkdirAll(filepath.Join(work, "db"), 0o755)

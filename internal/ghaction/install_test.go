@@ -99,6 +99,7 @@ func install(t *testing.T, step string, env ...string) (int, string, map[string]
 // Which writeamp the Action takes: the input version, else its own ref when
 // that is a release tag, else a build of its checkout.
 func TestActionInstallPlan(t *testing.T) {
+	t.Parallel()
 	osName, arch := runnerPlatform(t)
 	plat := runtime.GOOS + "_" + runtime.GOARCH
 	cache := t.TempDir()
@@ -143,6 +144,8 @@ func TestActionInstallPlan(t *testing.T) {
 // again; a download that does not match is refused and nothing is run; a
 // platform the release lacks and a tag that is not there are said plainly.
 func TestActionInstallsAVerifiedRelease(t *testing.T) {
+	t.Parallel()
+	testenv.Heavy(t, "builds release archives")
 	testenv.Tool(t, "curl")
 	osName, arch := runnerPlatform(t)
 	dist := filepath.Join(t.TempDir(), "dist")

@@ -17,7 +17,7 @@ const module = "github.com/writeamp/writeamp/"
 // layers, lowest first. A package may depend on any package of a lower
 // layer and on none of its own or a higher one. A new package goes in one.
 var layers = [][]string{
-	{"internal/safeio", "sqlparse", "queries", "pgembed", "internal/ghaction"},
+	{"internal/safeio", "sqlparse", "queries", "pgembed", "internal/ghaction", "internal/testenv"},
 	{"result", "dialects"},
 	{"dialects/mysql", "dialects/oracle", "dialects/postgres", "dialects/sqlserver", "budget", "workloads/owned"},
 	{"collectors", "config"},
@@ -29,7 +29,7 @@ var layers = [][]string{
 	{"workloads/refreshtoken"},
 	{"check", "doctor"},
 	// the test helpers, then the binary and the benchmark tool
-	{"dialects/mysql/mysqltest", "internal/golden", "internal/mocksql", "internal/testenv", "internal/workloadtest/demo"},
+	{"dialects/mysql/mysqltest", "internal/golden", "internal/mocksql", "internal/workloadtest/demo"},
 	{"internal/pgmatrix", "internal/workloadtest"},
 	{"cmd/writeamp", "bench", "internal/layering"},
 }

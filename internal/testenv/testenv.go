@@ -16,7 +16,8 @@ import (
 // CI reports whether the tests run under CI.
 func CI() bool { return os.Getenv("CI") == "true" }
 
-// DSN returns the value of the variable, or skips/fails the test.
+// DSN returns the value of the variable, or skips/fails the test. The test
+// holds the server it names until it ends (see hold).
 func DSN(t testing.TB, envVar string) string {
 	t.Helper()
 	dsn := os.Getenv(envVar)
@@ -26,6 +27,7 @@ func DSN(t testing.TB, envVar string) string {
 		}
 		t.Skipf("%s not set: skipping integration test (make test sets it)", envVar)
 	}
+	hold(t, envVar, dsn)
 	return dsn
 }
 
@@ -57,4 +59,14 @@ func Tool(t testing.TB, names ...string) string {
 	}
 	t.Skipf("none of %v installed", names)
 	return ""
+}
+
+// Heavy skips the test under -short (make test-unit, which must stay under
+// a minute): it starts a server of its own or builds writeamp. make test
+// never passes -short, and counts every skip.
+func Heavy(t testing.TB, what string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("-short: %s (make test runs it)", what)
+	}
 }

@@ -6,6 +6,7 @@ import (
 )
 
 func TestGranularity(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ idle, want int64 }{{1800, 900}, {3, 1}, {1, 1}, {0, 1}, {2, 1}, {4, 2}} {
 		if got := Granularity(c.idle); got != c.want {
 			t.Errorf("Granularity(%d) = %d, want %d", c.idle, got, c.want)
@@ -14,6 +15,7 @@ func TestGranularity(t *testing.T) {
 }
 
 func TestCoarseWorkedExample(t *testing.T) {
+	t.Parallel()
 	// created 1000, granularity 900: offset 100, boundaries at 100, 1000, 1900 ...
 	cases := []struct{ last, want int64 }{{1000, 1000}, {1899, 1000}, {1900, 1900}, {2799, 1900}, {999, 100}}
 	for _, c := range cases {
@@ -24,6 +26,7 @@ func TestCoarseWorkedExample(t *testing.T) {
 }
 
 func TestCoarseJavaFloorSemantics(t *testing.T) {
+	t.Parallel()
 	// Java's floorMod/floorDiv round towards negative infinity; Go's % and /
 	// truncate. A refresh before the offset (possible with clock skew) must
 	// still land on the boundary below it.
@@ -39,6 +42,7 @@ func TestCoarseJavaFloorSemantics(t *testing.T) {
 }
 
 func TestCoarseInvariant(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < 100000; i++ {
 		g := 1 + r.Int64N(86400)
@@ -55,6 +59,7 @@ func TestCoarseInvariant(t *testing.T) {
 }
 
 func TestCoarseChangesOnlyAtBoundaries(t *testing.T) {
+	t.Parallel()
 	// The default scenario: 10 refreshes 2 s apart, granularity 900 s. A
 	// session crosses at most one boundary, and most cross none.
 	created := Epoch + 17
@@ -73,6 +78,7 @@ func TestCoarseChangesOnlyAtBoundaries(t *testing.T) {
 }
 
 func TestBucket(t *testing.T) {
+	t.Parallel()
 	seen := map[int]bool{}
 	p := NewPlan(5000, 0, 2000, 200, 0, 1)
 	for i := 0; i < 5000; i++ {
@@ -98,6 +104,7 @@ func TestBucket(t *testing.T) {
 // 96354, and "polygenelubricants".hashCode() is Integer.MIN_VALUE, whose
 // floorMod is non-negative where Go's % would not be.
 func TestJavaHashBucket(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		s    string
 		n    int

@@ -52,6 +52,7 @@ func check(t *testing.T, what string, got map[string]index, want map[string]inde
 }
 
 func TestIndexDefinitionsOnPostgres(t *testing.T) {
+	t.Parallel()
 	pgt := pgTarget(t)
 	read := func(schema string) map[string]index {
 		rows, err := pgt.DB.Query(`SELECT c.relname, ix.indnkeyatts,
@@ -97,6 +98,7 @@ func TestIndexDefinitionsOnPostgres(t *testing.T) {
 }
 
 func TestIndexDefinitionsOnMariaDB(t *testing.T) {
+	t.Parallel()
 	db, s := mysqltest.Open(t)
 	myt := dialects.Target{DB: db, Dialect: mysql.Dialect{}, Server: s}
 	read := func(schema string) map[string]index {

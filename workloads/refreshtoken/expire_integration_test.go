@@ -78,6 +78,7 @@ func runJob(t *testing.T, target dialects.Target, variant string) {
 }
 
 func TestExpirationJobOnPostgres(t *testing.T) {
+	t.Parallel()
 	target := pgTarget(t)
 	for _, v := range refreshtoken.Variants {
 		runJob(t, target, v)
@@ -85,6 +86,7 @@ func TestExpirationJobOnPostgres(t *testing.T) {
 }
 
 func TestExpirationJobOnMariaDB(t *testing.T) {
+	t.Parallel()
 	db, s := mysqltest.Open(t)
 	target := dialects.Target{DB: db, Dialect: mysql.Dialect{}, Server: s}
 	for _, v := range refreshtoken.Variants {

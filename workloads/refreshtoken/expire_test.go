@@ -30,6 +30,7 @@ func crossingsByHand(logins, refreshes int, periodMS, arrivalMS, firstMS, gran i
 }
 
 func TestCrossingsMatchAnIndependentCount(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		logins, refreshes int
 		period, first     time.Duration
@@ -56,6 +57,7 @@ func TestCrossingsMatchAnIndependentCount(t *testing.T) {
 // refresh + max idle + 180 s (or its creation + max lifespan + 180 s), and
 // every session that did not log out exactly once, in both variants.
 func TestExpirationJobDeletesWhatExpired(t *testing.T) {
+	t.Parallel()
 	for _, variant := range []string{"baseline", "coarse"} {
 		p := refreshtoken.DefaultParams()
 		p.Logins, p.RefreshesPerLogin, p.RefreshPeriod, p.Preload, p.ExpirationBatch = 400, 5, time.Minute, 3000, 64
@@ -102,6 +104,7 @@ func TestExpirationJobDeletesWhatExpired(t *testing.T) {
 }
 
 func TestExpandIn(t *testing.T) {
+	t.Parallel()
 	for d, want := range map[string]string{
 		"postgres":  "IN ($2, $3, $4) AND x = $5",
 		"mysql":     "IN (?, ?, ?) AND x = ?",

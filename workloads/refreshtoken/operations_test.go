@@ -41,6 +41,7 @@ func drive(t *testing.T, p Params, variant string) (map[string]int, *Plan) {
 // expiration index keyed on LAST_SESSION_REFRESH that is 1 + 9 = 10 index
 // entries per login, PR #51904's 15,020 for 1,502 logins.
 func TestFirstRefreshInTheLoginsSecondSendsNothing(t *testing.T) {
+	t.Parallel()
 	p := DefaultParams()
 	p.Logins = 300
 	got, plan := drive(t, p, "baseline")
@@ -73,6 +74,7 @@ func TestFirstRefreshInTheLoginsSecondSendsNothing(t *testing.T) {
 // second after the login writes (10 updates per login), and refreshes every
 // 500 ms write only when the second changes.
 func TestRefreshWritesOnlyWhenTheSecondChanges(t *testing.T) {
+	t.Parallel()
 	p := DefaultParams()
 	p.Logins, p.LogoutPercent = 50, 0
 	p.FirstRefreshAfter = time.Second
@@ -100,6 +102,7 @@ func TestRefreshWritesOnlyWhenTheSecondChanges(t *testing.T) {
 // within a 20-second session (granularity 900 s, boundaries staggered by the
 // creation time); a short max idle makes sessions cross boundaries.
 func TestCoarseColumnIsWrittenOnlyWhenItChanges(t *testing.T) {
+	t.Parallel()
 	p := DefaultParams()
 	p.Logins = 100
 	got, _ := drive(t, p, "coarse")

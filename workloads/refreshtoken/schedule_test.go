@@ -7,6 +7,7 @@ import (
 )
 
 func TestPlanCountsAndOrder(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ workers, first int }{{1, 0}, {3, 0}, {8, 0}, {3, 700}} {
 		workers := c.workers
 		p := NewPlan(1500, 10, 2000, 200, 10, 7)
@@ -69,6 +70,7 @@ func TestPlanCountsAndOrder(t *testing.T) {
 }
 
 func TestPlanIsRepeatableBySeed(t *testing.T) {
+	t.Parallel()
 	a, b, c := NewPlan(100, 1, 1000, 100, 30, 42), NewPlan(100, 1, 1000, 100, 30, 42), NewPlan(100, 1, 1000, 100, 30, 43)
 	same := true
 	for i := 0; i < 100; i++ {
@@ -86,6 +88,7 @@ func TestPlanIsRepeatableBySeed(t *testing.T) {
 }
 
 func TestCursorMemoryIsBoundedByActiveSessions(t *testing.T) {
+	t.Parallel()
 	// 100k logins at 5/s with 10 refreshes 2 s apart: about 100 sessions are
 	// active at a time, so the cursor never holds more than a few hundred.
 	p := NewPlan(100000, 10, 2000, 200, 10, 1)
@@ -105,6 +108,7 @@ func TestCursorMemoryIsBoundedByActiveSessions(t *testing.T) {
 }
 
 func TestParamsValidateNamesTheFlag(t *testing.T) {
+	t.Parallel()
 	p := DefaultParams()
 	if err := p.Validate(); err != nil {
 		t.Fatal(err)

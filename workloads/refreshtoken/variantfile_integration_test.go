@@ -92,6 +92,7 @@ operations:
 }
 
 func TestVariantFileOnPostgres(t *testing.T) {
+	t.Parallel()
 	target := pgTarget(t)
 	runFileVariant(t, target)
 	var n int
@@ -101,6 +102,7 @@ func TestVariantFileOnPostgres(t *testing.T) {
 }
 
 func TestVariantFileOnMariaDB(t *testing.T) {
+	t.Parallel()
 	db, s := mysqltest.Open(t)
 	runFileVariant(t, dialects.Target{DB: db, Dialect: mysql.Dialect{}, Server: s})
 }

@@ -10,6 +10,7 @@ import (
 )
 
 func TestVariantFileRefusesWithTheLine(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ doc, want string }{
 		{"name: x1\nbase: coarse\ncolour: red\n", "line 3"},
 		{"name: x1\nbase: medium\n", "line 2: base must be one of"},
@@ -30,6 +31,7 @@ func TestVariantFileRefusesWithTheLine(t *testing.T) {
 // The shipped example parses, is named in --variants, and drops the
 // refresh's client-session lock and update.
 func TestShippedVariantFile(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob("*variant*.yaml")
 	if len(files) == 0 {
 		t.Fatal("no example variant file")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/writeamp/writeamp/dialects"
 	my "github.com/writeamp/writeamp/dialects/mysql"
+	"github.com/writeamp/writeamp/internal/testenv"
 )
 
 // EnvDSN names the variable holding the test server's DSN.
@@ -22,14 +23,13 @@ const EnvDSN = "WRITEAMP_TEST_MYSQL_DSN"
 // message, except under CI=true, where it fails: CI never skips them.
 func DSN(t testing.TB) string {
 	t.Helper()
-	dsn := os.Getenv(EnvDSN)
-	if dsn == "" {
+	if os.Getenv(EnvDSN) == "" {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("%s is unset under CI=true: the MySQL/MariaDB integration tests must run in CI (e.g. %s=mysql://root@127.0.0.1:3306/test)", EnvDSN, EnvDSN)
 		}
 		t.Skipf("%s is unset: set it (e.g. mysql://root@127.0.0.1:3306/test) to run the MySQL/MariaDB integration tests", EnvDSN)
 	}
-	return dsn
+	return testenv.DSN(t, EnvDSN)
 }
 
 // Open connects to the test server and probes it; the handle is closed at

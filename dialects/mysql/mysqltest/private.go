@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/writeamp/writeamp/internal/testenv"
 	"net"
 	"os"
 	"os/exec"
@@ -26,6 +27,7 @@ import (
 // where that is a failure. A bootstrap takes about 5 s.
 func Private(t testing.TB, opts ...string) string {
 	t.Helper()
+	testenv.Heavy(t, "starts a MariaDB server of its own")
 	b := bootstrap(t)
 	return b.start(t, b.data, opts...)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/writeamp/writeamp/internal/testenv"
 	"net/url"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +23,7 @@ import (
 // test.
 func PrivateReplica(t testing.TB, primaryOpts, replicaOpts []string) (primary, replica string) {
 	t.Helper()
+	testenv.Heavy(t, "starts a MariaDB primary and replica of its own")
 	b := bootstrap(t)
 	rdata := filepath.Join(b.dir, "replica")
 	if out, err := exec.Command("cp", "-a", b.data, rdata).CombinedOutput(); err != nil {
