@@ -7,6 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 t=${FUZZTIME:-20000x}
+# Workers per target (make test fuzzes beside the tests with one).
+par=${FUZZPARALLEL:-$(nproc)}
 # A cache directory of this run's own: Go keeps the corpus it found under
 # GOCACHE by package path, so two checkouts fuzzing the same target at once
 # read each other's half-written entries and a worker dies ("fuzzing process
@@ -17,7 +19,7 @@ grep -rl --include='*_test.go' '^func Fuzz' . | while read -r f; do
   pkg=./$(dirname "${f#./}")
   for name in $(grep -o '^func Fuzz[A-Za-z0-9_]*' "$f" | sed 's/^func //'); do
     echo "fuzz $pkg $name ($t)"
-    go test -run '^$' -fuzz "^${name}\$" -fuzztime "$t" "$pkg" -test.fuzzcachedir "$work/cache" >"$work/log" 2>&1 || { cat "$work/log"; exit 1; }
+    go test -run '^$' -fuzz "^${name}\$" -fuzztime "$t" -parallel "$par" "$pkg" -test.fuzzcachedir "$work/cache" >"$work/log" 2>&1 || { cat "$work/log"; exit 1; }
   done
 done
 echo "fuzz: all targets held"

@@ -17,6 +17,11 @@ trap 'rm -f "$log"; rm -rf "$WRITEAMP_PG_TEMPLATES"' EXIT
 # shared PostgreSQL or MariaDB holds that server until it ends (an flock,
 # internal/testenv), so no test's WAL lands in another's measured window;
 # the tests with throwaway servers of their own run beside them.
+# Every fuzz target briefly, beside the tests: one worker each, on the core
+# the tests leave idle while they wait on the servers.
+fuzzlog=$(mktemp)
+FUZZTIME=${FUZZTIME:-20000x} FUZZPARALLEL=1 scripts/fuzz.sh >"$fuzzlog" 2>&1 &
+fuzzpid=$!
 go test -count=1 -p 2 -timeout 18m -v ./... >"$log" 2>&1
 rc=$?
 grep -E '^(ok|FAIL|\?) ' "$log"
@@ -39,7 +44,8 @@ if [ $rc -ne 0 ]; then
 fi
 echo "slowest tests:"
 grep -E '^--- (PASS|FAIL): ' "$log" | sed -E 's/^--- (PASS|FAIL): ([^ ]+) \(([0-9.]+)s\)/\3 \2/' | sort -rn | head -15
-FUZZTIME=${FUZZTIME:-20000x} scripts/fuzz.sh || rc=1
+wait "$fuzzpid" || rc=1
+cat "$fuzzlog"; rm -f "$fuzzlog"
 pass=$(grep -cE '^\s*--- PASS' "$log")
 fail=$(grep -cE '^\s*--- FAIL' "$log")
 skip=$(grep -cE '^\s*--- SKIP' "$log")

@@ -47,6 +47,8 @@ select concat('routine ', routine_name) from information_schema.routines where r
 // counts rows per table (performance_schema table I/O) and says "per
 // command" where it cannot; the built-in workload's check fails an index on
 // the column its refreshes update and passes an unrelated one.
+const perRowUnit = "% of log_bytes per row written"
+
 func TestCheckOnMariaDB(t *testing.T) {
 	t.Parallel()
 	client := testenv.Tool(t, "mariadb", "mysql")
@@ -92,10 +94,16 @@ func TestCheckOnMariaDB(t *testing.T) {
 	for _, c := range []struct {
 		settings []string
 		perOp    string
-	}{{perRow, "% of log_bytes per row written"}, {perCommand, "% of log_bytes per command"}} {
+	}{{perRow, perRowUnit}, {perCommand, "% of log_bytes per command"}} {
 		mysqltest.Exec(t, db, c.settings...)
 		var verdicts []string
-		for range 2 {
+		// Twice in a row where rows are counted; once per command (the
+		// repeat is the same code, and each check costs the suite ~20 s).
+		times := 2
+		if c.perOp != perRowUnit {
+			times = 1
+		}
+		for range times {
 			// --repeat 3: the server's redo is whole-server and a loaded
 			// machine's background work (purge, flushing) landed in single
 			// windows often enough to flip a +22% change or a +1% one.
@@ -109,8 +117,8 @@ func TestCheckOnMariaDB(t *testing.T) {
 				t.Fatalf("the catalog changed:\n--- before\n%s\n--- after\n%s", orig, now)
 			}
 		}
-		if verdicts[0] != "fail" || verdicts[1] != "fail" {
-			t.Errorf("%v: verdicts %v, want fail twice (redo per update grows with the new index)", c.settings, verdicts)
+		if slices.ContainsFunc(verdicts, func(v string) bool { return v != "fail" }) {
+			t.Errorf("%v: verdicts %v, want fail each time (redo per update grows with the new index)", c.settings, verdicts)
 		}
 	}
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // The servers a DSN names are shared by every test of every package, and
@@ -58,8 +59,13 @@ func hold(t testing.TB, envVar, dsn string) {
 		return
 	}
 	mu.Unlock()
+	t0 := time.Now()
 	s.Lock()
 	unlock := flock(t, filepath.Join(lockDir, "writeamp-test-"+key+".lock"))
+	if w := time.Since(t0); w > time.Second {
+		// The test's time in go test -v includes this wait.
+		t.Logf("waited %.1fs for the server of %s", w.Seconds(), envVar)
+	}
 	mu.Lock()
 	s.holder = t.Name()
 	mu.Unlock()
