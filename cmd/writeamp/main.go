@@ -14,8 +14,11 @@ import (
 
 // Exit codes, documented in the README.
 const (
-	exitOK          = 0
-	exitFailed      = 1 // the measurement could not be completed
+	exitOK = 0
+	// Every command's codes are check's (0 pass, 1 a budget failed, 2 bad
+	// input or could not measure, 3 the database is not as it was), so a
+	// script reads any command's status the same way.
+	exitFailed      = 2 // the measurement could not be completed
 	exitUsage       = 2 // bad flags or input
 	exitInterrupted = 130
 	exitBrokenPipe  = 141 // 128 + SIGPIPE, as a shell reports a command killed by it
@@ -99,7 +102,7 @@ func main() {
 		return
 	}
 	// Only pipeGuard's EPIPE: a database socket the server closed also
-	// fails with EPIPE, and that is a lost connection (exit 1).
+	// fails with EPIPE, and that is a lost connection (exit 2).
 	if errors.Is(context.Cause(ctx), errBrokenPipe) {
 		// Nobody reads the output any more: say so where it may still be read.
 		fmt.Fprintln(stderr, "writeamp: "+errBrokenPipe.Error()+"; stopped after cleaning up")

@@ -47,7 +47,7 @@ The command has no operation count unless you give one (--operations 1000
 changed in the measured tables.
 
 Exit status: the command's own when it fails (the report is still written),
-1 when writeamp cannot measure, 2 for bad flags or input. A Ctrl-C stops the
+2 when writeamp cannot measure or for bad flags or input. A Ctrl-C stops the
 command and the numbers up to then are reported.`,
 		Example: `  # pgbench's default TPC-B-like script, 2 clients x 500 transactions
   writeamp measure --dsn postgres://postgres@127.0.0.1:5432/bench -- pgbench -n -t 500 -c 2 bench

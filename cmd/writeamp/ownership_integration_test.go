@@ -346,7 +346,7 @@ func TestServerKilledMidRunGivesAPartialResult(t *testing.T) {
 	syscall.Kill(-pid, syscall.SIGKILL) // the postmaster and its backends
 	err = c.Wait()
 	if exitStatus(err) != exitFailed {
-		t.Errorf("exit %d, want 1 (could not complete)", exitStatus(err))
+		t.Errorf("exit %d, want %d (could not complete)", exitStatus(err), exitFailed)
 	}
 	if !strings.Contains(stderr.String(), schema+" was left behind") {
 		t.Errorf("the error should name the schema left behind (%s):\n%s", schema, stderr.String())

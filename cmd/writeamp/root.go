@@ -22,7 +22,13 @@ func newRoot() *cobra.Command {
 WAL/redo/log bytes, page splits, latch waits) before and after a workload, and
 puts variants side by side.
 
-Every number says where it came from and whether it is exact or derived.`,
+Every number says where it came from and whether it is exact or derived.
+
+Exit codes, the same for every command: 0 done (or within every budget),
+1 a budget was exceeded (check) or something needed is missing (doctor),
+2 bad input or could not measure, 3 the database is not as it was (check),
+130 interrupted, 141 output closed; measure passes on its command's own
+failing status.`,
 		Example: `  # the Keycloak refresh-token experiment on a throwaway local PostgreSQL
   writeamp run
 

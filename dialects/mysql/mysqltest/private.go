@@ -88,11 +88,20 @@ func (b *bootstrapped) spawn(t testing.TB, data string, opts ...string) func(tes
 	mariadbd, dir, userOpt := b.mariadbd, filepath.Dir(data), b.userOpt
 	name := filepath.Base(data)
 	port := freePort(t)
+	tmp := filepath.Join(dir, name+".tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(tmp, 0o1777) // the mysql user's too when the tests run as root
 	args := append([]string{"--no-defaults", "--datadir=" + data, "--port=" + strconv.Itoa(port), "--bind-address=127.0.0.1",
 		"--socket=" + filepath.Join(dir, name+".sock"), "--pid-file=" + filepath.Join(dir, name+".pid"), "--log-error=" + filepath.Join(dir, name+".err"),
-		"--skip-log-bin", "--innodb-buffer-pool-size=32M"}, userOpt...)
+		"--skip-log-bin", "--innodb-buffer-pool-size=32M",
+		// A tmpdir of its own: at startup mariadbd deletes every #sql* file
+		// of its tmpdir, and /tmp holds the shared server's temporary
+		// tables of the tests running beside this one.
+		"--tmpdir=" + tmp}, userOpt...)
 	cmd := exec.Command(mariadbd, append(args, opts...)...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = procAttr()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
