@@ -52,6 +52,7 @@ func Open(t testing.TB) (*sql.DB, dialects.Server) {
 		conn.ExecContext(context.Background(), "DO RELEASE_LOCK('writeamp_mysql_integration_tests')")
 		conn.Close()
 	})
+	awaitPurge(t, db, s)
 	return db, s
 }
 
@@ -100,6 +101,28 @@ func Exec(t testing.TB, db *sql.DB, stmts ...string) {
 	for _, s := range stmts {
 		if _, err := db.Exec(s); err != nil {
 			t.Fatalf("%s: %v", s, err)
+		}
+	}
+}
+
+// awaitPurge waits, up to a minute, until InnoDB has purged what the tests
+// before this one left: purge writes redo in the background, and this
+// test's windows must not hold another test's.
+func awaitPurge(t testing.TB, db *sql.DB, s dialects.Server) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	t0 := time.Now()
+	for {
+		n, _, err := my.HistoryLength(ctx, db, s)
+		if err != nil || n == 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Logf("InnoDB still had %d undo logs to purge after %s: this test's windows may hold their redo", n, time.Since(t0).Round(time.Second))
+			return
+		case <-time.After(200 * time.Millisecond):
 		}
 	}
 }
