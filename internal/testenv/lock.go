@@ -69,6 +69,7 @@ func hold(t testing.TB, envVar, dsn string) {
 	mu.Lock()
 	s.holder = t.Name()
 	mu.Unlock()
+	awaitQuiet(t, envVar, dsn)
 	t.Cleanup(func() {
 		mu.Lock()
 		s.holder = ""
