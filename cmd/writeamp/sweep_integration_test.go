@@ -31,6 +31,7 @@ func TestSweepHasWaitSharesPerLevel(t *testing.T) {
 	if len(r.Runs) != 4 {
 		t.Fatalf("want baseline and coarse at 1 and 4 workers, got %d runs", len(r.Runs))
 	}
+	withRefresh := 0
 	for _, run := range r.Runs {
 		if run.Concurrency != 1 && run.Concurrency != 4 {
 			t.Errorf("%s: level %d", run.Label, run.Concurrency)
@@ -50,9 +51,18 @@ func TestSweepHasWaitSharesPerLevel(t *testing.T) {
 				opSum += m.V()
 			}
 		}
-		if math.Abs(sum-1) > 1e-9 || math.Abs(opSum-1) > 1e-9 {
+		// A small run on a loaded machine (the sampler widens its interval
+		// to stay in its CPU budget) can have no reading inside a refresh:
+		// then there are no refresh shares at all, never a partial sum.
+		if math.Abs(sum-1) > 1e-9 || (math.Abs(opSum-1) > 1e-9 && opSum != 0) {
 			t.Errorf("%s: the shares add up to %v overall and %v within refreshes, want 1 each", run.Label, sum, opSum)
 		}
+		if opSum != 0 {
+			withRefresh++
+		}
+	}
+	if withRefresh == 0 {
+		t.Error("no run has a wait share within refreshes")
 	}
 	var html bytes.Buffer
 	if err := reports.HTML(&html, r); err != nil {
