@@ -3,12 +3,12 @@ package reports
 import (
 	"bytes"
 	"fmt"
-	"github.com/writeamp/writeamp/internal/testenv"
 	"runtime"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/writeamp/writeamp/internal/testenv"
 	"github.com/writeamp/writeamp/result"
 )
 

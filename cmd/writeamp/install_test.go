@@ -2,12 +2,13 @@ package main
 
 import (
 	"archive/zip"
-	"github.com/writeamp/writeamp/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/writeamp/writeamp/internal/testenv"
 )
 
 // TestGoInstallFromACleanGOPATH proves the README's install line,

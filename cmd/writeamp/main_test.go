@@ -2,12 +2,13 @@ package main
 
 import (
 	"fmt"
-	"github.com/writeamp/writeamp/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/writeamp/writeamp/internal/testenv"
 )
 
 // The tests that signal, kill or pipe the real writeamp share one build of

@@ -1,11 +1,12 @@
 package ghaction
 
 import (
-	"github.com/writeamp/writeamp/internal/testenv"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/writeamp/writeamp/internal/testenv"
 )
 
 // The Action reads writeamp.yaml: budgets, migration and dsn_env may come

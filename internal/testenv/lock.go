@@ -61,7 +61,17 @@ func hold(t testing.TB, envVar, dsn string) {
 	mu.Unlock()
 	t0 := time.Now()
 	s.Lock()
-	unlock := flock(t, filepath.Join(lockDir, "writeamp-test-"+key+".lock"))
+	unlock := func() {}
+	// Released in every case, a failed flock (t.Fatal) included: else
+	// every later test of this process would wait on s for good.
+	t.Cleanup(func() {
+		mu.Lock()
+		s.holder = ""
+		mu.Unlock()
+		unlock()
+		s.Unlock()
+	})
+	unlock = flock(t, filepath.Join(lockDir, "writeamp-test-"+key+".lock"))
 	if w := time.Since(t0); w > time.Second {
 		// The test's time in go test -v includes this wait.
 		t.Logf("waited %.1fs for the server of %s", w.Seconds(), envVar)
@@ -70,13 +80,6 @@ func hold(t testing.TB, envVar, dsn string) {
 	s.holder = t.Name()
 	mu.Unlock()
 	awaitQuiet(t, envVar, dsn)
-	t.Cleanup(func() {
-		mu.Lock()
-		s.holder = ""
-		mu.Unlock()
-		unlock()
-		s.Unlock()
-	})
 }
 
 // heldBy reports whether the test named name is holder or one of its

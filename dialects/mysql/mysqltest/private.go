@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"github.com/writeamp/writeamp/internal/testenv"
 	"net"
 	"os"
 	"os/exec"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	my "github.com/writeamp/writeamp/dialects/mysql"
+	"github.com/writeamp/writeamp/internal/testenv"
 )
 
 // Private starts a throwaway mariadbd with extra server options (e.g.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"github.com/writeamp/writeamp/internal/testenv"
 	"net/url"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	my "github.com/writeamp/writeamp/dialects/mysql"
+	"github.com/writeamp/writeamp/internal/testenv"
 )
 
 // PrivateReplica starts a throwaway primary (binary log on, server_id 1)
