@@ -159,11 +159,32 @@ func matrixRefreshAB(t *testing.T, db *sql.DB, s dialects.Server) {
 		}
 		checkMissing(t, &run, major)
 		for _, w := range run.Warnings {
+			// The one update 13's horizon moved (allowed above) is explained
+			// by the report in a warning that says other transactions still
+			// needed the page's dead versions: that one is the truth.
+			if major == 13 && run.Variant == "coarse" && horizonMovedOnly(&run) && strings.Contains(w, "moved the row to another page") {
+				continue
+			}
 			if strings.Contains(w, "reset") || strings.Contains(w, "approx") || strings.Contains(w, "still") {
 				t.Errorf("%s: %s", run.Variant, w)
 			}
 		}
 	}
+}
+
+// horizonMovedOnly: every table's non-HOT updates, if any, are the few that
+// moved to another page (at most 1% of its updates, or one).
+func horizonMovedOnly(run *result.Run) bool {
+	for _, tb := range run.Tables {
+		upd, hot, moved := tb.Metrics["rows_updated"], tb.Metrics["hot_updates"], tb.Metrics["newpage_updates"]
+		if !upd.OK() || !hot.OK() {
+			continue
+		}
+		if n := upd.V() - hot.V(); n > 0 && (!moved.OK() || moved.V() != n || n > max(1, upd.V()/100)) {
+			return false
+		}
+	}
+	return true
 }
 
 // psql runs SQL as a wrapped command would: its own sessions, outside writeamp.
