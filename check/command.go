@@ -157,7 +157,7 @@ func perOpNote(r *result.Run) string {
 // that would have counted them, missing with its reason.
 func rowCountsWhy(r *result.Run) string {
 	for _, m := range r.Missing {
-		if strings.Contains(m.Reason, "rows written per table") {
+		if m.Lacking(result.RowsInserted) {
 			return m.Reason
 		}
 	}

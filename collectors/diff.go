@@ -17,7 +17,7 @@ type Delta struct {
 	Values   map[Key]result.Metric
 	Objects  []Object
 	Missing  []Missing
-	Warnings []string
+	Warnings []Warning
 	// Resets lists the keys whose counters went down or whose object was
 	// recreated: their value is unavailable, never negative.
 	Resets []Key
@@ -135,12 +135,14 @@ func Diff(before, after *Snapshot) (*Delta, error) {
 	}
 	var swarn []string
 	d.Statements, swarn = diffStatements(before.Statements, after.Statements)
-	d.Warnings = append(d.Warnings, swarn...)
+	for _, w := range swarn {
+		d.Warn(WarnOther, "", "", w)
+	}
 	d.StatementView = after.Statements
 	d.Objects = mergeObjects(before.Objects, after.Objects)
 	d.Missing = mergeMissing(before.Missing, after.Missing)
 	if len(d.Resets) > 0 {
-		d.Warnings = append(d.Warnings, fmt.Sprintf("%d counters were reset during the window and are shown as unavailable (e.g. %s)", len(d.Resets), d.Resets[0]))
+		d.Warn(WarnReset, "", "", fmt.Sprintf("%d counters were reset during the window and are shown as unavailable (e.g. %s)", len(d.Resets), d.Resets[0]))
 	}
 	return d, nil
 }

@@ -45,7 +45,7 @@ func (set *Set) RunInterval(ctx context.Context, db *sql.DB, d *Delta) {
 			d.Missing = append(d.Missing, missingFrom(ic.Name(), err))
 			var lost *LogLostError
 			if errors.As(err, &lost) {
-				d.Warnings = append(d.Warnings, lost.Why)
+				d.Warn(WarnLogLost, "", "", lost.Why)
 			}
 			continue
 		}

@@ -12,16 +12,8 @@ import (
 
 // missingFrom turns a Supports/Collect error into a report line.
 func missingFrom(name string, err error) Missing {
-	m := Missing{Collector: name, Reason: err.Error()}
-	var pe *dialects.PrivilegeError
-	if errors.As(err, &pe) {
-		m.Reason = "missing privilege " + pe.Privilege
-		if pe.Err != nil {
-			m.Reason += ": " + pe.Err.Error()
-		}
-		m.Fix = pe.Grant
-	}
-	return m
+	r := dialects.ReasonOf(err)
+	return Missing{Collector: name, Reason: r.Text, Fix: r.FixLine(), Kind: string(r.Kind), Lacks: dialects.Lacking(err)}
 }
 
 // Take reads every supported source, in order, inside one read-only

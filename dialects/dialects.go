@@ -42,6 +42,9 @@ type Server struct {
 	// where a privilege is the cause, the statement that grants it.
 	Caps    map[string]bool   `json:"capabilities,omitempty"`
 	Reasons map[string]string `json:"missing_reasons,omitempty"`
+	// Details are the same reasons typed (kind, text, fix apart); Reasons
+	// stays their rendered form, as older snapshot files hold it.
+	Details map[string]Reason `json:"missing_details,omitempty"`
 	// Props are facts collectors need (e.g. the database oid, the schema an
 	// extension lives in).
 	Props map[string]string `json:"properties,omitempty"`
@@ -71,6 +74,7 @@ func (s *Server) Set(c string, ok bool, reason string) {
 		s.Caps = map[string]bool{}
 	}
 	s.Caps[c] = ok
+	delete(s.Details, c)
 	if !ok && reason != "" {
 		if s.Reasons == nil {
 			s.Reasons = map[string]string{}

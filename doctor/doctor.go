@@ -7,7 +7,6 @@ import (
 	"context"
 	"database/sql"
 	_ "embed"
-	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -124,52 +123,36 @@ var gives = map[string][2]string{
 	"all_objects":                       {"the tables and indexes in scope", "no objects to attribute numbers to"},
 }
 
-// splitFix pulls "(fix: STATEMENT)" or "(fix, as a superuser: ...)" out of a
-// reason text; the statement may hold parentheses of its own.
-func splitFix(reason string) (string, string) {
-	i := strings.Index(reason, "(fix")
-	if i < 0 {
-		return reason, ""
+// capItems are the capabilities the probe found missing that no collector
+// listed already stands for (CHECKPOINT, version-gated counters ...), each
+// with its typed reason: a version gate is "n/a", not a fix to make.
+func capItems(s dialects.Server, listed []Item) []Item {
+	seen := map[string]bool{}
+	for _, it := range listed {
+		seen[it.Name] = true
 	}
-	colon := strings.Index(reason[i:], ": ")
-	if colon < 0 {
-		return reason, ""
-	}
-	depth, end := 0, len(reason)
-	for j := i; j < len(reason); j++ {
-		switch reason[j] {
-		case '(':
-			depth++
-		case ')':
-			depth--
-		}
-		if depth == 0 {
-			end = j
-			break
+	var caps []string
+	for c, ok := range s.Caps {
+		if !ok && !seen[c] && c != "superuser" && !strings.HasPrefix(c, "create_") {
+			caps = append(caps, c)
 		}
 	}
-	fix := strings.TrimSpace(reason[i+colon+2 : end])
-	if strings.Contains(reason[i:i+colon], "as a superuser") {
-		fix = "as a superuser: " + fix
+	sort.Strings(caps)
+	var items []Item
+	for _, c := range caps {
+		why := s.Reason(c)
+		kind := "capability"
+		if why.Kind == dialects.Version {
+			kind = "version" // no statement fixes it: not counted by --strict
+		}
+		items = append(items, Item{Name: c, Kind: kind, Gives: capGives[c], Reason: why.Text, Fix: why.FixLine(), Without: capWithout[c]})
 	}
-	rest := reason[:i]
-	if end+1 < len(reason) {
-		rest += reason[end+1:]
-	}
-	return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), ",")), fix
+	return items
 }
 
 func fromErr(err error) (string, string) {
-	var pe *dialects.PrivilegeError
-	if errors.As(err, &pe) {
-		r := "missing privilege " + pe.Privilege
-		if pe.Err != nil {
-			r += ": " + pe.Err.Error()
-		}
-		return r, pe.Grant
-	}
-	msg := strings.TrimPrefix(err.Error(), dialects.ErrUnsupported.Error()+": ")
-	return splitFix(msg)
+	r := dialects.ReasonOf(err)
+	return r.Text, r.FixLine()
 }
 
 //go:embed postgres.sql
@@ -213,9 +196,6 @@ func Diagnose(ctx context.Context, db *sql.DB, s dialects.Server) (*Report, erro
 		case failed[name].Collector != "":
 			it.Available = false
 			it.Reason, it.Fix = failed[name].Reason, failed[name].Fix
-			if it.Fix == "" {
-				it.Reason, it.Fix = splitFix(it.Reason)
-			}
 		}
 		r.Items = append(r.Items, it)
 	}
@@ -227,27 +207,7 @@ func Diagnose(ctx context.Context, db *sql.DB, s dialects.Server) (*Report, erro
 		add(c.Name(), "interval collector", c.Supports(s))
 	}
 
-	// Capabilities the probe found missing that no collector above stands
-	// for (CHECKPOINT, version-gated counters ...).
-	listed := map[string]bool{}
-	for _, it := range r.Items {
-		listed[it.Name] = true
-	}
-	var caps []string
-	for c, ok := range s.Caps {
-		if !ok && !listed[c] && c != "superuser" && !strings.HasPrefix(c, "create_") {
-			caps = append(caps, c)
-		}
-	}
-	sort.Strings(caps)
-	for _, c := range caps {
-		reason, fix := splitFix(s.Why(c))
-		kind := "capability"
-		if versionRe.MatchString(reason) {
-			kind = "version" // no statement fixes it: not counted by --strict
-		}
-		r.Items = append(r.Items, Item{Name: c, Kind: kind, Gives: capGives[c], Reason: reason, Fix: fix, Without: capWithout[c]})
-	}
+	r.Items = append(r.Items, capItems(s, r.Items)...)
 	switch s.Dialect {
 	case "postgres":
 		if s.Has(pg.CapStandby) {
@@ -270,8 +230,6 @@ func Diagnose(ctx context.Context, db *sql.DB, s dialects.Server) (*Report, erro
 	r.Needs = needStatus(s, unread)
 	return r, nil
 }
-
-var versionRe = regexp.MustCompile(`needs (PostgreSQL|MySQL|MariaDB|SQL Server|Oracle) .*(or later|\+)`)
 
 var capGives = map[string]string{
 	"checkpoint":            "CHECKPOINT before each measured window (full-page images start alike)",

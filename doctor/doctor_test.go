@@ -4,23 +4,41 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/writeamp/writeamp/dialects"
 )
 
-func TestSplitFix(t *testing.T) {
-	cases := []struct{ in, reason, fix string }{
-		{`pg_walinspect is installed but app may not execute it (fix: GRANT pg_read_server_files TO "app", or GRANT EXECUTE ON FUNCTION "public".pg_get_wal_records_info(pg_lsn, pg_lsn) TO "app")`,
-			"pg_walinspect is installed but app may not execute it",
-			`GRANT pg_read_server_files TO "app", or GRANT EXECUTE ON FUNCTION "public".pg_get_wal_records_info(pg_lsn, pg_lsn) TO "app"`},
-		{`pg_walinspect is not installed in database db and app may not create it (fix, as a superuser: CREATE EXTENSION pg_walinspect; GRANT pg_read_server_files TO "app")`,
-			"pg_walinspect is not installed in database db and app may not create it",
-			`as a superuser: CREATE EXTENSION pg_walinspect; GRANT pg_read_server_files TO "app"`},
-		{"n_tup_newpage_upd needs PostgreSQL 16 or later", "n_tup_newpage_upd needs PostgreSQL 16 or later", ""},
+// A capability's reason reaches doctor typed: its text and its fix apart
+// (however many parentheses the statement has), a superuser's fix said so,
+// and a version gate marked n/a by its kind, not by its words.
+func TestCapItemsKeepTheReasonTyped(t *testing.T) {
+	var s dialects.Server
+	s.Deny("pg_walinspect", dialects.Reason{Kind: dialects.Privilege, Text: "pg_walinspect is installed but app may not execute it",
+		Fix: `GRANT pg_read_server_files TO "app", or GRANT EXECUTE ON FUNCTION "public".pg_get_wal_records_info(pg_lsn, pg_lsn) TO "app"`})
+	s.Deny("create_walinspect", dialects.Reason{Text: "not listed: a create_ capability"})
+	s.Deny("hold_wal", dialects.Reason{Kind: dialects.Setting, Text: "pg_walinspect is not installed in database db and app may not create it",
+		Fix: `CREATE EXTENSION pg_walinspect; GRANT pg_read_server_files TO "app"`, AsSuperuser: true})
+	s.Deny("n_tup_newpage_upd", dialects.Reason{Kind: dialects.Version, Text: "n_tup_newpage_upd needs PostgreSQL 16 or later"})
+	s.Deny("worded_like_a_version", dialects.Reason{Kind: dialects.Setting, Text: "this needs PostgreSQL 99 or later, says the text", Fix: "SET x = 1"})
+	s.Set("checkpoint", true, "")
+	got := capItems(s, []Item{{Name: "hold_wal"}})
+	want := []Item{
+		{Name: "n_tup_newpage_upd", Kind: "version", Reason: "n_tup_newpage_upd needs PostgreSQL 16 or later"},
+		{Name: "pg_walinspect", Kind: "capability", Reason: "pg_walinspect is installed but app may not execute it",
+			Fix: `GRANT pg_read_server_files TO "app", or GRANT EXECUTE ON FUNCTION "public".pg_get_wal_records_info(pg_lsn, pg_lsn) TO "app"`},
+		{Name: "worded_like_a_version", Kind: "capability", Reason: "this needs PostgreSQL 99 or later, says the text", Fix: "SET x = 1"},
 	}
-	for _, c := range cases {
-		r, f := splitFix(c.in)
-		if r != c.reason || f != c.fix {
-			t.Errorf("splitFix(%q) = %q, %q; want %q, %q", c.in, r, f, c.reason, c.fix)
+	if len(got) != len(want) {
+		t.Fatalf("got %d items, want %d: %+v", len(got), len(want), got)
+	}
+	for i := range want {
+		g, w := got[i], want[i]
+		if g.Name != w.Name || g.Kind != w.Kind || g.Reason != w.Reason || g.Fix != w.Fix {
+			t.Errorf("item %d = %+v, want %+v", i, g, w)
 		}
+	}
+	if fix := s.Reason("hold_wal").FixLine(); fix != `as a superuser: CREATE EXTENSION pg_walinspect; GRANT pg_read_server_files TO "app"` {
+		t.Errorf("a superuser's fix: %q", fix)
 	}
 }
 

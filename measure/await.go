@@ -73,7 +73,7 @@ func crossCheckWrites(d *collectors.Delta, writes []collectors.Write) {
 		m.Exactness = result.Approx
 		m.Note = joinNote(m.Note, fmt.Sprintf("the workload's driver counted %.0f rows, the server %.0f: %s", n, m.V(), why))
 		d.Values[k] = m
-		d.Warnings = append(d.Warnings, fmt.Sprintf("%s %s: server counter %.0f, driver count %.0f (%s); shown as approx", k.Object, k.Metric, m.V(), n, why))
+		d.Warn(collectors.WarnDisagree, k.Object, "", fmt.Sprintf("%s %s: server counter %.0f, driver count %.0f (%s); shown as approx", k.Object, k.Metric, m.V(), n, why))
 	}
 }
 

@@ -53,7 +53,7 @@ func BuildRun(variant string, d *collectors.Delta, st workloads.Stats, main stri
 		ElapsedSeconds: st.Elapsed.Seconds(),
 		Database:       map[string]result.Metric{},
 		Missing:        d.Missing,
-		Warnings:       append([]string{}, d.Warnings...),
+		Warnings:       d.WarningTexts(),
 	}
 	for _, k := range d.Resets {
 		run.Resets = append(run.Resets, k.String())

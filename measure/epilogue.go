@@ -56,7 +56,7 @@ func (e *Experiment) epilogue(ctx context.Context, run *result.Run, sc collector
 		}
 		run.Warnings = append(run.Warnings, fmt.Sprintf("%swindow: %s gave nothing: %s", ep.Prefix, m.Collector, m.Reason))
 	}
-	for _, w := range append(span.Warnings, delta.Warnings...) {
+	for _, w := range append(span.Warnings, delta.WarningTexts()...) {
 		run.Warnings = append(run.Warnings, ep.Prefix+"window: "+w)
 	}
 	if ep.Finish != nil {

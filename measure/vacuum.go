@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
@@ -86,8 +85,8 @@ func (win *Window) Vacuum(ctx context.Context, run *result.Run, sc collectors.Sc
 	}
 	for _, w := range delta.Warnings {
 		// The window's own VACUUM is what it measures, not a disturbance.
-		if !strings.Contains(w, ": vacuum ran ") {
-			warns = append(warns, w)
+		if w.Kind != collectors.WarnMaintenance || w.Cause != result.VacuumRuns.Name {
+			warns = append(warns, w.Text)
 		}
 	}
 	for _, w := range warns {

@@ -6,6 +6,7 @@ package result
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -159,7 +160,15 @@ type Missing struct {
 	Collector string `json:"collector"`
 	Reason    string `json:"reason"`
 	Fix       string `json:"fix,omitempty"`
+	// Kind is what kind of cause it is (privilege, setting, version, role,
+	// unreadable; empty when not known), so code never reads Reason's words.
+	Kind string `json:"kind,omitempty"`
+	// Lacks names the metrics the collector would have given.
+	Lacks []string `json:"lacks,omitempty"`
 }
+
+// Lacking reports whether m says the named metric is missing.
+func (m Missing) Lacking(metric *Info) bool { return slices.Contains(m.Lacks, metric.Name) }
 
 // Tool identifies the producer.
 type Tool struct {

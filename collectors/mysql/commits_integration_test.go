@@ -64,8 +64,8 @@ func TestTransactionsCommittedUnavailableSaysWhy(t *testing.T) {
 	t.Parallel()
 	db, s := mysqltest.Open(t)
 	s.Set(my.CapMonitorAdmin, false, "test: may not")
-	s.Set(my.CapIndexMonitor, false, my.MonitorReason(s, my.IndexMonitors))
-	s.Set(my.CapTrxMonitor, false, my.MonitorReason(s, my.TrxMonitors))
+	s.Deny(my.CapIndexMonitor, my.MonitorReason(s, my.IndexMonitors))
+	s.Deny(my.CapTrxMonitor, my.MonitorReason(s, my.TrxMonitors))
 	set, _ := collectors.For(my.Name)
 	before, err := set.Take(context.Background(), db, s, collectors.Scope{Schemas: []string{"none"}})
 	if err != nil {

@@ -74,7 +74,7 @@ func TestPagesTouchedPerIndex(t *testing.T) {
 	if merges := dbm(d, "ibuf_merges"); !merges.OK() || !strings.Contains(merges.Note, "innodb_change_buffering = "+mode) {
 		t.Errorf("ibuf_merges must be measured and name the server's change buffering (%s): %+v", mode, merges)
 	}
-	if mode == "none" && !strings.Contains(strings.Join(d.Warnings, "\n"), "innodb_change_buffering = none") {
+	if mode == "none" && !strings.Contains(strings.Join(d.WarningTexts(), "\n"), "innodb_change_buffering = none") {
 		t.Errorf("the change buffer is off here and the report must say so: %v", d.Warnings)
 	}
 }
@@ -116,7 +116,7 @@ func TestPerformanceSchemaWaitsAndChangeBuffer(t *testing.T) {
 	if !merged.OK() || merged.V() <= 0 || !strings.Contains(merged.Note, "innodb_change_buffering = all") {
 		t.Errorf("inserts into cold secondary-index pages are buffered and merged: %+v", merged)
 	}
-	for _, w := range d.Warnings {
+	for _, w := range d.WarningTexts() {
 		if strings.Contains(w, "change buffer") {
 			t.Errorf("the change buffer is on here, no warning: %s", w)
 		}

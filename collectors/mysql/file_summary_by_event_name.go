@@ -24,7 +24,7 @@ func (FileSummaryByEventName) Name() string { return "file_summary_by_event_name
 // binlog_bytes is missing, once, beside the metric.
 func (FileSummaryByEventName) Supports(s dialects.Server) error {
 	if applies(s) && !s.Has(my.CapPerfSchemaBinlog) {
-		return fmt.Errorf("%w: %s", dialects.ErrUnsupported, s.Why(my.CapPerfSchemaBinlog))
+		return s.Unsupported(my.CapPerfSchemaBinlog)
 	}
 	return nil
 }

@@ -151,7 +151,7 @@ func DeriveChangeBufferNote(d *collectors.Delta) {
 	if !ok || (mode != "" && mode != "none") {
 		return
 	}
-	d.Warnings = append(d.Warnings, "InnoDB change buffer: "+ChangeBufferNote(mode))
+	d.Warn(collectors.WarnOther, "", "", "InnoDB change buffer: "+ChangeBufferNote(mode))
 }
 
 // readBlock reads a SHOW GLOBAL STATUS block into numbers.

@@ -34,9 +34,9 @@ func (InnodbMetrics) Supports(s dialects.Server) error {
 	if ok, probed := s.Caps[my.CapMonitorAdmin]; probed && !ok {
 		return &dialects.PrivilegeError{Privilege: my.MonitorPrivilege(s),
 			Grant: fmt.Sprintf("GRANT %s ON *.* TO %s", my.MonitorPrivilege(s), s.Prop(my.PropHostUser)),
-			Err:   fmt.Errorf("%w: %s", dialects.ErrUnsupported, why)}
+			Err:   &dialects.Unavailable{Reason: why}}
 	}
-	return fmt.Errorf("%w: %s", dialects.ErrUnsupported, why)
+	return &dialects.Unavailable{Reason: why}
 }
 
 var metricNames = map[string]*result.Info{

@@ -33,8 +33,8 @@ func (ReplicaStatus) Name() string { return "replica_status" }
 // nothing (listing it missing in every report would be noise), and an error
 // only when this login cannot tell.
 func (ReplicaStatus) Supports(s dialects.Server) error {
-	if why := s.Why(my.CapReplica); !s.Has(my.CapReplica) && strings.Contains(why, "cannot be read") {
-		return fmt.Errorf("%w: %s", dialects.ErrUnsupported, why)
+	if k := s.Reason(my.CapReplica).Kind; !s.Has(my.CapReplica) && (k == dialects.Privilege || k == dialects.Unreadable) {
+		return s.Unsupported(my.CapReplica)
 	}
 	return nil
 }

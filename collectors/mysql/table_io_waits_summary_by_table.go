@@ -27,11 +27,14 @@ func (TableIOWaitsSummaryByTable) Supports(s dialects.Server) error {
 	if s.Has(my.CapTableIO) || s.Has(my.CapUserstat) {
 		return nil
 	}
-	why := s.Why(my.CapTableIO)
+	u := s.Unsupported(my.CapTableIO, "no rows written per table")
 	if my.IsMariaDB(s) {
-		why += "; nor does INFORMATION_SCHEMA.TABLE_STATISTICS: " + s.Why(my.CapUserstat)
+		us := s.Reason(my.CapUserstat)
+		us.Text = "nor does INFORMATION_SCHEMA.TABLE_STATISTICS: " + us.Text
+		u.Reason = dialects.Both(u.Reason, us)
 	}
-	return fmt.Errorf("%w: no rows written per table: %s", dialects.ErrUnsupported, why)
+	u.Lacks = []string{result.RowsInserted.Name, result.RowsUpdated.Name, result.RowsDeleted.Name}
+	return u
 }
 
 func (TableIOWaitsSummaryByTable) Collect(ctx context.Context, qr dialects.Querier, s dialects.Server, sc collectors.Scope) ([]collectors.Counter, error) {

@@ -29,7 +29,7 @@ func (VSegmentStatistics) Supports(s dialects.Server) error {
 		return err
 	}
 	if ok, probed := s.Caps[ora.CapStatisticsLevel]; probed && !ok {
-		return fmt.Errorf("%w: %s", dialects.ErrUnsupported, s.Why(ora.CapStatisticsLevel))
+		return s.Unsupported(ora.CapStatisticsLevel)
 	}
 	return nil
 }

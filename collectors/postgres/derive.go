@@ -30,12 +30,13 @@ func DeriveTables(d *collectors.Delta) {
 			nonHOT := upd.V() - hot.V()
 			d.Put(key(collectors.Table, t, result.NonHotUpdates), result.New(nonHOT, result.Derived, "derived: n_tup_upd - n_tup_hot_upd"))
 			if w := whyNotHOT(d, o, nonHOT, d.Get(key(collectors.Table, t, result.NewpageUpdates))); w != "" {
-				d.Warnings = append(d.Warnings, w)
+				d.Warn(collectors.WarnNotHOT, t, "", w)
 			}
 		}
 		for _, m := range []*result.Info{result.AutovacuumRuns, result.AutoanalyzeRuns, result.VacuumRuns} {
 			if v := d.Get(key(collectors.Table, t, m)); v.OK() && v.V() > 0 {
-				d.Warnings = append(d.Warnings, fmt.Sprintf("%s: %s ran %.0f time(s) inside the window; its WAL is included", t, strings.TrimSuffix(m.Name, "_runs"), v.V()))
+				what := strings.TrimSuffix(m.Name, "_runs")
+				d.Warn(collectors.WarnMaintenance, t, m.Name, fmt.Sprintf("%s: %s ran %.0f time(s) inside the window; its WAL is included", t, what, v.V()))
 			}
 		}
 	}

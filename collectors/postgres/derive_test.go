@@ -38,12 +38,23 @@ func TestDeriveTablesExplainsPageMoves(t *testing.T) {
 	d := delta(map[string]float64{"table:s.t:rows_updated": 100, "table:s.t:hot_updates": 90, "table:s.t:newpage_updates": 10, "table:s.t:autovacuum_runs": 1},
 		collectors.Object{Level: collectors.Table, Schema: "s", Name: "t"})
 	DeriveTables(d)
-	w := strings.Join(d.Warnings, "\n")
+	w := strings.Join(d.WarningTexts(), "\n")
 	if !strings.Contains(w, "10 of its 10 non-HOT updates moved the row to another page") || !strings.Contains(w, "fillfactor") {
 		t.Errorf("warnings %q", w)
 	}
 	if !strings.Contains(w, "autovacuum ran 1 time") {
 		t.Errorf("background work in the window must be reported: %q", w)
+	}
+	// What the vacuum window drops as its own work, it finds by kind.
+	kinds := map[collectors.WarningKind]collectors.Warning{}
+	for _, x := range d.Warnings {
+		kinds[x.Kind] = x
+	}
+	if m := kinds[collectors.WarnMaintenance]; m.Object != "s.t" || m.Cause != result.AutovacuumRuns.Name {
+		t.Errorf("the maintenance warning is %+v", m)
+	}
+	if n := kinds[collectors.WarnNotHOT]; n.Object != "s.t" {
+		t.Errorf("the not-HOT warning is %+v", n)
 	}
 }
 
@@ -84,7 +95,7 @@ func TestWhyNotHOTAdvisesFillfactorOnlyWhereItHelps(t *testing.T) {
 	// A wrapped command: 70 non-HOT updates stayed on their page.
 	d := delta(vals, tbl, idx)
 	DeriveTables(d)
-	w := strings.Join(d.Warnings, "\n")
+	w := strings.Join(d.WarningTexts(), "\n")
 	if !strings.Contains(w, "stayed on their page, so they changed an indexed column") || strings.Contains(w, "keeps them HOT") {
 		t.Errorf("same-page non-HOT updates must not get the plain fillfactor advice: %q", w)
 	}
@@ -92,7 +103,7 @@ func TestWhyNotHOTAdvisesFillfactorOnlyWhereItHelps(t *testing.T) {
 	d = delta(vals, tbl, idx)
 	d.Writes = []collectors.Write{{Schema: "s", Table: "t", Kind: "update", Columns: []string{"k", "version"}, Rows: 100}}
 	DeriveTables(d)
-	w = strings.Join(d.Warnings, "\n")
+	w = strings.Join(d.WarningTexts(), "\n")
 	if !strings.Contains(w, "k, a column of index t_k") || strings.Contains(w, "fillfactor") {
 		t.Errorf("an updated key column must be named, without fillfactor advice: %q", w)
 	}
@@ -101,7 +112,7 @@ func TestWhyNotHOTAdvisesFillfactorOnlyWhereItHelps(t *testing.T) {
 	d = delta(vals, tbl, idx)
 	d.Writes = []collectors.Write{{Schema: "s", Table: "t", Kind: "update", Columns: []string{"v"}, Rows: 100}}
 	DeriveTables(d)
-	if w = strings.Join(d.Warnings, "\n"); !strings.Contains(w, "change no indexed column, so free space") {
+	if w = strings.Join(d.WarningTexts(), "\n"); !strings.Contains(w, "change no indexed column, so free space") {
 		t.Errorf("page moves of non-key updates get the advice: %q", w)
 	}
 	if !indexUses(`CREATE INDEX e ON s.t USING btree (lower(b)) WHERE flag`, "flag") || indexUses(`CREATE INDEX e ON s.t USING btree (kk)`, "k") {

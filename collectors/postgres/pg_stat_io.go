@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 	"github.com/writeamp/writeamp/queries"
 
 	"github.com/writeamp/writeamp/collectors"
@@ -21,7 +20,7 @@ func (PgStatIO) Name() string { return "pg_stat_io" }
 
 func (PgStatIO) Supports(s dialects.Server) error {
 	if !s.Has(pg.CapStatIO) {
-		return fmt.Errorf("%w: %s", dialects.ErrUnsupported, s.Why(pg.CapStatIO))
+		return s.Unsupported(pg.CapStatIO)
 	}
 	return nil
 }

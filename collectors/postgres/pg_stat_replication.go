@@ -29,7 +29,9 @@ func (PgStatReplication) Name() string { return "pg_stat_replication" }
 
 func (PgStatReplication) Supports(s dialects.Server) error {
 	if !s.Has(pg.CapPrimary) {
-		return fmt.Errorf("%w: %s: it ships no WAL (a cascading standby's walsenders are not read)", dialects.ErrUnsupported, s.Why(pg.CapPrimary))
+		u := s.Unsupported(pg.CapPrimary)
+		u.Text += ": it ships no WAL (a cascading standby's walsenders are not read)"
+		return u
 	}
 	return nil
 }

@@ -28,7 +28,7 @@ func (PgStatWAL) Name() string { return "pg_stat_wal" }
 
 func (PgStatWAL) Supports(s dialects.Server) error {
 	if !s.Has(pg.CapStatWAL) {
-		return fmt.Errorf("%w: %s", dialects.ErrUnsupported, s.Why(pg.CapStatWAL))
+		return s.Unsupported(pg.CapStatWAL)
 	}
 	if s.Has(pg.CapStandby) {
 		// Its zeros would read as "no WAL": the replayed WAL is counted

@@ -33,14 +33,14 @@ func (PgWAL) Name() string { return "pg_wal" }
 
 func (PgWAL) Supports(s dialects.Server) error {
 	if !s.Has(pg.CapPrimary) && !s.Has(pg.CapStandby) {
-		return fmt.Errorf("%w: %s", dialects.ErrUnsupported, s.Why(pg.CapPrimary))
+		return s.Unsupported(pg.CapPrimary)
 	}
 	if s.Has(pg.CapStandby) && !s.Has(pg.CapWALFiles) {
 		// pg_walinspect is not used on a standby (standby.go).
-		return fmt.Errorf("%w: %s", dialects.ErrUnsupported, s.Why(pg.CapWALFiles))
+		return s.Unsupported(pg.CapWALFiles)
 	}
 	if !s.Has(pg.CapWALFiles) && !s.Has(pg.CapWalinspect) {
-		return fmt.Errorf("%w: %s; %s", dialects.ErrUnsupported, s.Why(pg.CapWALFiles), s.Why(pg.CapWalinspect))
+		return &dialects.Unavailable{Reason: dialects.Both(s.Reason(pg.CapWALFiles), s.Reason(pg.CapWalinspect))}
 	}
 	return nil
 }

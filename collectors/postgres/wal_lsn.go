@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 	"github.com/writeamp/writeamp/queries"
 	"github.com/writeamp/writeamp/result"
 	"strconv"
@@ -23,7 +22,7 @@ func (WalLSN) Name() string { return "wal_lsn" }
 
 func (WalLSN) Supports(s dialects.Server) error {
 	if !s.Has(pg.CapPrimary) {
-		return fmt.Errorf("%w: %s", dialects.ErrUnsupported, s.Why(pg.CapPrimary))
+		return s.Unsupported(pg.CapPrimary)
 	}
 	return nil
 }

@@ -64,7 +64,7 @@ func (FnDblog) Supports(s dialects.Server) error {
 	}
 	if !s.Has(ms.CapFnDblog) {
 		if s.Flavor == ms.FlavorAzureSQLDatabase {
-			return fmt.Errorf("%w: %s", dialects.ErrUnsupported, s.Why(ms.CapFnDblog))
+			return s.Unsupported(ms.CapFnDblog)
 		}
 		return &dialects.PrivilegeError{Privilege: "sysadmin (sys.fn_dblog)",
 			Grant: "ALTER SERVER ROLE sysadmin ADD MEMBER " + ms.QuoteIdent(login(s)) + " -- a test server only"}

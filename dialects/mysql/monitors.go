@@ -87,10 +87,10 @@ func grantsRole(grants []string) bool {
 func probeMonitors(ctx context.Context, q dialects.Querier, s *dialects.Server) error {
 	on, err := monitorState(ctx, q, *s)
 	if pe := AsPrivilegeError(err, *s, "PROCESS", "GRANT PROCESS ON *.* TO "+s.Prop(PropHostUser)); pe != nil {
-		why := fmt.Sprintf("INFORMATION_SCHEMA.INNODB_METRICS needs the PROCESS privilege (fix: %s)", pe.Grant)
-		s.Set(CapInnodbMetrics, false, why)
-		s.Set(CapIndexMonitor, false, why)
-		s.Set(CapTrxMonitor, false, why)
+		why := dialects.Reason{Kind: dialects.Privilege, Text: "INFORMATION_SCHEMA.INNODB_METRICS needs the PROCESS privilege", Fix: pe.Grant}
+		s.Deny(CapInnodbMetrics, why)
+		s.Deny(CapIndexMonitor, why)
+		s.Deny(CapTrxMonitor, why)
 		return nil
 	} else if err != nil {
 		return fmt.Errorf("mysql: probe INNODB_METRICS: %w", err)
@@ -102,11 +102,11 @@ func probeMonitors(ctx context.Context, q dialects.Querier, s *dialects.Server) 
 		// privileges (MariaDB's lists the active role's): a role may hold
 		// the privilege, so "no" would be a guess there; leave it unprobed.
 		if may || IsMariaDB(*s) || !grantsRole(grants) {
-			s.Set(CapMonitorAdmin, may, fmt.Sprintf("SHOW GRANTS lists no %s (or ALL PRIVILEGES) ON *.* for %s", MonitorPrivilege(*s), s.Prop(PropHostUser)))
+			s.SetReason(CapMonitorAdmin, may, dialects.Reason{Kind: dialects.Privilege, Text: fmt.Sprintf("SHOW GRANTS lists no %s (or ALL PRIVILEGES) ON *.* for %s", MonitorPrivilege(*s), s.Prop(PropHostUser))})
 		}
 	}
-	s.Set(CapIndexMonitor, allOn(on, IndexMonitors), MonitorReason(*s, IndexMonitors))
-	s.Set(CapTrxMonitor, allOn(on, TrxMonitors), MonitorReason(*s, TrxMonitors))
+	s.SetReason(CapIndexMonitor, allOn(on, IndexMonitors), MonitorReason(*s, IndexMonitors))
+	s.SetReason(CapTrxMonitor, allOn(on, TrxMonitors), MonitorReason(*s, TrxMonitors))
 	return nil
 }
 
@@ -139,7 +139,7 @@ func showGrants(ctx context.Context, q dialects.Querier, s dialects.Server) ([]s
 // MonitorReason says why counters are not counting, naming the real cause:
 // they are off (the server's default), and turning them on is either
 // something this login may do (no GRANT to suggest) or needs the privilege.
-func MonitorReason(s dialects.Server, names []string) string {
+func MonitorReason(s dialects.Server, names []string) dialects.Reason {
 	list := strings.Join(names, ", ")
 	var stmts []string
 	for _, m := range []struct {
@@ -154,13 +154,17 @@ func MonitorReason(s dialects.Server, names []string) string {
 	}
 	enable := strings.Join(stmts, "; ")
 	if ok, probed := s.Caps[CapMonitorAdmin]; probed && ok {
-		return fmt.Sprintf("the InnoDB monitors %s are off (the server's default); writeamp run and measure turn them on for their window, snapshot does with --enable-monitors (fix: writeamp snapshot --enable-monitors, which writeamp diff --dsn undoes; or %s)", list, enable)
+		return dialects.Reason{Kind: dialects.Setting,
+			Text: fmt.Sprintf("the InnoDB monitors %s are off (the server's default); writeamp run and measure turn them on for their window, snapshot does with --enable-monitors", list),
+			Fix:  "writeamp snapshot --enable-monitors, which writeamp diff --dsn undoes; or " + enable}
 	} else if probed {
-		return fmt.Sprintf("the InnoDB monitors %s are off and %s may not turn them on: SET GLOBAL needs %s (fix: GRANT %s ON *.* TO %s, or have an administrator run %s)",
-			list, s.Prop(PropHostUser), MonitorPrivilege(s), MonitorPrivilege(s), s.Prop(PropHostUser), enable)
+		return dialects.Reason{Kind: dialects.Privilege,
+			Text: fmt.Sprintf("the InnoDB monitors %s are off and %s may not turn them on: SET GLOBAL needs %s", list, s.Prop(PropHostUser), MonitorPrivilege(s)),
+			Fix:  fmt.Sprintf("GRANT %s ON *.* TO %s, or have an administrator run %s", MonitorPrivilege(s), s.Prop(PropHostUser), enable)}
 	}
-	return fmt.Sprintf("the InnoDB monitors %s are off; turning them on needs %s, which SHOW GRANTS could not confirm for %s (fix: writeamp snapshot --enable-monitors if it has it, else GRANT %s ON *.* TO %s, or have an administrator run %s)",
-		list, MonitorPrivilege(s), s.Prop(PropHostUser), MonitorPrivilege(s), s.Prop(PropHostUser), enable)
+	return dialects.Reason{Kind: dialects.Privilege,
+		Text: fmt.Sprintf("the InnoDB monitors %s are off; turning them on needs %s, which SHOW GRANTS could not confirm for %s", list, MonitorPrivilege(s), s.Prop(PropHostUser)),
+		Fix:  fmt.Sprintf("writeamp snapshot --enable-monitors if it has it, else GRANT %s ON *.* TO %s, or have an administrator run %s", MonitorPrivilege(s), s.Prop(PropHostUser), enable)}
 }
 
 // monitorState reads the on/off state of the counters writeamp reads.
@@ -243,7 +247,7 @@ func RestoreMonitors(ctx context.Context, q dialects.Querier, s dialects.Server,
 			names []string
 		}{{CapIndexMonitor, IndexMonitors}, {CapTrxMonitor, TrxMonitors}} {
 			if slices.Contains(set.names, n) {
-				s.Set(set.c, false, MonitorReason(s, set.names))
+				s.Deny(set.c, MonitorReason(s, set.names))
 			}
 		}
 	}
@@ -270,10 +274,10 @@ func enableFailed(s *dialects.Server, err error) []string {
 		s.Set(CapMonitorAdmin, false, "SET GLOBAL innodb_monitor_enable was refused: "+err.Error())
 		for c, names := range map[string][]string{CapIndexMonitor: IndexMonitors, CapTrxMonitor: TrxMonitors} {
 			if !s.Has(c) {
-				s.Set(c, false, MonitorReason(*s, names))
+				s.Deny(c, MonitorReason(*s, names))
 			}
 		}
-		return []string{"page splits, merges and transaction counts are unavailable: " + MonitorReason(*s, Monitors())}
+		return []string{"page splits, merges and transaction counts are unavailable: " + MonitorReason(*s, Monitors()).String()}
 	}
 	return []string{"InnoDB monitors: " + err.Error()}
 }

@@ -396,11 +396,11 @@ func TestMonitorAdminFromShowGrants(t *testing.T) {
 	s := maria
 	s.SetProp(PropHostUser, "'root'@'localhost'")
 	s.Set(CapMonitorAdmin, true, "")
-	if why := MonitorReason(s, IndexMonitors); strings.Contains(why, "GRANT") || !strings.Contains(why, "--enable-monitors") || !strings.Contains(why, "are off") {
+	if why := MonitorReason(s, IndexMonitors).String(); strings.Contains(why, "GRANT") || !strings.Contains(why, "--enable-monitors") || !strings.Contains(why, "are off") {
 		t.Errorf("a login that may enable them is told: %s", why)
 	}
 	s.Set(CapMonitorAdmin, false, "")
-	if why := MonitorReason(s, IndexMonitors); !strings.Contains(why, "GRANT SUPER ON *.* TO 'root'@'localhost'") {
+	if why := MonitorReason(s, IndexMonitors).String(); !strings.Contains(why, "GRANT SUPER ON *.* TO 'root'@'localhost'") {
 		t.Errorf("a login that may not: %s", why)
 	}
 }

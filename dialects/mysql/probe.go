@@ -73,7 +73,7 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 	s.Set(CapLSNCurrent, present["Innodb_lsn_current"], "Innodb_lsn_current is a MariaDB status variable")
 	s.Set(CapInnodbRows, present["Innodb_rows_inserted"], "Innodb_rows_inserted/updated/deleted are not kept by this server (MariaDB 10.11 dropped them): row counts come from Handler_write/update/delete (all engines)")
 	s.Set(CapHistoryStatus, present["Innodb_history_list_length"], "Innodb_history_list_length is a MariaDB status variable")
-	s.Set(CapBinlog, logBin != 0, "binary logging is off (log_bin = OFF): no binlog bytes to measure")
+	s.SetReason(CapBinlog, logBin != 0, dialects.Reason{Kind: dialects.Setting, Text: "binary logging is off (log_bin = OFF): no binlog bytes to measure"})
 	switch {
 	case logBin == 0:
 		s.Set(CapBinlogStatus, false, s.Why(CapBinlog))
@@ -100,9 +100,9 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 	var n int64
 	err = queries.QueryRow(ctx, q, Name, "index_stats_probe", v).Scan(&n)
 	if pe := AsPrivilegeError(err, s, "SELECT on mysql.innodb_index_stats", "GRANT SELECT ON mysql.innodb_index_stats TO "+s.Prop(PropHostUser)); pe != nil {
-		s.Set(CapIndexStats, false, fmt.Sprintf("mysql.innodb_index_stats is not readable (fix: %s)", pe.Grant))
+		s.Deny(CapIndexStats, dialects.Reason{Kind: dialects.Privilege, Text: "mysql.innodb_index_stats is not readable", Fix: pe.Grant})
 	} else if err != nil {
-		s.Set(CapIndexStats, false, "mysql.innodb_index_stats: "+err.Error())
+		s.Deny(CapIndexStats, dialects.Reason{Kind: dialects.Unreadable, Text: "mysql.innodb_index_stats: " + err.Error()})
 	} else {
 		s.Set(CapIndexStats, true, "")
 	}

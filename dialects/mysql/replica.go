@@ -83,15 +83,15 @@ func ReadShow(ctx context.Context, q dialects.Querier, stmt string) ([]ReplicaRo
 func probeReplica(ctx context.Context, q dialects.Querier, s *dialects.Server) {
 	stmt, err := queries.Get(Name, "replica_status", s.VersionNum)
 	if err != nil {
-		s.Set(CapReplica, false, err.Error())
+		s.Deny(CapReplica, dialects.Reason{Kind: dialects.Unreadable, Text: err.Error()})
 		return
 	}
 	rows, err := ReadShow(ctx, q, stmt)
 	if pe := AsPrivilegeError(err, *s, "REPLICA MONITOR", "GRANT REPLICA MONITOR ON *.* TO "+s.Prop(PropHostUser)); pe != nil {
-		s.Set(CapReplica, false, "whether the server is a replica cannot be read: SHOW REPLICA STATUS needs REPLICA MONITOR (MariaDB 10.5.9+; REPLICATION CLIENT on MySQL; fix: "+pe.Grant+")")
+		s.Deny(CapReplica, dialects.Reason{Kind: dialects.Privilege, Text: "whether the server is a replica cannot be read: SHOW REPLICA STATUS needs REPLICA MONITOR (MariaDB 10.5.9+; REPLICATION CLIENT on MySQL)", Fix: pe.Grant})
 		return
 	} else if err != nil {
-		s.Set(CapReplica, false, "SHOW REPLICA STATUS: "+err.Error())
+		s.Deny(CapReplica, dialects.Reason{Kind: dialects.Unreadable, Text: "SHOW REPLICA STATUS: " + err.Error()})
 		return
 	}
 	if len(rows) == 0 {

@@ -2,7 +2,6 @@ package mysql
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/queries"
@@ -27,18 +26,18 @@ func probeTableRows(ctx context.Context, q dialects.Querier, s *dialects.Server,
 	v := s.VersionNum
 	switch {
 	case !perfSchema:
-		s.Set(CapTableIO, false, "performance_schema is off (performance_schema = ON in the server's configuration, then a restart)")
+		s.Deny(CapTableIO, dialects.Reason{Kind: dialects.Setting, Text: "performance_schema is off", Fix: "performance_schema = ON in the server's configuration, then a restart"})
 	default:
 		var on bool
 		err := queries.QueryRow(ctx, q, Name, "table_io_probe", v).Scan(&on)
 		switch pe := AsPrivilegeError(err, *s, "SELECT on performance_schema", "GRANT SELECT ON performance_schema.* TO "+s.Prop(PropHostUser)); {
 		case pe != nil:
-			s.Set(CapTableIO, false, fmt.Sprintf("performance_schema is not readable (fix: %s)", pe.Grant))
+			s.Deny(CapTableIO, dialects.Reason{Kind: dialects.Privilege, Text: "performance_schema is not readable", Fix: pe.Grant})
 		case err != nil:
-			s.Set(CapTableIO, false, "performance_schema table I/O: "+err.Error())
+			s.Deny(CapTableIO, dialects.Reason{Kind: dialects.Unreadable, Text: "performance_schema table I/O: " + err.Error()})
 		default:
-			s.Set(CapTableIO, on, "performance_schema's wait/io/table/sql/handler instrument or its global_instrumentation consumer is disabled "+
-				"(UPDATE performance_schema.setup_instruments SET ENABLED = 'YES' WHERE NAME = 'wait/io/table/sql/handler')")
+			s.SetReason(CapTableIO, on, dialects.Reason{Kind: dialects.Setting, Text: "performance_schema's wait/io/table/sql/handler instrument or its global_instrumentation consumer is disabled",
+				Fix: "UPDATE performance_schema.setup_instruments SET ENABLED = 'YES' WHERE NAME = 'wait/io/table/sql/handler'"})
 		}
 	}
 	if !isMariaDB(v) {

@@ -154,8 +154,8 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 	}
 	if level, ok := params["statistics_level"]; ok {
 		s.SetProp(PropStatisticsLevel, level)
-		s.Set(CapStatisticsLevel, !strings.EqualFold(level, "BASIC"),
-			"STATISTICS_LEVEL is "+level+": Oracle keeps no segment statistics (fix: ALTER SYSTEM SET statistics_level = TYPICAL SCOPE = BOTH)")
+		s.SetReason(CapStatisticsLevel, !strings.EqualFold(level, "BASIC"), dialects.Reason{Kind: dialects.Setting,
+			Text: "STATISTICS_LEVEL is " + level + ": Oracle keeps no segment statistics", Fix: "ALTER SYSTEM SET statistics_level = TYPICAL SCOPE = BOTH"})
 	}
 	if compat, ok := params["compatible"]; ok {
 		s.SetProp(PropCompatible, compat)

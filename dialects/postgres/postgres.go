@@ -132,7 +132,7 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 		s.StartedAt = t.UTC()
 	}
 	s.Set("superuser", super, "")
-	s.Set(CapPrimary, !recovery, "the server is a standby (in recovery): it has no WAL insert position and runs no writes")
+	s.SetReason(CapPrimary, !recovery, dialects.Reason{Kind: dialects.Role, Text: "the server is a standby (in recovery): it has no WAL insert position and runs no writes"})
 	s.SetProp(PropDatabaseOID, fmt.Sprint(dboid))
 	// The system identifier tells clusters apart; pg_control_system() may be
 	// restricted, so fall back to the start time alone.
@@ -143,12 +143,15 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 		s.Identity = "pg-started-" + started + "/" + s.Database
 	}
 	v := s.VersionNum
-	s.Set(CapStatWAL, supportsStatWAL(v), "pg_stat_wal needs PostgreSQL 14 or later")
-	s.Set(CapStatIO, supportsStatIO(v), "pg_stat_io needs PostgreSQL 16 or later")
-	s.Set(CapNewpage, supportsNewpage(v), "n_tup_newpage_upd needs PostgreSQL 16 or later")
-	s.Set(CapForceFlush, supportsSharedMemStats(v), "pg_stat_force_next_flush() needs PostgreSQL 15 or later")
-	s.Set(CapFetchConsistency, supportsSharedMemStats(v), "stats_fetch_consistency needs PostgreSQL 15 or later")
-	s.Set(CapWalBlockInfo, supportsWalBlockInfo(v), "pg_get_wal_block_info needs PostgreSQL 16 or later")
+	needs := func(what, major string) dialects.Reason {
+		return dialects.Reason{Kind: dialects.Version, Text: what + " needs PostgreSQL " + major + " or later"}
+	}
+	s.SetReason(CapStatWAL, supportsStatWAL(v), needs("pg_stat_wal", "14"))
+	s.SetReason(CapStatIO, supportsStatIO(v), needs("pg_stat_io", "16"))
+	s.SetReason(CapNewpage, supportsNewpage(v), needs("n_tup_newpage_upd", "16"))
+	s.SetReason(CapForceFlush, supportsSharedMemStats(v), needs("pg_stat_force_next_flush()", "15"))
+	s.SetReason(CapFetchConsistency, supportsSharedMemStats(v), needs("stats_fetch_consistency", "15"))
+	s.SetReason(CapWalBlockInfo, supportsWalBlockInfo(v), needs("pg_get_wal_block_info", "16"))
 
 	var files, repl, walLevel, freeSlot, canCP, avail, installed, exec bool
 	var segSize int64
@@ -163,16 +166,18 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 	if walBlock != 8192 {
 		s.Set(CapWALFiles, false, fmt.Sprintf("this server was built with %d-byte WAL pages; writeamp's decoder reads 8192-byte ones, so the WAL is read through pg_walinspect", walBlock))
 	} else {
-		s.Set(CapWALFiles, files, fmt.Sprintf("%s may not read the pg_wal segments, which writeamp decodes itself (fix: GRANT EXECUTE ON FUNCTION pg_read_binary_file(text, bigint, bigint) TO %s)", s.User, quoteIdent(s.User)))
+		s.SetReason(CapWALFiles, files, dialects.Reason{Kind: dialects.Privilege, Text: s.User + " may not read the pg_wal segments, which writeamp decodes itself",
+			Fix: "GRANT EXECUTE ON FUNCTION pg_read_binary_file(text, bigint, bigint) TO " + quoteIdent(s.User)})
 	}
 
 	switch {
 	case !repl:
-		s.Set(CapHoldWAL, false, fmt.Sprintf("%s may not create replication slots, so a checkpoint inside a long window can recycle its start before pg_walinspect reads it (fix: ALTER ROLE %s REPLICATION)", s.User, quoteIdent(s.User)))
+		s.Deny(CapHoldWAL, dialects.Reason{Kind: dialects.Privilege, Text: s.User + " may not create replication slots, so a checkpoint inside a long window can recycle its start before pg_walinspect reads it",
+			Fix: "ALTER ROLE " + quoteIdent(s.User) + " REPLICATION"})
 	case !walLevel:
-		s.Set(CapHoldWAL, false, "wal_level is minimal: no replication slot can hold a long window's WAL (fix: wal_level = replica, needs a restart)")
+		s.Deny(CapHoldWAL, dialects.Reason{Kind: dialects.Setting, Text: "wal_level is minimal: no replication slot can hold a long window's WAL", Fix: "wal_level = replica, needs a restart"})
 	case !freeSlot:
-		s.Set(CapHoldWAL, false, "every replication slot (max_replication_slots) is in use: none is left to hold a long window's WAL")
+		s.Deny(CapHoldWAL, dialects.Reason{Kind: dialects.Setting, Text: "every replication slot (max_replication_slots) is in use: none is left to hold a long window's WAL"})
 	default:
 		s.Set(CapHoldWAL, true, "")
 	}
@@ -181,14 +186,14 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 	if supportsCheckpointRole(v) {
 		cpFix = "GRANT pg_checkpoint TO " + quoteIdent(s.User)
 	}
-	s.Set(CapCheckpoint, canCP, "CHECKPOINT is not permitted for "+s.User+" (fix: "+cpFix+")")
+	s.SetReason(CapCheckpoint, canCP, dialects.Reason{Kind: dialects.Privilege, Text: "CHECKPOINT is not permitted for " + s.User, Fix: cpFix})
 
 	if recovery {
 		asStandby(&s)
 		return s, nil
 	}
 	if !supportsWalinspect(v) {
-		s.Set(CapWalinspect, false, "pg_walinspect needs PostgreSQL 15 or later")
+		s.Deny(CapWalinspect, needs("pg_walinspect", "15"))
 		return s, nil
 	}
 	if installed {
@@ -198,15 +203,17 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 	case installed && exec:
 		s.Set(CapWalinspect, true, "")
 	case installed:
-		s.Set(CapWalinspect, false, fmt.Sprintf("pg_walinspect is installed but %s may not execute it (fix: GRANT pg_read_server_files TO %s, or GRANT EXECUTE ON FUNCTION %s.pg_get_wal_records_info(pg_lsn, pg_lsn)%s TO %s)",
-			s.User, quoteIdent(s.User), quoteIdent(schema), blockInfoGrant(v, schema), quoteIdent(s.User)))
+		s.Deny(CapWalinspect, dialects.Reason{Kind: dialects.Privilege, Text: "pg_walinspect is installed but " + s.User + " may not execute it",
+			Fix: fmt.Sprintf("GRANT pg_read_server_files TO %s, or GRANT EXECUTE ON FUNCTION %s.pg_get_wal_records_info(pg_lsn, pg_lsn)%s TO %s",
+				quoteIdent(s.User), quoteIdent(schema), blockInfoGrant(v, schema), quoteIdent(s.User))})
 	case !avail:
-		s.Set(CapWalinspect, false, "the pg_walinspect extension is not installed on the server (it ships with PostgreSQL's contrib: apt-get install postgresql-contrib, or postgresql-NN for Debian)")
+		s.Deny(CapWalinspect, dialects.Reason{Kind: dialects.Setting, Text: "the pg_walinspect extension is not installed on the server (it ships with PostgreSQL's contrib: apt-get install postgresql-contrib, or postgresql-NN for Debian)"})
 	case super:
 		s.Set(CapWalinspect, true, "")
 		s.Set(CapCreateWalinspect, true, "")
 	default:
-		s.Set(CapWalinspect, false, fmt.Sprintf("pg_walinspect is not installed in database %s and %s may not create it (fix, as a superuser: CREATE EXTENSION pg_walinspect; GRANT pg_read_server_files TO %s)", s.Database, s.User, quoteIdent(s.User)))
+		s.Deny(CapWalinspect, dialects.Reason{Kind: dialects.Setting, Text: "pg_walinspect is not installed in database " + s.Database + " and " + s.User + " may not create it",
+			Fix: "CREATE EXTENSION pg_walinspect; GRANT pg_read_server_files TO " + quoteIdent(s.User), AsSuperuser: true})
 	}
 	return s, nil
 }

@@ -26,10 +26,10 @@ const standbyReason = "the server is a standby (in recovery)"
 // The WAL is read with writeamp's decoder from the standby's own pg_wal.
 func asStandby(s *dialects.Server) {
 	s.Set(CapStandby, true, "")
-	s.Set(CapCheckpoint, false, standbyReason+": writeamp runs no CHECKPOINT there (it would be a restartpoint of the standby, not a settle of the primary)")
-	s.Set(CapHoldWAL, false, standbyReason+": writeamp creates no replication slot there; the standby keeps the WAL it replays until its next restartpoint")
-	s.Set(CapCreateWalinspect, false, standbyReason+": writeamp creates no extension there")
-	s.Set(CapWalinspect, false, standbyReason+": pg_walinspect is not used there (15 refuses to run during recovery); the WAL is read with writeamp's own decoder")
+	s.Deny(CapCheckpoint, dialects.Reason{Kind: dialects.Role, Text: standbyReason + ": writeamp runs no CHECKPOINT there (it would be a restartpoint of the standby, not a settle of the primary)"})
+	s.Deny(CapHoldWAL, dialects.Reason{Kind: dialects.Role, Text: standbyReason + ": writeamp creates no replication slot there; the standby keeps the WAL it replays until its next restartpoint"})
+	s.Deny(CapCreateWalinspect, dialects.Reason{Kind: dialects.Role, Text: standbyReason + ": writeamp creates no extension there"})
+	s.Deny(CapWalinspect, dialects.Reason{Kind: dialects.Role, Text: standbyReason + ": pg_walinspect is not used there (15 refuses to run during recovery); the WAL is read with writeamp's own decoder"})
 }
 
 // ReplayBound is how long a window on a standby waits, after the workload,

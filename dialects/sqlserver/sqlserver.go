@@ -169,18 +169,19 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 	s.Identity = server + "/" + s.Database
 	v := s.VersionNum
 
-	s.Set(CapOptimizeSequentialKey, supportsOptimizeForSequentialKey(v), "OPTIMIZE_FOR_SEQUENTIAL_KEY needs SQL Server 2019 or later")
+	s.SetReason(CapOptimizeSequentialKey, supportsOptimizeForSequentialKey(v), dialects.Reason{Kind: dialects.Version, Text: "OPTIMIZE_FOR_SEQUENTIAL_KEY needs SQL Server 2019 or later"})
 	s.Set(CapDatabaseWaitStats, s.Flavor == FlavorAzureSQLDatabase, "sys.dm_db_wait_stats is Azure SQL Database's; this server has sys.dm_os_wait_stats")
 
 	isSysadmin := one(sysadmin)
 	s.Set("sysadmin", isSysadmin, "")
-	s.Set(CapCheckpoint, isSysadmin || one(dbowner) || one(backupop),
-		"CHECKPOINT needs sysadmin, db_owner or db_backupoperator (fix: ALTER ROLE db_backupoperator ADD MEMBER "+QuoteIdent(user)+")")
+	s.SetReason(CapCheckpoint, isSysadmin || one(dbowner) || one(backupop), dialects.Reason{Kind: dialects.Privilege,
+		Text: "CHECKPOINT needs sysadmin, db_owner or db_backupoperator", Fix: "ALTER ROLE db_backupoperator ADD MEMBER " + QuoteIdent(user)})
 	switch {
 	case s.Flavor == FlavorAzureSQLDatabase:
 		s.Set(CapFnDblog, false, "sys.fn_dblog needs sysadmin, which Azure SQL Database has no such role for; per-index log bytes are unavailable there")
 	default:
-		s.Set(CapFnDblog, isSysadmin, "per-index log bytes read sys.fn_dblog, which needs sysadmin (fix, on a test server only: ALTER SERVER ROLE sysadmin ADD MEMBER "+QuoteIdent(login)+")")
+		s.SetReason(CapFnDblog, isSysadmin, dialects.Reason{Kind: dialects.Privilege,
+			Text: "per-index log bytes read sys.fn_dblog, which needs sysadmin (grant it on a test server only)", Fix: "ALTER SERVER ROLE sysadmin ADD MEMBER " + QuoteIdent(login)})
 	}
 
 	var dbState, srvState, dbStateFull sql.NullInt64
@@ -189,7 +190,7 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 	}
 	set := func(c string, ok bool, sc Scope) {
 		p, g := Privilege(s, sc)
-		s.Set(c, ok, "missing "+p+" (fix: "+g+")")
+		s.SetReason(c, ok, dialects.Reason{Kind: dialects.Privilege, Text: "missing " + p, Fix: g})
 	}
 	set(CapViewDatabaseState, one(dbState), DatabaseScope)
 	set(CapViewDatabaseStateFull, one(dbStateFull), DatabaseStateScope)
