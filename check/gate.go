@@ -169,7 +169,12 @@ func (g *Gate) Run(ctx context.Context) (*Outcome, error) {
 	before, after := befores[0], afters[0]
 	if len(befores) > 1 {
 		out.Repetitions = &Repetitions{Before: befores, After: afters}
-		before, after = medianRun("before", befores), medianRun("after", afters)
+		if before, err = medianRun("before", befores); err == nil {
+			after, err = medianRun("after", afters)
+		}
+		if err != nil {
+			return out, err
+		}
 		res.Notes = append(res.Notes, fmt.Sprintf("each side was measured %d times (fresh state each time); the runs shown are the medians of each counter, per operation of the median operation count; the budgets judge these medians and show the spread of the repetitions", len(befores)))
 	}
 	res.Runs = []result.Run{*before, *after}

@@ -1,7 +1,6 @@
 package check
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -32,10 +31,11 @@ func median(xs []float64) float64 {
 // over the repetitions (operation counts too, so /op is per operation of
 // the median count). A median of an odd number of exact counts is one of
 // them, still exact; of an even number it is a mean, derived.
-func medianRun(label string, runs []*result.Run) *result.Run {
-	var out result.Run
-	data, _ := json.Marshal(runs[0])
-	json.Unmarshal(data, &out) // a deep copy
+func medianRun(label string, runs []*result.Run) (*result.Run, error) {
+	out, err := runs[0].Clone()
+	if err != nil {
+		return nil, err
+	}
 	out.Label = label
 	derived := len(runs)%2 == 0
 	merge := func(m result.Metric, get func(*result.Run) (result.Metric, bool)) result.Metric {
@@ -106,7 +106,7 @@ func medianRun(label string, runs []*result.Run) *result.Run {
 		el = append(el, r.ElapsedSeconds)
 	}
 	out.ElapsedSeconds = median(el)
-	return &out
+	return out, nil
 }
 
 // judge adds the spread of the repetitions to the verdicts the medians

@@ -48,7 +48,7 @@ func TestRepeatJudgesTheMedianAndTheSpread(t *testing.T) {
 			t.Fatal(err)
 		}
 		rp := reps(c.before, c.after)
-		vs := rp.judge(b, budget.Evaluate(b, medianRun("before", rp.Before), medianRun("after", rp.After)))
+		vs := rp.judge(b, budget.Evaluate(b, mustMedian(t, "before", rp.Before), mustMedian(t, "after", rp.After)))
 		if len(vs) != 1 || vs[0].Status != c.want || vs[0].BeforeRange == nil || vs[0].AfterRange == nil {
 			t.Errorf("%s %v -> %v: %+v, want %s", c.budget, c.before, c.after, vs, c.want)
 			continue
@@ -84,15 +84,41 @@ func minOf(xs []float64) float64 {
 // mean, so no longer exact.
 func TestMedianRun(t *testing.T) {
 	t.Parallel()
-	m := medianRun("after", []*result.Run{runOf(10, 100), runOf(30, 102), runOf(20, 101)})
+	m := mustMedian(t, "after", []*result.Run{runOf(10, 100), runOf(30, 102), runOf(20, 101)})
 	if v := m.Database["log_bytes"]; v.V() != 20 || v.Exactness != result.Exact || m.Operations["row_writes"] != 101 || m.Label != "after" {
 		t.Errorf("odd: %+v ops %v", v, m.Operations)
 	}
 	if v := m.Table("jobs").Metrics["rows_updated"]; v.V() != 101 {
 		t.Errorf("table metric %+v", v)
 	}
-	m = medianRun("after", []*result.Run{runOf(10, 100), runOf(30, 100)})
+	m = mustMedian(t, "after", []*result.Run{runOf(10, 100), runOf(30, 100)})
 	if v := m.Database["log_bytes"]; v.V() != 20 || v.Exactness != result.Derived {
 		t.Errorf("even: %+v", v)
+	}
+}
+
+func mustMedian(t *testing.T, label string, runs []*result.Run) *result.Run {
+	t.Helper()
+	m, err := medianRun(label, runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// The median run is a copy: the repetitions it came from are unchanged.
+func TestMedianRunLeavesItsRepetitionsAlone(t *testing.T) {
+	a, b := runOf(10, 100), runOf(30, 102)
+	m := mustMedian(t, "after", []*result.Run{a, b})
+	if m.Label != "after" || a.Label == "after" {
+		t.Errorf("labels: median %q, first repetition %q", m.Label, a.Label)
+	}
+	for k, v := range a.Database {
+		if w := b.Database[k]; v.V() == w.V() {
+			continue
+		}
+		if m.Database[k].V() == v.V() {
+			t.Errorf("%s: the median is the first repetition's %v", k, v.V())
+		}
 	}
 }

@@ -5,6 +5,7 @@ package result
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -260,4 +261,19 @@ func (m Metric) MarshalJSON() ([]byte, error) {
 		}
 	}
 	return json.Marshal(plain(m))
+}
+
+// Clone is a deep copy of the run. A Run is exactly what its JSON holds
+// (fields are only ever added to both), so the round trip is the copy; an
+// error means a value JSON cannot hold (a NaN), which the caller reports.
+func (r *Run) Clone() (*Run, error) {
+	data, err := json.Marshal(r)
+	if err != nil {
+		return nil, fmt.Errorf("copy run %s: %w", r.Label, err)
+	}
+	var out Run
+	if err := json.Unmarshal(data, &out); err != nil {
+		return nil, fmt.Errorf("copy run %s: %w", r.Label, err)
+	}
+	return &out, nil
 }
