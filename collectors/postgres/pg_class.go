@@ -3,13 +3,13 @@ package postgres
 import (
 	"context"
 	"fmt"
-	pg "github.com/writeamp/writeamp/dialects/postgres"
-	"github.com/writeamp/writeamp/queries"
-	"github.com/writeamp/writeamp/result"
 	"strconv"
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
+	pg "github.com/writeamp/writeamp/dialects/postgres"
+	"github.com/writeamp/writeamp/queries"
+	"github.com/writeamp/writeamp/result"
 )
 
 // PgClass lists the tables and indexes in scope with what the other

@@ -2,6 +2,8 @@ package postgres
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/DATA-DOG/go-sqlmock"
@@ -88,5 +90,85 @@ func TestWalLSNScan(t *testing.T) {
 	marks, err := WalLSN{}.Marks(context.Background(), db, pgServer(150020))
 	if err != nil || marks[MarkLSN] != "0/1A2B3C4" {
 		t.Errorf("marks %v, %v", marks, err)
+	}
+}
+
+// pg_class's columns as the query types them (names, relkind and access
+// method text; oids, relfilenodes and the index's table bigint; the
+// predicate and uniqueness booleans), and relation_sizes' (oid and size
+// bigint, the definition text, '' for a table): the catalog links an index
+// to its table by oid, keeps a table's TOAST relfilenodes, drops what is
+// out of scope, and sizes only what is still there.
+func TestPgClassScan(t *testing.T) {
+	t.Parallel()
+	q, m := mocksql.WithConverter(t, arrays{})
+	cols := []string{"nspname", "relname", "relkind", "coalesce", "relfilenode", "oid", "amname", "partial", "indisunique", "toast", "toast_index"}
+	m.ExpectQuery(mocksql.SQL(t, pg.Name, "pg_class", 150020)).WithArgs([]string{"kc"}).WillReturnRows(sqlmock.NewRows(cols).
+		AddRow("kc", "offline_user_session", "r", int64(0), int64(16399), int64(16400), "heap", false, false, int64(16403), int64(16404)).
+		AddRow("kc", "offline_user_session_pkey", "i", int64(16400), int64(16405), int64(16405), "btree", false, true, int64(0), int64(0)).
+		AddRow("kc", "idx_broker", "i", int64(16400), int64(16406), int64(16406), "btree", true, false, int64(0), int64(0)).
+		AddRow("kc", "events", "p", int64(0), int64(0), int64(16600), "", false, false, int64(0), int64(0)).
+		AddRow("kc", "other", "r", int64(0), int64(16700), int64(16700), "heap", false, false, int64(0), int64(0)).
+		AddRow("kc", "other_pkey", "i", int64(16700), int64(16701), int64(16701), "btree", false, true, int64(0), int64(0)))
+	m.ExpectQuery(mocksql.SQL(t, pg.Name, "relation_sizes", 150020)).WithArgs([]int64{16400, 16405, 16406, 16600}).WillReturnRows(
+		sqlmock.NewRows([]string{"r", "pg_relation_size", "coalesce"}).
+			AddRow(int64(16400), int64(81920), "").
+			AddRow(int64(16405), int64(16384), "CREATE UNIQUE INDEX offline_user_session_pkey ON kc.offline_user_session USING btree (user_session_id)").
+			AddRow(int64(16600), int64(0), ""))
+	sc := collectors.Scope{Schemas: []string{"kc"}, Tables: []string{"offline_user_session", "events"}}
+	objs, cs, err := PgClass{}.Catalog(context.Background(), q, server(150020), sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]collectors.Object{}
+	for _, o := range objs {
+		byName[o.Name] = o
+	}
+	if len(objs) != 4 || byName["other"].Name != "" || byName["other_pkey"].Name != "" {
+		t.Fatalf("out-of-scope objects listed, or scoped ones lost: %+v", objs)
+	}
+	if o := byName["offline_user_session"]; o.Level != collectors.Table || o.ID != "16399" || o.Info["oid"] != "16400" || o.Info["toast_filenodes"] != "16403,16404" {
+		t.Errorf("table %+v", o)
+	}
+	if o := byName["offline_user_session_pkey"]; o.Level != collectors.Index || o.Table != "offline_user_session" || o.Info["unique"] != "true" ||
+		o.Info["method"] != "btree" || !strings.HasPrefix(o.Info["definition"], "CREATE UNIQUE INDEX") {
+		t.Errorf("index %+v", o)
+	}
+	if o := byName["idx_broker"]; o.Info["partial"] != "true" || o.Info["unique"] != "" || o.Info["definition"] != "" {
+		t.Errorf("partial index %+v", o)
+	}
+	got := byKey(cs)
+	if c := got["table:kc.offline_user_session:size_bytes"]; c.Value != 81920 || !c.Gauge || c.Exactness != result.Exact || c.Identity != "16399" {
+		t.Errorf("table size %+v", c)
+	}
+	if _, ok := got["index:kc.idx_broker:size_bytes"]; ok || len(got) != 3 {
+		t.Errorf("a relation dropped since the catalog was read got a size: %v", got)
+	}
+}
+
+// pg_stat_io's sums are bigint and stats_reset text ('' when never reset):
+// five cluster-wide approx counters that carry the reset.
+func TestPgStatIOScan(t *testing.T) {
+	t.Parallel()
+	db, m := mocksql.New(t)
+	s := pgServer(160004)
+	s.Set(pg.CapStatIO, true, "")
+	m.ExpectQuery(mocksql.SQL(t, pg.Name, "pg_stat_io", 160004)).WillReturnRows(sqlmock.NewRows([]string{"coalesce", "coalesce", "coalesce", "coalesce", "coalesce", "coalesce"}).
+		AddRow(int64(120), int64(7), int64(40), int64(90000), int64(310), ""))
+	cs, err := PgStatIO{}.Collect(context.Background(), db, s, collectors.Scope{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"buffer_writes": 120, "buffer_writes_backend": 7, "buffer_extends": 40, "buffer_hits": 90000, "buffer_reads": 310}
+	if len(cs) != len(want) {
+		t.Fatalf("%d counters: %+v", len(cs), cs)
+	}
+	for _, c := range cs {
+		if c.Level != collectors.DB || c.Value != want[c.Metric] || c.Exactness != result.Approx || c.Reset != "never" || !strings.Contains(c.Source, "whole cluster") {
+			t.Errorf("%+v", c)
+		}
+	}
+	if err := (PgStatIO{}).Supports(pgServer(150020)); !errors.Is(err, dialects.ErrUnsupported) {
+		t.Errorf("15 has no pg_stat_io: %v", err)
 	}
 }
