@@ -96,7 +96,7 @@ func TestWalLSNScan(t *testing.T) {
 // pg_class's columns as the query types them (names, relkind and access
 // method text; oids, relfilenodes and the index's table bigint; the
 // predicate and uniqueness booleans), and relation_sizes' (oid and size
-// bigint, the definition text, '' for a table): the catalog links an index
+// bigint, the definition text, ” for a table): the catalog links an index
 // to its table by oid, keeps a table's TOAST relfilenodes, drops what is
 // out of scope, and sizes only what is still there.
 func TestPgClassScan(t *testing.T) {
@@ -146,7 +146,7 @@ func TestPgClassScan(t *testing.T) {
 	}
 }
 
-// pg_stat_io's sums are bigint and stats_reset text ('' when never reset):
+// pg_stat_io's sums are bigint and stats_reset text (” when never reset):
 // five cluster-wide approx counters that carry the reset.
 func TestPgStatIOScan(t *testing.T) {
 	t.Parallel()
