@@ -60,6 +60,7 @@ func endNodes(ctx context.Context, nodes []*Node, until Until, st workloads.Stat
 		}
 		run := BuildRun(n.Label, delta, st, main)
 		run.Label = n.Label
+		run.NodeOf = res.Runs[0].Variant
 		run.Warnings = append(n.span.Warnings, run.Warnings...)
 		n.span.AddToRun(run)
 		res.Runs = append(res.Runs, *run)
@@ -95,6 +96,9 @@ func clusterNote(runs []result.Run) string {
 // A node's log readers need it connected at diff time, which diff does not
 // do: what only they give is listed missing, as on a diff without --dsn.
 func DiffNodes(ctx context.Context, in DiffInput, res *result.Result) error {
+	if len(res.Runs) == 0 {
+		return nil
+	}
 	after := map[string]*SnapshotFile{}
 	for _, n := range in.After.Nodes {
 		after[n.Label] = n
@@ -116,6 +120,7 @@ func DiffNodes(ctx context.Context, in DiffInput, res *result.Result) error {
 		}
 		run := r.Runs[0]
 		run.Label = bn.Label
+		run.NodeOf = res.Runs[0].Variant
 		res.Runs = append(res.Runs, run)
 		added = true
 	}

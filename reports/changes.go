@@ -54,6 +54,13 @@ func findingsHeading(c *Comparison) string {
 	if len(c.Columns) == 1 {
 		return "findings: " + c.Columns[0].Label + "'s largest costs" + perUnit(c)
 	}
+	if copiesOf(c) {
+		copies := "its copy's"
+		if n := len(c.Columns) - 1; n > 1 {
+			copies = fmt.Sprintf("its %d copies'", n)
+		}
+		return fmt.Sprintf("findings: %s's largest costs%s, and %s", c.Columns[0].Label, perUnit(c), copies)
+	}
 	return fmt.Sprintf("findings: %s vs %s, largest effect first", c.Columns[len(c.Columns)-1].Label, c.Columns[0].Label)
 }
 

@@ -26,6 +26,15 @@ func Findings(c *Comparison, res *result.Result) ([]result.Finding, string) {
 	if len(c.Columns) == 1 {
 		return costFindings(c, res), "rule: a single run: its largest costs" + perUnit(c) + " and where they go, in a fixed order (log, index entries, HOT updates)"
 	}
+	if copiesOf(c) {
+		out := costFindings(c, res)
+		for _, f := range copyFindings(c) {
+			f.Kind, f.Rank, f.Unit = "cost", len(out)+1, unitOf(c, f.Metric)
+			f.Rule = "one window on a server and its copies: the server's largest costs, then each copy's log and what it received"
+			out = append(out, f)
+		}
+		return out, "rule: one window on " + c.Columns[0].Label + " and its copies (--node), not variants: its largest costs" + perUnit(c) + " in a fixed order (log, index entries, HOT updates), then what each copy wrote and received, and the cluster's log"
+	}
 	last := len(c.Columns) - 1
 	from, to := c.Columns[0].Label, c.Columns[last].Label
 	same, why := sameWork(res, c.Columns[0].Run, c.Columns[last].Run)

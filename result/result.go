@@ -98,8 +98,12 @@ type Latency struct {
 
 // Run is one measured variant (or one wrapped command, or one diff).
 type Run struct {
-	Variant        string                        `json:"variant"`
-	Label          string                        `json:"label,omitempty"`
+	Variant string `json:"variant"`
+	Label   string `json:"label,omitempty"`
+	// NodeOf is set on the run of another copy of the database measured in
+	// the same window (measure/snapshot --node): the variant of the run it
+	// is a copy of. Such runs are not variants to compare with it.
+	NodeOf         string                        `json:"node_of,omitempty"`
 	Operations     map[string]int64              `json:"operations"`
 	MainOperation  string                        `json:"main_operation,omitempty"`
 	Errors         map[string]int64              `json:"errors,omitempty"`
