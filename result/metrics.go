@@ -167,4 +167,21 @@ var (
 	SemisyncUnackedCommits = def(Info{Name: "semisync_unacked_commits", Levels: db, Unit: Count, Label: "commits not acknowledged (semi-sync timed out)", Better: Lower, Show: WhenNonZero})
 	SemisyncWaits          = def(Info{Name: "semisync_waits", Levels: db, Unit: Count, Label: "commit waits for a semi-sync replica", Better: Lower, Show: WhenNonZero})
 	SemisyncWaitMs         = def(Info{Name: "semisync_wait_ms", Levels: db, Unit: Millis, Label: "commit wait time for a semi-sync replica", Better: Lower, Show: WhenNonZero})
+	// MariaDB Galera: what this node replicated to the cluster and received
+	// from it (write-sets and their bytes), the conflicts certification and
+	// brute-force aborts resolved, and flow control (the cluster paused for a
+	// node that fell behind).
+	GaleraClusterSize       = def(Info{Name: "galera_cluster_size", Levels: db, Unit: Count, Label: "galera nodes in the cluster", Better: Neither, Total: true, Show: JSONOnly})
+	WritesetsReplicated     = def(Info{Name: "writesets_replicated", Levels: db, Unit: Count, Label: "write-sets replicated (galera)", Better: Neither})
+	WritesetBytesReplicated = def(Info{Name: "writeset_bytes_replicated", Levels: db, Unit: Bytes, Label: "write-set bytes replicated (galera)", Better: Lower})
+	// wsrep_received counts every action the group delivered, not only the
+	// other nodes' write-sets: the cluster's commit-cut messages (8 bytes
+	// each) too, so the names say "actions".
+	ActionsReceived     = def(Info{Name: "galera_actions_received", Levels: db, Unit: Count, Label: "write-sets and cluster messages received (galera)", Better: Neither})
+	ActionBytesReceived = def(Info{Name: "galera_action_bytes_received", Levels: db, Unit: Bytes, Label: "bytes of write-sets and cluster messages received (galera)", Better: Lower})
+	CertFailures        = def(Info{Name: "cert_failures", Levels: db, Unit: Count, Label: "certification failures (galera)", Better: Lower, Show: WhenNonZero})
+	BFAborts            = def(Info{Name: "bf_aborts", Levels: db, Unit: Count, Label: "brute-force aborts (galera)", Better: Lower, Show: WhenNonZero})
+	FlowControlPausedMs = def(Info{Name: "flow_control_paused_ms", Levels: db, Unit: Millis, Label: "flow control paused (galera)", Better: Lower, Show: WhenNonZero})
+	FlowControlSent     = def(Info{Name: "flow_control_sent", Levels: db, Unit: Count, Label: "flow control pauses sent (galera)", Better: Lower, Show: WhenNonZero})
+	FlowControlReceived = def(Info{Name: "flow_control_received", Levels: db, Unit: Count, Label: "flow control pauses received (galera)", Better: Lower, Show: WhenNonZero})
 )

@@ -77,6 +77,9 @@ fi
 
 if has mariadb; then
   command -v mariadbd >/dev/null || [ -x /usr/sbin/mariadbd ] || apt_install mariadb-server
+  # The Galera tests start a 3-node cluster of their own: the provider, and
+  # rsync for the state transfer of the joining nodes.
+  { [ -e /usr/lib/galera/libgalera_smm.so ] && command -v rsync >/dev/null; } || apt_install galera-4 rsync
   if ! mariadb-admin -uroot -h127.0.0.1 ping >/dev/null 2>&1 && ! mariadb-admin ping >/dev/null 2>&1; then
     log "starting MariaDB"
     install -d -o mysql -g mysql /run/mysqld 2>/dev/null || true

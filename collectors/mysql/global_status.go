@@ -109,7 +109,42 @@ func (g GlobalStatus) Collect(ctx context.Context, qr dialects.Querier, s dialec
 	}
 	db(result.CommitStatements, "Com_commit", result.Exact, "Com_commit (COMMIT statements, whole server, all sessions)",
 		"COMMIT statements only: an autocommit statement commits without one; transactions_committed counts transactions")
-	return out, nil
+	return append(out, galera(st)...), nil
+}
+
+// galera is a Galera node's write-set counters, none on a server that is
+// not a node of a cluster (no wsrep provider: a cluster size of 0).
+func galera(st map[string]float64) []collectors.Counter {
+	if n, ok := st["wsrep_cluster_size"]; !ok || n < 1 {
+		return nil
+	}
+	if _, ok := st["wsrep_replicated_bytes"]; !ok {
+		return nil
+	}
+	var out []collectors.Counter
+	for _, m := range []struct {
+		metric *result.Info
+		name   string
+		scale  float64
+		what   string
+	}{
+		{result.WritesetsReplicated, "wsrep_replicated", 1, "write-sets this node replicated to the cluster"},
+		{result.WritesetBytesReplicated, "wsrep_replicated_bytes", 1, "bytes of the write-sets this node replicated"},
+		{result.ActionsReceived, "wsrep_received", 1, "actions the cluster delivered to this node: the other nodes' write-sets and the 8-byte commit-cut messages"},
+		{result.ActionBytesReceived, "wsrep_received_bytes", 1, "bytes of those actions"},
+		{result.CertFailures, "wsrep_local_cert_failures", 1, "local transactions certification refused"},
+		{result.BFAborts, "wsrep_local_bf_aborts", 1, "local transactions a replicated one aborted"},
+		{result.FlowControlPausedMs, "wsrep_flow_control_paused_ns", 1e-6, "time replication was paused by flow control, nanoseconds shown as ms"},
+		{result.FlowControlSent, "wsrep_flow_control_sent", 1, "flow control pauses this node asked for"},
+		{result.FlowControlReceived, "wsrep_flow_control_recv", 1, "flow control pauses this node obeyed"},
+	} {
+		if v, ok := st[m.name]; ok {
+			out = append(out, counter(collectors.DB, "", m.metric, v*m.scale, result.Exact, m.name+" ("+m.what+"; this node, all sessions)", ""))
+		}
+	}
+	c := counter(collectors.DB, "", result.GaleraClusterSize, st["wsrep_cluster_size"], result.Exact, "wsrep_cluster_size at the window's end (nodes in the cluster)", "")
+	c.Interval = true
+	return append(out, c)
 }
 
 // isDDLCounter is a status variable counting DDL statements.

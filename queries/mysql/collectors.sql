@@ -12,7 +12,18 @@
 -- The DDL statement counters (Com_create_*, Com_alter_*, Com_drop_*,
 -- Com_rename_table, Com_truncate) say whether a window ran DDL: MariaDB's
 -- Binlog_bytes_written then runs ahead of the binary log files.
-SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_lsn_current', 'Innodb_redo_log_current_lsn', 'Innodb_os_log_written', 'Innodb_rows_inserted', 'Innodb_rows_updated', 'Innodb_rows_deleted', 'Handler_write', 'Handler_update', 'Handler_delete', 'Innodb_row_lock_waits', 'Innodb_row_lock_time', 'Binlog_bytes_written', 'Com_commit', 'Handler_commit', 'Com_rename_table', 'Com_truncate')
+-- A Galera node's write-set counters come in the same statement (one round
+-- trip; a server without wsrep has none of them, or a cluster size of 0):
+-- https://mariadb.com/kb/en/galera-cluster-status-variables/ — replicated /
+-- replicated_bytes are the write-sets this node sent to the cluster,
+-- received / received_bytes those it got from it, local_cert_failures the
+-- local transactions certification refused, local_bf_aborts those a
+-- replicated one aborted, flow_control_paused_ns the time replication was
+-- paused (cumulative, nanoseconds), flow_control_sent / _recv the FC_PAUSE
+-- events. All cumulative since the server started.
+SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_lsn_current', 'Innodb_redo_log_current_lsn', 'Innodb_os_log_written', 'Innodb_rows_inserted', 'Innodb_rows_updated', 'Innodb_rows_deleted', 'Handler_write', 'Handler_update', 'Handler_delete', 'Innodb_row_lock_waits', 'Innodb_row_lock_time', 'Binlog_bytes_written', 'Com_commit', 'Handler_commit', 'Com_rename_table', 'Com_truncate',
+  'wsrep_cluster_size', 'wsrep_replicated', 'wsrep_replicated_bytes', 'wsrep_received', 'wsrep_received_bytes', 'wsrep_local_cert_failures', 'wsrep_local_bf_aborts',
+  'wsrep_flow_control_paused_ns', 'wsrep_flow_control_sent', 'wsrep_flow_control_recv')
   OR Variable_name LIKE 'Com\_create\_%' OR Variable_name LIKE 'Com\_alter\_%' OR Variable_name LIKE 'Com\_drop\_%'
 
 -- name: innodb_metrics
