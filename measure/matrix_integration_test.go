@@ -159,10 +159,12 @@ func matrixRefreshAB(t *testing.T, db *sql.DB, s dialects.Server) {
 		}
 		checkMissing(t, &run, major)
 		for _, w := range run.Warnings {
-			// The one update 13's horizon moved (allowed above) is explained
-			// by the report in a warning that says other transactions still
-			// needed the page's dead versions: that one is the truth.
-			if major == 13 && run.Variant == "coarse" && horizonMovedOnly(&run) && strings.Contains(w, "moved the row to another page") {
+			// The one update 13's horizon moved (allowed above for coarse; in
+			// either variant it can hit a table whose updates are all HOT, like
+			// offline_client_session) is explained by the report in a warning
+			// that says other transactions still needed the page's dead
+			// versions: that one is the truth.
+			if major == 13 && horizonMovedOnly(&run) && strings.Contains(w, "moved the row to another page") {
 				continue
 			}
 			if strings.Contains(w, "reset") || strings.Contains(w, "approx") || strings.Contains(w, "still") {
