@@ -11,30 +11,21 @@ import (
 	"github.com/writeamp/writeamp/workloads"
 )
 
-// howInSchema names, per dialect, how the migration is applied inside the
-// workload's schema (see inSchema).
-var howInSchema = map[string]string{
-	"postgres":  "search_path",
-	"mysql":     "USE of the workload's database",
-	"oracle":    "ALTER SESSION SET CURRENT_SCHEMA",
-	"sqlserver": "EXECUTE AS a user whose default schema it is",
-}
-
-// runBuiltin measures the refresh-token workload on a fresh schema before
+// measure runs the built-in workload on a fresh schema before
 // and on a fresh schema with the migration applied after (Repeat times
 // each, alternating); same parameters and seed, so the same work. The
 // migration never touches the database's own objects: it is applied inside
 // the workload's schema, which is dropped after each measurement; the
 // catalog read before and after proves it.
-func (g *Gate) runBuiltin(ctx context.Context, out *Outcome) (*result.Result, []*result.Run, []*result.Run, error) {
+func (b *Builtin) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, error) {
 	cat, err := ReadCatalog(ctx, g.Window.DB, g.server())
 	if err != nil {
-		return nil, nil, nil, measureErr("before", err)
+		return nil, measureErr("before", err)
 	}
-	out.Restore = &Restoration{Method: MethodWorkload, How: "the migration was applied inside the workload's own schemas (" + howInSchema[g.server().Dialect] + "), which were dropped after each measurement"}
+	out.Restore = &Restoration{Method: MethodWorkload, How: "the migration was applied inside the workload's own schemas (" + g.howInSchema() + "), which were dropped after each measurement"}
 	defer g.compareCatalog(ctx, g.Window.DB, cat, out.Restore)
 	one := func(label string, files []File) (*result.Result, error) {
-		w := g.Workload.Fresh()
+		w := b.Workload.Fresh()
 		hooks := w.(workloads.CheckHooks)
 		if g.runID != "" {
 			hooks.SetRunID(g.runID)
@@ -45,8 +36,8 @@ func (g *Gate) runBuiltin(ctx context.Context, out *Outcome) (*result.Result, []
 			}
 			return nil
 		})
-		g.logf("%s: measuring %s (%s) with %s", label, w.Meta().Name, g.Variant, orNone(paths(files)))
-		exp := &measure.Experiment{Window: g.Window, Workload: w, Variants: []string{g.Variant}, Concurrency: g.Concurrency, Progress: g.Progress}
+		g.logf("%s: measuring %s (%s) with %s", label, w.Meta().Name, b.Variant, orNone(paths(files)))
+		exp := &measure.Experiment{Window: g.Window, Workload: w, Variants: []string{b.Variant}, Concurrency: b.Concurrency, Progress: g.Progress}
 		res, err := exp.Run(ctx)
 		if err != nil {
 			if errors.Is(err, errApply) {
@@ -61,29 +52,29 @@ func (g *Gate) runBuiltin(ctx context.Context, out *Outcome) (*result.Result, []
 	for i := range g.repeat() {
 		r1, err := one(repLabel("before", i, g.repeat()), g.Schema)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, err
 		}
 		r2, err := one(repLabel("after", i, g.repeat()), append(append([]File{}, g.Schema...), g.Migration...))
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, err
 		}
-		b, a := r1.Runs[0], r2.Runs[0]
-		if err := resetRefusal(repLabel("before", i, g.repeat()), &b); err != nil {
-			return nil, nil, nil, err
+		bf, a := r1.Runs[0], r2.Runs[0]
+		if err := resetRefusal(repLabel("before", i, g.repeat()), &bf); err != nil {
+			return nil, err
 		}
 		if err := resetRefusal(repLabel("after", i, g.repeat()), &a); err != nil {
-			return nil, nil, nil, err
+			return nil, err
 		}
-		b.Label, a.Label = "before", "after"
-		befores, afters = append(befores, &b), append(afters, &a)
+		bf.Label, a.Label = "before", "after"
+		befores, afters = append(befores, &bf), append(afters, &a)
 		if res == nil {
 			res = r1
 		}
 		res.Notes = append(res.Notes, r2.Notes...)
 	}
 	res.Notes = dedupe(append(res.Notes, fmt.Sprintf("before: variant %s as is%s; after: the same with the migration (%s) applied in the workload's schema (%s), same parameters and seed",
-		g.Variant, withSchema(g.Schema), paths(g.Migration), howInSchema[g.server().Dialect])))
-	return res, befores, afters, nil
+		b.Variant, withSchema(g.Schema), paths(g.Migration), g.howInSchema())))
+	return &sides{res, befores, afters}, nil
 }
 
 // repLabel names repetition i of n in the log ("before", or "before 2/3").

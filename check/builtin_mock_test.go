@@ -93,7 +93,7 @@ func (b builtinHarness) run(t *testing.T, migration, added string, writes int64,
 		t.Fatal(err)
 	}
 	g := &Gate{Window: win, Migration: migrationFile(t, s.Dialect, migration), Budgets: []budget.Budget{bud},
-		Workload: refreshtoken.New(workloadtest.MockParams()), Variant: variant, runID: workloadtest.RunID}
+		Mode: &Builtin{Workload: refreshtoken.New(workloadtest.MockParams()), Variant: variant}, runID: workloadtest.RunID}
 	out, err := g.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)

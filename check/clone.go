@@ -210,29 +210,32 @@ func (c *Cloner) env(name, dsn string) []string {
 	return env
 }
 
-// runClone measures each side on a copy of its own, --schema (and after, the
+// measure measures each side on a copy of its own, --schema (and after, the
 // migration) applied to the copy. Nothing is applied to the database
 // itself, so there is nothing to undo: the copies are dropped.
-func (g *Gate) runClone(ctx context.Context, out *Outcome) (*result.Result, []*result.Run, []*result.Run, error) {
-	c := g.Clone
+func (cl *Clone) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, error) {
+	c := cl.Cloner
+	if c == nil {
+		return nil, fmt.Errorf("%w: --clone needs an administrative connection to copy the database, and none was opened", errRefused)
+	}
 	cat, err := ReadCatalog(ctx, g.Window.DB, g.server())
 	if err != nil {
-		return nil, nil, nil, measureErr("before", err)
+		return nil, measureErr("before", err)
 	}
 	if err := refuseClusterLevel(g.Schema, g.Migration); err != nil {
-		return nil, nil, nil, fmt.Errorf("%w: %w", errRefused, err)
+		return nil, fmt.Errorf("%w: %w", errRefused, err)
 	}
 	if err := c.setServer(g.server()); err != nil {
-		return nil, nil, nil, fmt.Errorf("%w: %w", errRefused, err)
+		return nil, fmt.Errorf("%w: %w", errRefused, err)
 	}
 	writes, err := c.tableWrites(ctx, g.Window.DB)
 	if err != nil {
-		return nil, nil, nil, measureErr("before", fmt.Errorf("--clone: read the rows written in %s's tables (pg_stat_user_tables): %w", c.Template, err))
+		return nil, measureErr("before", fmt.Errorf("--clone: read the rows written in %s's tables (pg_stat_user_tables): %w", c.Template, err))
 	}
 	if err := c.prepare(ctx, g.server()); err != nil {
-		return nil, nil, nil, fmt.Errorf("%w: %w", errRefused, err)
+		return nil, fmt.Errorf("%w: %w", errRefused, err)
 	}
-	if c.DSN != "" && !strings.Contains(strings.Join(g.Command, "\x00"), c.DSN) {
+	if c.DSN != "" && !strings.Contains(strings.Join(cl.Argv, "\x00"), c.DSN) {
 		g.logf("note: no argument of the command holds the --dsn text, so only its environment points it at the copies (PGDATABASE, WRITEAMP_CHECK_DSN%s)", strings.Join(append([]string{""}, c.EnvDSN...), ", "))
 	}
 	defer c.unlock(ctx) // after the copies are dropped (the deferred check below runs first)
@@ -254,7 +257,7 @@ func (g *Gate) runClone(ctx context.Context, out *Outcome) (*result.Result, []*r
 		c.watchOriginal(context.WithoutCancel(ctx), win.DB, writes, r)
 	}()
 	res := measure.NewResult(g.server())
-	res.Workload = result.Workload{Name: "command", Params: map[string]any{"command": strings.Join(measure.RedactArgs(g.Command), " ")}}
+	res.Workload = result.Workload{Name: "command", Params: map[string]any{"command": strings.Join(measure.RedactArgs(cl.Argv), " ")}}
 	side := func(label, tag string, i int, files []File) (run *result.Run, notes []string, err error) {
 		name, err := c.copyOf(ctx, tag, i)
 		if err != nil {
@@ -279,22 +282,22 @@ func (g *Gate) runClone(ctx context.Context, out *Outcome) (*result.Result, []*r
 		if g.Scope, err = collectors.Resolve(ctx, win.DB, win.Server, g.Scope); err != nil {
 			return nil, nil, fmt.Errorf("--scope-schema: %w", err)
 		}
-		return g.measureCommand(ctx, win, label, c.command(g.Command, dsn), c.env(name, dsn))
+		return g.measureCommand(ctx, win, label, c.command(cl.Argv, dsn), c.env(name, dsn), cl.Output)
 	}
 	var befores, afters []*result.Run
 	for i := range g.repeat() {
 		before, notes, err := side(repLabel("before", i, g.repeat()), "b", i, g.Schema)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, err
 		}
 		res.Notes = append(res.Notes, notes...)
 		after, _, err := side(repLabel("after", i, g.repeat()), "a", i, append(append([]File{}, g.Schema...), g.Migration...))
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, err
 		}
 		befores, afters = append(befores, before), append(afters, after)
 	}
 	res.Notes = append(res.Notes, fmt.Sprintf("before: the command on a copy of %s%s; after: the same command on another copy with the migration (%s) applied; %s; --clone: %s",
 		c.Template, withSchema(g.Schema), paths(g.Migration), perOpNote(afters[0]), c.cost()))
-	return res, befores, afters, nil
+	return &sides{res, befores, afters}, nil
 }

@@ -19,19 +19,19 @@ import (
 // errRefused marks a check refused before anything was applied (exit 2).
 var errRefused = errors.New("refused")
 
-// runCommand applies --schema to the database, measures the command,
+// measure applies --schema to the database, measures the command,
 // applies the migration, measures the command again (Repeat times, the
 // migration undone between repetitions) and undoes what it applied, the
 // migration and then --schema, unless --keep-migration. The undo is
 // planned before anything is applied: a migration check cannot undo is
 // refused then, not discovered afterwards.
-func (g *Gate) runCommand(ctx context.Context, out *Outcome) (*result.Result, []*result.Run, []*result.Run, error) {
-	if _, err := exec.LookPath(g.Command[0]); err != nil {
-		return nil, nil, nil, fmt.Errorf("%w: command %q: %w", errApply, g.Command[0], err)
+func (c *Command) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, error) {
+	if _, err := exec.LookPath(c.Argv[0]); err != nil {
+		return nil, fmt.Errorf("%w: command %q: %w", errApply, c.Argv[0], err)
 	}
 	gd, err := g.acquire(ctx)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	defer gd.release()
 	var plan *undoPlan
@@ -40,22 +40,22 @@ func (g *Gate) runCommand(ctx context.Context, out *Outcome) (*result.Result, []
 	var migTarget *undoTarget
 	if g.KeepMigration {
 		if g.repeat() > 1 {
-			return nil, nil, nil, fmt.Errorf("%w: --repeat measures each side on a fresh state, which needs the migration undone between repetitions: drop --keep-migration, or use --clone", errRefused)
+			return nil, fmt.Errorf("%w: --repeat measures each side on a fresh state, which needs the migration undone between repetitions: drop --keep-migration, or use --clone", errRefused)
 		}
 		out.Restore = &Restoration{Method: MethodKept, How: "the --schema files and the migration stay applied"}
 	} else {
 		var err error
 		ce := newCatalogExistence(ctx, g.Window.DB, g.server())
-		plan, err = planUndo(g.server().Dialect, g.Schema, g.Migration, g.Down, sqlparse.NewExistence(g.server().Dialect, ce.exists))
+		plan, err = planUndo(g.server().Dialect, g.Schema, g.Migration, c.Down, sqlparse.NewExistence(g.server().Dialect, ce.exists))
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("%w: %w", errRefused, err)
+			return nil, fmt.Errorf("%w: %w", errRefused, err)
 		}
 		ce.freeze()
 		if user, err = g.tables(ctx, g.Window.DB); err != nil {
-			return nil, nil, nil, measureErr("before", err)
+			return nil, measureErr("before", err)
 		}
 		if start, err = g.take(ctx, g.Window.DB, user); err != nil {
-			return nil, nil, nil, measureErr("before", err)
+			return nil, measureErr("before", err)
 		}
 		out.Restore = &Restoration{Method: MethodUndo, How: "undone: " + plan.describe()}
 		if user == nil {
@@ -71,7 +71,7 @@ func (g *Gate) runCommand(ctx context.Context, out *Outcome) (*result.Result, []
 		// with -9 from here on leaves it for clean, doctor and the next check.
 		if err := gd.mark(ctx, plan.statements(g), start.cat); err != nil {
 			gd.unmark(context.WithoutCancel(ctx))
-			return nil, nil, nil, measureErr("before", err)
+			return nil, measureErr("before", err)
 		}
 		defer func() {
 			if migTarget != nil {
@@ -88,17 +88,17 @@ func (g *Gate) runCommand(ctx context.Context, out *Outcome) (*result.Result, []
 	}
 	res := measure.NewResult(g.server())
 	// The command line goes into results people share: passwords masked.
-	res.Workload = result.Workload{Name: "command", Params: map[string]any{"command": strings.Join(measure.RedactArgs(g.Command), " ")}}
+	res.Workload = result.Workload{Name: "command", Params: map[string]any{"command": strings.Join(measure.RedactArgs(c.Argv), " ")}}
 	if len(g.Schema) > 0 {
 		g.logf("applying the starting schema %s", paths(g.Schema))
 		if err := g.applyPublished(ctx, g.Window, g.Schema); err != nil {
-			return nil, nil, nil, fmt.Errorf("%w: --schema: %w", errApply, err)
+			return nil, fmt.Errorf("%w: --schema: %w", errApply, err)
 		}
 	}
 	// --scope-schema may name a schema the --schema files just created.
 	sc, err := collectors.Resolve(ctx, g.Window.DB, g.server(), g.Scope)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("--scope-schema: %w", err)
+		return nil, fmt.Errorf("--scope-schema: %w", err)
 	}
 	g.Scope = sc
 	var befores, afters []*result.Run
@@ -107,14 +107,14 @@ func (g *Gate) runCommand(ctx context.Context, out *Outcome) (*result.Result, []
 			g.undo(ctx, plan.migration, out.Restore, false, migTarget)
 			migTarget = nil
 		}
-		before, notes, err := g.measureCommand(ctx, g.Window, repLabel("before", i, g.repeat()), g.Command, nil)
+		before, notes, err := g.measureCommand(ctx, g.Window, repLabel("before", i, g.repeat()), c.Argv, nil, c.Output)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, err
 		}
 		res.Notes = append(res.Notes, notes...)
 		if plan != nil {
 			if migTarget, err = g.targetBefore(ctx, user); err != nil {
-				return nil, nil, nil, measureErr("before the migration", err)
+				return nil, measureErr("before the migration", err)
 			}
 		}
 		g.logf("applying the migration %s", paths(g.Migration))
@@ -129,20 +129,20 @@ func (g *Gate) runCommand(ctx context.Context, out *Outcome) (*result.Result, []
 			g.afterApply(ctx, migTarget, out.Restore)
 		}
 		if applyErr != nil {
-			return nil, nil, nil, applyErr
+			return nil, applyErr
 		}
 		if i == 0 {
 			res.Notes = append(res.Notes, migrationNote(res.Migration))
 		}
-		after, _, err := g.measureCommand(ctx, g.Window, repLabel("after", i, g.repeat()), g.Command, nil)
+		after, _, err := g.measureCommand(ctx, g.Window, repLabel("after", i, g.repeat()), c.Argv, nil, c.Output)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, err
 		}
 		befores, afters = append(befores, before), append(afters, after)
 	}
 	res.Notes = append(res.Notes, fmt.Sprintf("before: the command on the database%s; after: the same command once the migration (%s) was applied; %s",
 		withSchema(g.Schema), paths(g.Migration), perOpNote(afters[0])))
-	return res, befores, afters, nil
+	return &sides{res, befores, afters}, nil
 }
 
 // perOpNote says what /op means for a wrapped command's run.
@@ -222,9 +222,9 @@ func (g *Gate) undo(ctx context.Context, steps []undoStep, r *Restoration, final
 
 // measureCommand measures command once on win, as `writeamp measure`
 // does, with the rows it writes as its operations; env is added to the
-// command's environment. A command that fails cannot be measured.
-func (g *Gate) measureCommand(ctx context.Context, win *measure.Window, label string, command, env []string) (*result.Run, []string, error) {
-	out := g.CommandOutput
+// command's environment and out gets its output (nil: discarded). A
+// command that fails cannot be measured.
+func (g *Gate) measureCommand(ctx context.Context, win *measure.Window, label string, command, env []string, out io.Writer) (*result.Run, []string, error) {
 	if out == nil {
 		out = io.Discard
 	}

@@ -29,26 +29,11 @@ type Gate struct {
 	Schema    []File
 	Migration []File
 	Budgets   []budget.Budget
-	// Command, when set, is the workload: run once before and once after
-	// the migration. Otherwise the built-in Workload (a fresh copy of it per
-	// measurement, through workloads.CheckHooks) runs on Variant, in its
-	// own schema, and the migration is applied to that schema (search_path)
-	// before the "after" measurement.
-	Command  []string
-	Scope    collectors.Scope
-	Workload workloads.CheckHooks
-	Variant  string
-	// Concurrency is the built-in workload's number of workers (1 when 0).
-	Concurrency int
-	// Down undoes the migration (--down) of a wrapped command's check;
-	// without it each file's own undo (goose Down section, NAME.down.sql)
-	// or the inverse of its statements (see planUndo).
-	Down []File
+	// Mode is how the workload runs: *Builtin, *Command or *Clone.
+	Mode  Mode
+	Scope collectors.Scope
 	// KeepMigration leaves what check applied in place (--keep-migration).
 	KeepMigration bool
-	// Clone, when set, measures a wrapped command on copies of the
-	// database (PostgreSQL --clone) instead of the database itself.
-	Clone *Cloner
 	// Repeat measures each side this many times (1 when 0): budgets judge
 	// the median and show the spread.
 	Repeat int
@@ -57,9 +42,7 @@ type Gate struct {
 	// Advisory budgets (by budget.Budget.String) report without failing.
 	Advisory map[string]bool
 	Log      io.Writer
-	// CommandOutput receives the command's stdout and stderr (nil: discarded).
-	CommandOutput io.Writer
-	Progress      func(variant string, total int64) (workloads.Progress, func())
+	Progress func(variant string, total int64) (workloads.Progress, func())
 	// LockTimeout bounds each lock wait of the migration and its undo
 	// (--lock-timeout; nil: DefaultLockTimeout, 0: as long as it takes).
 	LockTimeout *time.Duration
@@ -106,37 +89,14 @@ func measureErr(what string, err error) error {
 }
 
 // Updates the workload runs, for the static warning.
-func (g *Gate) Updates() []Update {
-	if g.Command != nil {
-		ups, notes := UpdatesOfCommand(g.server().Dialect, g.Command)
-		for _, n := range notes {
-			g.logf("%s", n)
-		}
-		return ups
-	}
-	var effects map[string]workloads.Effect
-	switch w := g.Workload.Fresh().(type) {
-	case workloads.VariantEffects:
-		effects = w.EffectsOf(g.Variant)
-	case workloads.EffectDescriber:
-		effects = w.Effects()
-	}
-	var out []Update
-	for name, e := range effects {
-		if e.Kind != "update" {
-			continue
-		}
-		out = append(out, Update{Table: e.Table, Columns: e.Columns, Example: "UPDATE " + e.Table + " SET " + strings.Join(e.Columns, ", "), Source: g.Workload.Fresh().Meta().Name + " statement " + name})
-	}
-	return out
-}
+func (g *Gate) Updates() []Update { return g.Mode.updates(g) }
 
 // Run measures before, applies the migration, measures after, puts the
 // database back as it was and evaluates. The outcome is returned on error
 // too: Restore says what was undone after a failure.
 func (g *Gate) Run(ctx context.Context) (*Outcome, error) {
 	out := &Outcome{Migration: g.Migration, Dialect: g.server().Dialect}
-	for _, files := range [][]File{g.Schema, g.Migration, g.Down} {
+	for _, files := range [][]File{g.Schema, g.Migration, downs(g.Mode)} {
 		if err := SplitContext(ctx, g.server().Dialect, files); err != nil {
 			return out, fmt.Errorf("%w: %w", errApply, err)
 		}
@@ -152,30 +112,21 @@ func (g *Gate) Run(ctx context.Context) (*Outcome, error) {
 	for _, w := range out.Static {
 		g.logf("warning: %s", w.Text)
 	}
-	var res *result.Result
-	var befores, afters []*result.Run
-	var err error
-	switch {
-	case g.Command == nil:
-		res, befores, afters, err = g.runBuiltin(ctx, out)
-	case g.Clone != nil:
-		res, befores, afters, err = g.runClone(ctx, out)
-	default:
-		res, befores, afters, err = g.runCommand(ctx, out)
-	}
+	sd, err := g.Mode.measure(ctx, g, out)
 	if err != nil {
 		return out, err
 	}
-	before, after := befores[0], afters[0]
-	if len(befores) > 1 {
-		out.Repetitions = &Repetitions{Before: befores, After: afters}
-		if before, err = medianRun("before", befores); err == nil {
-			after, err = medianRun("after", afters)
+	res := sd.res
+	before, after := sd.before[0], sd.after[0]
+	if len(sd.before) > 1 {
+		out.Repetitions = &Repetitions{Before: sd.before, After: sd.after}
+		if before, err = medianRun("before", sd.before); err == nil {
+			after, err = medianRun("after", sd.after)
 		}
 		if err != nil {
 			return out, err
 		}
-		res.Notes = append(res.Notes, fmt.Sprintf("each side was measured %d times (fresh state each time); the runs shown are the medians of each counter, per operation of the median operation count; the budgets judge these medians and show the spread of the repetitions", len(befores)))
+		res.Notes = append(res.Notes, fmt.Sprintf("each side was measured %d times (fresh state each time); the runs shown are the medians of each counter, per operation of the median operation count; the budgets judge these medians and show the spread of the repetitions", len(sd.before)))
 	}
 	res.Runs = []result.Run{*before, *after}
 	out.Result = res

@@ -89,8 +89,7 @@ DELIMITER ;
 	// KeepMigration: what was applied is read back below (the restore has
 	// tests of its own).
 	g := &Gate{Window: win, Schema: schema, Migration: mig, KeepMigration: true,
-		Command: []string{"sh", "-c", client + ` "$@" ` + name + ` < "$0"`, workSQL}}
-	g.Command = append(g.Command, args...)
+		Mode: &Command{Argv: append([]string{"sh", "-c", client + ` "$@" ` + name + ` < "$0"`, workSQL}, args...)}}
 	out, err := g.Run(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -125,7 +125,7 @@ func (r Request) Gate() (*Gate, error) {
 	if err != nil {
 		return nil, err
 	}
-	downs, err := LoadDownFiles("--down", r.Downs)
+	downFiles, err := LoadDownFiles("--down", r.Downs)
 	if err != nil {
 		return nil, err
 	}
@@ -137,11 +137,15 @@ func (r Request) Gate() (*Gate, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Gate{Suppressions: append(sups, r.Allow...), Advisory: advisory, Schema: schema, Migration: migration, Budgets: bs, Command: r.Command, LockTimeout: r.LockTimeout,
-		Scope: collectors.Scope{Schemas: r.ScopeSchemas}, Variant: r.Variant, Concurrency: r.Concurrency,
-		Down: downs, KeepMigration: r.KeepMigration, Repeat: r.Repeat}
-	if r.Command == nil {
-		g.Workload = r.Workload.(workloads.CheckHooks)
+	g := &Gate{Suppressions: append(sups, r.Allow...), Advisory: advisory, Schema: schema, Migration: migration, Budgets: bs, LockTimeout: r.LockTimeout,
+		Scope: collectors.Scope{Schemas: r.ScopeSchemas}, KeepMigration: r.KeepMigration, Repeat: r.Repeat}
+	switch {
+	case r.Command == nil:
+		g.Mode = &Builtin{Workload: r.Workload.(workloads.CheckHooks), Variant: r.Variant, Concurrency: r.Concurrency}
+	case r.Clone:
+		g.Mode = &Clone{Argv: r.Command}
+	default:
+		g.Mode = &Command{Argv: r.Command, Down: downFiles}
 	}
 	return g, nil
 }

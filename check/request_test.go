@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/writeamp/writeamp/workloads"
 	"github.com/writeamp/writeamp/workloads/refreshtoken"
 )
 
@@ -105,8 +106,44 @@ func TestRequestGate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(g.Budgets) != 2 || len(g.Migration) != 1 || len(g.Schema) != 0 || !slices.Equal(g.Command, r.Command) ||
+	if c, ok := g.Mode.(*Command); !ok || len(g.Budgets) != 2 || len(g.Migration) != 1 || len(g.Schema) != 0 || !slices.Equal(c.Argv, r.Command) ||
 		!slices.Equal(g.Scope.Schemas, []string{"app"}) || g.Window != nil {
-		t.Errorf("gate %+v", g)
+		t.Errorf("gate %+v, mode %#v", g, g.Mode)
+	}
+}
+
+// Each request is one mode, holding what that mode uses and nothing else:
+// the --down files go to the command on the database, never to --clone.
+func TestRequestChoosesOneMode(t *testing.T) {
+	t.Parallel()
+	m := writeSQL(t, "create index i on t (a);")
+	d := writeSQL(t, "drop index i;")
+	cmd := []string{"psql", "-f", "w.sql"}
+	wl := refreshtoken.New(refreshtoken.DefaultParams())
+	for _, tc := range []struct {
+		name string
+		r    Request
+		want func(Mode) bool
+	}{
+		{"built-in", Request{Migrations: []string{m}, Budgets: []string{"hot_ratio>=0.9"}, Workload: wl, Variant: "baseline", Concurrency: 2, Repeat: 1},
+			func(md Mode) bool {
+				b, ok := md.(*Builtin)
+				return ok && b.Variant == "baseline" && b.Concurrency == 2 && b.Workload == workloads.CheckHooks(wl)
+			}},
+		{"command", Request{Migrations: []string{m}, Budgets: []string{"hot_ratio>=0.9"}, Command: cmd, Downs: []string{d}, Repeat: 1},
+			func(md Mode) bool { c, ok := md.(*Command); return ok && slices.Equal(c.Argv, cmd) && len(c.Down) == 1 }},
+		{"clone", Request{Migrations: []string{m}, Budgets: []string{"hot_ratio>=0.9"}, Command: cmd, Clone: true, Repeat: 1},
+			func(md Mode) bool { c, ok := md.(*Clone); return ok && slices.Equal(c.Argv, cmd) && c.Cloner == nil }},
+	} {
+		g, err := tc.r.Gate()
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if !tc.want(g.Mode) {
+			t.Errorf("%s: mode %#v", tc.name, g.Mode)
+		}
+		if tc.name != "built-in" && !slices.Equal(CommandOf(g.Mode), cmd) || tc.name == "built-in" && CommandOf(g.Mode) != nil {
+			t.Errorf("%s: CommandOf %v", tc.name, CommandOf(g.Mode))
+		}
 	}
 }

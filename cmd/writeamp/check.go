@@ -205,10 +205,10 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 					return err
 				}
 				defer closeAdmin()
-				g.Clone = c
+				g.Mode.(*check.Clone).Cloner = c
 			}
 			if showOutput {
-				g.CommandOutput = os.Stderr
+				check.ShowOutput(g.Mode, os.Stderr)
 			}
 			out, runErr := g.Run(ctx)
 			outputs.StepSummary = os.Getenv("GITHUB_STEP_SUMMARY")
