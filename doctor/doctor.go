@@ -121,6 +121,18 @@ var gives = map[string][2]string{
 	"v_session_event":                   {"the workload sessions' own waits (log file sync, index contention, buffer busy, row lock contention)", "waits only for the whole instance or PDB (v_system_event)"},
 	"sys_dm_exec_session_wait_stats":    {"the workload sessions' own waits (PAGELATCH_*, PAGEIOLATCH_*, WRITELOG, LCK_M_*)", "waits only for the whole instance (sys_dm_os_wait_stats)"},
 	"all_objects":                       {"the tables and indexes in scope", "no objects to attribute numbers to"},
+
+	// SQL Server's copies, and Azure SQL Database's log rate against its tier.
+	"sys_dm_hadr_database_replica_states": {"on an availability group's primary, each secondary of the database and the Availability/Database Replica counters at both ends of the window", "no bytes sent per secondary"},
+	"hadr_shipped":                        {"on a primary, the bytes sent to each secondary (its whole stream), whether it commits synchronously, the commits that waited for one and how long; on a secondary, the log received and redone", "no figures of the database's copies"},
+	"sys_dm_db_resource_stats_mark":       {"the server's clock, to place the window among sys.dm_db_resource_stats rows (Azure SQL Database)", "no log rate against the tier's limit"},
+	"sys_dm_db_resource_stats":            {"Azure SQL Database: the log write rate as a share of the tier's limit, max and mean of the window's 15-second intervals", "no log rate against the tier's limit"},
+
+	// Oracle Data Guard: what the primary archives and ships, what a physical standby applies.
+	"v_archived_log":        {"on a primary, the control file's archived log records at both ends of the window", "no shipped or archived redo per destination"},
+	"v_archive_dest_status": {"on a primary, each archive destination's name, type and status at both ends of the window", "no shipped or archived redo per destination"},
+	"archived_log_shipped":  {"on a primary, the redo of the whole logs archived to each standby destination in the window (derived) and the log files archived locally", "no shipped bytes per standby, no archiving figures"},
+	"v_recovery_progress":   {"on a physical standby, the primary's redo Redo Apply applied in the window (approx, whole megabytes)", "no applied redo volume on a standby"},
 }
 
 // capItems are the capabilities the probe found missing that no collector

@@ -14,14 +14,28 @@ import (
 )
 
 // catalogueIdents maps each metric's exported value (LeafInserts) to its
-// name, read from metrics.go.
+// name, read from metrics.go and the metrics_*.go files beside it.
 func catalogueIdents(t *testing.T) map[string]string {
 	t.Helper()
-	f, err := parser.ParseFile(token.NewFileSet(), "metrics.go", nil, 0)
+	files, err := filepath.Glob("metrics*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no metrics files: %v", err)
+	}
+	out := map[string]string{}
+	for _, file := range files {
+		if !strings.HasSuffix(file, "_test.go") {
+			metricIdents(t, file, out)
+		}
+	}
+	return out
+}
+
+func metricIdents(t *testing.T, file string, out map[string]string) {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]string{}
 	ast.Inspect(f, func(n ast.Node) bool {
 		vs, ok := n.(*ast.ValueSpec)
 		if !ok || len(vs.Names) != 1 || len(vs.Values) != 1 {
@@ -42,7 +56,6 @@ func catalogueIdents(t *testing.T) map[string]string {
 		}
 		return true
 	})
-	return out
 }
 
 // Every catalogue metric is emitted by some collector or deriver (a name
@@ -74,7 +87,7 @@ func TestEveryMetricIsWritten(t *testing.T) {
 	}
 	idents := catalogueIdents(t)
 	if len(idents) != len(Catalogue()) {
-		t.Fatalf("metrics.go declares %d values, the catalogue holds %d", len(idents), len(Catalogue()))
+		t.Fatalf("metrics*.go declare %d values, the catalogue holds %d", len(idents), len(Catalogue()))
 	}
 	for id, name := range idents {
 		if !regexp.MustCompile(`\bresult\.` + id + `\b`).MatchString(all.String()) {

@@ -21,12 +21,13 @@ func init() { collectors.Register(ms.Name, NewSet()) }
 func NewSet() *collectors.Set {
 	return &collectors.Set{
 		Sources: []collectors.Source{
-			FnDblogMark{}, SysIndexes{}, SysDmDbIndexOperationalStats{}, SysDmIoVirtualFileStats{},
+			FnDblogMark{}, SysDmHadrDatabaseReplicaStates{}, SysDmDbResourceStatsMark{},
+			SysIndexes{}, SysDmDbIndexOperationalStats{}, SysDmIoVirtualFileStats{},
 			SysDmOsPerformanceCounters{}, SysDmOsWaitStats{}, SysDmExecQueryStats{},
 		},
-		Interval:   []collectors.IntervalCollector{FnDblog{}},
-		Samplers:   []collectors.Sampler{SysDmExecSessionWaitStats{}},
-		Derive:     []collectors.Deriver{DeriveLogBytesUnavailable},
+		Interval:   []collectors.IntervalCollector{FnDblog{}, HadrShipped{}, SysDmDbResourceStats{}},
+		Samplers:   []collectors.Sampler{SysDmExecSessionWaitStats{}, HadrLag{}},
+		Derive:     []collectors.Deriver{DeriveSecondary, DeriveLogBytesUnavailable},
 		SnapshotTx: snapshotTx,
 		// No savepoints: a failed SELECT does not doom a SQL Server
 		// transaction (XACT_ABORT is off), so the next collector runs on.

@@ -96,12 +96,15 @@ func ctx() context.Context { return context.Background() }
 
 func TestEveryCollectorRefusesSQLServer2014(t *testing.T) {
 	for _, c := range NewSet().Sources {
-		if _, ok := c.(FnDblogMark); ok {
-			continue // a mark only: FnDblog reports the interval's support
+		switch c.(type) {
+		case FnDblogMark, SysDmHadrDatabaseReplicaStates, SysDmDbResourceStatsMark:
+			continue // a mark only: its interval collector reports the support
 		}
 		wantUnsupported(t, c.Supports(sql2014))
 	}
-	wantUnsupported(t, FnDblog{}.Supports(sql2014))
+	for _, ic := range NewSet().Interval {
+		wantUnsupported(t, ic.Supports(sql2014))
+	}
 }
 
 func TestRegisteredForTheDialect(t *testing.T) {
@@ -109,7 +112,7 @@ func TestRegisteredForTheDialect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(set.Sources) != 7 || len(set.Interval) != 1 || set.SnapshotTx == nil {
+	if len(set.Sources) != 9 || len(set.Interval) != 3 || set.SnapshotTx == nil {
 		t.Fatalf("unexpected set: %d collectors, %d interval", len(set.Sources), len(set.Interval))
 	}
 	if set.Savepoint != "" {

@@ -22,11 +22,19 @@ func (Timeline) Series(s dialects.Server, _ []collectors.Object) ([]result.Sampl
 	if err := (SysDmOsPerformanceCounters{}).Supports(s); err != nil {
 		return nil, []string{"not sampled: " + err.Error()}
 	}
-	return []result.SampleSeries{
+	series := []result.SampleSeries{
 		{Name: result.LogBytes.Name, Unit: result.Bytes, Exactness: result.Approx, Source: perfCounters + " 'Log Bytes Flushed/sec' (this database)",
 			Note: "log bytes as they are flushed to the log file, which trails their generation by the log buffer"},
 		{Name: result.TransactionsCommitted.Name, Unit: result.Count, Exactness: result.Exact, Source: perfCounters + " 'Write Transactions/sec' (this database: transactions that wrote and committed)"},
-	}, []string{"rows not sampled: SQL Server keeps rows written per index partition only (sys.dm_db_index_operational_stats), no cheap server-wide counter"}
+	}
+	notes := []string{"rows not sampled: SQL Server keeps rows written per index partition only (sys.dm_db_index_operational_stats), no cheap server-wide counter"}
+	if s.Has(ms.CapAGSecondary) {
+		// Redo commits the primary's transactions without a statement of
+		// this copy's: the series would be a false zero.
+		series = series[:1]
+		notes = append(notes, "write transactions not sampled: "+s.Reason(ms.CapRowCounters).Text)
+	}
+	return series, notes
 }
 
 func (Timeline) Read(ctx context.Context, conn *sql.Conn, s dialects.Server, _ []collectors.Object) (map[string]float64, error) {

@@ -48,3 +48,15 @@ func TestTimelineReadsLogAndCommits(t *testing.T) {
 		t.Error("only 2019+ and Azure may reference sys.databases.physical_database_name")
 	}
 }
+
+// On a readable secondary the write transactions would be a false zero:
+// redo commits the primary's without a statement here.
+func TestTimelineOnASecondary(t *testing.T) {
+	series, notes := Timeline{}.Series(secondary(), nil)
+	if len(series) != 1 || series[0].Name != "log_bytes" {
+		t.Errorf("series %+v", series)
+	}
+	if len(notes) != 2 || !strings.Contains(notes[1], "write transactions not sampled: the database is a readable secondary") {
+		t.Errorf("notes %q", notes)
+	}
+}

@@ -183,6 +183,9 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 		s.SetReason(CapFnDblog, isSysadmin, dialects.Reason{Kind: dialects.Privilege,
 			Text: "per-index log bytes read sys.fn_dblog, which needs sysadmin (grant it on a test server only)", Fix: "ALTER SERVER ROLE sysadmin ADD MEMBER " + QuoteIdent(login)})
 	}
+	if err := probeRole(ctx, q, &s); err != nil {
+		return s, err
+	}
 
 	var dbState, srvState, dbStateFull sql.NullInt64
 	if err := queries.QueryRow(ctx, q, Name, "permissions", v).Scan(&dbState, &srvState, &dbStateFull); err != nil {

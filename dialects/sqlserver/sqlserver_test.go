@@ -120,6 +120,7 @@ func TestProbeOnPremises2019(t *testing.T) {
 	started := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	mock.ExpectQuery(mocksql.SQL(t, Name, "probe", 0)).WillReturnRows(sqlmock.NewRows(probeCols).
 		AddRow("15.0.4375.4", 3, "SQL1", "kc", "wa_login", "wa", 0, 1, 0, started, "FULL", nil, nil))
+	expectRole(t, mock, 1504375, 0, false, "READ_WRITE", int64(1))
 	mock.ExpectQuery(mocksql.SQL(t, Name, "permissions", 1504375)).WillReturnRows(sqlmock.NewRows(permCols).AddRow(1, 0, 1))
 	s, err := Dialect{}.Probe(context.Background(), db)
 	if err != nil {
@@ -146,6 +147,7 @@ func TestProbeAzureSQLDatabase(t *testing.T) {
 	db, mock := mocksql.New(t)
 	mock.ExpectQuery(mocksql.SQL(t, Name, "probe", 0)).WillReturnRows(sqlmock.NewRows(probeCols).
 		AddRow("12.0.2000.8", 5, "myserver", "kc", "wa", "wa", nil, 0, 0, nil, "FULL", "P1", 0))
+	expectRole(t, mock, AzureVersionNum, 0, false, "READ_WRITE", nil)
 	mock.ExpectQuery(mocksql.SQL(t, Name, "permissions", AzureVersionNum)).WillReturnRows(sqlmock.NewRows(permCols).AddRow(0, nil, 0))
 	s, err := Dialect{}.Probe(context.Background(), db)
 	if err != nil {
@@ -223,6 +225,7 @@ func TestProbeCheckpointAcceptsDbBackupoperator(t *testing.T) {
 		db, mock := mocksql.New(t)
 		mock.ExpectQuery(mocksql.SQL(t, Name, "probe", 0)).WillReturnRows(sqlmock.NewRows(probeCols).
 			AddRow("16.0.4135.4", 3, "SQL1", "kc", "wa_login", "wa", c.sysadmin, c.owner, c.backup, time.Now(), "FULL", nil, nil))
+		expectRole(t, mock, 1604135, 0, false, "READ_WRITE", int64(1))
 		mock.ExpectQuery(mocksql.SQL(t, Name, "permissions", 1604135)).WillReturnRows(sqlmock.NewRows(permCols).AddRow(1, 1, 1))
 		s, err := Dialect{}.Probe(context.Background(), db)
 		if err != nil {
@@ -259,6 +262,7 @@ func TestProbeAzureInstanceDMVsByServiceObjective(t *testing.T) {
 		db, mock := mocksql.New(t)
 		mock.ExpectQuery(mocksql.SQL(t, Name, "probe", 0)).WillReturnRows(sqlmock.NewRows(probeCols).
 			AddRow("12.0.2000.8", 5, "myserver", "kc", "wa_login", c.user, nil, 0, 0, nil, "FULL", c.objective, c.reader))
+		expectRole(t, mock, AzureVersionNum, 0, false, "READ_WRITE", nil)
 		mock.ExpectQuery(mocksql.SQL(t, Name, "permissions", AzureVersionNum)).WillReturnRows(sqlmock.NewRows(permCols).AddRow(1, nil, c.dbState))
 		s, err := Dialect{}.Probe(context.Background(), db)
 		if err != nil {

@@ -142,3 +142,92 @@ SELECT CONVERT(varchar(130), qs.sql_handle, 2) + '/' + CAST(qs.statement_start_o
 FROM sys.dm_exec_query_stats qs
 CROSS APPLY sys.dm_exec_sql_text(qs.sql_handle) st
 WHERE st.dbid = DB_ID()
+
+-- name: hadr_replicas
+-- On an availability group's primary, this database's secondaries: one row
+-- of sys.dm_hadr_database_replica_states per secondary database (is_local =
+-- 0; the primary's own row is is_local = 1), VIEW SERVER STATE, VIEW SERVER
+-- PERFORMANCE STATE on 2022+
+-- (https://learn.microsoft.com/sql/relational-databases/system-dynamic-management-views/sys-dm-hadr-database-replica-states-transact-sql).
+-- sys.availability_replicas names them: replica_server_name nvarchar(256),
+-- availability_mode_desc nvarchar(60) (ASYNCHRONOUS_COMMIT,
+-- SYNCHRONOUS_COMMIT, CONFIGURATION_ONLY), rows visible with VIEW ANY
+-- DEFINITION only, hence the LEFT JOIN and the replica_id beside the name
+-- (https://learn.microsoft.com/sql/relational-databases/system-catalog-views/sys-availability-replicas-transact-sql).
+SELECT ar.replica_server_name, CONVERT(nvarchar(36), rs.replica_id), ar.availability_mode_desc
+FROM sys.dm_hadr_database_replica_states rs
+LEFT JOIN sys.availability_replicas ar ON ar.replica_id = rs.replica_id
+WHERE rs.database_id = DB_ID() AND rs.is_local = 0
+ORDER BY 2
+
+-- name: hadr_perf_counters
+-- The copies' cumulative counters (cntr_value bigint; cntr_type int, 272696576
+-- = PERF_COUNTER_BULK_COUNT, whose "/sec" value is a running total: "For
+-- per-second counters, this value is cumulative ... The difference between
+-- any two successive sample values is equal to the rate for the time
+-- interval used",
+-- https://learn.microsoft.com/sql/relational-databases/system-dynamic-management-views/sys-dm-os-performance-counters-transact-sql,
+-- https://learn.microsoft.com/windows/win32/wmisdk/countertype-qualifier).
+-- The collector diffs only rows of that type. The name columns are
+-- nchar(128), hence RTRIM before LIKE (see sys_dm_os_performance_counters).
+-- SQLServer:Availability Replica 'Bytes Sent to Replica/sec': bytes sent to
+-- each remote replica, 2016+ uncompressed for a synchronous one and before
+-- compression for an asynchronous one
+-- (https://learn.microsoft.com/sql/relational-databases/performance-monitor/sql-server-availability-replica),
+-- the sum of every database's messages queued for that replica
+-- (https://learn.microsoft.com/sql/database-engine/availability-groups/windows/monitor-performance-for-always-on-availability-groups).
+-- Its instance_name format is not documented: the collector matches the
+-- replica's name or "<group>:<replica>" and says when neither is there.
+-- SQLServer:Database Replica, instance_name the database: on the primary
+-- 'Mirrored Write Transaction/sec' (so spelled on the page; the Database
+-- Mirroring object's counter of that meaning is 'Mirrored Write
+-- Transactions/sec', so both spellings are asked for) and 'Transaction
+-- Delay' (milliseconds waited for commit acknowledgments; the page divides
+-- it by the former, so both are totals), on a secondary 'Log Bytes
+-- Received/sec' and 'Redone Bytes/sec'
+-- (https://learn.microsoft.com/sql/relational-databases/performance-monitor/sql-server-database-replica).
+-- VIEW SERVER STATE, VIEW SERVER PERFORMANCE STATE on 2022+.
+SELECT object_name, counter_name, instance_name, cntr_value, cntr_type
+FROM sys.dm_os_performance_counters
+WHERE (RTRIM(object_name) LIKE N'%:Availability Replica' AND counter_name = N'Bytes Sent to Replica/sec')
+   OR (RTRIM(object_name) LIKE N'%:Database Replica'
+       AND counter_name IN (N'Mirrored Write Transactions/sec', N'Mirrored Write Transaction/sec', N'Transaction Delay',
+                            N'Log Bytes Received/sec', N'Redone Bytes/sec')
+       AND instance_name = DB_NAME())
+
+-- name: hadr_lag_sample
+-- The queues and rates of this database's secondaries, as the primary knows
+-- them (the page: "the values have only local relevance"), all bigint and
+-- NULL when a secondary has not reported: log_send_queue_size (KB of the
+-- primary's log not yet sent), redo_queue_size (KB received, not yet
+-- redone), log_send_rate (KB/s, "during last active period"), redo_rate
+-- (KB/s, the log redone since start over the time redo ran),
+-- secondary_lag_seconds (2016+: seconds since the primary hardened the
+-- earliest log the secondary has not hardened)
+-- (https://learn.microsoft.com/sql/relational-databases/system-dynamic-management-views/sys-dm-hadr-database-replica-states-transact-sql).
+-- Names as in hadr_replicas.
+SELECT ar.replica_server_name, CONVERT(nvarchar(36), rs.replica_id),
+       rs.log_send_queue_size, rs.log_send_rate, rs.redo_queue_size, rs.redo_rate, rs.secondary_lag_seconds
+FROM sys.dm_hadr_database_replica_states rs
+LEFT JOIN sys.availability_replicas ar ON ar.replica_id = rs.replica_id
+WHERE rs.database_id = DB_ID() AND rs.is_local = 0
+
+-- name: server_utc
+-- The server's clock in UTC (datetime2(7),
+-- https://learn.microsoft.com/sql/t-sql/functions/sysutcdatetime-transact-sql),
+-- the clock sys.dm_db_resource_stats.end_time is kept in: the window is
+-- matched to its rows without this machine's clock.
+SELECT SYSUTCDATETIME()
+
+-- name: sys_dm_db_resource_stats
+-- Azure SQL Database: one row per 15 seconds for about an hour (since the
+-- last failover, if later), end_time datetime in UTC, avg_log_write_percent
+-- decimal(5,2) "Average transaction log writes (in MB/s) as percentage of
+-- the service tier limit"; needs VIEW DATABASE STATE
+-- (https://learn.microsoft.com/sql/relational-databases/system-dynamic-management-views/sys-dm-db-resource-stats-azure-sql-database).
+-- The rows whose interval (end_time - 15 s, end_time] overlaps the window
+-- between @p1 and @p2 (server_utc marks): COUNT_BIG is bigint, MAX the
+-- column's decimal(5,2), AVG of it decimal(38,6), both NULL over no row.
+SELECT COUNT_BIG(*), MAX(avg_log_write_percent), AVG(avg_log_write_percent), MIN(end_time), MAX(end_time)
+FROM sys.dm_db_resource_stats
+WHERE end_time > @p1 AND end_time < DATEADD(second, 15, @p2)

@@ -30,6 +30,31 @@ SELECT CONVERT(nvarchar(128), SERVERPROPERTY('ProductVersion')),
        CONVERT(nvarchar(32), DATABASEPROPERTYEX(DB_NAME(), 'ServiceObjective')),
        IS_SRVROLEMEMBER('##MS_ServerStateReader##')
 
+-- name: hadr_role
+-- Which copy of the database this connection is on, from what every login
+-- may read (the current database's row of sys.databases is always visible:
+-- https://learn.microsoft.com/sql/relational-databases/system-catalog-views/sys-databases-transact-sql#permissions).
+-- replica_id (uniqueidentifier) is the local replica of the availability
+-- group the database is in, NULL when it is in none (2012+ and Azure SQL
+-- Database); is_in_standby (bit) is a database read-only for restore log, a
+-- log-shipping standby (same page). DATABASEPROPERTYEX 'Updateability'
+-- (nvarchar in a sql_variant) answers READ_ONLY on a read-only replica
+-- (https://learn.microsoft.com/azure/azure-sql/database/read-scale-out#verify-that-a-connection-is-to-a-read-only-replica,
+-- https://learn.microsoft.com/sql/t-sql/functions/databasepropertyex-transact-sql),
+-- while an availability database is read-write on its primary: a read-only
+-- database cannot join a group
+-- (https://learn.microsoft.com/sql/database-engine/availability-groups/windows/prereqs-restrictions-recommendations-always-on-availability#PrerequisitesForDbs).
+-- sys.availability_replicas names the secondaries only to VIEW ANY
+-- DEFINITION (https://learn.microsoft.com/sql/relational-databases/system-catalog-views/sys-availability-replicas-transact-sql#permissions);
+-- HAS_PERMS_BY_NAME returns int: 1, 0, or NULL for a permission or class it
+-- does not know (https://learn.microsoft.com/sql/t-sql/functions/has-perms-by-name-transact-sql).
+SELECT CASE WHEN d.replica_id IS NULL THEN 0 ELSE 1 END,
+       d.is_in_standby,
+       CONVERT(nvarchar(128), DATABASEPROPERTYEX(DB_NAME(), 'Updateability')),
+       HAS_PERMS_BY_NAME(NULL, NULL, 'VIEW ANY DEFINITION')
+FROM sys.databases d
+WHERE d.database_id = DB_ID()
+
 -- name: permissions
 -- 2016-2019 name the DMV permissions VIEW DATABASE STATE / VIEW SERVER STATE.
 -- max_version: 1600000
