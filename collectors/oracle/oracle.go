@@ -21,9 +21,12 @@ func init() { collectors.Register(ora.Name, NewSet()) }
 // NewSet returns the Oracle collectors in the order a snapshot reads them.
 func NewSet() *collectors.Set {
 	return &collectors.Set{
-		Sources:    []collectors.Source{AllObjects{}, VSegmentStatistics{}, VSysstat{}, VSystemEvent{}, VSqlstats{}},
-		Derive:     []collectors.Deriver{DeriveNoLeafInserts},
-		Samplers:   []collectors.Sampler{VSessionEvent{}},
+		Sources: []collectors.Source{AllObjects{}, VSegmentStatistics{}, VSysstat{}, VSystemEvent{}, VSqlstats{},
+			VArchivedLog{}, VArchiveDestStatus{}, VRecoveryProgress{}},
+		Interval: []collectors.IntervalCollector{ArchivedLogShipped{}},
+		// DeriveStandby first: no deriver may compute from a standby's zeros.
+		Derive:     []collectors.Deriver{DeriveStandby, DeriveNoLeafInserts},
+		Samplers:   []collectors.Sampler{VSessionEvent{}, VDataguardStats{}},
 		SnapshotTx: snapshotTx,
 		// No savepoints: a failed query does not abort an Oracle transaction.
 	}

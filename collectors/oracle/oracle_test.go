@@ -26,6 +26,8 @@ func server() dialects.Server {
 		StartedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
 	s.Set(ora.CapStatisticsLevel, true, "")
 	s.SetProp(ora.PropStatisticsLevel, "TYPICAL")
+	s.Set(ora.CapPrimary, true, "")
+	s.Set(ora.CapWriteCounters, true, "")
 	return s
 }
 
@@ -115,6 +117,9 @@ func TestTakeSnapshotReadOnly(t *testing.T) {
 	mock.ExpectQuery(text(t, "v_sysstat", s)).WillReturnRows(sqlmock.NewRows([]string{"name", "value"}).AddRow("redo size", 123456))
 	mock.ExpectQuery(text(t, "v_system_event", s)).WillReturnError(ora1031)
 	mock.ExpectQuery(text(t, "v_sqlstats", s)).WillReturnRows(sqlstatsRows(4, 40))
+	// The primary's archive marks; V$RECOVERY_PROGRESS is read on a standby only.
+	mock.ExpectQuery(text(t, "v_archived_log_recid", s)).WillReturnRows(sqlmock.NewRows([]string{"recid"}).AddRow("4711"))
+	mock.ExpectQuery(text(t, "v_archive_dest_status", s)).WillReturnRows(destRows().AddRow("1", "LOG_ARCHIVE_DEST_1", "VALID", "LOCAL"))
 	mock.ExpectRollback()
 	sn, err := NewSet().Take(ctx(), db, s, scope)
 	if err != nil {
@@ -128,5 +133,8 @@ func TestTakeSnapshotReadOnly(t *testing.T) {
 	}
 	if c := find(t, sn.Counters, collectors.DB, "", "log_bytes"); c.Value != 123456 || c.Exactness != result.Exact {
 		t.Errorf("log_bytes = %+v", c)
+	}
+	if sn.Marks[markRecid] != "4711" || sn.Marks[markDest+"1"] != "LOCAL\tVALID\tLOG_ARCHIVE_DEST_1" {
+		t.Errorf("marks = %v", sn.Marks)
 	}
 }

@@ -25,6 +25,10 @@ func (Timeline) Series(s dialects.Server, _ []collectors.Object) ([]result.Sampl
 	if err := (VSysstat{}).Supports(s); err != nil {
 		return nil, []string{"not sampled: " + err.Error()}
 	}
+	if ora.IsStandby(s) {
+		// Its 'redo size' would draw a flat zero under the primary's work.
+		return nil, []string{"not sampled: " + s.Reason(ora.CapWriteCounters).Text}
+	}
 	view, scope := "V$SYSSTAT", "instance-wide, all sessions"
 	if ora.InPDB(s) {
 		view, scope = "V$CON_SYSSTAT", "this PDB, all its sessions"

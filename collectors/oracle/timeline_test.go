@@ -50,3 +50,11 @@ func TestTimelineReadsRedoAndCommits(t *testing.T) {
 		t.Error("the PDB block must read V$CON_SYSSTAT")
 	}
 }
+
+// On a physical standby the timeline draws nothing rather than a flat zero.
+func TestTimelineNotOnAStandby(t *testing.T) {
+	series, notes := Timeline{}.Series(standbyServer(), nil)
+	if series != nil || len(notes) != 1 || !strings.Contains(notes[0], "physical standby") {
+		t.Errorf("series %+v notes %q", series, notes)
+	}
+}

@@ -134,6 +134,7 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 	s.SetProp(PropConName, conName.String)
 	s.SetProp(PropConID, conID.String)
 	s.Identity = identity(ctx, q, &s, v, dbName.String, host.String)
+	probeRole(ctx, q, &s, v)
 
 	var started, inst string
 	if err := queries.QueryRow(ctx, q, Name, "instance", v).Scan(&started, &inst); err != nil {

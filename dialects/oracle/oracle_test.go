@@ -84,6 +84,7 @@ func expectIdentity(t testing.TB, mock sqlmock.Sqlmock, vn int) {
 	mock.ExpectQuery(mocksql.SQL(t, Name, "probe", vn)).WillReturnRows(sqlmock.NewRows(probeCols).
 		AddRow("FREE", "FREEPDB1", "WA", "dbhost", "3"))
 	mock.ExpectQuery(mocksql.SQL(t, Name, "dbid", vn)).WillReturnRows(sqlmock.NewRows([]string{"dbid"}).AddRow("1234567"))
+	expectRole(t, mock, vn, RolePrimary, "FREE")
 }
 
 func params(level, compatible string) *sqlmock.Rows {
@@ -189,6 +190,7 @@ func TestProbeDBIDNeverFailsTheProbe(t *testing.T) {
 		} else {
 			e.WillReturnRows(sqlmock.NewRows([]string{"dbid"}).AddRow("7654321"))
 		}
+		expectRole(t, mock, 192100, RolePrimary, "FREE")
 		mock.ExpectQuery(mocksql.SQL(t, Name, "instance", 192100)).WillReturnError(denied)
 		mock.ExpectQuery(mocksql.SQL(t, Name, "parameters", 192100)).WillReturnError(denied)
 		s, err := Dialect{}.Probe(context.Background(), db)
