@@ -89,18 +89,6 @@ func (g *Gate) commandUpdates(argv []string) []Update {
 	return ups
 }
 
-// CommandOf is the wrapped command of a mode that runs one, nil for the
-// built-in workload.
-func CommandOf(m Mode) []string {
-	switch m := m.(type) {
-	case *Command:
-		return m.Argv
-	case *Clone:
-		return m.Argv
-	}
-	return nil
-}
-
 // ShowOutput sends the wrapped command's output to w (no-op for the
 // built-in workload).
 func ShowOutput(m Mode, w io.Writer) {

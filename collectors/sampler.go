@@ -41,3 +41,10 @@ type SampleTarget struct {
 type Sampling interface {
 	Stop() ([]Counter, error)
 }
+
+// NoSampling is the sampling of a server with nothing to sample (a
+// replica sampler on a server that replicates from nobody): it reads
+// nothing and reports nothing, so no report lists it missing.
+type NoSampling struct{}
+
+func (NoSampling) Stop() ([]Counter, error) { return nil, nil }

@@ -1,6 +1,9 @@
 package dialects
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Quoter quotes a name as the dialect's server reads it, for the generic
 // packages that build a statement around a user's name (check's in-schema
@@ -19,13 +22,21 @@ type LiteralQuoter interface {
 
 // QuoterOf is a registered dialect's quoting.
 func QuoterOf(name string) (Quoter, error) {
+	return optional[Quoter](name, fmt.Sprintf("the %s dialect does not quote names", name))
+}
+
+// optional is a registered dialect's implementation of the optional
+// interface T, or an error saying the dialect is not built in or, in
+// lacks, what it cannot do.
+func optional[T any](name, lacks string) (T, error) {
+	var none T
 	d, ok := Get(name)
 	if !ok {
-		return nil, fmt.Errorf("the %s dialect is not built into this writeamp", name)
+		return none, fmt.Errorf("the %s dialect is not built into this writeamp", name)
 	}
-	q, ok := d.(Quoter)
+	t, ok := d.(T)
 	if !ok {
-		return nil, fmt.Errorf("the %s dialect does not quote names", name)
+		return none, errors.New(lacks)
 	}
-	return q, nil
+	return t, nil
 }

@@ -21,15 +21,7 @@ type SchemaEnterer interface {
 
 // SchemaEntererOf is a registered dialect's SchemaEnterer.
 func SchemaEntererOf(name string) (SchemaEnterer, error) {
-	d, ok := Get(name)
-	if !ok {
-		return nil, fmt.Errorf("the %s dialect is not built into this writeamp", name)
-	}
-	e, ok := d.(SchemaEnterer)
-	if !ok {
-		return nil, fmt.Errorf("check: no way to apply a migration inside the workload's schema on %s", name)
-	}
-	return e, nil
+	return optional[SchemaEnterer](name, fmt.Sprintf("check: no way to apply a migration inside the workload's schema on %s", name))
 }
 
 // ConnExec runs q on conn, the error prefixed with what it was for.

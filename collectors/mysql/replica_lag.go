@@ -32,14 +32,9 @@ type replicaLagSampling struct {
 	idle int       // samples with no lag shown (SQL thread stopped: NULL)
 }
 
-// noLag is the sampling of a server that replicates from nobody.
-type noLag struct{}
-
-func (noLag) Stop() ([]collectors.Counter, error) { return nil, nil }
-
 func (ReplicaLag) Start(ctx context.Context, db *sql.DB, s dialects.Server, _ collectors.SampleTarget) (collectors.Sampling, error) {
 	if !s.Has(my.CapReplica) {
-		return noLag{}, nil
+		return collectors.NoSampling{}, nil
 	}
 	stmt, err := queries.Get(my.Name, "replica_status", s.VersionNum)
 	if err != nil {

@@ -33,11 +33,6 @@ func (VDataguardStats) Name() string { return "v_dataguard_stats" }
 // has no rows there), as the other dialects' lag samplers do.
 func (VDataguardStats) Supports(s dialects.Server) error { return unsupportedVersion(s) }
 
-// noSampling is the sampling of a server that is no physical standby.
-type noSampling struct{}
-
-func (noSampling) Stop() ([]collectors.Counter, error) { return nil, nil }
-
 // lagSeries is one lag's samples and what says whether they are current.
 type lagSeries struct {
 	ms        []float64
@@ -57,7 +52,7 @@ type dgSampling struct {
 
 func (VDataguardStats) Start(ctx context.Context, db *sql.DB, s dialects.Server, _ collectors.SampleTarget) (collectors.Sampling, error) {
 	if !ora.IsStandby(s) {
-		return noSampling{}, nil
+		return collectors.NoSampling{}, nil
 	}
 	name := s.Prop(ora.PropDBUniqueName)
 	if name == "" {

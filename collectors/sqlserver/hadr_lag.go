@@ -50,13 +50,9 @@ type hadrLagSampling struct {
 	n      int
 }
 
-type noSampling struct{}
-
-func (noSampling) Stop() ([]collectors.Counter, error) { return nil, nil }
-
 func (h HadrLag) Start(ctx context.Context, db *sql.DB, s dialects.Server, _ collectors.SampleTarget) (collectors.Sampling, error) {
 	if !s.Has(ms.CapAGPrimary) {
-		return noSampling{}, nil
+		return collectors.NoSampling{}, nil
 	}
 	if err := h.Supports(s); err != nil {
 		return nil, err
