@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/writeamp/writeamp/dialects"
@@ -74,35 +73,30 @@ var TailBound = 10 * time.Second
 // replayed the primary's flushed WAL, so the window's shipped bytes include
 // the workload's tail. A standby still behind at the bound is named.
 func awaitStandbys(ctx context.Context, db *sql.DB, s dialects.Server) []string {
-	deadline := time.Now().Add(TailBound)
-	for {
-		rows, err := queries.Query(ctx, db, Name, "replication_tail", s.VersionNum)
-		if err != nil {
-			return nil // no pg_stat_replication to read: the collector says so
+	return dialects.AwaitCopies(ctx, TailBound, "standbys", "their shipped bytes miss the tail", func(ctx context.Context) ([]string, error) {
+		return standbysBehind(ctx, db, s)
+	})
+}
+
+// standbysBehind names the streaming standbys not yet sent or not yet
+// replayed the primary's flushed WAL; an error when pg_stat_replication
+// cannot be read (the collector says so).
+func standbysBehind(ctx context.Context, db *sql.DB, s dialects.Server) ([]string, error) {
+	rows, err := queries.Query(ctx, db, Name, "replication_tail", s.VersionNum)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var late []string
+	for rows.Next() {
+		var name string
+		var unsent, unreplayed int64
+		if err := rows.Scan(&name, &unsent, &unreplayed); err != nil {
+			return nil, err
 		}
-		var late []string
-		for rows.Next() {
-			var name string
-			var unsent, unreplayed int64
-			if err := rows.Scan(&name, &unsent, &unreplayed); err != nil {
-				rows.Close()
-				return nil
-			}
-			if unsent > 0 || unreplayed > 0 {
-				late = append(late, fmt.Sprintf("%s (%d bytes not sent, %d not replayed)", name, max(unsent, 0), max(unreplayed, 0)))
-			}
-		}
-		rows.Close()
-		if len(late) == 0 {
-			return nil
-		}
-		if !time.Now().Before(deadline) {
-			return []string{fmt.Sprintf("standbys still behind %s after the workload: %s; their shipped bytes miss the tail", TailBound, strings.Join(late, ", "))}
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(100 * time.Millisecond):
+		if unsent > 0 || unreplayed > 0 {
+			late = append(late, fmt.Sprintf("%s (%d bytes not sent, %d not replayed)", name, max(unsent, 0), max(unreplayed, 0)))
 		}
 	}
+	return late, rows.Err()
 }

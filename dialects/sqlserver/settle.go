@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/writeamp/writeamp/dialects"
@@ -49,21 +48,9 @@ func awaitCopies(ctx context.Context, db *sql.DB, s dialects.Server) []string {
 	if !(s.Has(CapAGPrimary) || s.Has(CapAGSecondary)) || !s.Has(CapViewServerState) || s.Flavor == FlavorAzureSQLDatabase {
 		return nil
 	}
-	deadline := time.Now().Add(CopiesBound)
-	for {
-		late, err := copiesBehind(ctx, db, s)
-		if err != nil || len(late) == 0 {
-			return nil
-		}
-		if !time.Now().Before(deadline) {
-			return []string{fmt.Sprintf("copies still behind %s after the workload: %s; their bytes sent and redone miss the tail", CopiesBound, strings.Join(late, ", "))}
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+	return dialects.AwaitCopies(ctx, CopiesBound, "copies", "their bytes sent and redone miss the tail", func(ctx context.Context) ([]string, error) {
+		return copiesBehind(ctx, db, s)
+	})
 }
 
 func copiesBehind(ctx context.Context, db *sql.DB, s dialects.Server) ([]string, error) {
