@@ -191,3 +191,17 @@ func mergeMissing(a, b []Missing) []Missing {
 	}
 	return out
 }
+
+// Unavailable sets metrics of every object at level to "unavailable" with
+// source and note: a server that keeps no such figure (a standby's row
+// counters) gives no figure, never the zero its view shows.
+func (d *Delta) Unavailable(level Level, metrics []*result.Info, source, note string) {
+	for _, o := range d.Objects {
+		if o.Level != level {
+			continue
+		}
+		for _, m := range metrics {
+			d.Values[NewKey(level, o.FQN(), m)] = result.NA(source, note)
+		}
+	}
+}

@@ -23,23 +23,19 @@ func DeriveStandby(d *collectors.Delta) {
 		return
 	}
 	r := d.Server.Reason(ora.CapWriteCounters)
-	na := func(source string) result.Metric {
-		return result.NA(source+" on a physical standby", "unavailable: "+r.Text)
-	}
+	why := "unavailable: " + r.Text
+	seg := segmentMetricList()
 	var segLacks []string
-	for _, m := range segmentMetricList() {
+	for _, m := range seg {
 		segLacks = append(segLacks, m.Name)
-		for _, o := range d.Objects {
-			if o.Level == collectors.Table || o.Level == collectors.Index {
-				d.Values[key(o.Level, o.FQN(), m)] = na("V$SEGMENT_STATISTICS")
-			}
-		}
 	}
+	d.Unavailable(collectors.Table, seg, "V$SEGMENT_STATISTICS on a physical standby", why)
+	d.Unavailable(collectors.Index, seg, "V$SEGMENT_STATISTICS on a physical standby", why)
 	var sysLacks []string
 	for _, m := range sysstatMetricList() {
 		if m != result.LogBytes {
 			sysLacks = append(sysLacks, m.Name)
-			d.Values[key(collectors.DB, "", m)] = na("V$SYSSTAT")
+			d.Values[key(collectors.DB, "", m)] = result.NA("V$SYSSTAT on a physical standby", why)
 		}
 	}
 	lb := key(collectors.DB, "", result.LogBytes)

@@ -80,12 +80,10 @@ func DeriveStandby(d *collectors.Delta) {
 	if !d.Server.Has(pg.CapStandby) {
 		return
 	}
+	d.Unavailable(collectors.Table, standbyRowMetrics, "pg_stat_user_tables on a standby", standbyUnavailable)
 	for _, o := range d.Objects {
 		if o.Level != collectors.Table {
 			continue
-		}
-		for _, m := range standbyRowMetrics {
-			d.Values[key(collectors.Table, o.FQN(), m)] = result.NA("pg_stat_user_tables on a standby", standbyUnavailable)
 		}
 		k := key(collectors.Table, o.FQN(), result.NewpageUpdates)
 		if m, ok := d.Values[k]; ok && strings.HasPrefix(m.Source, "pg_stat_user_tables") {

@@ -25,13 +25,6 @@ func DeriveSecondary(d *collectors.Delta) {
 		return
 	}
 	why := "unavailable: " + d.Server.Reason(ms.CapRowCounters).Text
-	for _, o := range d.Objects {
-		list := secondaryTableMetrics
-		if o.Level == collectors.Index {
-			list = secondaryIndexMetrics
-		}
-		for _, m := range list {
-			d.Values[key(o.Level, o.FQN(), m)] = result.NA(opStats+" on a secondary", why)
-		}
-	}
+	d.Unavailable(collectors.Table, secondaryTableMetrics, opStats+" on a secondary", why)
+	d.Unavailable(collectors.Index, secondaryIndexMetrics, opStats+" on a secondary", why)
 }
