@@ -135,7 +135,9 @@ type Ceiling struct {
 var ceilingsJSON []byte
 
 type ceilingFile struct {
-	Unit     string    `json:"unit"`
+	Unit string `json:"unit"`
+	// LogOf is the dialect whose log the ceilings limit.
+	LogOf    string    `json:"log_of"`
 	About    string    `json:"about"`
 	Ceilings []Ceiling `json:"ceilings"`
 }

@@ -202,7 +202,7 @@ func Project(res *result.Result, rate Rate, ceilings []Ceiling) (*Plan, error) {
 	}
 	if len(ceilings) > 0 {
 		p.Assumptions = append(p.Assumptions, "ceilings: "+CeilingsAbout())
-		if res.Server.Dialect != "" && res.Server.Dialect != "sqlserver" {
+		if res.Server.Dialect != "" && res.Server.Dialect != loadCeilings().LogOf {
 			p.Assumptions = append(p.Assumptions, fmt.Sprintf("the published ceilings limit SQL Server's transaction log on Azure; this result measured %s's log, so they show what the same volume would meet there, not a limit of %s", res.Server.Name, res.Server.Name))
 		}
 	}

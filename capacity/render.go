@@ -11,21 +11,9 @@ import (
 	"github.com/jedib0t/go-pretty/v6/table"
 	"github.com/jedib0t/go-pretty/v6/text"
 
+	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/result"
 )
-
-// LogName is what the dialect calls its log.
-func LogName(dialect string) string {
-	switch dialect {
-	case "postgres":
-		return "WAL"
-	case "mysql", "oracle":
-		return "redo"
-	case "sqlserver":
-		return "transaction log"
-	}
-	return "log"
-}
 
 // Render writes the plan as "table", "markdown" or "json".
 func Render(w io.Writer, format, dialect string, p *Plan) error {
@@ -36,7 +24,7 @@ func Render(w io.Writer, format, dialect string, p *Plan) error {
 	}
 	md := format == "markdown"
 	defer renderReplicas(w, md, p) // after the plan's own table and notes
-	log := LogName(dialect)
+	log := dialects.LogName(dialect)
 	op := p.Variants[0].Op
 	one := singular(op)
 	cols := columns(p)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/queries"
@@ -25,13 +24,7 @@ func ReadCatalog(ctx context.Context, q dialects.Querier, s dialects.Server) (Ca
 	if err != nil {
 		return nil, fmt.Errorf("check: no catalog query for %s: %w", s, err)
 	}
-	var args []any
-	if s.Dialect == "mysql" {
-		for range strings.Count(text, "?") {
-			args = append(args, s.Database)
-		}
-	}
-	rows, err := q.QueryContext(ctx, text, args...)
+	rows, err := q.QueryContext(ctx, text, dialects.CheckOf(s.Dialect).QueryArgs(s, text)...)
 	if err != nil {
 		return nil, fmt.Errorf("read the catalog: %w", err)
 	}

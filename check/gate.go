@@ -237,6 +237,9 @@ func (g *Gate) apply(ctx context.Context, conn *sql.Conn, schema string, files [
 
 // ownSQL is one of check's own statements for the server's dialect
 // (queries/<dialect>/check.sql).
+// traits is how check's queries and undo work on the gate's dialect.
+func (g *Gate) traits() dialects.CheckTraits { return dialects.CheckOf(g.server().Dialect) }
+
 func (g *Gate) ownSQL(name string) (string, error) {
 	return queries.Get(g.server().Dialect, name, g.server().VersionNum)
 }

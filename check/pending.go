@@ -32,11 +32,7 @@ func sqlFor(s dialects.Server, name, schema string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	q := `"` + strings.ReplaceAll(schema, `"`, `""`) + `"`
-	if s.Dialect == "mysql" {
-		q = "`" + schema + "`"
-	}
-	return strings.ReplaceAll(text, "{{schema}}", q), nil
+	return strings.ReplaceAll(text, "{{schema}}", dialects.CheckOf(s.Dialect).QuoteSchema(schema)), nil
 }
 
 // acquire takes the database's check lock, waiting at most LockWait, and
@@ -54,14 +50,9 @@ func (g *Gate) acquire(ctx context.Context) (*guard, error) {
 	}
 	deadline := time.Now().Add(LockWait)
 	for {
-		var got bool
-		if s.Dialect == "mysql" {
-			var n sql.NullInt64
-			err = conn.QueryRowContext(ctx, lock, int(LockWait.Seconds())).Scan(&n)
-			got = n.Valid && n.Int64 == 1
-			deadline = time.Now() // GET_LOCK waited already
-		} else {
-			err = conn.QueryRowContext(ctx, lock).Scan(&got)
+		got, waited, err := dialects.CheckOf(s.Dialect).TakeLock(ctx, conn, lock, LockWait)
+		if waited {
+			deadline = time.Now() // the server waited already
 		}
 		if err != nil {
 			conn.Close()
@@ -183,10 +174,10 @@ func undoMarkers(ctx context.Context, q dialects.Querier, s dialects.Server) ([]
 		}
 		all = append(all, n)
 	}
-	if err := rows.Err(); err != nil || s.Dialect != "mysql" {
+	if err := rows.Err(); err != nil || !dialects.SchemasAreDatabases(s.Dialect) {
 		return all, err
 	}
-	// MySQL/MariaDB: a record is a database of its own, server-wide; only
+	// A record is a database of its own, server-wide (MySQL/MariaDB): only
 	// those of this database count.
 	var out []string
 	for _, m := range all {

@@ -31,13 +31,7 @@ func PendingUndos(ctx context.Context, db *sql.DB, s dialects.Server, finish boo
 	defer conn.Close()
 	free := false
 	if lock, err := queries.Get(s.Dialect, "check_lock", s.VersionNum); err == nil {
-		if s.Dialect == "mysql" {
-			var n sql.NullInt64
-			conn.QueryRowContext(ctx, lock, 0).Scan(&n)
-			free = n.Valid && n.Int64 == 1
-		} else {
-			conn.QueryRowContext(ctx, lock).Scan(&free)
-		}
+		free, _, _ = dialects.CheckOf(s.Dialect).TakeLock(ctx, conn, lock, 0)
 	}
 	g := &Gate{Window: &measure.Window{Target: dialects.Target{DB: db, Server: s}}}
 	var out []string

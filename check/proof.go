@@ -8,8 +8,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/writeamp/writeamp/sqlparse"
 )
 
@@ -22,43 +20,7 @@ var errUncommitted = errors.New("the migration left its session inside a transac
 // openTransaction says why conn is inside a transaction block ("" when it
 // is not): BEGIN without COMMIT, or a block a failed statement aborted.
 func (g *Gate) openTransaction(ctx context.Context, conn *sql.Conn) string {
-	if g.server().Dialect == "postgres" {
-		// The protocol says it exactly: every ReadyForQuery carries the
-		// session's transaction status (I idle, T in a block, E failed).
-		// https://www.postgresql.org/docs/current/protocol-message-formats.html (ReadyForQuery)
-		var status byte
-		conn.Raw(func(dc any) error {
-			if c, ok := dc.(interface{ Conn() *pgx.Conn }); ok {
-				status = c.Conn().PgConn().TxStatus()
-			}
-			return nil
-		})
-		switch status {
-		case 'T':
-			return "an open transaction (BEGIN or START TRANSACTION without COMMIT)"
-		case 'E':
-			return "a failed transaction block (a statement inside BEGIN … failed, and no ROLLBACK or COMMIT followed)"
-		}
-		return ""
-	}
-	text, err := g.ownSQL("in_transaction")
-	if err != nil {
-		return "" // the dialect has no way to ask (SQL Server, Oracle: each statement is sent on its own)
-	}
-	var in bool
-	err = conn.QueryRowContext(ctx, text).Scan(&in)
-	if err != nil && g.server().Dialect == "mysql" {
-		if alt, e := g.ownSQL("in_transaction_innodb"); e == nil {
-			err = conn.QueryRowContext(ctx, alt).Scan(&in)
-		}
-	}
-	switch {
-	case err != nil:
-		return "" // the question itself failed: the catalog comparison still holds the result
-	case in:
-		return "an open transaction (BEGIN or START TRANSACTION without COMMIT)"
-	}
-	return ""
+	return g.traits().OpenTransaction(ctx, conn, g.server())
 }
 
 // undoTarget is what an undo must put back: the database just before (pre)
@@ -142,7 +104,7 @@ func (g *Gate) provedUndo(ctx context.Context, conn *sql.Conn, stmts []string, t
 // that drops, empties or renames a table there before the migration, or
 // writes rows of one whose rows the migration did not change, is refused.
 func (g *Gate) staticRefusal(stmts []string, t *undoTarget) []string {
-	if g.server().Dialect != "mysql" {
+	if !g.traits().DDLCommitsAtOnce() {
 		return nil
 	}
 	existed := func(key string) bool {

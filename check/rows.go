@@ -48,13 +48,7 @@ func (g *Gate) tables(ctx context.Context, q dialects.Querier) (map[string]table
 	if err != nil {
 		return nil, nil
 	}
-	var args []any
-	if g.server().Dialect == "mysql" {
-		for range strings.Count(text, "?") {
-			args = append(args, g.server().Database)
-		}
-	}
-	rows, err := q.QueryContext(ctx, text, args...)
+	rows, err := q.QueryContext(ctx, text, g.traits().QueryArgs(g.server(), text)...)
 	if err != nil {
 		return nil, fmt.Errorf("list the tables: %w", err)
 	}
@@ -83,15 +77,7 @@ func (g *Gate) rowSums(ctx context.Context, q dialects.Querier, tabs map[string]
 	}
 	out := map[string]rowSum{}
 	for key, t := range tabs {
-		cols := t.cols
-		if g.server().Dialect == "mysql" {
-			parts := strings.Split(t.cols, ",")
-			for i, p := range parts {
-				parts[i] = "QUOTE(" + p + ")"
-			}
-			cols = strings.Join(parts, ",")
-		}
-		stmt := strings.NewReplacer("{{table}}", t.quoted, "{{columns}}", cols).Replace(text)
+		stmt := strings.NewReplacer("{{table}}", t.quoted, "{{columns}}", g.traits().HashColumns(t.cols)).Replace(text)
 		var r rowSum
 		if t.size > checksumLimit {
 			stmt = "SELECT count(*), '' FROM " + t.quoted

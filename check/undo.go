@@ -215,7 +215,7 @@ func (g *Gate) runUndo(ctx context.Context, conn *sql.Conn, steps []undoStep, t 
 		}
 	}
 	bu := g.rowSums(ctx, conn, t.tabs)
-	if g.server().Dialect == "postgres" {
+	if g.traits().UndoInTransaction() {
 		if txs, ok := transactional(stmts); ok {
 			ran, why, unproven := g.provedUndo(ctx, conn, txs, t, bu)
 			if why == nil {

@@ -18,8 +18,11 @@ import (
 // inserts, naming the usual causes of a gap. A catalog that cannot be read
 // leaves the statements without predictions.
 func predictStatements(ctx context.Context, db *sql.DB, s dialects.Server, run *result.Run) {
-	if run.Statements == nil || (s.Dialect != "postgres" && s.Dialect != "mysql") {
+	if run.Statements == nil {
 		return
+	}
+	if _, err := explain.ReaderFor(s.Dialect); err != nil {
+		return // explain reads no catalog of this dialect
 	}
 	var texts []string
 	for _, st := range run.Statements.Top {

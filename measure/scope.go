@@ -18,7 +18,7 @@ func DefaultScope(s dialects.Server, sc collectors.Scope) collectors.Scope {
 		sc.Schemas = nil
 		return sc
 	}
-	if len(sc.Schemas) == 0 && s.Dialect == "mysql" && s.Database != "" {
+	if len(sc.Schemas) == 0 && dialects.SchemasAreDatabases(s.Dialect) && s.Database != "" {
 		sc.Schemas = []string{s.Database}
 	}
 	return sc

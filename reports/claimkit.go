@@ -72,9 +72,6 @@ func FmtPair(c *Comparison, metric string, a, b float64) (string, string) {
 	return fmtPair(c, metric, a, b)
 }
 
-// LogName is what the dialect calls its log ("WAL", "redo").
-func LogName(dialect string) string { return logName(dialect) }
-
 // RepetitionSpread is the spread of repetitions per section and metric.
 func RepetitionSpread(c *Comparison) map[string]float64 { return repetitionSpread(c) }
 

@@ -336,16 +336,3 @@ func rankFindings(fs []result.Finding) {
 		fs[i].Rank = i + 1
 	}
 }
-
-// logName is what the dialect calls its log, as the sentences say it.
-func logName(dialect string) string {
-	switch dialect {
-	case "postgres":
-		return "WAL"
-	case "mysql", "oracle":
-		return "redo"
-	case "sqlserver":
-		return "transaction log"
-	}
-	return "log"
-}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/result"
 )
 
@@ -152,7 +153,7 @@ func changeFinding(c *Comparison, dialect string, g *group, total *[2]float64, f
 	}
 	va, vb := fmtPair(c, g.metric, g.a, g.b)
 	if g.level == "database" {
-		name := logName(dialect)
+		name := dialects.LogName(dialect)
 		if g.metric != result.LogBytes.Name {
 			name = strings.TrimSpace(labelOf(g.metric))
 		}

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/result"
 )
 
@@ -86,7 +87,7 @@ func logCost(c *Comparison, dialect string) (result.Finding, bool) {
 		// A standby writes no log of its own: it replays the primary's.
 		verb = map[string]string{"wrote": "replayed", "writes": "replays"}[verb]
 	}
-	text := fmt.Sprintf("%s %s %s of %s", subject, verb, fmtVal(c, metric, v), logName(dialect))
+	text := fmt.Sprintf("%s %s %s of %s", subject, verb, fmtVal(c, metric, v), dialects.LogName(dialect))
 	if metric == "log_bytes_in_scope" {
 		text += " on the workload's objects"
 	}

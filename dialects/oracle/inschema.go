@@ -33,3 +33,5 @@ func (Dialect) EnterSchema(ctx context.Context, conn *sql.Conn, s dialects.Serve
 }
 
 func (Dialect) HowSchemaEntered() string { return "ALTER SESSION SET CURRENT_SCHEMA" }
+
+func (Dialect) LogName() string { return "redo" }

@@ -41,3 +41,5 @@ func (Dialect) EnterSchema(ctx context.Context, conn *sql.Conn, s dialects.Serve
 }
 
 func (Dialect) HowSchemaEntered() string { return "EXECUTE AS a user whose default schema it is" }
+
+func (Dialect) LogName() string { return "transaction log" }

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/reports"
 	"github.com/writeamp/writeamp/result"
 )
@@ -60,7 +61,7 @@ func claims(c *reports.Comparison, res *result.Result) []result.Claim {
 		claim: "the expiration index gets one entry per login instead of one per refresh (SQL Server: 15,020 → 1,502 leaf inserts for 1,502 logins)",
 		level: "index", object: expirationIndex, metric: result.LeafInserts.Name, perLogin: true}))
 	add(x.fewer(x.low, claimSpec{id: "reposition.log_bytes", topic: "reposition",
-		claim: "less " + reports.LogName(dialect) + " per refresh (SQL Server: 66,584 → 62,756, −5.7%; units not stated)",
+		claim: "less " + dialects.LogName(dialect) + " per refresh (SQL Server: 66,584 → 62,756, −5.7%; units not stated)",
 		level: "database", metric: "log_bytes"}))
 	if dialect == "postgres" {
 		add(x.hot(x.low))
