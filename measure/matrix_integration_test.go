@@ -158,6 +158,11 @@ func matrixRefreshAB(t *testing.T, db *sql.DB, s dialects.Server) {
 			}
 		}
 		checkMissing(t, &run, major)
+		// The log split by operation, on the run above: each of 13-18's
+		// decoded WAL must sum to the in-scope log (a matrix of its own would
+		// double the subtest's time for the same workload).
+		operationCostsHold(t, run, run.Database["log_bytes_in_scope"].V(), map[string]float64{
+			"login": float64(run.Operations["logins"]), "refresh": upd, "logout": float64(run.Operations["logouts"])})
 		for _, w := range run.Warnings {
 			// The one update 13's horizon moved (allowed above for coarse; in
 			// either variant it can hit a table whose updates are otherwise

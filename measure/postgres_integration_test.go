@@ -385,6 +385,8 @@ func operationCostsHold(t *testing.T, run result.Run, inScope float64, xacts map
 			}
 		}
 	}
+	t.Logf("%s: %d operations + unattributed = %.0f B = log_bytes_in_scope %.0f B; a refresh's own log %.1f B",
+		run.Variant, len(oc.Operations), sum, inScope, run.PerOperation["refresh"]["operation_log_bytes"])
 	if run.PerOperation["refresh"]["operation_log_bytes"] <= 0 {
 		t.Errorf("per_operation.refresh has no operation_log_bytes: %v", run.PerOperation["refresh"])
 	}
