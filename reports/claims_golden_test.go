@@ -60,7 +60,7 @@ func claimsSection(t *testing.T, format string, out []byte) []byte {
 
 func TestClaimsGolden(t *testing.T) {
 	t.Parallel()
-	pg := sweep(t, "claims_pg15_sweep")
+	pg := pgSplits(t) // the c=1 runs with a per-operation section (claims_opcost_test.go)
 	// what the wait sampler and --vacuum add to these runs (see sweep)
 	for label, w := range map[string]map[string]float64{
 		"baseline c=8": {"CPU.running": 0.55, "Client.ClientRead": 0.25, "IO.WALSync": 0.15, "LWLock.BufferContent": 0.05},

@@ -103,6 +103,11 @@ func Findings(c *Comparison, res *result.Result) ([]result.Finding, string) {
 			Text: fmt.Sprintf("no change beyond noise between %s and %s", from, to), Rule: noiseRule(same, why)})
 	}
 	rankFindings(out)
+	// Not a change: where each variant's log goes, after the changes.
+	if f, ok := operationFinding(c, res.Server.Dialect); ok {
+		f.Rank, f.From, f.To = len(out)+1, from, to
+		out = append(out, f)
+	}
 	return out, noiseRule(same, why)
 }
 

@@ -22,6 +22,7 @@ func costFindings(c *Comparison, res *result.Result) []result.Finding {
 		}
 	}
 	add(logCost(c, res.Server.Dialect))
+	add(operationFinding(c, res.Server.Dialect))
 	add(indexCost(c))
 	add(hotCost(c))
 	for _, f := range replicaFindings(c) {

@@ -63,6 +63,7 @@ func claims(c *reports.Comparison, res *result.Result) []result.Claim {
 	add(x.fewer(x.low, claimSpec{id: "reposition.log_bytes", topic: "reposition",
 		claim: "less " + dialects.LogName(dialect) + " per refresh (SQL Server: 66,584 → 62,756, −5.7%; units not stated)",
 		level: "database", metric: "log_bytes"}))
+	add(x.refreshLog(x.low, dialect))
 	if dialect == "postgres" {
 		add(x.hot(x.low))
 	}
