@@ -13,6 +13,28 @@ type Stmt struct {
 	Query bool // returns rows (counted, not kept)
 	// Dest, for a query, receives its first row's columns.
 	Dest []any
+	// Each, for a query, is given every row it returns (after Dest took the
+	// first), so a later statement of the transaction can depend on what it
+	// read; an error fails the transaction, rolled back.
+	Each func(scan func(dest ...any) error) error
+	// Late, when set, gives the statement's text and arguments just before it
+	// runs, after every statement before it ran and returned its rows: the
+	// expiration job deletes the ids its find returned, not the ones it
+	// expected. An error stops the transaction before the statement, rolled
+	// back. A list with such a statement cannot be pipelined (its arguments
+	// are not known when the others are sent): Pipeliners run it with ExecTx.
+	Late func() (sql string, args []any, err error)
+}
+
+// Sequenced says whether a list has a statement that depends on what an
+// earlier one returned (Late), and so must run one statement at a time.
+func Sequenced(stmts []Stmt) bool {
+	for _, s := range stmts {
+		if s.Late != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // StmtResult is what one statement did.
@@ -58,6 +80,11 @@ func ExecTx(ctx context.Context, conn *sql.Conn, stmts []Stmt) ([]StmtResult, er
 	defer tx.Rollback()
 	out := make([]StmtResult, len(stmts))
 	for i, s := range stmts {
+		if s.Late != nil {
+			if s.SQL, s.Args, err = s.Late(); err != nil {
+				return out, fmt.Errorf("statement %d: %w", i+1, err)
+			}
+		}
 		if s.Query {
 			rows, err := tx.QueryContext(ctx, s.SQL, s.Args...)
 			if err != nil {
@@ -66,6 +93,12 @@ func ExecTx(ctx context.Context, conn *sql.Conn, stmts []Stmt) ([]StmtResult, er
 			for rows.Next() {
 				if out[i].RowsReturned == 0 && s.Dest != nil {
 					if err := rows.Scan(s.Dest...); err != nil {
+						rows.Close()
+						return out, fmt.Errorf("statement %d: %w", i+1, err)
+					}
+				}
+				if s.Each != nil {
+					if err := s.Each(rows.Scan); err != nil {
 						rows.Close()
 						return out, fmt.Errorf("statement %d: %w", i+1, err)
 					}

@@ -159,3 +159,9 @@ const expireVersion = 192100
 // TestExpirationJobDrivesTheseStatements runs the expiration job against a
 // mock that accepts exactly this dialect's job statements, in order.
 func TestExpirationJobDrivesTheseStatements(t *testing.T) { h.MockJob(t, expireVersion) }
+
+// TestExpirationJobDeletesWhatTheFindReturned: the deletes bind the find's
+// ids; an id the model does not expect fails the batch, nothing deleted.
+func TestExpirationJobDeletesWhatTheFindReturned(t *testing.T) {
+	h.MockJobDeletesWhatTheFindReturned(t, expireVersion)
+}

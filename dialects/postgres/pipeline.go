@@ -15,6 +15,11 @@ import (
 // implicit transaction (the extended protocol runs everything before Sync
 // as a single transaction, committed at Sync, rolled back on any error).
 func (Dialect) Pipeline(ctx context.Context, conn *sql.Conn, stmts []dialects.Stmt) ([]dialects.StmtResult, error) {
+	if dialects.Sequenced(stmts) {
+		// A statement's arguments come from an earlier one's rows: they
+		// are not known when a batch would send it.
+		return dialects.ExecTx(ctx, conn, stmts)
+	}
 	out := make([]dialects.StmtResult, len(stmts))
 	err := conn.Raw(func(dc any) error {
 		sc, ok := dc.(*stdlib.Conn)
@@ -36,6 +41,13 @@ func (Dialect) Pipeline(ctx context.Context, conn *sql.Conn, stmts []dialects.St
 				for rows.Next() {
 					if out[i].RowsReturned == 0 && s.Dest != nil {
 						if err := rows.Scan(s.Dest...); err != nil {
+							rows.Close()
+							br.Close()
+							return fmt.Errorf("statement %d: %w", i+1, err)
+						}
+					}
+					if s.Each != nil {
+						if err := s.Each(rows.Scan); err != nil {
 							rows.Close()
 							br.Close()
 							return fmt.Errorf("statement %d: %w", i+1, err)

@@ -110,3 +110,85 @@ func (h Harness) MockJob(t *testing.T, vn int) {
 		})
 	}
 }
+
+// MockJobDeletesWhatTheFindReturned: the job's deletes bind the ids its find
+// returned, and a find returning a session the model does not have expiring
+// fails the batch before anything is deleted. Two sessions expire together
+// with a batch of one: the model picks session 0 first, the mock's find
+// returns session 1, and the deletes must name session 1 (then session 0).
+// Then the same job whose find returns an id of no live session: rolled
+// back, and the run fails saying which id.
+func (h Harness) MockJobDeletesWhatTheFindReturned(t *testing.T, vn int) {
+	srv := dialects.Server{Dialect: h.Dialect, VersionNum: vn}
+	d, _ := dialects.Get(h.Dialect)
+	for _, foreign := range []bool{false, true} {
+		t.Run(fmt.Sprintf("foreign=%v", foreign), func(t *testing.T) {
+			db, mock := mocksql.New(t)
+			p := MockParams()
+			p.Logins, p.LogoutPercent, p.ExpirationBatch = 2, 0, 1
+			w := refreshtoken.New(p)
+			w.Owned.RunID = RunID
+			target := dialects.Target{DB: db, Dialect: d, Server: srv}
+			h.ExpectPrepare(t, mock, vn, "baseline")
+			if err := w.Prepare(context.Background(), target, "baseline"); err != nil {
+				t.Fatal(err)
+			}
+			sql := func(name string) string { return h.SQL(t, name, vn, "baseline") }
+			rows := func(ids ...string) *sqlmock.Rows {
+				r := sqlmock.NewRows([]string{"user_session_id", "user_id"})
+				for _, id := range ids {
+					r.AddRow(id, nil)
+				}
+				return r
+			}
+			lr, co := sql("rt_expire_find_last_refresh"), sql("rt_expire_find_created_on")
+			dc := refreshtoken.ExpandIn(sql("rt_expire_delete_client_sessions"), h.Dialect, 1)
+			du := refreshtoken.ExpandIn(sql("rt_expire_delete_user_sessions"), h.Dialect, 1)
+			for k := 1; k <= 2; k++ { // nothing has expired yet
+				mock.ExpectBegin()
+				mock.ExpectQuery(lr).WillReturnRows(rows())
+				mock.ExpectCommit()
+				mock.ExpectBegin()
+				mock.ExpectQuery(co).WillReturnRows(rows())
+				mock.ExpectCommit()
+			}
+			id0, id1 := w.PlanSessionID(0), w.PlanSessionID(1)
+			if foreign {
+				mock.ExpectBegin()
+				mock.ExpectQuery(lr).WillReturnRows(rows("00000000-not-a-live-session"))
+				mock.ExpectRollback()
+			} else {
+				for _, id := range []string{id1, id0} {
+					mock.ExpectBegin()
+					mock.ExpectQuery(lr).WillReturnRows(rows(id))
+					mock.ExpectExec(dc).WithArgs(id, "0").WillReturnResult(sqlmock.NewResult(0, 1))
+					mock.ExpectExec(du).WithArgs("0", id).WillReturnResult(sqlmock.NewResult(0, 1))
+					mock.ExpectCommit()
+				}
+				mock.ExpectBegin()
+				mock.ExpectQuery(lr).WillReturnRows(rows())
+				mock.ExpectCommit()
+				mock.ExpectBegin()
+				mock.ExpectQuery(co).WillReturnRows(rows())
+				mock.ExpectCommit()
+			}
+			ep, err := w.Epilogue()
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := workloads.Runner{Target: target, Concurrency: 1, MaxErrors: 1}.Run(context.Background(), ep.Ops)
+			switch {
+			case foreign && (err == nil || !strings.Contains(err.Error(), "not-a-live-session")):
+				t.Fatalf("a find returning another session: %v", err)
+			case foreign && st.Statements["rt_expire_delete_user_sessions"] != 0:
+				t.Fatalf("deleted after a foreign id: %v", st.Statements)
+			case !foreign && (err != nil || st.Statements["rt_expire_delete_user_sessions"] != 2):
+				t.Fatalf("job: %v %v", err, st.Statements)
+			}
+			h.ExpectCleanup(t, mock, vn, "baseline")
+			if err := w.Cleanup(context.Background(), target); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}

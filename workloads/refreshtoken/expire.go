@@ -2,6 +2,7 @@ package refreshtoken
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -83,6 +84,12 @@ type jobBatch struct {
 	ids      []string
 	examined int // rows the find's index range holds before the verification (26.8)
 	tick     int // the job run it belongs to (0, 1, ...)
+	// eligible are the sessions the find's pass may return: every live one
+	// matching its predicate when the pass starts. With more of them than a
+	// batch, which ones a find returns is the server's choice (the query
+	// has no ORDER BY), so the job deletes what the find returned and
+	// refuses only an id outside this set.
+	eligible map[string]bool
 }
 
 // jobPlan is every job run after the scenario until the last session has
@@ -111,6 +118,12 @@ func (w *Workload) planJob(live []liveSession, endMS int64) jobPlan {
 		// it found; match says which live rows the find returns, cand which
 		// its index range holds.
 		pass := func(find string, args func() []any, match, cand func(liveSession) bool) {
+			eligible := map[string]bool{}
+			for _, s := range live {
+				if match(s) {
+					eligible[s.id] = true
+				}
+			}
 			for {
 				var ids []string
 				var keep []liveSession
@@ -127,7 +140,7 @@ func (w *Workload) planJob(live []liveSession, endMS int64) jobPlan {
 				}
 				live = keep
 				jp.deleted += len(ids)
-				jp.batches = append(jp.batches, jobBatch{find: find, args: append(args(), batch), ids: ids, examined: examined, tick: jp.runs - 1})
+				jp.batches = append(jp.batches, jobBatch{find: find, args: append(args(), batch), ids: ids, examined: examined, tick: jp.runs - 1, eligible: eligible})
 				if len(ids) < batch {
 					return
 				}
@@ -210,19 +223,7 @@ func (w *Workload) jobOps(jp jobPlan) (workloads.Ops, error) {
 	d := w.target.Server.Dialect
 	ops := make([]workloads.Op, 0, len(jp.batches))
 	for _, b := range jp.batches {
-		steps := []workloads.Step{{Name: b.find, Stmt: dialects.Stmt{SQL: t[b.find], Args: b.args, Query: true}, Want: int64(len(b.ids))}}
-		if n := len(b.ids); n > 0 {
-			cs := make([]any, 0, n+1)
-			us := []any{offlineFlag}
-			for _, id := range b.ids {
-				cs, us = append(cs, id), append(us, id)
-			}
-			cs = append(cs, offlineFlag)
-			steps = append(steps,
-				workloads.Step{Name: "rt_expire_delete_client_sessions", Stmt: dialects.Stmt{SQL: ExpandIn(t["rt_expire_delete_client_sessions"], d, n), Args: cs}, Want: int64(n)},
-				workloads.Step{Name: "rt_expire_delete_user_sessions", Stmt: dialects.Stmt{SQL: ExpandIn(t["rt_expire_delete_user_sessions"], d, n), Args: us}, Want: int64(n)})
-		}
-		ops = append(ops, workloads.Op{Name: "expiration batch", Counts: "expiration_batches", Steps: steps})
+		ops = append(ops, workloads.Op{Name: "expiration batch", Counts: "expiration_batches", Steps: batchSteps(t, d, b)})
 	}
 	return func(worker, workers int) workloads.Next {
 		i := worker
@@ -235,4 +236,62 @@ func (w *Workload) jobOps(jp jobPlan) (workloads.Ops, error) {
 			return op, true
 		}
 	}, nil
+}
+
+// batchSteps are one batch's find and the deletes of the ids it returned
+// (Keycloak deletes what its find returned): the find's rows are read
+// before the deletes are bound, and a find that returns a session the
+// model does not have expiring in this pass, the same session twice, or
+// another count than the model's fails the batch before anything is
+// deleted.
+func batchSteps(t texts, d string, b jobBatch) []workloads.Step {
+	n := len(b.ids)
+	var got []string
+	find := dialects.Stmt{SQL: t[b.find], Args: b.args, Query: true,
+		// Late resets what a retried attempt read.
+		Late: func() (string, []any, error) { got = got[:0]; return t[b.find], b.args, nil },
+		Each: func(scan func(...any) error) error {
+			var id string
+			var user any // USER_ID is nullable on MySQL/MariaDB
+			if err := scan(&id, &user); err != nil {
+				return err
+			}
+			if !b.eligible[id] {
+				return fmt.Errorf("%s returned session %q, which the model does not have expiring in this pass: the job refuses to delete it", b.find, id)
+			}
+			if slices.Contains(got, id) {
+				return fmt.Errorf("%s returned session %q twice", b.find, id)
+			}
+			got = append(got, id)
+			return nil
+		}}
+	steps := []workloads.Step{{Name: b.find, Stmt: find, Want: int64(n)}}
+	if n == 0 {
+		return steps
+	}
+	found := func() ([]string, error) {
+		if len(got) != n {
+			return nil, fmt.Errorf("%s returned %d sessions, the model expected %d: nothing deleted", b.find, len(got), n)
+		}
+		return got, nil
+	}
+	cs := ExpandIn(t["rt_expire_delete_client_sessions"], d, n)
+	us := ExpandIn(t["rt_expire_delete_user_sessions"], d, n)
+	return append(steps,
+		workloads.Step{Name: "rt_expire_delete_client_sessions", Want: int64(n), Stmt: dialects.Stmt{SQL: cs, Late: func() (string, []any, error) {
+			ids, err := found()
+			args := make([]any, 0, n+1)
+			for _, id := range ids {
+				args = append(args, id)
+			}
+			return cs, append(args, offlineFlag), err
+		}}},
+		workloads.Step{Name: "rt_expire_delete_user_sessions", Want: int64(n), Stmt: dialects.Stmt{SQL: us, Late: func() (string, []any, error) {
+			ids, err := found()
+			args := []any{offlineFlag}
+			for _, id := range ids {
+				args = append(args, id)
+			}
+			return us, args, err
+		}}})
 }
