@@ -12,7 +12,7 @@ import (
 // either way the production share depends on the checkpoint settings, which
 // the plan names as assumed.
 func fpiAssumption(res *result.Result, shares string) string {
-	const settings = "checkpoint_timeout 5min and max_wal_size 1GB assumed (PostgreSQL's defaults)"
+	settings := checkpointSettings(res.Server.Settings)
 	switch res.Workload.Params["checkpoint"] {
 	case "steady":
 		return fmt.Sprintf("full-page images are taken from a steady-state window (--checkpoint steady: CHECKPOINT, warm-up, then the window without one; share of the log: %s): what a server writes between checkpoints once the pages it keeps changing are imaged; %s, with a checkpoint interval long next to the window", shares, settings)
@@ -20,4 +20,15 @@ func fpiAssumption(res *result.Result, shares string) string {
 		return fmt.Sprintf("full-page images are as measured in a window with no CHECKPOINT before it (--checkpoint none; share of the log: %s): they depend on when the server's last checkpoint ran; %s", shares, settings)
 	}
 	return fmt.Sprintf("full-page images are counted as measured right after a CHECKPOINT (share of the log: %s): the worst case, every page's first change an image, as if a checkpoint ran before every such window; %s, production writes fewer (run with --warmup N --checkpoint steady for the steady state)", shares, settings)
+}
+
+// checkpointSettings names the checkpoint settings the plan assumes: the
+// measured server's, as the result recorded them (server.settings), or, for
+// a result written before they were recorded, that they are unknown.
+func checkpointSettings(set map[string]string) string {
+	cp, wal := set["checkpoint_timeout"], set["max_wal_size"]
+	if cp != "" && wal != "" {
+		return fmt.Sprintf("checkpoint_timeout %s and max_wal_size %s assumed (the measured server's, read when it was measured)", cp, wal)
+	}
+	return "the measured server's checkpoint_timeout and max_wal_size are unknown (the result does not record them; PostgreSQL's defaults are 5min and 1GB)"
 }

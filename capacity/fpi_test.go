@@ -11,8 +11,24 @@ func TestFPIAssumptionSaysWhichWindow(t *testing.T) {
 	for cp, want := range map[string]string{"": "right after a CHECKPOINT", "before": "the worst case", "steady": "steady-state window", "none": "no CHECKPOINT before it"} {
 		res := &result.Result{Workload: result.Workload{Params: map[string]any{"checkpoint": cp}}}
 		got := fpiAssumption(res, "coarse 40.0%")
-		if !strings.Contains(got, want) || !strings.Contains(got, "checkpoint_timeout 5min and max_wal_size 1GB assumed") || !strings.Contains(got, "coarse 40.0%") {
+		if !strings.Contains(got, want) || !strings.Contains(got, "checkpoint_timeout and max_wal_size are unknown") || !strings.Contains(got, "coarse 40.0%") {
 			t.Errorf("%q: %s", cp, got)
 		}
+	}
+}
+
+// The plan names the checkpoint settings the result recorded for the
+// measured server, not PostgreSQL's defaults; a result without them (older
+// files) says they are unknown rather than guessing.
+func TestFPIAssumptionNamesTheRecordedSettings(t *testing.T) {
+	res := &result.Result{Server: result.Server{Settings: map[string]string{"checkpoint_timeout": "15min", "max_wal_size": "4GB"}},
+		Workload: result.Workload{Params: map[string]any{"checkpoint": "steady"}}}
+	got := fpiAssumption(res, "coarse 4.0%")
+	if !strings.Contains(got, "checkpoint_timeout 15min and max_wal_size 4GB assumed (the measured server's") || strings.Contains(got, " 5min") || strings.Contains(got, "unknown") {
+		t.Errorf("recorded settings: %s", got)
+	}
+	res.Server.Settings = map[string]string{"checkpoint_timeout": "15min"}
+	if got := fpiAssumption(res, "coarse 4.0%"); !strings.Contains(got, "are unknown") {
+		t.Errorf("half the settings: %s", got)
 	}
 }

@@ -57,6 +57,27 @@ func (s Server) Prop(k string) string { return s.Props[k] }
 // CHECKPOINT before the window; its value says why (--checkpoint none|steady).
 const PropNoCheckpoint = "no_checkpoint"
 
+// PropSettingPrefix marks the properties that are server settings the
+// result records (result.Server.Settings, without the prefix): facts a
+// later reading of the result needs, such as the checkpoint settings plan
+// names beside full-page images.
+const PropSettingPrefix = "setting."
+
+// Settings are the properties under PropSettingPrefix, prefix removed (nil
+// when there are none).
+func (s Server) Settings() map[string]string {
+	var out map[string]string
+	for k, v := range s.Props {
+		if name, ok := strings.CutPrefix(k, PropSettingPrefix); ok {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[name] = v
+		}
+	}
+	return out
+}
+
 // SetProp records a property.
 func (s *Server) SetProp(k, v string) {
 	if s.Props == nil {

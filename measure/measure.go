@@ -144,7 +144,7 @@ func NewResult(s dialects.Server) *result.Result {
 	return &result.Result{
 		SchemaVersion: result.SchemaVersion,
 		Tool:          result.Tool{Name: "writeamp", Version: Version},
-		Server:        result.Server{Dialect: s.Dialect, Version: s.Version, Flavor: s.Flavor, Name: s.String()},
+		Server:        result.Server{Dialect: s.Dialect, Version: s.Version, Flavor: s.Flavor, Name: s.String(), Settings: s.Settings()},
 		CreatedAt:     time.Now().UTC().Format(time.RFC3339),
 	}
 }

@@ -187,6 +187,10 @@ type Server struct {
 	Version string `json:"version"`
 	Flavor  string `json:"flavor"`
 	Name    string `json:"name,omitempty"` // human form, e.g. "PostgreSQL 15.20"
+	// Settings are server settings read when it was measured that a later
+	// reading needs (PostgreSQL: checkpoint_timeout, max_wal_size, as SHOW
+	// prints them); absent in older results.
+	Settings map[string]string `json:"settings,omitempty"`
 }
 
 // Workload names what ran and with which parameters.

@@ -134,6 +134,13 @@ func (Dialect) Probe(ctx context.Context, q dialects.Querier) (dialects.Server, 
 	s.Set("superuser", super, "")
 	s.SetReason(CapPrimary, !recovery, dialects.Reason{Kind: dialects.Role, Text: "the server is a standby (in recovery): it has no WAL insert position and runs no writes"})
 	s.SetProp(PropDatabaseOID, fmt.Sprint(dboid))
+	// The checkpoint settings go into the result for plan; a server that
+	// will not say leaves them unknown, not failing the probe.
+	var cpTimeout, maxWAL string
+	if err := queries.QueryRow(ctx, q, Name, "checkpoint_settings", 0).Scan(&cpTimeout, &maxWAL); err == nil {
+		s.SetProp(dialects.PropSettingPrefix+"checkpoint_timeout", cpTimeout)
+		s.SetProp(dialects.PropSettingPrefix+"max_wal_size", maxWAL)
+	}
 	// The system identifier tells clusters apart; pg_control_system() may be
 	// restricted, so fall back to the start time alone.
 	var sysid string

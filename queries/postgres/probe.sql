@@ -10,6 +10,12 @@ SELECT current_setting('server_version_num')::int,
        pg_postmaster_start_time()::text,
        (SELECT oid FROM pg_database WHERE datname = current_database())::bigint
 
+-- name: checkpoint_settings
+-- How often this server checkpoints, as SHOW prints them (readable by any
+-- login): the full-page images a window measures depend on them, and plan
+-- names the values it assumed (recorded in the result's server.settings).
+SELECT current_setting('checkpoint_timeout'), current_setting('max_wal_size')
+
 -- name: system_identifier
 SELECT system_identifier::text FROM pg_control_system()
 
