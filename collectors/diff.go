@@ -33,7 +33,7 @@ type Delta struct {
 	// Xacts are the built-in workload's transactions (id to operation), set
 	// before the log is read; Operations is the log split by them, where
 	// the dialect's log reader can (OperationSplitter).
-	Xacts      map[uint32]string
+	Xacts      *Xacts
 	Operations *OperationLog
 }
 

@@ -12,7 +12,7 @@ import (
 // the log.
 type OperationSplitter interface {
 	IntervalCollector
-	CollectOperations(ctx context.Context, q dialects.Querier, s dialects.Server, before, after *Snapshot, xacts map[uint32]string) ([]Counter, *OperationLog, error)
+	CollectOperations(ctx context.Context, q dialects.Querier, s dialects.Server, before, after *Snapshot, xacts *Xacts) ([]Counter, *OperationLog, error)
 }
 
 // OperationLog is the in-scope log of a window per operation: every record

@@ -181,12 +181,12 @@ type Until struct {
 	writes  []collectors.Write
 	bound   time.Duration
 	quiesce bool
-	xacts   map[uint32]string
+	xacts   *collectors.Xacts
 }
 
 // WithXacts has the log of the window split by the workload's transactions
 // (id to operation, workloads.Stats.Xacts) where the dialect can.
-func (u Until) WithXacts(x map[uint32]string) Until { u.xacts = x; return u }
+func (u Until) WithXacts(x *collectors.Xacts) Until { u.xacts = x; return u }
 
 // AwaitRows waits (within bound) until the scoped table counters have caught
 // up with the rows the workload's driver saw change, then holds each against

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cenkalti/backoff/v5"
 
+	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 )
 
@@ -143,7 +144,7 @@ func (r Runner) Run(ctx context.Context, ops Ops) (Stats, error) {
 	st := Stats{Operations: map[string]int64{}, Errors: map[string]int64{}, Latency: map[string]*Histogram{},
 		Statements: map[string]int64{}, Elapsed: time.Since(start)}
 	if r.xactSQL != "" {
-		st.Xacts = map[uint32]string{}
+		st.Xacts = &collectors.Xacts{}
 	}
 	for _, t := range results {
 		t.mergeInto(&st)
@@ -169,11 +170,11 @@ type tally struct {
 	ops, errs, stmts map[string]int64
 	retries          int64
 	lat              map[string]*Histogram
-	xacts            map[uint32]string
+	xacts            collectors.Xacts
 }
 
 func newTally() *tally {
-	return &tally{ops: map[string]int64{}, errs: map[string]int64{}, stmts: map[string]int64{}, lat: map[string]*Histogram{}, xacts: map[uint32]string{}}
+	return &tally{ops: map[string]int64{}, errs: map[string]int64{}, stmts: map[string]int64{}, lat: map[string]*Histogram{}}
 }
 
 func (t *tally) latency(op string) *Histogram {
@@ -196,8 +197,9 @@ func (t *tally) mergeInto(st *Stats) {
 		st.Statements[k] += v
 	}
 	st.Retries += t.retries
-	for k, v := range t.xacts {
-		st.Xacts[k] = v
+	if st.Xacts != nil {
+		st.Xacts.Merge(&t.xacts)
+		t.xacts = collectors.Xacts{} // the worker's copy is not needed twice
 	}
 	for k, h := range t.lat {
 		if st.Latency[k] == nil {
@@ -319,7 +321,7 @@ func (r Runner) once(ctx context.Context, conn *sql.Conn, pipe dialects.Pipeline
 		}
 	}
 	if xid.Valid {
-		t.xacts[uint32(xid.Int64)] = op.Name
+		t.xacts.Add(uint32(xid.Int64), op.Name)
 	}
 	return nil
 }

@@ -55,7 +55,7 @@ type Stats struct {
 	// Xacts maps the id of each committed operation's transaction, as the
 	// log's records carry it, to the operation (Op.Name); nil unless the
 	// runner was asked (Runner.Xacts) and the dialect can say.
-	Xacts map[uint32]string
+	Xacts *collectors.Xacts
 }
 
 // Workload is a built-in write workload with variants. The runner

@@ -13,13 +13,13 @@ func (w *walWindow) attribute(xid uint32, k relKey, r *walRow) {
 	if w.ops == nil {
 		return
 	}
-	op := w.xacts[xid]
-	if xid == 0 {
+	op, i, named := w.xacts.Find(xid)
+	if xid == 0 || !named {
 		op = ""
 	}
 	o := w.ops.Op(op)
-	if op != "" && !w.seen[xid] {
-		w.seen[xid] = true
+	if op != "" && !w.seen[i] {
+		w.seen[i] = true
 		o.Xacts++
 	}
 	o.Add(collectors.ObjectRef{Level: k.level, Object: k.obj}, collectors.LogFigures{

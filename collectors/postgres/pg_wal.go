@@ -87,9 +87,9 @@ type walWindow struct {
 	// xacts, when set, are the built-in workload's transactions (id to
 	// operation): each in-scope record is added to ops under its
 	// transaction's operation (opsplit.go).
-	xacts map[uint32]string
+	xacts *collectors.Xacts
 	ops   *collectors.OperationLog
-	seen  map[uint32]bool
+	seen  []bool // per transaction of xacts (Find's position): counted once
 }
 
 func (p PgWAL) CollectInterval(ctx context.Context, qr dialects.Querier, s dialects.Server, before, after *collectors.Snapshot) ([]collectors.Counter, error) {
@@ -99,14 +99,14 @@ func (p PgWAL) CollectInterval(ctx context.Context, qr dialects.Querier, s diale
 
 // CollectOperations is CollectInterval that also splits the in-scope log by
 // the workload's transactions.
-func (p PgWAL) CollectOperations(ctx context.Context, qr dialects.Querier, s dialects.Server, before, after *collectors.Snapshot, xacts map[uint32]string) ([]collectors.Counter, *collectors.OperationLog, error) {
+func (p PgWAL) CollectOperations(ctx context.Context, qr dialects.Querier, s dialects.Server, before, after *collectors.Snapshot, xacts *collectors.Xacts) ([]collectors.Counter, *collectors.OperationLog, error) {
 	return p.collect(ctx, qr, s, before, after, xacts)
 }
 
-func (PgWAL) collect(ctx context.Context, qr dialects.Querier, s dialects.Server, before, after *collectors.Snapshot, xacts map[uint32]string) ([]collectors.Counter, *collectors.OperationLog, error) {
+func (PgWAL) collect(ctx context.Context, qr dialects.Querier, s dialects.Server, before, after *collectors.Snapshot, xacts *collectors.Xacts) ([]collectors.Counter, *collectors.OperationLog, error) {
 	w := walWindow{start: before.Marks[MarkLSN], end: after.Marks[MarkLSN], rels: relMap(before, after)}
 	if xacts != nil {
-		w.xacts, w.ops, w.seen = xacts, &collectors.OperationLog{}, map[uint32]bool{}
+		w.xacts, w.ops, w.seen = xacts, &collectors.OperationLog{}, make([]bool, xacts.Len())
 	}
 	if w.start == "" || w.end == "" {
 		return nil, nil, fmt.Errorf("no WAL positions in the snapshots")

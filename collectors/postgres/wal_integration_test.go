@@ -70,7 +70,7 @@ func TestDecoderAgreesWithWalinspect(t *testing.T) {
 			`VACUUM t1`)
 		// Two operations of a workload, each reading its transaction id as
 		// the runner does; a third transaction is named by nobody.
-		xacts := map[uint32]string{}
+		xacts := &collectors.Xacts{}
 		named := func(op string, stmts ...string) {
 			t.Helper()
 			tx, err := db.Begin()
@@ -89,7 +89,7 @@ func TestDecoderAgreesWithWalinspect(t *testing.T) {
 			if err := tx.Commit(); err != nil {
 				t.Fatal(err)
 			}
-			xacts[uint32(xid.Int64)] = op
+			xacts.Add(uint32(xid.Int64), op)
 		}
 		named("fill", `INSERT INTO t1 SELECT g, md5(g::text), g % 7 FROM generate_series(7001, 7400) g`, `INSERT INTO other VALUES (1000)`)
 		named("touch", `UPDATE t1 SET k = k + 1 WHERE id BETWEEN 7001 AND 7100`, `DELETE FROM t1 WHERE id BETWEEN 7101 AND 7150`)
@@ -183,7 +183,7 @@ func TestDecoderAgreesWithWalinspect(t *testing.T) {
 		split := func(read func(walWindow) error) *collectors.OperationLog {
 			t.Helper()
 			ws := w
-			ws.xacts, ws.ops, ws.seen = xacts, &collectors.OperationLog{}, map[uint32]bool{}
+			ws.xacts, ws.ops, ws.seen = xacts, &collectors.OperationLog{}, make([]bool, xacts.Len())
 			if err := read(ws); err != nil {
 				t.Fatal(err)
 			}
