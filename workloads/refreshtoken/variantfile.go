@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -21,47 +23,67 @@ import (
 
 // FileVariant is a variant read from --variant-file.
 type FileVariant struct {
-	Name        string                   `yaml:"name"`
-	Base        string                   `yaml:"base"`
-	Description string                   `yaml:"description"`
-	DDL         map[string]string        `yaml:"ddl"`
-	DDLAppend   map[string]string        `yaml:"ddl_append"`
-	Operations  map[string]OperationEdit `yaml:"operations"`
+	Name        string                   `yaml:"name" toml:"name"`
+	Base        string                   `yaml:"base" toml:"base"`
+	Description string                   `yaml:"description" toml:"description"`
+	DDL         map[string]string        `yaml:"ddl" toml:"ddl"`
+	DDLAppend   map[string]string        `yaml:"ddl_append" toml:"ddl_append"`
+	Operations  map[string]OperationEdit `yaml:"operations" toml:"operations"`
 }
 
 // OperationEdit is what a variant changes in one operation's statements.
 type OperationEdit struct {
-	Drop    []string                 `yaml:"drop"`
-	Replace map[string]StatementEdit `yaml:"replace"`
+	Drop    []string                 `yaml:"drop" toml:"drop"`
+	Replace map[string]StatementEdit `yaml:"replace" toml:"replace"`
 }
 
 // StatementEdit replaces a statement's text per dialect (same arguments, in
 // the same order) and says which columns the new one updates.
 type StatementEdit struct {
-	SQL     map[string]string `yaml:"sql"`
-	Columns []string          `yaml:"columns"`
+	SQL     map[string]string `yaml:"sql" toml:"sql"`
+	Columns []string          `yaml:"columns" toml:"columns"`
 }
 
 var (
 	fileDialects   = []string{"postgres", "mysql", "sqlserver", "oracle"}
 	fileOperations = []string{"login", "refresh", "logout"}
 	variantName    = regexp.MustCompile(`^[a-z][a-z0-9_]{0,19}$`)
+	// OperationStatements are the statements each operation issues (in
+	// either built-in variant; operations.go's steps): a file may drop or
+	// replace only these under it, so an edit listed under the wrong
+	// operation is refused instead of silently doing nothing there.
+	OperationStatements = map[string][]string{
+		"login": {"rt_select_user_session", "rt_insert_client_session"},
+		"refresh": {"rt_lock_user_session_skip_locked", "rt_lock_client_session_skip_locked", "rt_select_user_session",
+			"rt_select_client_sessions", "rt_update_user_session", "rt_update_user_session_coarse", "rt_update_client_session"},
+		"logout": {"rt_lock_user_session_skip_locked", "rt_lock_client_session_skip_locked", "rt_select_client_sessions",
+			"rt_delete_client_session", "rt_lock_user_session", "rt_delete_user_session"},
+	}
 )
 
-// ReadVariantFile parses and validates a variant file.
+// ReadVariantFile parses and validates a variant file, YAML or TOML by its
+// extension.
 func ReadVariantFile(path string) (*FileVariant, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("--variant-file: %w", err)
 	}
-	v, err := ParseVariant(data)
+	var v *FileVariant
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".yaml", ".yml":
+		v, err = ParseVariant(data)
+	case ".toml":
+		v, err = ParseVariantTOML(data)
+	default:
+		err = fmt.Errorf("the format is named by the extension: .yaml, .yml or .toml (got %q)", filepath.Ext(path))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("--variant-file %s: %w", path, err)
 	}
 	return v, nil
 }
 
-// ParseVariant decodes a variant file, refusing unknown keys, and checks
+// ParseVariant decodes a YAML variant file, refusing unknown keys, and checks
 // what it names; errors carry the line.
 func ParseVariant(data []byte) (*FileVariant, error) {
 	var root yaml.Node
@@ -74,7 +96,13 @@ func ParseVariant(data []byte) (*FileVariant, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, err
 	}
-	at := func(path ...string) string { return fmt.Sprintf("line %d", lineOf(&root, path)) }
+	return checkVariant(&v, func(path ...string) int { return lineOf(&root, path) })
+}
+
+// checkVariant validates a decoded file whatever its format; line gives the
+// line of the key (or list element, by its index) at a path.
+func checkVariant(v *FileVariant, line func(path ...string) int) (*FileVariant, error) {
+	at := func(path ...string) string { return fmt.Sprintf("line %d", line(path...)) }
 	switch {
 	case !variantName.MatchString(v.Name):
 		return nil, fmt.Errorf("%s: name must be 1-20 lower-case letters, digits or _ starting with a letter (it names the variant's schema; got %q)", at("name"), v.Name)
@@ -98,14 +126,15 @@ func ParseVariant(data []byte) (*FileVariant, error) {
 			return nil, fmt.Errorf("%s: operations: unknown operation %q (known: %s)", at("operations", op), op, strings.Join(fileOperations, ", "))
 		}
 		e := v.Operations[op]
-		for _, s := range e.Drop {
-			if !slices.Contains(StatementNames, s) {
-				return nil, fmt.Errorf("%s: operations.%s.drop: unknown statement %q (known: %s)", at("operations", op, "drop"), op, s, strings.Join(StatementNames, ", "))
+		for i, s := range e.Drop {
+			where := at("operations", op, "drop", strconv.Itoa(i))
+			if err := belongs(where, op, "drop", s); err != nil {
+				return nil, err
 			}
 		}
 		for _, s := range sortedKeys(e.Replace) {
-			if !slices.Contains(StatementNames, s) {
-				return nil, fmt.Errorf("%s: operations.%s.replace: unknown statement %q (known: %s)", at("operations", op, "replace", s), op, s, strings.Join(StatementNames, ", "))
+			if err := belongs(at("operations", op, "replace", s), op, "replace", s); err != nil {
+				return nil, err
 			}
 			for _, d := range sortedKeys(e.Replace[s].SQL) {
 				if !slices.Contains(fileDialects, d) {
@@ -114,7 +143,19 @@ func ParseVariant(data []byte) (*FileVariant, error) {
 			}
 		}
 	}
-	return &v, nil
+	return v, nil
+}
+
+// belongs refuses a statement that is not one of the workload's, or not one
+// the operation it is listed under issues.
+func belongs(where, op, edit, s string) error {
+	if !slices.Contains(StatementNames, s) {
+		return fmt.Errorf("%s: operations.%s.%s: unknown statement %q (known: %s)", where, op, edit, s, strings.Join(StatementNames, ", "))
+	}
+	if !slices.Contains(OperationStatements[op], s) {
+		return fmt.Errorf("%s: operations.%s.%s: %s is not a statement of %s (it issues %s)", where, op, edit, s, op, strings.Join(OperationStatements[op], ", "))
+	}
+	return nil
 }
 
 // lineOf is the line of the key at path in a decoded document (the nearest
@@ -125,6 +166,15 @@ func lineOf(n *yaml.Node, path []string) int {
 	}
 	line := n.Line
 	for _, key := range path {
+		if n.Kind == yaml.SequenceNode {
+			i, err := strconv.Atoi(key)
+			if err != nil || i < 0 || i >= len(n.Content) {
+				return line
+			}
+			n = n.Content[i]
+			line = n.Line
+			continue
+		}
 		if n.Kind != yaml.MappingNode {
 			return line
 		}
