@@ -63,8 +63,11 @@ func statementsSection(d *collectors.Delta, run *result.Run) *result.Statements 
 	}
 	sec := &result.Statements{View: d.StatementView.View, Merge: d.StatementView.Merge}
 	_, hasLog := d.StatementView.Sources["log_bytes"]
-	var sum float64
-	sumEx := result.Exact
+	if d.StatementView.Evictions == nil {
+		sec.Notes = append(sec.Notes, NoEvictionCount(d.StatementView.View))
+	}
+	var sum, rowSum float64
+	sumEx, rowEx := result.Exact, result.Exact
 	own := ownQueries()
 	for _, sd := range d.Statements {
 		if own[normalise(sd.Text)] {
@@ -89,6 +92,12 @@ func statementsSection(d *collectors.Delta, run *result.Run) *result.Statements 
 		if !hasLog {
 			st.LogBytes = result.NA(d.StatementView.View, "the view keeps no per-statement log bytes")
 		}
+		if st.Rows.OK() {
+			rowSum += st.Rows.V()
+			rowEx = result.Weaker(rowEx, st.Rows.Exactness)
+		} else {
+			rowEx = result.Weaker(rowEx, result.Approx)
+		}
 		if st.LogBytes.OK() {
 			sum += st.LogBytes.V()
 			sumEx = result.Weaker(sumEx, st.LogBytes.Exactness)
@@ -112,6 +121,7 @@ func statementsSection(d *collectors.Delta, run *result.Run) *result.Statements 
 		sec.Top = sec.Top[:topStatements]
 	}
 	if !hasLog {
+		reconcileRows(d.StatementView.View, d.StatementView.Sources["rows"], rowSum, rowEx, sec, run)
 		return sec
 	}
 	src := d.StatementView.View + ": sum of the window's statements' " + d.StatementView.Sources["log_bytes"]
@@ -131,6 +141,13 @@ func statementsSection(d *collectors.Delta, run *result.Run) *result.Statements 
 		run.Database[result.StatementLogBytesRemainder.Name] = r
 	}
 	return sec
+}
+
+// NoEvictionCount is the statements section's note where the view keeps no
+// count of the entries it evicted (pg_stat_statements 1.8, PostgreSQL 13,
+// has no pg_stat_statements_info): evictions cannot be fully detected.
+func NoEvictionCount(view string) string {
+	return view + " keeps no eviction count on this server (pg_stat_statements_info came with 1.9, PostgreSQL 14): evictions cannot be detected, except as an entry read before the window that is gone after it; a statement whose entry was created and evicted inside the window, or was evicted and recreated, is missing or undercounted without a trace, so the figures are exact only if the view never filled (pg_stat_statements.max)"
 }
 
 func pageHeaders(what string) string {
@@ -176,6 +193,13 @@ func StatementNotes(run *result.Run) []string {
 	}
 	if sec.LogBytes != nil && sec.Remainder != nil {
 		out = append(out, fmt.Sprintf("statements: their log bytes sum to %s; the window's other %s: %s", result.FormatBytes(sec.LogBytes.V()), result.FormatBytes(sec.Remainder.V()), sec.Remainder.Note))
+	}
+	if sec.Rows != nil && sec.RowsRemainder != nil {
+		out = append(out, fmt.Sprintf("statements: their rows affected sum to %s; the tables in scope wrote %s, the other %s: %s", result.FormatCount(sec.Rows.V()),
+			result.FormatCount(sec.RowsInScope.V()), result.FormatCount(sec.RowsRemainder.V()), sec.RowsRemainder.Note))
+	}
+	for _, n := range sec.Notes {
+		out = append(out, "statements: "+n)
 	}
 	if sec.Merge != "" {
 		out = append(out, "statements: "+sec.Merge)

@@ -40,14 +40,19 @@ func TestMariaDBStatementDigests(t *testing.T) {
 	name := mysqltest.TempDatabase(t, db)
 	mysqltest.Exec(t, db, "CREATE TABLE "+name+".a (id int PRIMARY KEY, v int) ENGINE=InnoDB",
 		"CREATE TABLE "+name+".b (id int PRIMARY KEY, v int, KEY (v)) ENGINE=InnoDB",
-		"INSERT INTO "+name+".b SELECT seq, 0 FROM seq_1_to_3000")
+		"INSERT INTO "+name+".b SELECT seq, 0 FROM seq_1_to_3000",
+		// Rows a trigger writes are the storage engine's, not the DELETE's
+		// rows affected: the reconciliation's remainder must name them.
+		"CREATE TABLE "+name+".gone (id int PRIMARY KEY) ENGINE=InnoDB",
+		"CREATE TRIGGER "+name+".b_gone AFTER DELETE ON "+name+".b FOR EACH ROW INSERT INTO "+name+".gone VALUES (OLD.id)")
 	u, err := url.Parse(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	script := "INSERT INTO a SELECT seq, 0 FROM seq_1_to_1234; UPDATE b SET v = v + 1 WHERE id <= 777; DELETE FROM b WHERE id > 2900;"
+	script := "INSERT INTO a SELECT seq, 0 FROM seq_1_to_1234; UPDATE b SET v = v + 1 WHERE id <= 777; DELETE FROM b WHERE id > 2900; " +
+		"UPDATE a SET v = 7 WHERE id <= 50; INSERT INTO a VALUES (5000, 1), (5001, 1), (5002, 1);"
 	// MariaDB's digest text quotes names and spaces its tokens.
-	want := map[string]float64{"INSERT INTO `a`": 1234, "UPDATE `b`": 777, "DELETE FROM `b`": 100}
+	want := map[string]float64{"INSERT INTO `a` SELECT": 1234, "UPDATE `b`": 777, "DELETE FROM `b`": 100, "UPDATE `a`": 50, "INSERT INTO `a` VALUES": 3}
 	before := map[string]float64{}
 	for p := range want {
 		before[p], _ = digestRows(t, db, p)
@@ -83,4 +88,46 @@ func TestMariaDBStatementDigests(t *testing.T) {
 		}
 		t.Logf("%s: %v rows, %v examined, no index used %v, %.2f ms", got.Text, got.Rows.V(), got.Other["rows_examined"].V(), got.Other["no_index_used"].V(), got.Other["exec_ms"].V())
 	}
+	reconciledRows(t, run, want)
+}
+
+// reconciledRows: the statements' rows affected sum to the section's Rows,
+// the tables in scope counted the script's rows plus the trigger's (its 100
+// inserts into gone), and sum + remainder is that window total, the
+// remainder being the trigger's rows, named.
+func reconciledRows(t *testing.T, run *result.Run, want map[string]float64) {
+	t.Helper()
+	sec := run.Statements
+	if sec.Rows == nil || sec.RowsInScope == nil || sec.RowsRemainder == nil {
+		t.Fatalf("no rows reconciliation: rows %v, in scope %v, remainder %v", sec.Rows, sec.RowsInScope, sec.RowsRemainder)
+	}
+	var sum, script float64
+	for _, st := range sec.Top {
+		sum += st.Rows.V()
+	}
+	for _, n := range want {
+		script += n
+	}
+	// The test's own window total: the tables' counters as the run lists them.
+	var window float64
+	for _, tb := range []string{"a", "b", "gone"} {
+		o := run.Table(tb)
+		if o == nil {
+			t.Fatalf("table %s not in the run", tb)
+		}
+		for _, m := range result.RowMetrics {
+			window += o.Metrics[m].V()
+		}
+	}
+	if sec.More != 0 || sec.Rows.V() != sum || sum != script {
+		t.Errorf("statements' rows: section %v, listed sum %v (%d more), the script's %v", sec.Rows.V(), sum, sec.More, script)
+	}
+	if sec.RowsInScope.V() != window || window != script+100 || sec.RowsInScope.Exactness != result.Exact {
+		t.Errorf("in-scope rows written: section %v (%s), the tables' own %v; want the script's %v + the trigger's 100", sec.RowsInScope.V(), sec.RowsInScope.Exactness, window, script)
+	}
+	rest := sec.RowsRemainder
+	if sum+rest.V() != window || rest.V() != 100 || !strings.Contains(rest.Note, "triggers") {
+		t.Errorf("reconciliation: statements %v + remainder %v != window %v, or the remainder unnamed: %q", sum, rest.V(), window, rest.Note)
+	}
+	t.Logf("rows: statements %v + remainder %v (%s) = in scope %v (%s)", sum, rest.V(), rest.Exactness, window, sec.RowsInScope.Source)
 }

@@ -3,7 +3,11 @@ package measure
 import (
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
+
+	"github.com/writeamp/writeamp/collectors"
+	"github.com/writeamp/writeamp/result"
 )
 
 // TestOwnQueriesAreRecognised: the texts pg_stat_statements recorded for
@@ -35,5 +39,59 @@ func TestOwnQueriesAreRecognised(t *testing.T) {
 		if own[normalise(text)] {
 			t.Errorf("a workload's statement taken for writeamp's own: %q", text)
 		}
+	}
+}
+
+// TestStatementsSectionEvictionNote: a view that keeps no eviction count
+// (Evictions nil: pg_stat_statements 1.8 on PostgreSQL 13) gets the note
+// that evictions cannot be detected, in the section and its report lines;
+// one that keeps a count (14+, performance_schema) does not.
+func TestStatementsSectionEvictionNote(t *testing.T) {
+	t.Parallel()
+	v := 10.0
+	stmt := collectors.StatementDelta{Key: "k", Text: "update t set v = $1", Metrics: map[string]result.Metric{
+		"calls": {Value: &v, Exactness: result.Exact}, "rows": {Value: &v, Exactness: result.Exact}, "log_bytes": {Value: &v, Exactness: result.Exact}}}
+	for _, c := range []struct {
+		evictions *float64
+		want      bool
+	}{{nil, true}, {&v, false}} {
+		d := &collectors.Delta{Statements: []collectors.StatementDelta{stmt},
+			StatementView: &collectors.Statements{View: "pg_stat_statements", Sources: map[string]string{"log_bytes": "wal_bytes"}, Evictions: c.evictions}}
+		run := &result.Run{Database: map[string]result.Metric{}}
+		sec := statementsSection(d, run)
+		run.Statements = sec
+		noted := len(sec.Notes) == 1 && strings.Contains(sec.Notes[0], "evictions cannot be detected")
+		lines := strings.Join(StatementNotes(run), "\n")
+		if noted != c.want || strings.Contains(lines, "evictions cannot be detected") != c.want {
+			t.Errorf("evictions %v: notes %q, report lines %q; want the note %v", c.evictions, sec.Notes, lines, c.want)
+		}
+	}
+}
+
+// TestStatementsSectionReconcilesRows: a view without per-statement log
+// reconciles the statements' rows affected with the in-scope tables' rows
+// written (rows_written where only the sum is kept), signed and named; a
+// table without row counters leaves the remainder unset, not wrong.
+func TestStatementsSectionReconcilesRows(t *testing.T) {
+	t.Parallel()
+	num := func(x float64) result.Metric { return result.Metric{Value: &x, Exactness: result.Exact, Source: "s"} }
+	st := func(k string, rows float64) collectors.StatementDelta {
+		return collectors.StatementDelta{Key: k, Text: "UPDATE `" + k + "` SET v = ?", Metrics: map[string]result.Metric{"calls": num(1), "rows": num(rows)}}
+	}
+	d := &collectors.Delta{Statements: []collectors.StatementDelta{st("a", 30), st("b", 12)},
+		StatementView: &collectors.Statements{View: "digests", Sources: map[string]string{"rows": "SUM_ROWS_AFFECTED"}, Evictions: new(float64)}}
+	run := &result.Run{Database: map[string]result.Metric{}, Tables: []result.Object{
+		{Name: "a", Metrics: map[string]result.Metric{"rows_inserted": num(20), "rows_updated": num(10), "rows_deleted": num(0)}},
+		{Name: "c", Metrics: map[string]result.Metric{"rows_written": num(5)}}}}
+	sec := statementsSection(d, run)
+	if sec.Rows == nil || sec.Rows.V() != 42 || sec.RowsInScope.V() != 35 || sec.RowsRemainder.V() != -7 || !strings.Contains(sec.RowsRemainder.Note, "other schemas") {
+		t.Fatalf("rows %v, in scope %v, remainder %v", sec.Rows, sec.RowsInScope, sec.RowsRemainder)
+	}
+	if sec.LogBytes != nil || len(sec.Notes) != 0 {
+		t.Errorf("log bytes %v, notes %v: the view keeps an eviction count and no log", sec.LogBytes, sec.Notes)
+	}
+	run.Tables = append(run.Tables, result.Object{Name: "d", Metrics: map[string]result.Metric{}})
+	if sec = statementsSection(d, run); sec.RowsInScope != nil || sec.RowsRemainder != nil || sec.Rows == nil {
+		t.Errorf("a table without row counters: in scope %v, remainder %v", sec.RowsInScope, sec.RowsRemainder)
 	}
 }

@@ -15,18 +15,20 @@ type Statement struct {
 	// exec_ms, rows_examined, tmp_tables, ...), by the same names.
 	Other map[string]Metric `json:"metrics,omitempty"`
 	// Predicted is writeamp explain's prediction for the statement (HOT,
-	// index entries per row) and, where the window's per-index counts
-	// belong to this statement alone, how they compare.
+	// index entries per row) and how it compares with the window's
+	// per-index counts (table-level where several statements wrote a table).
 	Predicted *Predicted `json:"predicted,omitempty"`
 }
 
 // Predicted is a statement's explain prediction beside what was measured.
 type Predicted struct {
-	Table         string   `json:"table"`
-	HOT           string   `json:"hot,omitempty"`
-	EntriesPerRow float64  `json:"index_entries_per_row"`
-	Indexes       []string `json:"indexes,omitempty"`
-	Comparison    string   `json:"comparison,omitempty"`
+	Table         string  `json:"table"`
+	HOT           string  `json:"hot,omitempty"`
+	EntriesPerRow float64 `json:"index_entries_per_row"`
+	// AtMost: a partial index is among them, so EntriesPerRow is a bound.
+	AtMost     bool     `json:"at_most,omitempty"`
+	Indexes    []string `json:"indexes,omitempty"`
+	Comparison string   `json:"comparison,omitempty"`
 }
 
 // Statements is the per-statement section of a run.
@@ -47,4 +49,14 @@ type Statements struct {
 	// Remainder the window's log not attributed to any (and why).
 	LogBytes  *Metric `json:"log_bytes,omitempty"`
 	Remainder *Metric `json:"log_bytes_remainder,omitempty"`
+	// Where the view keeps no per-statement log (performance_schema's
+	// digests): Rows is the sum of the statements' rows affected,
+	// RowsInScope the rows the window's tables in scope counted written,
+	// and RowsRemainder their difference (signed, and why).
+	Rows          *Metric `json:"rows,omitempty"`
+	RowsInScope   *Metric `json:"rows_in_scope,omitempty"`
+	RowsRemainder *Metric `json:"rows_remainder,omitempty"`
+	// Notes qualify every figure of the section, e.g. that the view cannot
+	// say whether it evicted entries in the window.
+	Notes []string `json:"notes,omitempty"`
 }
