@@ -58,6 +58,9 @@ type StatementDelta struct {
 // changed, or whose counters went down, was evicted or reset and is
 // unavailable. Evictions in the window make every entry approximate: an
 // evicted entry's work is lost, and one recreated since counts only from then.
+// A view without an eviction count shows an eviction only as an entry that
+// vanished; one created and evicted inside the window leaves no trace, which
+// the statements section says (measure: NoEvictionCount).
 func diffStatements(before, after *Statements) ([]StatementDelta, []string) {
 	if before == nil || after == nil {
 		return nil, nil
@@ -69,6 +72,16 @@ func diffStatements(before, after *Statements) ([]StatementDelta, []string) {
 		ex = result.Approx
 		evicted = fmt.Sprintf("%s was full during the window and dropped %.0f (entries evicted past its max setting, or statements summed without a digest): what was dropped is missing, and an entry recreated since counts only from then", after.View, *after.Evictions-*before.Evictions)
 		warns = append(warns, evicted)
+	}
+	if after.Evictions == nil {
+		// No eviction count (pg_stat_statements 1.8 on PostgreSQL 13 has no
+		// pg_stat_statements_info): the one trace an eviction leaves is an
+		// entry read before the window that is gone after it.
+		if gone := vanished(before, after); gone > 0 {
+			ex = result.Approx
+			evicted = fmt.Sprintf("%s saw evictions in the window: %d entries read before it are gone after it (evicted past its max setting, or reset; the view keeps no eviction count): what they did is missing, and one recreated since counts only from then", after.View, gone)
+			warns = append(warns, evicted)
+		}
 	}
 	if before.Reset != after.Reset && before.Reset != "" {
 		warns = append(warns, fmt.Sprintf("%s was reset during the window (at %s): its per-statement figures are unavailable", after.View, after.Reset))
@@ -113,4 +126,19 @@ func diffStatements(before, after *Statements) ([]StatementDelta, []string) {
 		out = append(out, sd)
 	}
 	return out, warns
+}
+
+// vanished counts the entries of before that after lacks.
+func vanished(before, after *Statements) int {
+	now := make(map[string]bool, len(after.Rows))
+	for _, r := range after.Rows {
+		now[r.Key] = true
+	}
+	n := 0
+	for _, r := range before.Rows {
+		if !now[r.Key] {
+			n++
+		}
+	}
+	return n
 }

@@ -53,3 +53,28 @@ func TestDiffStatements(t *testing.T) {
 		t.Errorf("a reset view gave %v, %v", got, warns)
 	}
 }
+
+// TestDiffStatementsWithoutEvictionCount: a view with no eviction count
+// (pg_stat_statements 1.8) shows an eviction only as an entry of the first
+// reading missing from the second; then every figure is approximate and
+// the warning says the window saw evictions. Without a vanished entry the
+// figures stay as counted (the statements section notes the blind spot).
+func TestDiffStatementsWithoutEvictionCount(t *testing.T) {
+	t.Parallel()
+	before := &Statements{View: "pg_stat_statements", Rows: []StatementRow{row("a", "", 5, 50), row("b", "", 2, 2)}}
+	after := &Statements{View: "pg_stat_statements", Rows: []StatementRow{row("a", "", 7, 80), row("b", "", 2, 2)}}
+	got, warns := diffStatements(before, after)
+	if len(warns) != 0 || len(got) != 1 || got[0].Metrics["rows"].Exactness != result.Exact {
+		t.Errorf("nothing vanished: %+v, warnings %v", got, warns)
+	}
+	after.Rows = []StatementRow{row("a", "", 7, 80), row("c", "", 1, 3)}
+	got, warns = diffStatements(before, after)
+	if len(warns) != 1 || !strings.Contains(warns[0], "saw evictions") || !strings.Contains(warns[0], "1 entries read before it are gone") {
+		t.Errorf("a vanished entry not reported as an eviction: %v", warns)
+	}
+	for _, d := range got {
+		if m := d.Metrics["rows"]; m.Exactness != result.Approx || !strings.Contains(m.Note, "saw evictions") {
+			t.Errorf("%s: %+v after a vanished entry, want approx with the reason", d.Key, m)
+		}
+	}
+}
