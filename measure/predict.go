@@ -13,9 +13,10 @@ import (
 
 // predictStatements puts writeamp explain's prediction beside each listed
 // write statement (PostgreSQL and MySQL/MariaDB, a read-only catalog read
-// after the window) and, where a table had one write statement in the
-// window, compares the predicted entries with its indexes' measured leaf
-// inserts, naming the usual causes of a gap. A catalog that cannot be read
+// after the window) and compares the predicted entries with the indexes'
+// measured leaf inserts, naming the usual causes of a gap: per statement
+// where a table had one listed write statement, per table where it had
+// several (the window's counts are per index, not per statement). A catalog that cannot be read
 // leaves the statements without predictions.
 func predictStatements(ctx context.Context, db *sql.DB, s dialects.Server, run *result.Run) {
 	if run.Statements == nil {
@@ -32,10 +33,10 @@ func predictStatements(ctx context.Context, db *sql.DB, s dialects.Server, run *
 	if err != nil {
 		run.Warnings = append(run.Warnings, "explain: the statements' predictions were not read: "+err.Error())
 	}
-	perTable := map[string]int{}
-	for _, p := range preds {
-		perTable[p.Table]++
-	}
+	// The window's per-index counts are per table: a table written by one
+	// listed statement compares them with that statement's prediction, one
+	// written by several with the sum of their predictions, said so.
+	perTable := map[string][]written{}
 	for i := range run.Statements.Top {
 		st := &run.Statements.Top[i]
 		p, ok := preds[st.Text]
@@ -45,22 +46,62 @@ func predictStatements(ctx context.Context, db *sql.DB, s dialects.Server, run *
 		pr := &result.Predicted{Table: p.Table, HOT: p.HOT, EntriesPerRow: p.EntriesPerRow}
 		for _, h := range p.Indexes {
 			pr.Indexes = append(pr.Indexes, h.Index)
-		}
-		if perTable[p.Table] == 1 && st.Rows.OK() {
-			pr.Comparison = compare(p, st.Rows.V(), run)
+			pr.AtMost = pr.AtMost || h.Maybe
 		}
 		st.Predicted = pr
+		perTable[p.Table] = append(perTable[p.Table], written{p, st})
+	}
+	for table, ws := range perTable {
+		cmp := compare(ws, run)
+		if len(ws) > 1 && cmp != "" {
+			cmp = fmt.Sprintf("table-level: %d listed write statements share %s's per-index counts, compared with the sum of their predictions; %s", len(ws), table, cmp)
+		}
+		for _, w := range ws {
+			w.st.Predicted.Comparison = cmp
+		}
 	}
 }
 
-func compare(p explain.Prediction, rows float64, run *result.Run) string {
-	_, table, _ := strings.Cut(p.Table, ".")
-	if table == "" {
-		table = p.Table
+// written is a listed statement and its prediction.
+type written struct {
+	p  explain.Prediction
+	st *result.Statement
+}
+
+// compare holds the predicted entries of a table's statements (entries per
+// row times each one's rows) to its indexes' measured leaf inserts, naming
+// the usual cause of a gap; "" when a statement's rows are unknown or no
+// index was measured.
+func compare(ws []written, run *result.Run) string {
+	want := map[string]float64{}
+	maybe := map[string]bool{}
+	var order []string
+	hotPossible, anyHOT := false, false
+	var rows float64
+	for _, w := range ws {
+		if !w.st.Rows.OK() {
+			return ""
+		}
+		if w.p.HOT != "" {
+			anyHOT = true
+			rows += w.st.Rows.V()
+		}
+		hotPossible = hotPossible || w.p.HOT == "possible"
+		for _, h := range w.p.Indexes {
+			if _, seen := want[h.Index]; !seen {
+				order = append(order, h.Index)
+			}
+			want[h.Index] += h.Entries * w.st.Rows.V()
+			maybe[h.Index] = maybe[h.Index] || h.Maybe
+		}
+	}
+	table := ws[0].p.Table
+	if _, t, ok := strings.Cut(table, "."); ok {
+		table = t
 	}
 	var parts []string
-	for _, h := range p.Indexes {
-		ix := run.Index(h.Index)
+	for _, name := range order {
+		ix := run.Index(name)
 		if ix == nil {
 			continue
 		}
@@ -68,19 +109,19 @@ func compare(p explain.Prediction, rows float64, run *result.Run) string {
 		if !ok || !li.OK() {
 			continue
 		}
-		want := h.Entries * rows
+		w := want[name]
 		switch {
-		case li.V() == want:
-			parts = append(parts, fmt.Sprintf("%s %.0f as predicted", h.Index, li.V()))
-		case h.Maybe && li.V() < want:
-			parts = append(parts, fmt.Sprintf("%s %.0f of at most %.0f (partial: rows outside its predicate get none)", h.Index, li.V(), want))
-		case li.V() > want && p.HOT == "possible":
-			parts = append(parts, fmt.Sprintf("%s %.0f, predicted %.0f: updates that found their page full were not HOT (newpage_updates)", h.Index, li.V(), want))
+		case li.V() == w:
+			parts = append(parts, fmt.Sprintf("%s %.0f as predicted", name, li.V()))
+		case maybe[name] && li.V() < w:
+			parts = append(parts, fmt.Sprintf("%s %.0f of at most %.0f (partial: rows outside its predicate get none)", name, li.V(), w))
+		case li.V() > w && hotPossible:
+			parts = append(parts, fmt.Sprintf("%s %.0f, predicted %.0f: updates that found their page full were not HOT (newpage_updates)", name, li.V(), w))
 		default:
-			parts = append(parts, fmt.Sprintf("%s %.0f, predicted %.0f (%s)", h.Index, li.V(), want, li.Exactness))
+			parts = append(parts, fmt.Sprintf("%s %.0f, predicted %.0f (%s)", name, li.V(), w, li.Exactness))
 		}
 	}
-	if t := run.Table(table); t != nil && p.HOT != "" {
+	if t := run.Table(table); t != nil && anyHOT {
 		if hot, ok := t.Metrics["hot_updates"]; ok && hot.OK() {
 			parts = append(parts, fmt.Sprintf("HOT updates %.0f of %.0f rows", hot.V(), rows))
 		}

@@ -109,7 +109,8 @@ func operationTable(col Column) (runTable, bool) {
 }
 
 // statementTable: the run's top statements by log bytes (by rows where
-// the view keeps no per-statement log).
+// the view keeps no per-statement log), each with explain's prediction and,
+// beneath, how the prediction compares with the measured index entries.
 func statementTable(col Column) (runTable, bool) {
 	sec := col.Run.Statements
 	if sec == nil || len(sec.Top) == 0 {
@@ -120,7 +121,8 @@ func statementTable(col Column) (runTable, bool) {
 		by = "rows (the view keeps no per-statement log)"
 	}
 	t := runTable{Title: fmt.Sprintf("Top statements by %s · %s (%s)", by, col.Label, sec.View),
-		Header: []string{"#", "statement", "calls", "rows", "log bytes", "basis"}}
+		Header: []string{"#", "statement", "calls", "rows", "log bytes", "predicted", "basis"}}
+	var gaps []string
 	for i, st := range sec.Top {
 		if i == shownTableStatements {
 			break
@@ -137,7 +139,10 @@ func statementTable(col Column) (runTable, bool) {
 		if st.LogBytes.OK() {
 			ex = result.Weaker(ex, st.LogBytes.Exactness)
 		}
-		t.Rows = append(t.Rows, []string{fmt.Sprint(i + 1), text, count(st.Calls.V()), count(st.Rows.V()), lb, string(ex)})
+		t.Rows = append(t.Rows, []string{fmt.Sprint(i + 1), text, count(st.Calls.V()), count(st.Rows.V()), lb, predictedCell(st.Predicted), string(ex)})
+		if p := st.Predicted; p != nil && p.Comparison != "" {
+			gaps = append(gaps, fmt.Sprintf("#%d predicted vs measured (%s): %s", i+1, p.Table, p.Comparison))
+		}
 	}
 	if n := len(sec.Top) + sec.More - shownTableStatements; n > 0 {
 		t.Foot = append(t.Foot, fmt.Sprintf("%d more statements ran in the window (the result JSON lists them)", n))
@@ -146,6 +151,15 @@ func statementTable(col Column) (runTable, bool) {
 		t.Foot = append(t.Foot, fmt.Sprintf("the statements' log bytes sum to %s (%s); the window's other %s (%s): %s", result.FormatBytes(sec.LogBytes.V()), sec.LogBytes.Exactness,
 			result.FormatBytes(sec.Remainder.V()), sec.Remainder.Exactness, sec.Remainder.Note))
 	}
+	if sec.Rows != nil && sec.RowsRemainder != nil {
+		t.Foot = append(t.Foot, fmt.Sprintf("the statements' rows affected sum to %s (%s); the tables in scope wrote %s rows (%s), the other %s (%s): %s", count(sec.Rows.V()), sec.Rows.Exactness,
+			count(sec.RowsInScope.V()), sec.RowsInScope.Exactness, count(sec.RowsRemainder.V()), sec.RowsRemainder.Exactness, sec.RowsRemainder.Note))
+	}
+	t.Foot = append(t.Foot, gaps...)
+	if len(gaps) > 0 || hasPrediction(sec) {
+		t.Foot = append(t.Foot, "predicted: writeamp explain's rules from the parse tree and the catalog (HOT, index entries each written row adds); the measured side is the window's per-index leaf inserts")
+	}
+	t.Foot = append(t.Foot, sec.Notes...)
 	if sec.Observer > 0 {
 		t.Foot = append(t.Foot, fmt.Sprintf("left out: %d entries of writeamp's own reads (its snapshots; they write no log)", sec.Observer))
 	}
@@ -153,6 +167,37 @@ func statementTable(col Column) (runTable, bool) {
 		t.Foot = append(t.Foot, sec.Merge)
 	}
 	return t, true
+}
+
+// predictedCell is a statement's prediction in a few words: whether an
+// UPDATE can be HOT (PostgreSQL) and the index entries each row adds ("" for
+// a statement explain does not predict: no write, or not parsed).
+func predictedCell(p *result.Predicted) string {
+	if p == nil {
+		return ""
+	}
+	var parts []string
+	switch p.HOT {
+	case "no":
+		parts = append(parts, "not HOT")
+	case "possible":
+		parts = append(parts, "HOT possible")
+	}
+	bound := ""
+	if p.AtMost {
+		bound = "≤"
+	}
+	parts = append(parts, fmt.Sprintf("%s%g entries/row", bound, p.EntriesPerRow))
+	return strings.Join(parts, ", ")
+}
+
+func hasPrediction(sec *result.Statements) bool {
+	for i, st := range sec.Top {
+		if i < shownTableStatements && st.Predicted != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // writeAfterTable is what follows the numbers in a terminal or markdown
@@ -175,7 +220,7 @@ func writeAfterTable(w io.Writer, c *Comparison, o Options, markdown bool) {
 		t.AppendHeader(h)
 		var cfg []table.ColumnConfig
 		for i, s := range rt.Header {
-			if s != "operation" && s != "statement" && s != "largest" && s != "basis" && s != "of which indexes" {
+			if s != "operation" && s != "statement" && s != "largest" && s != "basis" && s != "of which indexes" && s != "predicted" {
 				cfg = append(cfg, table.ColumnConfig{Number: i + 1, Align: text.AlignRight})
 			}
 		}
