@@ -26,58 +26,82 @@ type Report struct {
 // after it. It reads the catalog in one read-only transaction and runs
 // nothing else.
 func File(ctx context.Context, db *sql.DB, s dialects.Server, text string) (*Report, error) {
-	dialect := s.Dialect
-	read, err := ReaderFor(dialect)
+	reps, err := Files(ctx, db, s, []string{text})
 	if err != nil {
 		return nil, err
 	}
-	stmts, err := sqlparse.Split(dialect, text)
+	return reps[0], nil
+}
+
+// Files predicts the write statements of several SQL texts, one report
+// each, as if they ran one after the other: an index an earlier text
+// creates counts for the statements of the later ones, so `explain
+// migration.sql workload.sql` predicts the workload on the migrated schema.
+// One read-only transaction reads the catalog for all of them.
+func Files(ctx context.Context, db *sql.DB, s dialects.Server, texts []string) ([]*Report, error) {
+	read, err := ReaderFor(s.Dialect)
 	if err != nil {
-		return nil, fmt.Errorf("explain: %w", err)
+		return nil, err
 	}
 	tx, err := ReadTx(ctx, db)
 	if err != nil {
 		return nil, fmt.Errorf("explain: open a read-only transaction: %w", err)
 	}
 	defer tx.Rollback()
-	rep := &Report{Dialect: dialect, Server: s.Version}
+	return predictTexts(s, texts, func(schema, name string) (Table, error) { return read(ctx, tx, schema, name) })
+}
+
+// predictTexts is Files over any catalog: the tables it read, with the
+// indexes the texts created so far, are kept across the texts (not per
+// text), which is what makes an earlier file's index count for later ones.
+func predictTexts(s dialects.Server, texts []string, read func(schema, name string) (Table, error)) ([]*Report, error) {
+	dialect := s.Dialect
 	tables := map[string]*Table{}
 	lookup := func(schema, name string) (*Table, error) {
 		k := strings.ToLower(schema + "." + name)
 		if t, ok := tables[k]; ok {
 			return t, nil
 		}
-		t, err := read(ctx, tx, schema, name)
+		t, err := read(schema, name)
 		if err != nil {
 			return nil, err
 		}
 		tables[k] = &t
 		return &t, nil
 	}
-	for _, st := range stmts {
-		if err := st.ParseError(); err != nil {
-			rep.Skipped = append(rep.Skipped, fmt.Sprintf("line %d (%s): %v", st.Line, oneLine(st.Text), err))
-			continue
+	var out []*Report
+	for i, text := range texts {
+		stmts, err := sqlparse.Split(dialect, text)
+		if err != nil {
+			return nil, fmt.Errorf("explain: text %d: %w", i+1, err)
 		}
-		one := []sqlparse.Statement{st}
-		for _, ix := range sqlparse.Indexes(dialect, one) {
-			t, err := lookup(ix.Schema, ix.Table)
-			if err != nil {
-				return nil, err
+		rep := &Report{Dialect: dialect, Server: s.Version}
+		for _, st := range stmts {
+			if err := st.ParseError(); err != nil {
+				rep.Skipped = append(rep.Skipped, fmt.Sprintf("line %d (%s): %v", st.Line, oneLine(st.Text), err))
+				continue
 			}
-			t.Found = true
-			t.Indexes = append(t.Indexes, Index{Name: ix.Name, Method: strings.ToLower(ix.Method), Keys: ix.Keys, Include: ix.Include,
-				Predicate: ix.Predicate, Expr: ix.Expression, Partial: ix.Partial, Planned: true})
-		}
-		for _, w := range sqlparse.Writes(dialect, one) {
-			t, err := lookup(w.Schema, w.Table)
-			if err != nil {
-				return nil, err
+			one := []sqlparse.Statement{st}
+			for _, ix := range sqlparse.Indexes(dialect, one) {
+				t, err := lookup(ix.Schema, ix.Table)
+				if err != nil {
+					return nil, err
+				}
+				t.Found = true
+				t.Indexes = append(t.Indexes, Index{Name: ix.Name, Method: strings.ToLower(ix.Method), Keys: ix.Keys, Include: ix.Include,
+					Predicate: ix.Predicate, Expr: ix.Expression, Partial: ix.Partial, Planned: true})
 			}
-			rep.Predictions = append(rep.Predictions, Predict(dialect, s.VersionNum, w, *t))
+			for _, w := range sqlparse.Writes(dialect, one) {
+				t, err := lookup(w.Schema, w.Table)
+				if err != nil {
+					return nil, err
+				}
+				rep.Predictions = append(rep.Predictions, Predict(dialect, s.VersionNum, w, *t))
+			}
 		}
+		out = append(out, rep)
 	}
-	return rep, nil
+	return out, nil
 }
 
 // Render writes the report as text or json.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -19,7 +20,8 @@ PostgreSQL) and the indexes of its table from the catalog, in a read-only transa
 and predicts: the columns it sets, the indexes that contain them (key, INCLUDE,
 expression, partial-index predicate), whether an UPDATE can be HOT (PostgreSQL) or
 rewrites secondary-index entries (InnoDB), and the index entries each row adds. An
-index the file creates counts for the statements after it, so a migration can be
+index a file creates counts for the statements after it, in that file and in the
+files after it (explain migration.sql workload.sql), so a migration can be
 reviewed before it is applied. Nothing in the files is run.`,
 		Example: `  writeamp explain --dsn postgres://app@db.test/keycloak migration.sql
   writeamp explain --dsn mysql://root@127.0.0.1:3306/app --format json workload.sql`,
@@ -39,11 +41,13 @@ reviewed before it is applied. Nothing in the files is run.`,
 				return exitError{code: exitUsage, err: err}
 			}
 			defer t.Close()
-			for i, text := range texts {
-				rep, err := explain.File(ctx, t.DB, t.Server, text)
-				if err != nil {
-					return exitError{code: exitUsage, err: fmt.Errorf("%s: %w", files[i], err)}
-				}
+			// One call for every file: an index an earlier file creates
+			// counts for the statements of the later ones.
+			reps, err := explain.Files(ctx, t.DB, t.Server, texts)
+			if err != nil {
+				return exitError{code: exitUsage, err: fmt.Errorf("explain %s: %w", strings.Join(files, " "), err)}
+			}
+			for i, rep := range reps {
 				if len(files) > 1 && format != "json" {
 					fmt.Fprintf(cmd.OutOrStdout(), "== %s\n", files[i])
 				}
