@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/measure"
 	"github.com/writeamp/writeamp/result"
 	"github.com/writeamp/writeamp/workloads"
@@ -24,17 +25,33 @@ func (b *Builtin) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, e
 	}
 	out.Restore = &Restoration{Method: MethodWorkload, How: "the migration was applied inside the workload's own schemas (" + g.howInSchema() + "), which were dropped after each measurement"}
 	defer g.compareCatalog(ctx, g.Window.DB, cat, out.Restore)
-	one := func(label string, files []File) (*result.Result, error) {
+	// The first "after" measures the apply step in a window of its own
+	// (applycost.go): the workload's schema filled and --schema applied,
+	// then the migration alone, before the workload's window opens.
+	var mig *result.Run
+	one := func(label string, files []File, measureMig bool) (*result.Result, error) {
 		w := b.Workload.Fresh()
 		hooks := w.(workloads.CheckHooks)
 		if g.runID != "" {
 			hooks.SetRunID(g.runID)
 		}
 		hooks.SetAfterPrepare(func(ctx context.Context, conn *sql.Conn, schema string) error {
-			if err := g.apply(ctx, conn, schema, files); err != nil {
+			if !measureMig {
+				if err := g.apply(ctx, conn, schema, files); err != nil {
+					return fmt.Errorf("%w: %w", errApply, err)
+				}
+				return nil
+			}
+			if err := g.apply(ctx, conn, schema, g.Schema); err != nil {
 				return fmt.Errorf("%w: %w", errApply, err)
 			}
-			return nil
+			// Prepare's connection stays as it is (Prepare closes and
+			// publishes it when the hook returns: on PostgreSQL 13/14
+			// publishing closes it); the window's settle waits for earlier
+			// statistics where the dialect can.
+			var err error
+			mig, err = g.measureApply(ctx, g.Window, collectors.Scope{Schemas: []string{schema}}, schema, g.Migration)
+			return err
 		})
 		g.logf("%s: measuring %s (%s) with %s", label, w.Meta().Name, b.Variant, orNone(paths(files)))
 		exp := &measure.Experiment{Window: g.Window, Workload: w, Variants: []string{b.Variant}, Concurrency: b.Concurrency, Progress: g.Progress}
@@ -50,11 +67,11 @@ func (b *Builtin) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, e
 	var res *result.Result
 	var befores, afters []*result.Run
 	for i := range g.repeat() {
-		r1, err := one(repLabel("before", i, g.repeat()), g.Schema)
+		r1, err := one(repLabel("before", i, g.repeat()), g.Schema, false)
 		if err != nil {
 			return nil, err
 		}
-		r2, err := one(repLabel("after", i, g.repeat()), append(append([]File{}, g.Schema...), g.Migration...))
+		r2, err := one(repLabel("after", i, g.repeat()), append(append([]File{}, g.Schema...), g.Migration...), i == 0)
 		if err != nil {
 			return nil, err
 		}
@@ -71,6 +88,10 @@ func (b *Builtin) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, e
 			res = r1
 		}
 		res.Notes = append(res.Notes, r2.Notes...)
+	}
+	if mig != nil {
+		res.Migration = mig
+		res.Notes = append(res.Notes, migrationNote(mig))
 	}
 	res.Notes = dedupe(append(res.Notes, fmt.Sprintf("before: variant %s as is%s; after: the same with the migration (%s) applied in the workload's schema (%s), same parameters and seed",
 		b.Variant, withSchema(g.Schema), paths(g.Migration), g.howInSchema())))

@@ -69,13 +69,22 @@ func (b builtinHarness) run(t *testing.T, migration, added string, writes int64,
 	b.h.ExpectOps(t, mock, vn, variant)
 	b.snapshot(mock, 101, added, -1)
 	b.h.ExpectCleanup(t, mock, vn, variant)
-	// after: the migration applied inside it
+	// after: the migration applied inside it, in a window of its own
+	// (applycost.go): --schema (nothing here) on Prepare's connection, the
+	// before snapshot, the migration on a session of its own, and the two
+	// equal readings that end a window of unknown writes (Quiet)
 	survey()
 	b.h.ExpectPrepare(t, mock, vn, variant)
+	b.enter(mock)
+	b.leave(mock)
+	b.snapshot(mock, 100, added, -1)
 	b.enter(mock)
 	expectLockTimeout(t, mock, s.Dialect, vn)
 	mock.ExpectExec(strings.TrimSuffix(strings.TrimSpace(migration), ";")).WillReturnResult(sqlmock.NewResult(0, 0))
 	b.leave(mock)
+	b.snapshot(mock, 100, added, 0)
+	b.snapshot(mock, 100, added, 0)
+	// the workload's window on the migrated schema
 	b.snapshot(mock, 100, added, 0)
 	b.h.ExpectOps(t, mock, vn, variant)
 	b.snapshot(mock, 101, added, writes)
@@ -176,6 +185,10 @@ func (b builtinHarness) check(t *testing.T, onUpdated, unrelated string) {
 	}
 	if len(out.Static) == 0 {
 		t.Errorf("no static warning for an index on the column the refresh updates")
+	}
+	// The apply step was a window of its own, its note in the result.
+	if m := out.Result.Migration; m == nil || m.Label != "migration" || !m.Database["seconds"].OK() || !strings.Contains(strings.Join(out.Result.Notes, "\n"), "migration: applying it took") {
+		t.Errorf("the built-in mode did not measure the apply step: %+v", out.Result.Migration)
 	}
 	out = b.run(t, "CREATE INDEX "+unrelated+" ON offline_user_session (user_id, created_on);", unrelated, 0, b.catalog)
 	if out.Exit() != 0 || !out.Restore.OK() {

@@ -258,7 +258,9 @@ func (cl *Clone) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, er
 	}()
 	res := measure.NewResult(g.server())
 	res.Workload = result.Workload{Name: "command", Params: map[string]any{"command": strings.Join(measure.RedactArgs(cl.Argv), " ")}}
-	side := func(label, tag string, i int, files []File) (run *result.Run, notes []string, err error) {
+	// measureMig: the copy gets --schema first, then the migration alone in
+	// a window of its own (applycost.go), on the first "after" copy.
+	side := func(label, tag string, i int, files []File, measureMig bool) (run *result.Run, notes []string, err error) {
 		name, err := c.copyOf(ctx, tag, i)
 		if err != nil {
 			return nil, nil, err
@@ -274,11 +276,22 @@ func (cl *Clone) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, er
 		}
 		defer closeWin()
 		g.logf("%s: on the copy %s", label, name)
-		if err := g.applyPublished(ctx, win, files); err != nil {
-			return nil, nil, fmt.Errorf("%w: %s: %w", errApply, label, err)
-		}
 		save := g.Scope
 		defer func() { g.Scope = save }()
+		if measureMig {
+			if err := g.applyPublished(ctx, win, g.Schema); err != nil {
+				return nil, nil, fmt.Errorf("%w: %s: %w", errApply, label, err)
+			}
+			if g.Scope, err = collectors.Resolve(ctx, win.DB, win.Server, save); err != nil {
+				return nil, nil, fmt.Errorf("--scope-schema: %w", err)
+			}
+			if res.Migration, err = g.applyMeasured(ctx, win, g.Migration); err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", label, err)
+			}
+			g.Scope = save
+		} else if err := g.applyPublished(ctx, win, files); err != nil {
+			return nil, nil, fmt.Errorf("%w: %s: %w", errApply, label, err)
+		}
 		if g.Scope, err = collectors.Resolve(ctx, win.DB, win.Server, g.Scope); err != nil {
 			return nil, nil, fmt.Errorf("--scope-schema: %w", err)
 		}
@@ -286,16 +299,19 @@ func (cl *Clone) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, er
 	}
 	var befores, afters []*result.Run
 	for i := range g.repeat() {
-		before, notes, err := side(repLabel("before", i, g.repeat()), "b", i, g.Schema)
+		before, notes, err := side(repLabel("before", i, g.repeat()), "b", i, g.Schema, false)
 		if err != nil {
 			return nil, err
 		}
 		res.Notes = append(res.Notes, notes...)
-		after, _, err := side(repLabel("after", i, g.repeat()), "a", i, append(append([]File{}, g.Schema...), g.Migration...))
+		after, _, err := side(repLabel("after", i, g.repeat()), "a", i, append(append([]File{}, g.Schema...), g.Migration...), i == 0)
 		if err != nil {
 			return nil, err
 		}
 		befores, afters = append(befores, before), append(afters, after)
+	}
+	if res.Migration != nil {
+		res.Notes = append(res.Notes, migrationNote(res.Migration))
 	}
 	res.Notes = append(res.Notes, fmt.Sprintf("before: the command on a copy of %s%s; after: the same command on another copy with the migration (%s) applied; %s; --clone: %s",
 		c.Template, withSchema(g.Schema), paths(g.Migration), perOpNote(afters[0]), c.cost()))

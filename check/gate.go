@@ -256,6 +256,11 @@ func short(s string) string {
 // own, and publishes the session's statistics so the DDL is not counted
 // inside the next window.
 func (g *Gate) applyPublished(ctx context.Context, win *measure.Window, files []File) error {
+	return g.applyOn(ctx, win, "", files)
+}
+
+// applyOn is applyPublished inside schema ("" for none).
+func (g *Gate) applyOn(ctx context.Context, win *measure.Window, schema string, files []File) error {
 	if len(files) == 0 {
 		return nil
 	}
@@ -264,7 +269,7 @@ func (g *Gate) applyPublished(ctx context.Context, win *measure.Window, files []
 		return err
 	}
 	defer conn.Close()
-	err = g.apply(ctx, conn, "", files)
+	err = g.apply(ctx, conn, schema, files)
 	if perr := win.EndSession(context.WithoutCancel(ctx), conn); perr != nil && err == nil {
 		err = perr
 	}
