@@ -75,11 +75,13 @@ func (w *Window) TakeSnapshot(ctx context.Context, o SnapshotOptions) (f *Snapsh
 			}
 		})
 	}
+	checkpointed := false
 	if o.Checkpoint {
 		if s, ok := w.Dialect.(dialects.Settler); ok {
 			for _, warn := range s.BeforeMeasure(ctx, w.DB, w.Server) {
 				if warn == dialects.AfterCheckpoint {
 					w.logf("note: %s", warn)
+					checkpointed = true
 					continue
 				}
 				w.logf("warning: %s", warn)
@@ -103,6 +105,7 @@ func (w *Window) TakeSnapshot(ctx context.Context, o SnapshotOptions) (f *Snapsh
 	}
 	f = NewSnapshotFile(snap, o.Where)
 	f.Instrumented = state
+	f.AfterCheckpoint = checkpointed // only when the CHECKPOINT ran, which BeforeMeasure says
 	return f, abandon, nil
 }
 

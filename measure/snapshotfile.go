@@ -35,6 +35,12 @@ type SnapshotFile struct {
 	// Instrumented is what `snapshot --enable-monitors` turned on and left
 	// on for the window, as the dialect's restore state; diff undoes it.
 	Instrumented string `json:"instrumented,omitempty"`
+	// AfterCheckpoint says `snapshot --checkpoint` ran a CHECKPOINT right
+	// before this reading, so a window starting here begins with every
+	// page's first change writing a full-page image: the diff states it
+	// beside the log bytes, as run and measure do. Absent in older files
+	// (and false): nothing is claimed that was not recorded.
+	AfterCheckpoint bool `json:"after_checkpoint,omitempty"`
 	// Nodes are the other nodes' readings taken with this one (snapshot
 	// --node), each labelled node1, node2, ... as diff reports them.
 	Nodes []*SnapshotFile `json:"nodes,omitempty"`
@@ -72,7 +78,8 @@ func (f *SnapshotFile) Bytes() ([]byte, error) {
 		Tool          result.Tool `json:"tool"`
 		Where         string      `json:"where,omitempty"`
 		Label         string      `json:"label,omitempty"`
-	}{f.Kind, f.SchemaVersion, f.Tool, f.Where, f.Label})
+		Checkpoint    bool        `json:"after_checkpoint,omitempty"`
+	}{f.Kind, f.SchemaVersion, f.Tool, f.Where, f.Label, f.AfterCheckpoint})
 	if err != nil {
 		return nil, err
 	}
@@ -192,8 +199,17 @@ func DiffSnapshots(ctx context.Context, in DiffInput) (*result.Result, error) {
 	}
 	st := workloads.Stats{Elapsed: a.TakenAt.Sub(b.TakenAt), Operations: map[string]int64{}}
 	run := BuildRun(label, delta, st, "")
+	if in.After.AfterCheckpoint {
+		warnings = append(warnings, in.After.Path+" was taken with --checkpoint: that CHECKPOINT ran inside the window, so its log (and the full-page images of the pages changed after it) are in the figures")
+	}
 	run.Warnings = append(append(warnings, run.Warnings...),
 		"elapsed is the time between the two snapshots; everything the server did in it is included (no settle, no CHECKPOINT unless the snapshots asked for one)")
+	if in.Before.AfterCheckpoint {
+		// The same statement, beside the log bytes with the window's
+		// full-page-image share, as run and measure give it.
+		run.Warnings = append(run.Warnings, dialects.AfterCheckpoint)
+		checkpointFact(run)
+	}
 	res.Workload = result.Workload{Name: "diff", Params: map[string]any{"before": filepath.Base(in.Before.Path), "after": filepath.Base(in.After.Path)}}
 	res.Notes = append(res.Notes, StatementNotes(run)...)
 	res.Runs = append(res.Runs, *run)

@@ -115,6 +115,8 @@ func decodeSnapshotFile(r io.Reader) (f *SnapshotFile, isResult bool, err error)
 			return keep(dec.Decode(&f.Where))
 		case "instrumented":
 			return keep(dec.Decode(&f.Instrumented))
+		case "after_checkpoint":
+			return keep(dec.Decode(&f.AfterCheckpoint))
 		case "snapshot":
 			s, err := decodeSnapshot(dec, keep)
 			f.Snapshot = s

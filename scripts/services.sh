@@ -46,7 +46,7 @@ if has postgres; then
     apt_install postgresql postgresql-contrib
   fi
   # pg_wait_sampling is the independent truth of the wait-share tests
-  # (measure/waitsampling_integration_test.go), preloaded on a throwaway 15.
+  # (collectors/postgres/waitsampling_integration_test.go), preloaded on a throwaway 15.
   if [ -x /usr/lib/postgresql/15/bin/postgres ] && [ ! -e /usr/lib/postgresql/15/lib/pg_wait_sampling.so ]; then
     apt_install postgresql-15-pg-wait-sampling
   fi

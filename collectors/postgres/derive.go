@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/writeamp/writeamp/collectors"
+	pg "github.com/writeamp/writeamp/dialects/postgres"
 	"github.com/writeamp/writeamp/result"
 )
 
@@ -60,7 +61,7 @@ func whyNotHOT(d *collectors.Delta, t collectors.Object, nonHOT float64, np resu
 	if !np.OK() || np.V() <= 0 {
 		return ""
 	}
-	moved := fmt.Sprintf("%s: %.0f of its %.0f non-HOT updates moved the row to another page: the new version did not fit on its page, which was full or whose dead versions other open transactions still needed (each such update added an entry to every index)", name, np.V(), nonHOT)
+	moved := fmt.Sprintf("%s: %.0f of its %.0f non-HOT updates moved the row to another page: the new version did not fit on its page, which was full or whose dead versions other open transactions still needed (each such update added an entry to every index)", name, np.V(), nonHOT) + samplerHeldHorizon(d)
 	switch samePage := nonHOT - np.V(); {
 	case known:
 		return moved + "; the updates change no indexed column, so free space on the page (a lower fillfactor) keeps them HOT"
@@ -69,6 +70,24 @@ func whyNotHOT(d *collectors.Delta, t collectors.Object, nonHOT float64, np resu
 	default:
 		return moved + "; if the updates change no indexed column, free space on the page (a lower fillfactor) keeps them HOT"
 	}
+}
+
+// samplerHeldHorizon names writeamp's own wait sampler among the holders of
+// the pruning horizon where it can be one: PostgreSQL 13 computes the
+// horizon over the whole cluster, so each pg_stat_activity reading's
+// snapshot, though taken in another database, keeps dead versions from
+// being pruned while it runs (measure's horizon test counts the updates it
+// moves). 14+ prune by the database's own horizon, and a window without
+// the sampler's readings has no such holder of writeamp's.
+func samplerHeldHorizon(d *collectors.Delta) string {
+	if pg.PerDatabaseHorizon(d.Server) {
+		return ""
+	}
+	n := d.Get(key(collectors.DB, "", result.WaitSamples))
+	if !n.OK() || n.V() <= 0 || !strings.HasPrefix(n.Source, "pg_stat_activity") {
+		return ""
+	}
+	return fmt.Sprintf("; on PostgreSQL 13 writeamp's wait sampler, which read pg_stat_activity %.0f times in this window, is one possible holder: each reading's snapshot, though taken in another database, holds back the cluster-wide pruning horizon while it runs; --waits=false avoids it", n.V())
 }
 
 // updatedIndexColumns reports whether the window's UPDATE statements are

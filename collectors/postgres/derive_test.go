@@ -119,3 +119,35 @@ func TestWhyNotHOTAdvisesFillfactorOnlyWhereItHelps(t *testing.T) {
 		t.Error("indexUses must match whole column words in expressions and predicates only")
 	}
 }
+
+// On PostgreSQL 13 an update moved off its page may have been writeamp's own
+// doing (its wait sampler's snapshots hold the cluster's horizon): the
+// warning says so, and how to avoid it, only there and only when the
+// sampler read pg_stat_activity in the window.
+func TestMovedUpdatesNameTheSamplerOn13(t *testing.T) {
+	t.Parallel()
+	warning := func(version int, samples float64, source string) string {
+		d := delta(map[string]float64{"table:s.t:rows_updated": 100, "table:s.t:hot_updates": 99, "table:s.t:newpage_updates": 1},
+			collectors.Object{Level: collectors.Table, Schema: "s", Name: "t"})
+		d.Server.VersionNum = version
+		if source != "" {
+			d.Values[key(collectors.DB, "", result.WaitSamples)] = result.New(samples, result.Approx, source)
+		}
+		DeriveTables(d)
+		return strings.Join(d.WarningTexts(), "\n")
+	}
+	const clause = "on PostgreSQL 13 writeamp's wait sampler, which read pg_stat_activity 42 times in this window, is one possible holder"
+	if w := warning(130023, 42, "pg_stat_activity.wait_event_type/wait_event: 42 samples"); !strings.Contains(w, "other open transactions still needed") ||
+		!strings.Contains(w, clause) || !strings.Contains(w, "--waits=false avoids it") {
+		t.Errorf("13 with the sampler: %q", w)
+	}
+	for _, c := range []struct {
+		version int
+		n       float64
+		src     string
+	}{{150018, 42, "pg_stat_activity.wait_event_type/wait_event"}, {130023, 0, ""}, {130023, 0, "pg_stat_activity.wait_event_type/wait_event"}} {
+		if w := warning(c.version, c.n, c.src); !strings.Contains(w, "moved the row to another page") || strings.Contains(w, "wait sampler") {
+			t.Errorf("%d, %v samples from %q: %q", c.version, c.n, c.src, w)
+		}
+	}
+}

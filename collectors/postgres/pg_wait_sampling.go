@@ -38,7 +38,8 @@ type profileSource struct {
 
 // openProfile probes for pg_wait_sampling and reads the window's "before"
 // profile. It never fails: what it cannot do is the reason the figures stay
-// pg_stat_activity's, said in their note only when the extension exists.
+// pg_stat_activity's, said in their note only when the extension exists on
+// the server (its library loaded, or created where the sampler reads).
 func openProfile(ctx context.Context, conn *sql.Conn, s dialects.Server) *profileSource {
 	p := &profileSource{conn: conn}
 	probe, err := queries.Get(pg.Name, "pg_wait_sampling_probe", s.VersionNum)
@@ -50,12 +51,20 @@ func openProfile(ctx context.Context, conn *sql.Conn, s dialects.Server) *profil
 		return p
 	}
 	var present bool
-	var perPid string
-	if err := conn.QueryRowContext(ctx, probe).Scan(&present, &p.version, &p.period, &perPid); err != nil {
+	var perPid, here string
+	if err := conn.QueryRowContext(ctx, probe).Scan(&present, &p.version, &p.period, &perPid, &here); err != nil {
 		p.unavailable = err.Error()
 		return p
 	}
 	switch {
+	case !present && p.period != "":
+		// Its settings exist only where the library is loaded, so the
+		// server has a profile; the view is missing only because CREATE
+		// EXTENSION ran elsewhere (typically in the measured database,
+		// which the sampler avoids). Falling back silently would hide that
+		// the better source is one statement away.
+		p.why = fmt.Sprintf("pg_wait_sampling is loaded (shared_preload_libraries) but not created in %s, the database the wait sampler reads from (not the measured %s, whose snapshots it must not hold): the shares are pg_stat_activity's; CREATE EXTENSION pg_wait_sampling in %s makes its profile the source", here, s.Database, here)
+		return p
 	case !present:
 		p.unavailable = "pg_wait_sampling is not created in the sampler's database"
 		return p

@@ -1,11 +1,19 @@
 package postgres
 
 import (
+	"context"
+	"database/sql/driver"
 	"math"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/DATA-DOG/go-sqlmock"
 
 	"github.com/writeamp/writeamp/collectors"
+	"github.com/writeamp/writeamp/dialects"
+	pg "github.com/writeamp/writeamp/dialects/postgres"
+	"github.com/writeamp/writeamp/internal/mocksql"
 	"github.com/writeamp/writeamp/result"
 )
 
@@ -116,5 +124,54 @@ func TestProcArrayShareIsLabelled(t *testing.T) {
 		if labelled != strings.HasSuffix(c.Metric, "LWLock.ProcArray") {
 			t.Errorf("%s: note %q", c.Metric, c.Note)
 		}
+	}
+}
+
+// probeProfile runs openProfile against a probe answering row.
+func probeProfile(t *testing.T, row ...driver.Value) *profileSource {
+	t.Helper()
+	s := dialects.Server{Dialect: pg.Name, VersionNum: 150000, Database: "app"}
+	db, mock := mocksql.New(t)
+	mock.ExpectQuery(mocksql.SQL(t, pg.Name, "pg_wait_sampling_probe", s.VersionNum)).WillReturnRows(
+		sqlmock.NewRows([]string{"present", "version", "period", "pid", "db"}).AddRow(row...))
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	return openProfile(context.Background(), conn, s)
+}
+
+// pg_wait_sampling preloaded (its settings exist) but created only in the
+// measured database: the sampler, in postgres, cannot see its profile, and
+// every figure of the fallback says so and how to fix it. Neither loaded
+// nor created stays silent: there is nothing better to point to.
+func TestProfileLoadedButNotCreatedIsSaid(t *testing.T) {
+	t.Parallel()
+	p := probeProfile(t, false, "", "10", "on", "postgres")
+	if p.usable() || !strings.Contains(p.why, "loaded (shared_preload_libraries) but not created in postgres") ||
+		!strings.Contains(p.why, "not the measured app") || !strings.Contains(p.why, "CREATE EXTENSION pg_wait_sampling in postgres") {
+		t.Fatalf("loaded, not created: usable %v, why %q, unavailable %q", p.usable(), p.why, p.unavailable)
+	}
+	// Through the sampler's Stop: pg_stat_activity's shares carry the note.
+	ctx := context.Background()
+	read := func(context.Context) ([]collectors.SessionState, error) {
+		return []collectors.SessionState{{Class: "IO", Event: "WALSync"}}, nil
+	}
+	a := &activitySampling{ctx: ctx, prof: p, close: func() {},
+		shares: collectors.StartShares(ctx, time.Millisecond, "pg_stat_activity", read, nil)}
+	time.Sleep(20 * time.Millisecond)
+	cs, err := a.Stop()
+	if err != nil || len(cs) == 0 {
+		t.Fatalf("Stop: %v %v", cs, err)
+	}
+	for _, c := range cs {
+		if !strings.Contains(c.Note, "not created in postgres") || strings.HasPrefix(c.Source, "pg_wait_sampling") {
+			t.Errorf("%s: source %q note %q", c.Metric, c.Source, c.Note)
+		}
+	}
+
+	if p := probeProfile(t, false, "", "", "", "postgres"); p.why != "" || p.unavailable == "" {
+		t.Errorf("not on the server at all: why %q (want none), unavailable %q", p.why, p.unavailable)
 	}
 }

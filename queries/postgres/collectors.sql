@@ -332,11 +332,13 @@ WHERE datname = $3 AND pid <> pg_backend_pid() AND state = 'active'
 -- settings read '' when the library is not loaded. Nothing is read from its
 -- shared memory here: a created but not preloaded extension fails only when
 -- its profile is read, and the sampler then falls back to pg_stat_activity.
+-- The database is named in the note of a library loaded but not created here.
 -- https://github.com/postgrespro/pg_wait_sampling (README: views, GUCs)
 SELECT to_regclass('pg_wait_sampling_profile') IS NOT NULL,
        coalesce((SELECT extversion FROM pg_extension WHERE extname = 'pg_wait_sampling'), ''),
        coalesce(current_setting('pg_wait_sampling.profile_period', true), ''),
-       coalesce(current_setting('pg_wait_sampling.profile_pid', true), '')
+       coalesce(current_setting('pg_wait_sampling.profile_pid', true), ''),
+       current_database()
 
 -- name: pg_wait_sampling_profile
 -- pg_wait_sampling's cumulative profile: samples per pid and wait event,
