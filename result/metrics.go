@@ -105,7 +105,10 @@ var (
 	BufferBusyWaits     = def(Info{Name: "buffer_busy_waits", Levels: tbIx, Unit: Count, Label: "buffer busy waits", Better: Lower})
 	Checkpoints         = def(Info{Name: "checkpoints", Levels: db, Unit: Count, Label: "checkpoints", Better: Neither})
 	CommitStatements    = def(Info{Name: "commit_statements", Levels: db, Unit: Count, Label: "commit statements", Better: Neither})
-	Deadlocks           = def(Info{Name: "deadlocks", Levels: db, Unit: Count, Label: "deadlocks", Better: Lower, Show: WhenNonZero})
+	// Sorts and hashes that spilled to temporary files: an index build
+	// larger than its memory writes there, not to the WAL.
+	TempBytes = def(Info{Name: "temp_bytes", Levels: db, Unit: Bytes, Label: "temporary file bytes", Better: Lower, Show: WhenNonZero})
+	Deadlocks = def(Info{Name: "deadlocks", Levels: db, Unit: Count, Label: "deadlocks", Better: Lower, Show: WhenNonZero})
 	// InnoDB's change buffer (MySQL, MariaDB before 11.0): changes to cold
 	// non-unique secondary-index pages merged in the window, and how much the
 	// buffer grew. Merges are work deferred from earlier, not a cost or a gain.

@@ -32,7 +32,7 @@ func TestMissingBlockIsAMissingNotAPanic(t *testing.T) {
 	mock.ExpectExec("ROLLBACK TO SAVEPOINT w").WillReturnResult(sqlmock.NewResult(0, 0))
 	mock.ExpectExec("SAVEPOINT w").WillReturnResult(sqlmock.NewResult(0, 0))
 	mock.ExpectQuery(mocksql.SQL(t, pg.Name, "pg_stat_database", s.VersionNum)).WillReturnRows(
-		mock.NewRows([]string{"xact_commit", "xact_rollback", "deadlocks", "stats_reset"}).AddRow(int64(12), int64(1), int64(0), "2026-12-01 00:00:00+00"))
+		mock.NewRows([]string{"xact_commit", "xact_rollback", "deadlocks", "temp_bytes", "stats_reset"}).AddRow(int64(12), int64(1), int64(0), int64(0), "2026-12-01 00:00:00+00"))
 	mock.ExpectRollback()
 
 	snap, err := set.Take(t.Context(), db, s, collectors.Scope{})

@@ -65,7 +65,7 @@ func TestPgStatDatabaseScan(t *testing.T) {
 	t.Parallel()
 	db, m := mocksql.New(t)
 	text, _ := queries.Get(pg.Name, "pg_stat_database", 150020)
-	m.ExpectQuery(text).WillReturnRows(sqlmock.NewRows([]string{"xact_commit", "xact_rollback", "deadlocks", "coalesce"}).AddRow(int64(1502), int64(3), int64(0), ""))
+	m.ExpectQuery(text).WillReturnRows(sqlmock.NewRows([]string{"xact_commit", "xact_rollback", "deadlocks", "temp_bytes", "coalesce"}).AddRow(int64(1502), int64(3), int64(0), int64(8192), ""))
 	cs, err := PgStatDatabase{}.Collect(context.Background(), db, pgServer(150020), collectors.Scope{})
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +77,7 @@ func TestPgStatDatabaseScan(t *testing.T) {
 			t.Errorf("%s reset %q", c.Metric, c.Reset)
 		}
 	}
-	if got[result.TransactionsCommitted.Name] != 1502 || got[result.TransactionsRolledBack.Name] != 3 || got[result.Deadlocks.Name] != 0 || len(cs) != 3 {
+	if got[result.TransactionsCommitted.Name] != 1502 || got[result.TransactionsRolledBack.Name] != 3 || got[result.Deadlocks.Name] != 0 || got[result.TempBytes.Name] != 8192 || len(cs) != 4 {
 		t.Errorf("%+v", cs)
 	}
 }

@@ -118,7 +118,10 @@ SELECT coalesce(sum(writes), 0)::bigint, coalesce(sum(writes) FILTER (WHERE back
 FROM pg_stat_io WHERE object = 'relation' AND context <> 'bulkread'
 
 -- name: pg_stat_database
-SELECT xact_commit, xact_rollback, deadlocks, coalesce(stats_reset::text, '')
+-- temp_bytes: what sorts and hashes spilled to temporary files (a CREATE
+-- INDEX larger than maintenance_work_mem writes its sort there).
+-- https://www.postgresql.org/docs/current/monitoring-stats.html#MONITORING-PG-STAT-DATABASE-VIEW
+SELECT xact_commit, xact_rollback, deadlocks, temp_bytes, coalesce(stats_reset::text, '')
 FROM pg_stat_database WHERE datname = current_database()
 
 -- name: pg_walinspect
