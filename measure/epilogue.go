@@ -36,7 +36,8 @@ func (e *Experiment) epilogue(ctx context.Context, run *result.Run, sc collector
 	span.Label = "variant " + run.Variant + ", " + ep.Prefix + "window"
 	runner := workloads.Runner{Target: win.Target, Concurrency: 1, NoPipeline: e.NoPipeline}
 	st, runErr := runner.Run(ctx, ep.Ops)
-	delta, err := span.End(ctx, AwaitRows(writes(e.Workload, st, sc), 10*time.Second))
+	wr := writes(e.Workload, st, sc)
+	delta, err := span.End(ctx, AwaitRows(wr, 10*time.Second))
 	if runErr != nil {
 		return runErr
 	}
@@ -48,6 +49,11 @@ func (e *Experiment) epilogue(ctx context.Context, run *result.Run, sc collector
 			m.Source = ep.Prefix + "window: " + m.Source
 			putMetric(run, k.Level, k.Object, name, m)
 		}
+	}
+	// The job's total rows are held to what its statements changed, and
+	// summed from the tables where the server has no database-wide count.
+	for name, m := range epilogueRows(delta, wr, ep.Metrics, ep.Prefix) {
+		run.Database[name] = m
 	}
 	for _, m := range delta.Missing {
 		// What the run's own window already lacks, the run says once.
