@@ -61,7 +61,7 @@ func TestCleanDropsCopiesOfAKilledCheck(t *testing.T) {
 		}
 	})
 	notOurs := "writeamp_ck_00000000_b1"
-	if _, err := admin.Exec("create database " + notOurs); err != nil {
+	if _, err := admin.Exec("create database " + notOurs + " template template0"); err != nil {
 		t.Fatal(err)
 	}
 
@@ -134,7 +134,7 @@ func TestCleanKeepsCopiesOfALockedRun(t *testing.T) {
 	admin := pgAdmin(t)
 	const name = "writeamp_ck_0badc0de_a1"
 	admin.Exec("drop database if exists " + name)
-	if _, err := admin.Exec("create database " + name); err != nil {
+	if _, err := admin.Exec("create database " + name + " template template0"); err != nil {
 		t.Fatal(err)
 	}
 	defer admin.Exec("drop database if exists " + name)

@@ -31,8 +31,9 @@ func (PgStatActivity) Supports(dialects.Server) error { return nil }
 // snapshot would keep the workload's dead row versions for its few
 // milliseconds, and an update that finds its page full while one is held
 // cannot prune and is not HOT. "postgres" is the usual other database;
-// when it is the measured one, template1 (nothing is created or written
-// there; a CREATE DATABASE from template1 waits while it is connected).
+// when it is the measured one, template1: nothing is created or written
+// there, but a CREATE DATABASE from template1 (the default template)
+// fails, after 5 s, while the sampler is connected (the README says so).
 // When neither accepts the login, it returns nil: the measured pool, and a
 // note that says what that costs.
 func (PgStatActivity) OpenSampler(ctx context.Context, db *sql.DB, s dialects.Server) (*sql.DB, string, error) {

@@ -158,7 +158,10 @@ func scratch(t *testing.T) string {
 	if _, err := db.Exec("DROP DATABASE IF EXISTS " + name); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
+	// TEMPLATE template0: a writeamp measuring the postgres database of this
+	// shared server samples pg_stat_activity from template1, and CREATE
+	// DATABASE from a template others are connected to fails (README, Waits).
+	if _, err := db.Exec("CREATE DATABASE " + name + " TEMPLATE template0"); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
