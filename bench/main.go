@@ -8,7 +8,6 @@ package main
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -17,7 +16,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/jedib0t/go-pretty/v6/table"
@@ -36,7 +34,7 @@ var (
 	indexes = flag.Int("indexes", 10000, "indexes for the snapshot-cost row")
 	walRows = flag.Int("wal-rows", 200000, "rows inserted for the WAL read-rate rows")
 	quick   = flag.Bool("quick", false, "smaller sizes (for a smoke run)")
-	only    = flag.String("only", "", "run only one group of rows: sampler (the interval and wait samplers' cost), xacts (the per-operation transaction-id read)")
+	only    = flag.String("only", "", "run only one group of rows: updates (driver vs pgbench), wal (WAL read rates), snapshot, sampler (the interval and wait samplers' cost), xacts (the per-operation transaction-id read), ab (the A/B run vs pgbench on its statement mix), memory (run's peak RSS at 10x the logins), diff (writeamp diff vs jq at 1k/10k/50k indexes)")
 	rowsOut [][]string
 )
 
@@ -64,44 +62,63 @@ func main() {
 	t.SetOutputMirror(os.Stdout)
 	t.SetStyle(table.StyleLight)
 	t.AppendHeader(table.Row{"what", "writeamp", "peer", "ratio", "target", "met"})
-	if *only == "xacts" {
-		xactRows(ctx, t, db, srv)
-		t.Render()
-		t.exit()
+	// Each group can run alone (-only): a full bench takes most of an hour.
+	groups := []struct {
+		name string
+		rows func()
+	}{
+		{"updates", func() { updateRows(ctx, t, db, srv) }},
+		{"wal", func() { walRateRows(ctx, t, db, srv) }},
+		{"snapshot", func() { snapshotRow(ctx, t, db, srv) }},
+		{"sampler", func() { samplerRows(ctx, t, db, srv) }},
+		{"xacts", func() { xactRows(ctx, t, db, srv) }},
+		{"ab", func() { abRows(ctx, t, db, srv) }},
+		{"memory", func() { memoryRow(t) }},
+		{"diff", func() { diffRows(t, db) }},
 	}
-	if *only == "sampler" {
-		samplerRows(ctx, t, db, srv)
-		t.Render()
-		t.exit()
+	var names []string
+	ran := false
+	for _, g := range groups {
+		names = append(names, g.name)
+		if *only == "" || *only == g.name {
+			g.rows()
+			ran = true
+		}
 	}
+	if !ran {
+		fatal("-only: unknown group " + *only + " (known: " + strings.Join(names, ", ") + ")")
+	}
+	t.Render()
+	fmt.Println("\nratio = writeamp / peer, both measured in this run on the same server; met = the ratio within the target.")
+	t.exit()
+}
+
+// updateRows are the driver's single-row UPDATE rate against pgbench's.
+func updateRows(ctx context.Context, t *progressTable, db *sql.DB, srv dialects.Server) {
 	for _, c := range []int{1, 2, 4} {
 		wa, pgb := driverVsPgbench(ctx, db, srv, c)
 		t.AppendRow(table.Row{fmt.Sprintf("single-row UPDATE rate, concurrency %d", c), fmt.Sprintf("%.0f/s", wa), fmt.Sprintf("pgbench %.0f/s", pgb), fmt.Sprintf("%.2f", wa/pgb), ">= 0.90"})
 	}
-	if n, d, err := walReadRate(ctx, db, srv, *walRows); err != nil {
+}
+
+// walRateRows are the WAL read rates against pg_waldump (bench/wal.go).
+func walRateRows(ctx context.Context, t *progressTable, db *sql.DB, srv dialects.Server) {
+	n, d, err := walReadRate(ctx, db, srv, *walRows)
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench: WAL read rate not measured: "+err.Error())
-	} else {
-		rate := func(d time.Duration) string { return fmt.Sprintf("%.0f k records/s", float64(n)/d.Seconds()/1000) }
-		for i, what := range []string{"decoder, segments read from the data directory", "decoder, segments read with pg_read_binary_file", "pg_walinspect (logins granted only its functions)"} {
-			target := []string{"<= 1.5 (time)", "<= 3 (time)", "<= 2 (time)"}[i]
-			t.AppendRow(table.Row{fmt.Sprintf("window's WAL read (%d records): %s", n, what), rate(d[i]), "pg_waldump --stats=record " + rate(d[3]), fmt.Sprintf("%.2f", d[i].Seconds()/d[3].Seconds()), target})
-		}
+		return
 	}
+	rate := func(d time.Duration) string { return fmt.Sprintf("%.0f k records/s", float64(n)/d.Seconds()/1000) }
+	for i, what := range []string{"decoder, segments read from the data directory", "decoder, segments read with pg_read_binary_file", "pg_walinspect (logins granted only its functions)"} {
+		target := []string{"<= 1.5 (time)", "<= 3 (time)", "<= 2 (time)"}[i]
+		t.AppendRow(table.Row{fmt.Sprintf("window's WAL read (%d records): %s", n, what), rate(d[i]), "pg_waldump --stats=record " + rate(d[3]), fmt.Sprintf("%.2f", d[i].Seconds()/d[3].Seconds()), target})
+	}
+}
+
+// snapshotRow is the snapshot command's cost at n/10 and n indexes.
+func snapshotRow(ctx context.Context, t *progressTable, db *sql.DB, srv dialects.Server) {
 	small, large := snapshotCost(ctx, db, srv)
 	t.AppendRow(table.Row{fmt.Sprintf("writeamp snapshot -o FILE (the command, its file written), %d vs %d indexes", *indexes, *indexes/10), fmt.Sprintf("%.0f ms", large.Seconds()*1000), fmt.Sprintf("%.0f ms", small.Seconds()*1000), fmt.Sprintf("%.1f", large.Seconds()/small.Seconds()), "<= 13 (linear: 10x)"})
-	samplerRows(ctx, t, db, srv)
-	xactRows(ctx, t, db, srv)
-	base := 1500
-	if *quick {
-		base = 300
-	}
-	e2e, pgbE2E, stmts, rss1 := endToEnd(*dsn, base)
-	t.AppendRow(table.Row{fmt.Sprintf("A/B run (%d logins, both variants) vs pgbench, same DML count", base), fmt.Sprintf("%.1f s", e2e), fmt.Sprintf("pgbench %d stmts %.1f s", stmts, pgbE2E), fmt.Sprintf("%.2f", e2e/pgbE2E), "<= 1.2"})
-	_, _, _, rss10 := endToEnd(*dsn, 10*base)
-	t.AppendRow(table.Row{fmt.Sprintf("peak memory, %d vs %d logins", 10*base, base), fmt.Sprintf("%d MiB", rss10>>10), fmt.Sprintf("%d MiB", rss1>>10), fmt.Sprintf("%.2f", float64(rss10)/float64(rss1)), "<= 1.2 (flat)"})
-	t.Render()
-	fmt.Println("\nratio = writeamp / peer, both measured in this run on the same server.")
-	t.exit()
 }
 
 // samplerRows are the interval sampler's cost (bench/timeline.go).
@@ -283,60 +300,4 @@ func snapshotCost(ctx context.Context, db *sql.DB, s dialects.Server) (time.Dura
 	small := measure()
 	create(*indexes/100, *indexes/10)
 	return small, measure()
-}
-
-// endToEnd runs the default A/B at concurrency 1 and pgbench with as many
-// single-row DML statements (2 per login, logout and refresh that updates,
-// per variant; a refresh in the login's second updates nothing), and reports
-// writeamp's peak RSS.
-func endToEnd(dsn string, logins int) (float64, float64, int, int64) {
-	out := filepath.Join(os.TempDir(), "writeamp-bench-run.json")
-	defer os.Remove(out)
-	cmd := exec.Command(*binary, "run", "-q", "--dsn", dsn, "--concurrency", "1", "--logins", strconv.Itoa(logins), "--format", "json", "-o", out)
-	t0 := time.Now()
-	if b, err := cmd.CombinedOutput(); err != nil {
-		fatal(fmt.Sprintf("writeamp run: %v\n%s", err, b))
-	}
-	secs := time.Since(t0).Seconds()
-	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss // KiB on Linux
-	var r struct {
-		Runs []struct {
-			Operations map[string]int `json:"operations"`
-			Tables     []struct {
-				Name    string `json:"name"`
-				Metrics map[string]struct {
-					Value float64 `json:"value"`
-				} `json:"metrics"`
-			} `json:"tables"`
-		} `json:"runs"`
-	}
-	data, _ := os.ReadFile(out)
-	if err := json.Unmarshal(data, &r); err != nil || len(r.Runs) == 0 {
-		fatal("cannot read the run's result")
-	}
-	ops, updates := r.Runs[0].Operations, 0
-	for _, t := range r.Runs[0].Tables {
-		if t.Name == "offline_user_session" {
-			updates = int(t.Metrics["rows_updated"].Value)
-		}
-	}
-	n := 2 * (2*ops["logins"] + 2*updates + 2*ops["logouts"])
-	if rssOnly := logins > 5000; rssOnly {
-		return secs, 0, n, rss
-	}
-	db, err := sql.Open("pgx", dsn)
-	if err != nil {
-		fatal(err.Error())
-	}
-	defer db.Close()
-	mustExec(db, `DROP TABLE IF EXISTS writeamp_bench_e`)
-	mustExec(db, `CREATE TABLE writeamp_bench_e (id int PRIMARY KEY, v int, d text)`)
-	mustExec(db, `INSERT INTO writeamp_bench_e SELECT g, 0, repeat('x', 300) FROM generate_series(1, 2000) g`)
-	defer mustExec(db, `DROP TABLE IF EXISTS writeamp_bench_e`)
-	script := filepath.Join(os.TempDir(), "writeamp-bench-e.sql")
-	os.WriteFile(script, []byte("\\set id random(1, 2000)\nUPDATE writeamp_bench_e SET v = v + 1 WHERE id = :id;\n"), 0o644)
-	defer os.Remove(script)
-	p0 := time.Now()
-	run("pgbench", "-n", "-c", "1", "-t", strconv.Itoa(n), "-f", script, dsn)
-	return secs, time.Since(p0).Seconds(), n, rss
 }
