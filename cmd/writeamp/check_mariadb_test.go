@@ -52,7 +52,11 @@ const perRowUnit = "% of log_bytes per row written"
 func TestCheckOnMariaDB(t *testing.T) {
 	t.Parallel()
 	client := testenv.Tool(t, "mariadb", "mysql")
-	db, _ := mysqltest.Open(t)
+	// A server of its own: the test runs a dozen checks (about 100 s) and
+	// would hold the shared server, and every MariaDB test queued behind it,
+	// for all of them.
+	base := mysqltest.Private(t)
+	db, _ := mysqltest.OpenDSN(t, base)
 	name := mysqltest.TempDatabase(t, db)
 	mysqltest.Exec(t, db, "CREATE TABLE "+name+".jobs (id int PRIMARY KEY, state varchar(20), touched int, KEY (state)) ENGINE=InnoDB",
 		"INSERT INTO "+name+".jobs SELECT seq, 'new', 0 FROM seq_1_to_2000",
@@ -77,7 +81,7 @@ func TestCheckOnMariaDB(t *testing.T) {
 	if perfSchema == 1 {
 		perCommand = append(perCommand, "UPDATE performance_schema.setup_instruments SET ENABLED = 'NO' WHERE NAME = 'wait/io/table/sql/handler'")
 	}
-	dsn := mariaDSN(t, name)
+	dsn := mariaDSNOf(t, base, name)
 	dir := t.TempDir()
 	up := write(t, dir, "up.sql", "create index jobs_touched on jobs(touched);")
 	var work strings.Builder

@@ -20,7 +20,13 @@ import (
 // mariaDSN is the test server's DSN with another database in the path.
 func mariaDSN(t *testing.T, database string) string {
 	t.Helper()
-	u, err := url.Parse(mysqltest.DSN(t))
+	return mariaDSNOf(t, mysqltest.DSN(t), database)
+}
+
+// mariaDSNOf is base (a URL DSN) naming database.
+func mariaDSNOf(t *testing.T, base, database string) string {
+	t.Helper()
+	u, err := url.Parse(base)
 	if err != nil || u.Scheme == "" {
 		t.Fatalf("%s must be a URL for this test", mysqltest.EnvDSN)
 	}
