@@ -142,18 +142,8 @@ func migrationNote(r *result.Run) string {
 // rowsWritten sums the tables' row counters of the migration's window: the
 // rows a backfill UPDATE or a data migration wrote.
 func rowsWritten(r *result.Run) (float64, result.Exactness, bool) {
-	var n float64
-	e, ok := result.Exact, false
-	for _, t := range r.Tables {
-		for _, m := range []*result.Info{result.RowsInserted, result.RowsUpdated, result.RowsDeleted} {
-			if v, has := t.Metrics[m.Name]; has && v.OK() {
-				n += v.V()
-				e = result.Weaker(e, v.Exactness)
-				ok = true
-			}
-		}
-	}
-	return n, e, ok
+	s := r.TableRows()
+	return s.N, s.Exactness, s.Counted > 0
 }
 
 // lockWaits says what the window saw of lock waits: the server's lock wait

@@ -41,42 +41,13 @@ func reconcileRows(view, column string, sum float64, sumEx result.Exactness, sec
 // run's tables (rows_written where the server counts only their sum), with
 // the weakest exactness of the figures summed.
 func inScopeRows(run *result.Run) (result.Metric, bool) {
-	var n float64
-	ex := result.Exact
-	sources := map[string]bool{}
-	var first string
-	for _, t := range run.Tables {
-		var got []result.Metric
-		for _, name := range result.RowMetrics {
-			if m, has := t.Metrics[name]; has && m.OK() {
-				got = append(got, m)
-			}
-		}
-		if len(got) == 0 {
-			if m, has := t.Metrics[result.RowsWritten.Name]; has && m.OK() {
-				got = append(got, m)
-			}
-		}
-		if len(got) == 0 {
-			return result.Metric{}, false
-		}
-		for _, m := range got {
-			n += m.V()
-			ex = result.Weaker(ex, m.Exactness)
-			if !sources[m.Source] {
-				sources[m.Source] = true
-				if first == "" {
-					first = m.Source
-				}
-			}
-		}
-	}
-	if len(run.Tables) == 0 {
+	s := run.TableRows()
+	if s.Uncounted > 0 || s.Counted == 0 {
 		return result.Metric{}, false
 	}
 	src := "rows inserted + updated + deleted of the tables in scope"
-	if first != "" {
-		src += " (" + first + ")"
+	if s.Source != "" {
+		src += " (" + s.Source + ")"
 	}
-	return result.Metric{Value: &n, Exactness: ex, Source: src}, true
+	return result.Metric{Value: &s.N, Exactness: s.Exactness, Source: src}, true
 }

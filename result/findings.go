@@ -57,22 +57,49 @@ type Change struct {
 // tables (rows_written where a server counts only their sum); false when no
 // table has those counters.
 func (r *Run) TableRowsChanged() (float64, bool) {
-	var n float64
-	ok := false
+	s := r.TableRows()
+	return s.N, s.Counted > 0
+}
+
+// RowsSum is TableRows' sum: N over the Counted tables that had row
+// counters, the weakest Exactness of its parts and the first part's Source;
+// Uncounted tables had none (a caller that needs every table's rows, to take
+// a remainder, refuses then rather than give a partial total).
+type RowsSum struct {
+	N                  float64
+	Exactness          Exactness
+	Source             string
+	Counted, Uncounted int
+}
+
+// TableRows sums the rows inserted, updated and deleted in the run's tables
+// (rows_written where a server counts only their sum).
+func (r *Run) TableRows() RowsSum {
+	s := RowsSum{Exactness: Exact}
 	for _, t := range r.Tables {
-		split := false
+		var got []Metric
 		for _, m := range RowMetrics {
 			if v, has := t.Metrics[m]; has && v.OK() {
-				n += v.V()
-				ok, split = true, true
+				got = append(got, v)
 			}
 		}
-		if v, has := t.Metrics["rows_written"]; has && v.OK() && !split {
-			n += v.V()
-			ok = true
+		if v, has := t.Metrics[RowsWritten.Name]; has && v.OK() && len(got) == 0 {
+			got = append(got, v)
+		}
+		if len(got) == 0 {
+			s.Uncounted++
+			continue
+		}
+		s.Counted++
+		for _, v := range got {
+			s.N += v.V()
+			s.Exactness = Weaker(s.Exactness, v.Exactness)
+			if s.Source == "" {
+				s.Source = v.Source
+			}
 		}
 	}
-	return n, ok
+	return s
 }
 
 // ServerRowsChanged is the same sum over the database-wide row counters,
