@@ -169,7 +169,10 @@ func syncStandby(t *testing.T, srv *pgmatrix.Server, pdb *sql.DB) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	stmts := make([]string, 300)
+	// Enough commits that the wait sampler, which reads at most 1/60 of
+	// the time, sees some of them waiting: with 300 (well under a second of
+	// work) a run once had no sample in IPC.SyncRep at all.
+	stmts := make([]string, 2000)
 	for i := range stmts {
 		stmts[i] = `UPDATE rp.t SET v = v + 1 WHERE id = 1`
 	}
