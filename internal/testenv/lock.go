@@ -64,7 +64,13 @@ func hold(t testing.TB, envVar, dsn string) {
 	unlock := func() {}
 	// Released in every case, a failed flock (t.Fatal) included: else
 	// every later test of this process would wait on s for good.
+	var got time.Time
 	t.Cleanup(func() {
+		// The shared servers' queue is the suite's longest path: each test's
+		// hold, summed from make test's log, says which tests make it.
+		if !got.IsZero() {
+			t.Logf("held the server of %s for %.1fs", envVar, time.Since(got).Seconds())
+		}
 		mu.Lock()
 		s.holder = ""
 		mu.Unlock()
@@ -72,7 +78,8 @@ func hold(t testing.TB, envVar, dsn string) {
 		s.Unlock()
 	})
 	unlock = flock(t, filepath.Join(lockDir, "writeamp-test-"+key+".lock"))
-	if w := time.Since(t0); w > time.Second {
+	got = time.Now()
+	if w := got.Sub(t0); w > time.Second {
 		// The test's time in go test -v includes this wait.
 		t.Logf("waited %.1fs for the server of %s", w.Seconds(), envVar)
 	}
