@@ -44,6 +44,11 @@ if [ $rc -ne 0 ]; then
 fi
 echo "slowest tests:"
 grep -E '^--- (PASS|FAIL): ' "$log" | sed -E 's/^--- (PASS|FAIL): ([^ ]+) \(([0-9.]+)s\)/\3 \2/' | sort -rn | head -15
+# The shared servers serve one test at a time: their summed holds are the
+# suite's floor, and the longest holders are where it can shrink.
+echo "shared servers' queue:"
+grep -oE 'held the server of [A-Z_]+ for [0-9.]+s' "$log" | awk '{ s[$5] += $7; n[$5]++ } END { for (k in s) printf "  %s: %d tests, %.0f s held\n", k, n[k], s[k] }'
+awk '/^=== (RUN|CONT|NAME|PAUSE) / { cur = $3; next } /held the server of/ { match($0, /for [0-9.]+s/); print substr($0, RSTART+4, RLENGTH-5), cur }' "$log" | sort -rn | head -8 | sed 's/^/  /'
 wait "$fuzzpid" || rc=1
 cat "$fuzzlog"; rm -f "$fuzzlog"
 pass=$(grep -cE '^\s*--- PASS' "$log")
