@@ -2,6 +2,7 @@ package capacity
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/writeamp/writeamp/result"
 )
@@ -15,7 +16,7 @@ func fpiAssumption(res *result.Result, shares string) string {
 	settings := checkpointSettings(res.Server.Settings)
 	switch res.Workload.Params["checkpoint"] {
 	case "steady":
-		return fmt.Sprintf("full-page images are taken from a steady-state window (--checkpoint steady: CHECKPOINT, warm-up, then the window without one; share of the log: %s): what a server writes between checkpoints once the pages it keeps changing are imaged; %s, with a checkpoint interval long next to the window", shares, settings)
+		return fmt.Sprintf("full-page images are taken from a steady-state window (--checkpoint steady: CHECKPOINT, warm-up%s, then the window without one; share of the log: %s): what a server writes between checkpoints once the pages it keeps changing are imaged; %s, with a checkpoint interval long next to the window", warmedUp(res), shares, settings)
 	case "none":
 		return fmt.Sprintf("full-page images are as measured in a window with no CHECKPOINT before it (--checkpoint none; share of the log: %s): they depend on when the server's last checkpoint ran; %s", shares, settings)
 	}
@@ -31,4 +32,29 @@ func checkpointSettings(set map[string]string) string {
 		return fmt.Sprintf("checkpoint_timeout %s and max_wal_size %s assumed (the measured server's, read when it was measured)", cp, wal)
 	}
 	return "the measured server's checkpoint_timeout and max_wal_size are unknown (the result does not record them; PostgreSQL's defaults are 5min and 1GB)"
+}
+
+// warmedUp says how long the warm-up ran when it repeated until the log
+// rate settled (--warmup-until-stable), and whether it did.
+func warmedUp(res *result.Result) string {
+	var parts []string
+	for _, r := range res.Runs {
+		m := r.Database[result.WarmupRounds.Name]
+		if !m.OK() {
+			continue
+		}
+		label := r.Variant
+		if r.Label != "" {
+			label = r.Label
+		}
+		settled := "settled"
+		if s := r.Database[result.WarmupSettled.Name]; s.OK() && s.V() == 0 {
+			settled = "not settled: the window is not yet the steady state"
+		}
+		parts = append(parts, fmt.Sprintf("%s %.0f rounds, %s", label, m.V(), settled))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " repeated until its log rate per operation settled (" + strings.Join(parts, "; ") + ")"
 }

@@ -32,3 +32,20 @@ func TestFPIAssumptionNamesTheRecordedSettings(t *testing.T) {
 		t.Errorf("half the settings: %s", got)
 	}
 }
+
+// A warm-up repeated until its log rate settled says so, per variant, and
+// one that did not settle says the window is not yet the steady state.
+func TestFPIAssumptionSaysHowTheWarmUpEnded(t *testing.T) {
+	res := &result.Result{Workload: result.Workload{Params: map[string]any{"checkpoint": "steady"}}, Runs: []result.Run{
+		{Variant: "baseline", Database: map[string]result.Metric{"warmup_rounds": result.New(3, result.Exact, ""), "warmup_settled": result.New(1, result.Exact, "")}},
+		{Variant: "coarse", Database: map[string]result.Metric{"warmup_rounds": result.New(20, result.Exact, ""), "warmup_settled": result.New(0, result.Exact, "")}},
+	}}
+	got := fpiAssumption(res, "baseline 1.0%, coarse 2.0%")
+	if !strings.Contains(got, "warm-up repeated until its log rate per operation settled (baseline 3 rounds, settled; coarse 20 rounds, not settled: the window is not yet the steady state)") {
+		t.Errorf("rounds: %s", got)
+	}
+	res.Runs = res.Runs[:0]
+	if got := fpiAssumption(res, "x"); strings.Contains(got, "repeated") {
+		t.Errorf("a fixed warm-up: %s", got)
+	}
+}

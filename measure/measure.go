@@ -188,7 +188,7 @@ func (e *Experiment) variant(ctx context.Context, v string, cleanupCtx func() (c
 		}
 	}()
 	sc := w.Scope()
-	restore, err := e.place(ctx, v, sc)
+	restore, wu, err := e.place(ctx, v, sc)
 	if err != nil {
 		return nil, phase("warm-up", err)
 	}
@@ -250,6 +250,7 @@ func (e *Experiment) variant(ctx context.Context, v string, cleanupCtx func() (c
 	}
 	run = BuildRun(v, delta, stats, w.Meta().MainOperation)
 	run.Writes = wr
+	wu.record(run)
 	// The nodes' windows end now, while the workload's objects still exist.
 	e.nodeRuns = nil
 	if len(e.Nodes) > 0 {

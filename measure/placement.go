@@ -2,7 +2,6 @@ package measure
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
@@ -13,16 +12,18 @@ import (
 // (workloads.WindowPlacer): "steady" checkpoints now, runs the warm-up and
 // opens the window without a CHECKPOINT; "none" runs the warm-up and opens
 // it without one; "before" (and workloads that do not choose) runs the
-// warm-up and lets the window CHECKPOINT as always. The returned func undoes
-// what it set on the window's server.
-func (e *Experiment) place(ctx context.Context, v string, sc collectors.Scope) (func(), error) {
+// warm-up and lets the window CHECKPOINT as always. A workload whose warm-up
+// repeats (workloads.RoundWarmer) runs rounds until the log rate settles.
+// The returned func undoes what it set on the window's server; the warm-up
+// is what the rounds did, for the run.
+func (e *Experiment) place(ctx context.Context, v string, sc collectors.Scope) (func(), *warmup, error) {
 	pl, ok := e.Workload.(workloads.WindowPlacer)
 	if !ok {
-		return func() {}, nil
+		return func() {}, nil, nil
 	}
 	cp, warm, err := pl.Placement()
 	if err != nil {
-		return func() {}, err
+		return func() {}, nil, err
 	}
 	win := e.Window
 	if cp == "steady" {
@@ -32,22 +33,28 @@ func (e *Experiment) place(ctx context.Context, v string, sc collectors.Scope) (
 			}
 		}
 	}
+	var wu *warmup
 	if warm != nil {
 		e.logf("variant %s: warming up outside the window", v)
-		st, err := workloads.Runner{Target: win.Target, Concurrency: e.Concurrency, NoPipeline: e.NoPipeline}.Run(ctx, warm)
-		if err != nil {
-			return func() {}, err
+		if rw, ok := e.Workload.(workloads.RoundWarmer); ok {
+			if rounds, tol := rw.WarmupRounds(); rounds > 0 {
+				if wu, err = e.warmUntilStable(ctx, v, rw, warm, rounds, tol); err != nil {
+					return func() {}, nil, err
+				}
+			}
 		}
-		if n := sumErrors(st); n > 0 {
-			return func() {}, fmt.Errorf("%d warm-up operations failed", n)
+		if wu == nil {
+			if _, err := e.runWarm(ctx, warm); err != nil {
+				return func() {}, nil, err
+			}
 		}
 	}
 	if cp == "before" || cp == "" {
-		return func() {}, nil
+		return func() {}, wu, nil
 	}
 	prev := win.Server.Prop(dialects.PropNoCheckpoint)
 	win.Server.SetProp(dialects.PropNoCheckpoint, "--checkpoint "+cp)
-	return func() { win.Server.SetProp(dialects.PropNoCheckpoint, prev) }, nil
+	return func() { win.Server.SetProp(dialects.PropNoCheckpoint, prev) }, wu, nil
 }
 
 func sumErrors(st workloads.Stats) int64 {

@@ -90,6 +90,11 @@ var (
 	ExpirationJobRowsDeleted          = def(Info{Name: "expiration_job_rows_deleted", Levels: dbTb, Unit: Count, Label: "expiration job: rows deleted", Better: Neither})
 	ExpirationJobLeafDeletes          = def(Info{Name: "expiration_job_leaf_deletes", Levels: ix, Unit: Count, Label: "expiration job: index entries removed", Better: Lower})
 	ExpirationJobPagesTouched         = def(Info{Name: "expiration_job_pages_touched", Levels: tbIx, Unit: Pages, Label: "expiration job: pages touched", Better: Lower})
+	// --warmup-until-stable: the rounds the warm-up ran before the window
+	// and the last one's log rate (measure/warmrounds.go).
+	WarmupRounds        = def(Info{Name: "warmup_rounds", Levels: db, Unit: Count, Label: "warm-up rounds before the window", Better: Neither, Show: JSONOnly})
+	WarmupSettled       = def(Info{Name: "warmup_settled", Levels: db, Unit: Count, Label: "warm-up: log rate settled (1) or not (0)", Better: Neither, Show: JSONOnly})
+	WarmupLogBytesPerOp = def(Info{Name: "warmup_log_bytes_per_operation", Levels: db, Unit: Bytes, Label: "warm-up: log bytes per operation, last round", Better: Neither, Show: JSONOnly})
 	// the rest, alphabetically
 	AutoanalyzeRuns  = def(Info{Name: "autoanalyze_runs", Levels: tb, Unit: Count, Label: "autoanalyze runs", Better: Neither, Show: JSONOnly, Total: true})
 	BinlogBytes      = def(Info{Name: "binlog_bytes", Levels: db, Unit: Bytes, Label: "binlog bytes", Better: Lower})

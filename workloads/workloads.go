@@ -203,3 +203,19 @@ type Epiloguer interface {
 type WindowPlacer interface {
 	Placement() (checkpoint string, warmup Ops, err error)
 }
+
+// RoundWarmer is implemented by WindowPlacers whose warm-up can repeat in
+// rounds until the log rate settles: a window measured before the rate is
+// flat still holds the decline of the full-page images that follow a
+// checkpoint, so its log is neither the worst case nor the steady state.
+type RoundWarmer interface {
+	// WarmupRounds is the most rounds to run and the relative difference
+	// of log bytes per operation between two rounds in a row that counts as
+	// settled; 0 rounds: the warm-up runs once, as Placement returned it.
+	WarmupRounds() (max int, tolerance float64)
+	// WarmupRound is round r's operations (round 0 is Placement's warm-up).
+	WarmupRound(r int) (Ops, error)
+	// WarmedUp says how many rounds ran, so the workload's model of what
+	// the tables hold when the window opens counts each of them.
+	WarmedUp(rounds int)
+}

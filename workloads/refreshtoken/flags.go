@@ -36,6 +36,7 @@ func (w *Workload) Flags() *pflag.FlagSet {
 	f.StringVar(&p.CoarseExpiration, "coarse-expiration", p.CoarseExpiration, "how 26.8's expiration job walks SESSION_BUCKET (not public): "+strings.Join(CoarseExpirations, "|"))
 	f.IntVar(&p.Preload, "preload", p.Preload, "live sessions loaded before the window opens (spread over the max-idle horizon; their log is not counted)")
 	f.IntVar(&p.Warmup, "warmup", p.Warmup, "logins (with their refreshes and logouts) run before the window opens, outside it")
+	f.BoolVar(&p.WarmupUntilStable, "warmup-until-stable", p.WarmupUntilStable, fmt.Sprintf("repeat the warm-up in rounds of --warmup logins (new sessions each round) until two rounds in a row write log bytes per operation within %.0f%% of each other, at most %d rounds", 100*WarmupTolerance, MaxWarmupRounds))
 	f.StringVar(&p.Checkpoint, "checkpoint", p.Checkpoint, "where the window opens: before (a CHECKPOINT right before it: the worst case for full-page images), none (no CHECKPOINT), steady (CHECKPOINT, then the warm-up, then the window)")
 	f.StringVar(&p.VariantFile, "variant-file", p.VariantFile, "a YAML file describing one more variant (a name, a base variant, DDL and statement changes; workloads/refreshtoken/README.md), run after the built-in ones")
 	return f

@@ -50,6 +50,9 @@ type Params struct {
 	// opens relative to a CHECKPOINT (warmup.go).
 	Warmup     int
 	Checkpoint string
+	// WarmupUntilStable repeats the warm-up in rounds of Warmup logins
+	// until the log rate per operation settles (warmup.go).
+	WarmupUntilStable bool
 }
 
 // The values the 26.8 unknowns can take; the first is the default.
@@ -117,6 +120,9 @@ func (p Params) Validate() error {
 	}
 	if p.Warmup < 0 || p.Warmup > maxLogins {
 		return fmt.Errorf("--warmup must be between 0 and %d logins (got %d)", maxLogins, p.Warmup)
+	}
+	if p.WarmupUntilStable && p.Warmup == 0 {
+		return fmt.Errorf("--warmup-until-stable needs --warmup N: the warm-up repeats in rounds of N logins until the log rate per operation settles")
 	}
 	if p.Checkpoint == "steady" && p.Warmup == 0 {
 		return fmt.Errorf("--checkpoint steady needs --warmup N: the window opens after a warm-up that follows the CHECKPOINT")

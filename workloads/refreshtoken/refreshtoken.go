@@ -51,6 +51,7 @@ type Workload struct {
 	file         *FileVariant // --variant-file
 	variant      string
 	target       dialects.Target
+	warmRounds   int // warm-up rounds run before the current variant's window
 }
 
 // The orchestration finds these capabilities by type assertion; a changed
@@ -102,7 +103,7 @@ func (w *Workload) Meta() workloads.Meta {
 			"expiration_job": w.P.ExpirationJob, "expiration_interval": w.P.ExpirationInterval.String(),
 			"expiration_batch": w.P.ExpirationBatch, "max_lifespan": w.P.MaxLifespan.String(),
 			"coarse_expiration": w.P.CoarseExpiration, "preload": w.P.Preload,
-			"warmup": w.P.Warmup, "checkpoint": w.P.Checkpoint,
+			"warmup": w.P.Warmup, "checkpoint": w.P.Checkpoint, "warmup_until_stable": w.P.WarmupUntilStable,
 		},
 		Assumptions: w.P.Assumptions(),
 	}
