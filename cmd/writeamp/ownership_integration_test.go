@@ -161,7 +161,7 @@ func TestTwoConcurrentRunsInDifferentPIDNamespaces(t *testing.T) {
 	jobs := []*job{{logins: 3000}, {logins: 2000}}
 	for i, j := range jobs {
 		j.out = filepath.Join(dir, fmt.Sprintf("r%d.json", i))
-		j.cmd = inNewPIDNamespace(t, ctx, bin, "run", "--dsn", dsn, "--logins", strconv.Itoa(j.logins), "--refreshes-per-login", "3",
+		j.cmd = inNewPIDNamespace(t, ctx, bin, "run", "--dsn", dsn, "--logins", strconv.Itoa(j.logins), "--refreshes-per-login", "3", "--expiration-job=false",
 			"--format", "json", "-o", j.out)
 		j.cmd.Stderr = &j.log
 		if err := j.cmd.Start(); err != nil {
