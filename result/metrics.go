@@ -89,6 +89,9 @@ var (
 	ExpirationJobFpiBytes             = def(Info{Name: "expiration_job_fpi_bytes", Levels: every, Unit: Bytes, Label: "expiration job: fpi bytes", Better: Lower, Show: WhenNonZero})
 	ExpirationJobRowsDeleted          = def(Info{Name: "expiration_job_rows_deleted", Levels: dbTb, Unit: Count, Label: "expiration job: rows deleted", Better: Neither})
 	ExpirationJobLeafDeletes          = def(Info{Name: "expiration_job_leaf_deletes", Levels: ix, Unit: Count, Label: "expiration job: index entries removed", Better: Lower})
+	ExpirationJobTuplesRead           = def(Info{Name: "expiration_job_tuples_read", Levels: ix, Unit: Count, Label: "expiration job: index entries read", Better: Lower, Show: WhenNonZero})
+	ExpirationJobSeqScans             = def(Info{Name: "expiration_job_seq_scans", Levels: tb, Unit: Count, Label: "expiration job: sequential scans", Better: Lower, Show: WhenNonZero})
+	ExpirationJobSeqTuplesRead        = def(Info{Name: "expiration_job_seq_tuples_read", Levels: tb, Unit: Count, Label: "expiration job: rows read by sequential scans", Better: Lower, Show: WhenNonZero})
 	ExpirationJobPagesTouched         = def(Info{Name: "expiration_job_pages_touched", Levels: tbIx, Unit: Pages, Label: "expiration job: pages touched", Better: Lower})
 	// --warmup-until-stable: the rounds the warm-up ran before the window
 	// and the last one's log rate (measure/warmrounds.go).
@@ -141,6 +144,8 @@ var (
 	Scans                  = def(Info{Name: "scans", Levels: ix, Unit: Count, Label: "scans", Better: Neither, Show: JSONOnly})
 	SizePages              = def(Info{Name: "size_pages", Levels: ix, Unit: Pages, Label: "size pages", Better: Lower, Negative: true})
 	TransactionsRolledBack = def(Info{Name: "transactions_rolled_back", Levels: db, Unit: Count, Label: "transactions rolled back", Better: Neither, Show: JSONOnly})
+	SeqScans               = def(Info{Name: "seq_scans", Levels: tb, Unit: Count, Label: "sequential scans", Better: Neither, Show: JSONOnly})
+	SeqTuplesRead          = def(Info{Name: "seq_tuples_read", Levels: tb, Unit: Count, Label: "rows read by sequential scans", Better: Neither, Show: JSONOnly})
 	TuplesFetched          = def(Info{Name: "tuples_fetched", Levels: ix, Unit: Count, Label: "tuples fetched", Better: Neither, Show: JSONOnly})
 	TuplesRead             = def(Info{Name: "tuples_read", Levels: ix, Unit: Count, Label: "tuples read", Better: Neither, Show: JSONOnly})
 	UndoBytes              = def(Info{Name: "undo_bytes", Levels: db, Unit: Bytes, Label: "undo bytes", Better: Lower})

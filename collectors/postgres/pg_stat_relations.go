@@ -90,8 +90,13 @@ func (PgStatRelations) CollectObjects(ctx context.Context, qr dialects.Querier, 
 		add(v[5], result.AutovacuumRuns, "pg_stat_user_tables.autovacuum_count")
 		add(v[6], result.AutoanalyzeRuns, "pg_stat_user_tables.autoanalyze_count")
 		add(v[7], result.VacuumRuns, "pg_stat_user_tables.vacuum_count")
-		add(v[8], result.Scans, "pg_stat_user_indexes.idx_scan")
-		add(v[9], result.TuplesRead, "pg_stat_user_indexes.idx_tup_read")
+		if o.Level == collectors.Index {
+			add(v[8], result.Scans, "pg_stat_user_indexes.idx_scan")
+			add(v[9], result.TuplesRead, "pg_stat_user_indexes.idx_tup_read")
+		} else {
+			add(v[8], result.SeqScans, "pg_stat_user_tables.seq_scan")
+			add(v[9], result.SeqTuplesRead, "pg_stat_user_tables.seq_tup_read")
+		}
 		add(v[10], result.TuplesFetched, "pg_stat_user_indexes.idx_tup_fetch")
 		if o.Level == collectors.Index {
 			add(v[11], result.BufferHits, "pg_statio_user_indexes.idx_blks_hit (every session's accesses)")

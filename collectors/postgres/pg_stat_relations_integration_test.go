@@ -120,8 +120,8 @@ func TestPgStatRelationsEqualTheViews(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	tableMetrics := []string{"rows_inserted", "rows_updated", "hot_updates", "rows_deleted", "autovacuum_runs", "autoanalyze_runs", "vacuum_runs"}
-	tableCols := "n_tup_ins, n_tup_upd, n_tup_hot_upd, n_tup_del, autovacuum_count, autoanalyze_count, vacuum_count"
+	tableMetrics := []string{"rows_inserted", "rows_updated", "hot_updates", "rows_deleted", "autovacuum_runs", "autoanalyze_runs", "vacuum_runs", "seq_scans", "seq_tuples_read"}
+	tableCols := "n_tup_ins, n_tup_upd, n_tup_hot_upd, n_tup_del, autovacuum_count, autoanalyze_count, vacuum_count, seq_scan, seq_tup_read"
 	if s.Has(pg.CapNewpage) {
 		tableMetrics = append(tableMetrics, "newpage_updates")
 		tableCols += ", n_tup_newpage_upd"
@@ -130,7 +130,7 @@ func TestPgStatRelationsEqualTheViews(t *testing.T) {
 	read(collectors.Index, `SELECT indexrelname, indexrelid::bigint, idx_scan, idx_tup_read, idx_tup_fetch FROM pg_stat_user_indexes WHERE schemaname = $1`, "scans", "tuples_read", "tuples_fetched")
 	read(collectors.Table, `SELECT relname, relid::bigint, heap_blks_hit, heap_blks_read FROM pg_statio_user_tables WHERE schemaname = $1`, "buffer_hits", "buffer_reads")
 	read(collectors.Index, `SELECT indexrelname, indexrelid::bigint, idx_blks_hit, idx_blks_read FROM pg_statio_user_indexes WHERE schemaname = $1`, "buffer_hits", "buffer_reads")
-	for _, k := range []string{"table:" + schema + ".t:rows_inserted", "table:" + schema + ".t:hot_updates", "index:" + schema + ".t_v:scans", "table:" + schema + ".p1:buffer_hits", "index:" + schema + ".mv_id:scans"} {
+	for _, k := range []string{"table:" + schema + ".t:rows_inserted", "table:" + schema + ".t:hot_updates", "index:" + schema + ".t_v:scans", "table:" + schema + ".p1:buffer_hits", "index:" + schema + ".mv_id:scans", "table:" + schema + ".t:seq_scans"} {
 		if want[k] == 0 {
 			t.Errorf("the views show no %s: the test's statements did not count", k)
 		}

@@ -50,6 +50,8 @@ WHERE EXISTS (SELECT 1 FROM pg_class WHERE oid = r::oid)
 --     n_tup_del, n_tup_newpage_upd (16+), autovacuum_count, autoanalyze_count, vacuum_count;
 --   pg_stat_user_indexes (indexes of r and m: i; a partitioned index I has no
 --     row there, nor any statistics): idx_scan, idx_tup_read, idx_tup_fetch;
+--     for tables r, m and p the same two functions are pg_stat_user_tables'
+--     seq_scan and seq_tup_read (the view's definition, every major);
 --   pg_statio_user_tables/_indexes (heap r, m and their indexes i; no partitioned
 --     relations): blks_hit, and blks_read = fetched - hit (blocks_fetched counts
 --     every request of a shared buffer, blocks_hit those already in it).
@@ -63,8 +65,8 @@ SELECT c.oid::bigint, c.relkind::text,
        CASE WHEN c.relkind IN ('r', 'm', 'p') THEN pg_stat_get_autovacuum_count(c.oid) END,
        CASE WHEN c.relkind IN ('r', 'm', 'p') THEN pg_stat_get_autoanalyze_count(c.oid) END,
        CASE WHEN c.relkind IN ('r', 'm', 'p') THEN pg_stat_get_vacuum_count(c.oid) END,
-       CASE WHEN c.relkind = 'i' THEN pg_stat_get_numscans(c.oid) END,
-       CASE WHEN c.relkind = 'i' THEN pg_stat_get_tuples_returned(c.oid) END,
+       CASE WHEN c.relkind IN ('r', 'm', 'p', 'i') THEN pg_stat_get_numscans(c.oid) END,
+       CASE WHEN c.relkind IN ('r', 'm', 'p', 'i') THEN pg_stat_get_tuples_returned(c.oid) END,
        CASE WHEN c.relkind = 'i' THEN pg_stat_get_tuples_fetched(c.oid) END,
        CASE WHEN c.relkind IN ('r', 'm', 'i') THEN pg_stat_get_blocks_hit(c.oid) END,
        CASE WHEN c.relkind IN ('r', 'm', 'i') THEN pg_stat_get_blocks_fetched(c.oid) - pg_stat_get_blocks_hit(c.oid) END
@@ -85,8 +87,8 @@ SELECT c.oid::bigint, c.relkind::text,
        CASE WHEN c.relkind IN ('r', 'm', 'p') THEN pg_stat_get_autovacuum_count(c.oid) END,
        CASE WHEN c.relkind IN ('r', 'm', 'p') THEN pg_stat_get_autoanalyze_count(c.oid) END,
        CASE WHEN c.relkind IN ('r', 'm', 'p') THEN pg_stat_get_vacuum_count(c.oid) END,
-       CASE WHEN c.relkind = 'i' THEN pg_stat_get_numscans(c.oid) END,
-       CASE WHEN c.relkind = 'i' THEN pg_stat_get_tuples_returned(c.oid) END,
+       CASE WHEN c.relkind IN ('r', 'm', 'p', 'i') THEN pg_stat_get_numscans(c.oid) END,
+       CASE WHEN c.relkind IN ('r', 'm', 'p', 'i') THEN pg_stat_get_tuples_returned(c.oid) END,
        CASE WHEN c.relkind = 'i' THEN pg_stat_get_tuples_fetched(c.oid) END,
        CASE WHEN c.relkind IN ('r', 'm', 'i') THEN pg_stat_get_blocks_hit(c.oid) END,
        CASE WHEN c.relkind IN ('r', 'm', 'i') THEN pg_stat_get_blocks_fetched(c.oid) - pg_stat_get_blocks_hit(c.oid) END
