@@ -124,8 +124,9 @@ type DiffInput struct {
 	Window *Window
 	Log    io.Writer
 	// Release lets DiffSnapshots drop the files' counters once they are
-	// diffed and the log read: the rest of the diff needs only their marks
-	// and objects, and two 50,000-index snapshots' counters are 150 MB.
+	// diffed and the log read, and their objects once the run is built: the
+	// rest of the diff needs only their marks, and two 50,000-index
+	// snapshots' counters are 100 MB, their objects 60 MB.
 	// For a caller that reads each file for one diff (writeamp diff).
 	Release bool
 }
@@ -199,6 +200,9 @@ func DiffSnapshots(ctx context.Context, in DiffInput) (*result.Result, error) {
 	}
 	st := workloads.Stats{Elapsed: a.TakenAt.Sub(b.TakenAt), Operations: map[string]int64{}}
 	run := BuildRun(label, delta, st, "")
+	if in.Release {
+		b.Objects, a.Objects = nil, nil // the run has its own
+	}
 	if in.After.AfterCheckpoint {
 		warnings = append(warnings, in.After.Path+" was taken with --checkpoint: that CHECKPOINT ran inside the window, so its log (and the full-page images of the pages changed after it) are in the figures")
 	}

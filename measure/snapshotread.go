@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -20,18 +21,80 @@ import (
 // names the file, so it can be shown as one line.
 //
 // The file is streamed: its counters and objects are decoded one at a time
-// into a list whose repeated strings are shared (unique.Make), so no copy of
+// into a list whose repeated strings are shared (stringTable), so no copy of
 // the file's bytes is held. Read whole, a 50,000-index snapshot (60 MB) was
 // held as bytes and as parsed at once: 200 MB per file, the largest part of
 // a diff's peak.
 func ReadSnapshot(path string) (*SnapshotFile, error) {
+	return readSnapshot(path, readOptions{})
+}
+
+// ReadSnapshotPair reads the two files of a diff, the after file first, so
+// that the before file is read knowing it: its counter list is allocated
+// once at the after file's length (grown by append and trimmed, the list of
+// 50,000 indexes was twice its size for a moment), and the objects it holds
+// exactly as the after file does are not kept (the diff's object list takes
+// the after file's; a log reader maps a relation's ids of both files, equal
+// here). Errors are ReadSnapshot's, the before file's first as when it is
+// read first.
+func ReadSnapshotPair(beforePath, afterPath string) (before, after *SnapshotFile, err error) {
+	strs := stringTable{}
+	after, err = readSnapshot(afterPath, readOptions{strs: strs})
+	if err != nil {
+		if _, berr := ReadSnapshot(beforePath); berr != nil {
+			return nil, nil, berr
+		}
+		return nil, nil, err
+	}
+	o := pairOptions(after.Snapshot)
+	o.strs = strs
+	before, err = readSnapshot(beforePath, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	return before, after, nil
+}
+
+// readOptions shape how a file's counters and objects are kept.
+type readOptions struct {
+	counters int                             // expected count, to allocate the list once
+	drop     func(o *collectors.Object) bool // an object not to keep
+	strs     stringTable                     // shared by both files of a pair
+}
+
+// pairOptions are those of a before file whose after file is s.
+func pairOptions(s *collectors.Snapshot) readOptions {
+	type name struct {
+		level        collectors.Level
+		schema, name string
+	}
+	byName := make(map[name]int, len(s.Objects))
+	for i, o := range s.Objects {
+		if _, dup := byName[name{o.Level, o.Schema, o.Name}]; !dup {
+			byName[name{o.Level, o.Schema, o.Name}] = i
+		}
+	}
+	return readOptions{counters: len(s.Counters), drop: func(o *collectors.Object) bool {
+		i, ok := byName[name{o.Level, o.Schema, o.Name}]
+		if !ok {
+			return false
+		}
+		a := &s.Objects[i]
+		return a.Table == o.Table && a.ID == o.ID && maps.Equal(a.Info, o.Info)
+	}}
+}
+
+func readSnapshot(path string, o readOptions) (*SnapshotFile, error) {
+	if o.strs == nil {
+		o.strs = stringTable{}
+	}
 	r, err := safeio.Open(path, safeio.MaxInput)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
 	rr := &readErr{r: r}
-	f, isResult, err := decodeSnapshotFile(bufio.NewReaderSize(rr, 256<<10))
+	f, isResult, err := decodeSnapshotFile(bufio.NewReaderSize(rr, 256<<10), o)
 	if err != nil {
 		var te *json.UnmarshalTypeError
 		switch {
@@ -89,7 +152,7 @@ func (r *readErr) Read(p []byte) (int, error) {
 // json.Unmarshal into SnapshotFile would (field names matched without
 // regard to case, unknown fields skipped, the first type error returned
 // after the rest is read). isResult says the object has a result's "runs".
-func decodeSnapshotFile(r io.Reader) (f *SnapshotFile, isResult bool, err error) {
+func decodeSnapshotFile(r io.Reader, o readOptions) (f *SnapshotFile, isResult bool, err error) {
 	f = &SnapshotFile{}
 	dec := json.NewDecoder(r)
 	var typeErr error
@@ -118,7 +181,7 @@ func decodeSnapshotFile(r io.Reader) (f *SnapshotFile, isResult bool, err error)
 		case "after_checkpoint":
 			return keep(dec.Decode(&f.AfterCheckpoint))
 		case "snapshot":
-			s, err := decodeSnapshot(dec, keep)
+			s, err := decodeSnapshot(dec, keep, o)
 			f.Snapshot = s
 			return err
 		case "nodes":
@@ -146,7 +209,7 @@ func decodeSnapshotFile(r io.Reader) (f *SnapshotFile, isResult bool, err error)
 }
 
 // decodeSnapshot reads a snapshot object; null is no snapshot.
-func decodeSnapshot(dec *json.Decoder, keep func(error) error) (*collectors.Snapshot, error) {
+func decodeSnapshot(dec *json.Decoder, keep func(error) error, opt readOptions) (*collectors.Snapshot, error) {
 	s := &collectors.Snapshot{}
 	err := eachField(dec, func(key string) error {
 		switch key {
@@ -168,7 +231,10 @@ func decodeSnapshot(dec *json.Decoder, keep func(error) error) (*collectors.Snap
 				if err := keep(dec.Decode(&c)); err != nil {
 					return err
 				}
-				s.Counters = append(s.Counters, internCounter(c))
+				if s.Counters == nil && opt.counters > 0 {
+					s.Counters = make([]collectors.Counter, 0, opt.counters)
+				}
+				s.Counters = append(s.Counters, opt.strs.counter(c))
 				return nil
 			}, func() { s.Counters = []collectors.Counter{} })
 		case "objects":
@@ -177,7 +243,9 @@ func decodeSnapshot(dec *json.Decoder, keep func(error) error) (*collectors.Snap
 				if err := keep(dec.Decode(&o)); err != nil {
 					return err
 				}
-				s.Objects = append(s.Objects, internObject(o))
+				if o = opt.strs.object(o); opt.drop == nil || !opt.drop(&o) {
+					s.Objects = append(s.Objects, o)
+				}
 				return nil
 			}, func() { s.Objects = []collectors.Object{} })
 		}
@@ -243,38 +311,47 @@ func eachElement(dec *json.Decoder, elem func() error, empty func()) error {
 	return err
 }
 
-// internCounter shares the strings counters repeat (a source is the same
+// stringTable shares the strings counters repeat (a source is the same
 // sentence for every index, an object's name and identity the same for each
 // of its counters and in both snapshots of a diff): a 50k-index snapshot
-// holds each once instead of 295,000 copies.
-func internCounter(c collectors.Counter) collectors.Counter {
-	c.Level = collectors.Level(intern(string(c.Level)))
-	c.Object = intern(c.Object)
-	c.Metric = intern(c.Metric)
-	c.Exactness = result.Exactness(intern(string(c.Exactness)))
-	c.Source = intern(c.Source)
-	c.Identity = intern(c.Identity)
-	c.Reset = intern(c.Reset)
-	c.Note = intern(c.Note)
-	return c
-}
+// holds each once instead of 295,000 copies. A map of the files being read
+// rather than unique.Make: that one keeps its own entries for as long as the
+// strings live (10 MB of a 50k-index diff's peak), this one goes with the
+// reading.
+type stringTable map[string]string
 
-// internObject shares an object's names with its counters' and the other
-// snapshot's.
-func internObject(o collectors.Object) collectors.Object {
-	o.Level = collectors.Level(intern(string(o.Level)))
-	o.Schema = intern(o.Schema)
-	o.Name = intern(o.Name)
-	o.Table = intern(o.Table)
-	o.ID = intern(o.ID)
-	return o
-}
-
-func intern(s string) string {
+func (t stringTable) str(s string) string {
 	if s == "" {
 		return ""
 	}
-	return unique.Make(s).Value()
+	if v, ok := t[s]; ok {
+		return v
+	}
+	t[s] = s
+	return s
+}
+
+func (t stringTable) counter(c collectors.Counter) collectors.Counter {
+	c.Level = collectors.Level(t.str(string(c.Level)))
+	c.Object = t.str(c.Object)
+	c.Metric = t.str(c.Metric)
+	c.Exactness = result.Exactness(t.str(string(c.Exactness)))
+	c.Source = t.str(c.Source)
+	c.Identity = t.str(c.Identity)
+	c.Reset = t.str(c.Reset)
+	c.Note = t.str(c.Note)
+	return c
+}
+
+// object shares an object's names with its counters' and the other
+// snapshot's.
+func (t stringTable) object(o collectors.Object) collectors.Object {
+	o.Level = collectors.Level(t.str(string(o.Level)))
+	o.Schema = t.str(o.Schema)
+	o.Name = t.str(o.Name)
+	o.Table = t.str(o.Table)
+	o.ID = t.str(o.ID)
+	return o
 }
 
 // checkReading refuses a file's reading that would diff into wrong numbers.
