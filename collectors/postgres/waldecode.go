@@ -117,99 +117,98 @@ func (r *walRecord) newpageUpdate() bool {
 // errWALGone is a segment that no longer holds the window (recycled).
 var errWALGone = errors.New("has already been removed")
 
-// walStream yields the WAL's bytes from an LSN on, skipping page headers.
-// It fetches each segment once, only the pages of [start, end) in it.
+// walStream yields the WAL's bytes from an LSN on, skipping page headers,
+// from the chunks a chunkReader reads ahead. Only the current chunk is held:
+// the decoder moves forward only, and a record crossing a chunk boundary is
+// copied out before the next chunk is taken.
 type walStream struct {
-	major      int
-	segSize    uint64
-	start, end uint64
-	fetch      func(segno, lo, hi uint64, buf []byte) ([]byte, error)
-	cur        []byte
-	curNo      uint64
-	base       uint64 // offset in the segment of cur[0]
-	pos        uint64 // LSN of the next byte
+	major   int
+	segSize uint64
+	src     *chunkReader
+	cur     []byte
+	curLSN  uint64 // LSN of cur[0]
+	pos     uint64 // LSN of the next byte
 }
 
-// seg returns the bytes of lsn's segment that were fetched, and their offset.
-func (w *walStream) seg(lsn uint64) ([]byte, uint64, error) {
-	no := lsn / w.segSize
-	if w.cur == nil || w.curNo != no {
-		segStart := no * w.segSize
-		lo := max(segStart, w.start-w.start%walPageSize) - segStart
-		hi := min(segStart+w.segSize, (w.end+walPageSize-1)/walPageSize*walPageSize+walPageSize) - segStart
-		// cur is reused: records are copied out of it before the next
-		// segment is read (decodeWAL's buffer), so one segment is held.
-		b, err := w.fetch(no, lo, hi, w.cur)
-		if err != nil {
-			return nil, 0, err
+// at returns the bytes of the current chunk from lsn on, taking chunks until
+// one holds lsn. Chunks are page-aligned, so the rest of lsn's page is in it.
+func (w *walStream) at(lsn uint64) ([]byte, error) {
+	for w.cur == nil || lsn < w.curLSN || lsn-w.curLSN >= uint64(len(w.cur)) {
+		if w.cur != nil {
+			if lsn < w.curLSN {
+				return nil, fmt.Errorf("WAL position %X/%X before the chunk read (%X/%X)", lsn>>32, uint32(lsn), w.curLSN>>32, uint32(w.curLSN))
+			}
+			w.src.release(w.cur)
+			w.cur = nil
 		}
-		if uint64(len(b)) != hi-lo {
-			return nil, 0, fmt.Errorf("WAL segment %d: read %d bytes of %d (%w)", no, len(b), hi-lo, errWALGone)
+		c, ok := w.src.next()
+		if !ok {
+			return nil, fmt.Errorf("WAL position %X/%X outside the window's pages", lsn>>32, uint32(lsn))
 		}
-		w.cur, w.curNo, w.base = b, no, lo
+		if c.err != nil {
+			return nil, c.err
+		}
+		w.cur, w.curLSN = c.b, c.lsn
 	}
-	off := lsn % w.segSize
-	if off < w.base || off >= w.base+uint64(len(w.cur)) {
-		return nil, 0, fmt.Errorf("WAL position %X/%X outside the window's pages", lsn>>32, uint32(lsn))
-	}
-	return w.cur, w.base, nil
+	return w.cur[lsn-w.curLSN:], nil
 }
 
-// pageHeader checks the header of the page lsn is in and returns how long it
-// is; a page whose address is not its own belongs to an older, recycled pass
-// of the segment.
-func (w *walStream) pageHeader(lsn uint64) (int, uint32, uint16, error) {
-	page := lsn - lsn%walPageSize
-	s, base, err := w.seg(page)
+// skipPageHeader checks the header of the page starting at w.pos and moves
+// past it; a page whose address is not its own belongs to an older,
+// recycled pass of the segment.
+func (w *walStream) skipPageHeader() error {
+	page := w.pos
+	h, err := w.at(page)
 	if err != nil {
-		return 0, 0, 0, err
+		return err
 	}
-	off := page%w.segSize - base
-	h := s[off : off+shortPageHeader]
-	info := binary.LittleEndian.Uint16(h[2:])
 	if addr := binary.LittleEndian.Uint64(h[8:]); addr != page {
-		return 0, 0, 0, fmt.Errorf("WAL page %X/%X holds page %X/%X: the segment was recycled (%w)", page>>32, uint32(page), addr>>32, uint32(addr), errWALGone)
+		return fmt.Errorf("WAL page %X/%X holds page %X/%X: the segment was recycled (%w)", page>>32, uint32(page), addr>>32, uint32(addr), errWALGone)
 	}
-	size := shortPageHeader
-	if info&xlpLongHeader != 0 {
-		size = longPageHeader
+	if binary.LittleEndian.Uint16(h[2:])&xlpLongHeader != 0 {
+		w.pos += longPageHeader
+	} else {
+		w.pos += shortPageHeader
 	}
-	return size, binary.LittleEndian.Uint32(h[16:]), info, nil
+	return nil
 }
 
-// read copies n bytes of record data from the current position on, skipping
-// the page headers between pages.
+// read copies len(dst) bytes of record data from the current position on,
+// skipping the page headers between pages.
 func (w *walStream) read(dst []byte) error {
 	for len(dst) > 0 {
 		if w.pos%walPageSize == 0 {
-			hdr, _, _, err := w.pageHeader(w.pos)
-			if err != nil {
+			if err := w.skipPageHeader(); err != nil {
 				return err
 			}
-			w.pos += uint64(hdr)
 		}
-		s, base, err := w.seg(w.pos)
+		s, err := w.at(w.pos)
 		if err != nil {
 			return err
 		}
-		off := w.pos%w.segSize - base
 		room := walPageSize - w.pos%walPageSize
-		n := copy(dst, s[off:off+min(room, uint64(len(dst)))])
+		n := copy(dst, s[:min(room, uint64(len(dst)))])
 		dst = dst[n:]
 		w.pos += uint64(n)
 	}
 	return nil
 }
 
-// decodeWAL calls fn for every record that starts in [start, end).
+// skipTo moves to lsn, further on, and tells the reader that nothing before
+// it is needed.
+func (w *walStream) skipTo(lsn uint64) {
+	w.pos = lsn
+	w.src.skipTo.Store(lsn)
+}
+
+// decodeWAL calls fn for every record that starts in [start, end). The
+// record and its main data are valid only during fn.
 func decodeWAL(w *walStream, start, end uint64, fn func(*walRecord) error) error {
 	w.pos = start
-	if off := w.pos % walPageSize; off == 0 {
-		hdr, _, _, err := w.pageHeader(w.pos)
-		if err != nil {
+	if w.pos%walPageSize == 0 {
+		if err := w.skipPageHeader(); err != nil {
 			return err
 		}
-		w.pos += uint64(hdr)
 	}
 	var hdr [recordHeader]byte
 	var buf []byte
@@ -221,30 +220,44 @@ func decodeWAL(w *walStream, start, end uint64, fn func(*walRecord) error) error
 		if w.pos >= end {
 			break
 		}
-		if off := w.pos % walPageSize; off == 0 {
-			h, _, _, err := w.pageHeader(w.pos)
+		if w.pos%walPageSize == 0 {
+			if err := w.skipPageHeader(); err != nil {
+				return err
+			}
+		}
+		lsn := w.pos
+		var b []byte
+		// Most records lie within one page: they are decoded where they
+		// are, without a copy.
+		if room := walPageSize - lsn%walPageSize; room >= recordHeader {
+			s, err := w.at(lsn)
 			if err != nil {
 				return err
 			}
-			w.pos += uint64(h)
+			if tot := uint64(binary.LittleEndian.Uint32(s)); tot >= recordHeader && tot <= room {
+				b = s[:tot:tot]
+				w.pos += tot
+			}
 		}
-		lsn := w.pos
-		if err := w.read(hdr[:]); err != nil {
-			return err
+		if b == nil {
+			if err := w.read(hdr[:]); err != nil {
+				return err
+			}
+			tot := binary.LittleEndian.Uint32(hdr[0:])
+			if tot < recordHeader {
+				return fmt.Errorf("invalid WAL record length %d at %X/%X", tot, lsn>>32, uint32(lsn))
+			}
+			if cap(buf) < int(tot) {
+				buf = make([]byte, tot)
+			}
+			buf = buf[:tot]
+			copy(buf, hdr[:])
+			if err := w.read(buf[recordHeader:]); err != nil {
+				return err
+			}
+			b = buf
 		}
-		tot := binary.LittleEndian.Uint32(hdr[0:])
-		if tot < recordHeader {
-			return fmt.Errorf("invalid WAL record length %d at %X/%X", tot, lsn>>32, uint32(lsn))
-		}
-		if cap(buf) < int(tot) {
-			buf = make([]byte, tot)
-		}
-		buf = buf[:tot]
-		copy(buf, hdr[:])
-		if err := w.read(buf[recordHeader:]); err != nil {
-			return err
-		}
-		if err := parseRecord(buf, lsn, w.major, rec); err != nil {
+		if err := parseRecord(b, lsn, w.major, rec); err != nil {
 			return err
 		}
 		if err := fn(rec); err != nil {
@@ -253,36 +266,35 @@ func decodeWAL(w *walStream, start, end uint64, fn func(*walRecord) error) error
 		if rec.rmid == rmXLOG && rec.info&rmgrInfoMask == xlogSwitch {
 			// The rest of the segment is unused: the next record starts
 			// after the next segment's long header.
-			w.pos = (w.pos/w.segSize + 1) * w.segSize
+			w.skipTo((w.pos/w.segSize + 1) * w.segSize)
 		}
 	}
 	return nil
 }
 
 // parseRecord decodes a whole record's header and block references
-// (DecodeXLogRecord in xlogreader.c).
+// (DecodeXLogRecord in xlogreader.c). It runs once per record, so bounds
+// are checked inline rather than through closures.
 func parseRecord(b []byte, lsn uint64, major int, r *walRecord) error {
 	r.lsn, r.totLen = lsn, binary.LittleEndian.Uint32(b[0:])
 	r.xid = binary.LittleEndian.Uint32(b[4:])
 	r.info, r.rmid = b[16], b[17]
 	r.blocks, r.mainData = r.blocks[:0], nil
-	bad := func() error { return fmt.Errorf("malformed WAL record at %X/%X", lsn>>32, uint32(lsn)) }
 	p, remaining, datatotal := recordHeader, int(r.totLen)-recordHeader, 0
 	var db, rel uint32
 	mainLen := 0
-	need := func(n int) bool { return p+n <= len(b) }
 headers:
 	for remaining > datatotal {
-		if !need(1) {
-			return bad()
+		if p+1 > len(b) {
+			return badRecord(lsn)
 		}
 		id := b[p]
 		p++
 		remaining--
 		switch {
 		case id == blockIDDataShort:
-			if !need(1) {
-				return bad()
+			if p+1 > len(b) {
+				return badRecord(lsn)
 			}
 			mainLen = int(b[p])
 			p++
@@ -290,8 +302,8 @@ headers:
 			datatotal += mainLen
 			break headers // main data is always last
 		case id == blockIDDataLong:
-			if !need(4) {
-				return bad()
+			if p+4 > len(b) {
+				return badRecord(lsn)
 			}
 			mainLen = int(binary.LittleEndian.Uint32(b[p:]))
 			p += 4
@@ -305,8 +317,8 @@ headers:
 			p += 4
 			remaining -= 4
 		case id <= maxBlockID:
-			if !need(3) {
-				return bad()
+			if p+3 > len(b) {
+				return badRecord(lsn)
 			}
 			blk := walBlock{id: id, fork: b[p] & 0x0F}
 			flags := b[p]
@@ -315,8 +327,8 @@ headers:
 			remaining -= 3
 			datatotal += dataLen
 			if flags&bkpBlockHasImage != 0 {
-				if !need(5) {
-					return bad()
+				if p+5 > len(b) {
+					return badRecord(lsn)
 				}
 				blk.imageLen = binary.LittleEndian.Uint16(b[p:])
 				info := b[p+4]
@@ -329,15 +341,15 @@ headers:
 				datatotal += int(blk.imageLen)
 			}
 			if flags&bkpBlockSameRel == 0 {
-				if !need(12) {
-					return bad()
+				if p+12 > len(b) {
+					return badRecord(lsn)
 				}
 				db, rel = binary.LittleEndian.Uint32(b[p+4:]), binary.LittleEndian.Uint32(b[p+8:])
 				p += 12
 				remaining -= 12
 			}
-			if !need(4) {
-				return bad()
+			if p+4 > len(b) {
+				return badRecord(lsn)
 			}
 			blk.db, blk.rel, blk.blk = db, rel, binary.LittleEndian.Uint32(b[p:])
 			p += 4
@@ -348,10 +360,14 @@ headers:
 		}
 	}
 	if remaining != datatotal || p+datatotal != len(b) {
-		return bad()
+		return badRecord(lsn)
 	}
 	if mainLen > 0 {
 		r.mainData = b[len(b)-mainLen:]
 	}
 	return nil
+}
+
+func badRecord(lsn uint64) error {
+	return fmt.Errorf("malformed WAL record at %X/%X", lsn>>32, uint32(lsn))
 }

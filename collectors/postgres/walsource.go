@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -25,66 +24,6 @@ func parseLSN(s string) (uint64, error) {
 		return 0, fmt.Errorf("not a WAL position: %q", s)
 	}
 	return h<<32 | l, nil
-}
-
-// segmentFetcher reads a byte range of a WAL segment file: from the local
-// data directory when writeamp runs beside the server and may read it, else
-// with pg_read_binary_file over the connection.
-type segmentFetcher struct {
-	ctx     context.Context
-	qr      dialects.Querier
-	s       dialects.Server
-	segSize uint64
-	tli     string // the timeline part of the segment file names
-	local   string // pg_wal directory, "" to read over the connection
-}
-
-func (f *segmentFetcher) name(segno uint64) string {
-	per := uint64(0x100000000) / f.segSize
-	return fmt.Sprintf("%s%08X%08X", f.tli, segno/per, segno%per)
-}
-
-// remoteChunk bounds one pg_read_binary_file: the driver holds a value
-// twice (its read buffer and the copy it returns), so a whole 16 MiB segment
-// per query (or a 1 GiB one) would set the decoder's memory, not the window.
-const remoteChunk = 4 << 20
-
-// fetch reads [lo, hi) of a segment into buf (reused from the previous
-// segment, so a window of any length holds one segment's bytes).
-func (f *segmentFetcher) fetch(segno, lo, hi uint64, buf []byte) ([]byte, error) {
-	name := f.name(segno)
-	if uint64(cap(buf)) < hi-lo {
-		buf = make([]byte, hi-lo, max(hi-lo, f.segSize)) // room for a whole segment after a partial first one
-	}
-	buf = buf[:hi-lo]
-	if f.local != "" {
-		fh, err := os.Open(filepath.Join(f.local, name))
-		if err != nil {
-			return nil, fmt.Errorf("WAL segment %s: %w (%w)", name, err, errWALGone)
-		}
-		defer fh.Close()
-		n, err := fh.ReadAt(buf, int64(lo))
-		if err != nil && err != io.EOF {
-			return nil, err
-		}
-		return buf[:n], nil
-	}
-	n := uint64(0)
-	for off := lo; off < hi; off += remoteChunk {
-		var b []byte
-		err := queries.QueryRow(f.ctx, f.qr, pg.Name, "read_wal_segment", f.s.VersionNum, "pg_wal/"+name, int64(off), int64(min(remoteChunk, hi-off))).Scan(&b)
-		if err != nil {
-			if strings.Contains(err.Error(), "could not open file") {
-				return nil, fmt.Errorf("WAL segment %s: %w (%w)", name, err, errWALGone)
-			}
-			return nil, err
-		}
-		n += uint64(copy(buf[off-lo:], b))
-		if uint64(len(b)) < min(remoteChunk, hi-off) {
-			break // a short segment: seg reports it
-		}
-	}
-	return buf[:n], nil
 }
 
 // newFetcher finds the segment names' timeline and whether the segments can
@@ -140,140 +79,18 @@ func decodeWindow(ctx context.Context, qr dialects.Querier, s dialects.Server, w
 	if err != nil {
 		return nil, nil, "", err
 	}
-	stream := &walStream{major: s.VersionNum / 10000, segSize: f.segSize, start: start, end: end, fetch: f.fetch}
-	type key struct {
-		db, rel int64
-		xact    string
-	}
-	// Rows are summed per relation and transaction class. A transaction's
-	// class (it wrote a scoped relation, another one, or none) is known
-	// once its commit or abort record is read, the last of its records: its
-	// rows wait in open until then and are folded in, so what is held is
-	// the transactions open at a time, not every transaction of the window.
-	rows := map[key]*walRow{}
-	type xact struct {
-		scope bool
-		rows  []walRow // by relation of the first block; a handful
-	}
-	open := map[uint32]*xact{}
-	add := func(k key, a *walRow) {
-		t := rows[k]
-		if t == nil {
-			t = &walRow{db: k.db, node: k.rel, xact: k.xact}
-			rows[k] = t
-		}
-		t.add(a)
-	}
-	fold := func(xid uint32) {
-		x := open[xid]
-		if x == nil {
-			return
-		}
-		delete(open, xid)
-		class := "none"
-		for _, a := range x.rows {
-			if a.node != 0 {
-				class = "other"
-			}
-		}
-		if x.scope {
-			class = "scope"
-		}
-		for i := range x.rows {
-			add(key{x.rows[i].db, x.rows[i].node, class}, &x.rows[i])
-			if class == "scope" && x.rows[i].node == 0 {
-				w.attribute(xid, relKey{}, &x.rows[i]) // its commit record: in scope with it
-			}
-		}
-	}
-	pages := map[int64]map[uint32]struct{}{}
-	var one walRow
+	src := readChunks(f, start, end)
+	defer src.close()
+	stream := &walStream{major: s.VersionNum / 10000, segSize: f.segSize, src: src}
+	agg := newWindowAgg(&w)
 	err = decodeWAL(stream, start, end, func(r *walRecord) error {
-		var db, rel int64
-		first := -1
-		for i, b := range r.blocks {
-			if first < 0 || b.id < r.blocks[first].id {
-				first = i
-			}
-			if int64(b.db) == w.dboid && b.fork == 0 {
-				if _, ok := w.rels[int64(b.rel)]; ok {
-					set := pages[int64(b.rel)]
-					if set == nil {
-						set = map[uint32]struct{}{}
-						pages[int64(b.rel)] = set
-					}
-					set[b.blk] = struct{}{}
-				}
-			}
-		}
-		if first >= 0 {
-			db, rel = int64(r.blocks[first].db), int64(r.blocks[first].rel)
-		}
-		_, scoped := w.rels[rel]
-		scoped = scoped && db == w.dboid
-		one = walRow{db: db, node: rel, recs: 1, bytes: float64(r.totLen)}
-		if n := r.fpiLen(); n > 0 {
-			one.fpiBytes, one.fpis = float64(n), 1
-		}
-		if r.leafInsert() {
-			one.leafIns = 1
-		}
-		if r.leafSplit() {
-			one.leafSplit = 1
-		}
-		if r.newpageUpdate() {
-			one.newpage = 1
-		}
-		switch {
-		case scoped:
-			// Scoped relations: the transaction class does not matter.
-			add(key{db, rel, "scope"}, &one)
-			w.attribute(r.xid, w.rels[rel], &one)
-			if r.xid != 0 {
-				x := open[r.xid]
-				if x == nil {
-					x = &xact{}
-					open[r.xid] = x
-				}
-				x.scope = true
-			}
-		case r.xid == 0:
-			add(key{db, rel, "none"}, &one)
-		default:
-			x := open[r.xid]
-			if x == nil {
-				x = &xact{}
-				open[r.xid] = x
-			}
-			i := slices.IndexFunc(x.rows, func(a walRow) bool { return a.db == db && a.node == rel })
-			if i < 0 {
-				x.rows = append(x.rows, walRow{db: db, node: rel})
-				i = len(x.rows) - 1
-			}
-			x.rows[i].add(&one)
-		}
-		if ended, subs := xactEnd(r); ended {
-			fold(r.xid)
-			for _, sub := range subs {
-				fold(sub)
-			}
-		}
+		agg.record(r)
 		return nil
 	})
 	if err != nil {
 		return nil, nil, "", err
 	}
-	for xid := range open { // still open at the window's end, or prepared
-		fold(xid)
-	}
-	out := make([]walRow, 0, len(rows))
-	for _, a := range rows {
-		out = append(out, *a)
-	}
-	counts := make(map[int64]float64, len(pages))
-	for rel, set := range pages {
-		counts[rel] = float64(len(set))
-	}
+	out, counts := agg.result()
 	where := "read with pg_read_binary_file"
 	if f.local != "" {
 		where = "read from " + f.local

@@ -1,0 +1,28 @@
+package postgres
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// pageSet counts what a set of block numbers would, across leaves and at
+// the ends of the block range.
+func TestPageSetCountsDistinctBlocks(t *testing.T) {
+	var s pageSet
+	want := map[uint32]bool{}
+	r := rand.New(rand.NewPCG(1, 2))
+	add := func(b uint32) {
+		s.add(b)
+		want[b] = true
+	}
+	for _, b := range []uint32{0, 0, 63, 64, 65535, 65536, 1<<32 - 1, 1<<32 - 1} {
+		add(b)
+	}
+	for i := 0; i < 100000; i++ {
+		add(r.Uint32N(300000))
+		add(r.Uint32())
+	}
+	if s.n != len(want) {
+		t.Errorf("pageSet counted %d blocks, want %d", s.n, len(want))
+	}
+}

@@ -1,0 +1,218 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+
+	"github.com/writeamp/writeamp/dialects"
+	"github.com/writeamp/writeamp/queries"
+
+	pg "github.com/writeamp/writeamp/dialects/postgres"
+)
+
+// Chunk sizes and counts bound what the decoder holds, whatever the window:
+// chunks buffers of chunkSize, one being decoded, the others read ahead.
+// Over the connection a chunk also passes through the driver, which reads a
+// row into a pooled power-of-two buffer and copies it into a new slice: a
+// chunk just under 4 MiB keeps that buffer at 4 MiB (4 MiB exactly, plus the
+// row's header, would take the 8 MiB class). The whole path then stays near
+// 3 chunks + 2 in the driver, about 20 MiB, twice that with GC garbage.
+const (
+	localChunk  = 2 << 20
+	remoteChunk = 4<<20 - walPageSize
+	chunkCount  = 3
+)
+
+// walChunk is a page-aligned piece of a segment: lsn is the LSN of b[0].
+type walChunk struct {
+	lsn uint64
+	b   []byte
+	err error
+}
+
+// chunkReader reads the window's pages on a goroutine of its own, in order,
+// so that reading (a file read, or a query and its transfer) overlaps
+// decoding. The decoder takes chunks from ready and gives their buffers
+// back to free; the reader stops at the window's end, at its first error
+// (sent as a chunk: the decoder fails only if it needs that chunk) or when
+// stopped.
+type chunkReader struct {
+	ready  chan walChunk
+	free   chan []byte
+	stop   chan struct{}
+	done   chan struct{}
+	skipTo atomic.Uint64 // chunks that end before this LSN are not read
+}
+
+// readChunks starts reading [start, end) of the WAL, the pages the decoder
+// may need: from the page of start to one page past the page of end, each
+// segment from the first such page on (a record may run into the next).
+func readChunks(f *segmentFetcher, start, end uint64) *chunkReader {
+	size := uint64(localChunk)
+	if f.local == "" {
+		size = remoteChunk
+	}
+	c := &chunkReader{ready: make(chan walChunk, chunkCount), free: make(chan []byte, chunkCount), stop: make(chan struct{}), done: make(chan struct{})}
+	made := 0
+	// Buffers are made as needed and only as large as needed: a short
+	// window's few pages take a few pages.
+	buffer := func(n uint64) ([]byte, bool) {
+		var b []byte
+		select {
+		case b = <-c.free:
+		default:
+			if made < chunkCount {
+				made++
+				return make([]byte, n), true
+			}
+			select {
+			case b = <-c.free:
+			case <-c.stop:
+				return nil, false
+			}
+		}
+		if uint64(cap(b)) < n {
+			b = make([]byte, n)
+		}
+		return b[:n], true
+	}
+	send := func(ch walChunk) bool {
+		select {
+		case c.ready <- ch:
+			return ch.err == nil
+		case <-c.stop:
+			return false
+		}
+	}
+	last := (end+walPageSize-1)/walPageSize*walPageSize + walPageSize
+	go func() {
+		defer close(c.done)
+		defer close(c.ready)
+		defer f.close()
+		for no := start / f.segSize; no*f.segSize < last; no++ {
+			segStart := no * f.segSize
+			lo := max(segStart, start-start%walPageSize) - segStart
+			hi := min(segStart+f.segSize, last) - segStart
+			for off := lo; off < hi; off += size {
+				n := min(size, hi-off)
+				if segStart+off+n <= c.skipTo.Load() {
+					continue // after a WAL switch: the rest of the segment is unused
+				}
+				b, ok := buffer(n)
+				if !ok {
+					return
+				}
+				got, err := f.readAt(no, off, b)
+				if err == nil && uint64(got) != n {
+					err = fmt.Errorf("WAL segment %s: read %d bytes of %d at offset %d (%w)", f.name(no), got, n, off, errWALGone)
+				}
+				if !send(walChunk{lsn: segStart + off, b: b, err: err}) {
+					return
+				}
+			}
+		}
+	}()
+	return c
+}
+
+// next is the next chunk read; false at the window's end.
+func (c *chunkReader) next() (walChunk, bool) {
+	ch, ok := <-c.ready
+	return ch, ok
+}
+
+// release gives a decoded chunk's buffer back for the reader to fill again.
+func (c *chunkReader) release(b []byte) {
+	select {
+	case c.free <- b:
+	default: // cannot happen: no more buffers than slots
+	}
+}
+
+// close stops the reader and waits for it: a query it has under way on the
+// connection ends first (a cancelled context would break the connection's
+// transaction), so the caller may use the connection again afterwards.
+func (c *chunkReader) close() {
+	close(c.stop)
+	<-c.done
+}
+
+// segmentFetcher reads WAL segment files: from the local data directory when
+// writeamp runs beside the server and may read it, else with
+// pg_read_binary_file over the connection.
+type segmentFetcher struct {
+	ctx     context.Context
+	qr      dialects.Querier
+	s       dialects.Server
+	segSize uint64
+	tli     string // the timeline part of the segment file names
+	local   string // pg_wal directory, "" to read over the connection
+	file    *os.File
+	fileNo  uint64
+}
+
+func (f *segmentFetcher) name(segno uint64) string {
+	per := uint64(0x100000000) / f.segSize
+	return fmt.Sprintf("%s%08X%08X", f.tli, segno/per, segno%per)
+}
+
+// readAt reads len(dst) bytes of a segment from offset off on; fewer when
+// the segment is shorter.
+func (f *segmentFetcher) readAt(segno, off uint64, dst []byte) (int, error) {
+	name := f.name(segno)
+	if f.local != "" {
+		if f.file == nil || f.fileNo != segno {
+			f.close()
+			fh, err := os.Open(filepath.Join(f.local, name))
+			if err != nil {
+				return 0, fmt.Errorf("WAL segment %s: %w (%w)", name, err, errWALGone)
+			}
+			f.file, f.fileNo = fh, segno
+		}
+		n, err := f.file.ReadAt(dst, int64(off))
+		if err == io.EOF {
+			err = nil
+		}
+		return n, err
+	}
+	into := &copyInto{dst: dst}
+	err := queries.QueryRow(f.ctx, f.qr, pg.Name, "read_wal_segment", f.s.VersionNum, "pg_wal/"+name, int64(off), int64(len(dst))).Scan(into)
+	if err != nil {
+		if strings.Contains(err.Error(), "could not open file") {
+			return 0, fmt.Errorf("WAL segment %s: %w (%w)", name, err, errWALGone)
+		}
+		return 0, err
+	}
+	return into.n, nil
+}
+
+func (f *segmentFetcher) close() {
+	if f.file != nil {
+		f.file.Close()
+		f.file = nil
+	}
+}
+
+// copyInto scans a bytea straight into a chunk buffer: scanning into a
+// []byte would have database/sql clone the driver's copy once more.
+type copyInto struct {
+	dst []byte
+	n   int
+}
+
+func (c *copyInto) Scan(src any) error {
+	b, ok := src.([]byte)
+	if !ok {
+		return fmt.Errorf("pg_read_binary_file returned %T, not bytes", src)
+	}
+	if len(b) > len(c.dst) {
+		return fmt.Errorf("pg_read_binary_file returned %d bytes, %d asked", len(b), len(c.dst))
+	}
+	c.n = copy(c.dst, b)
+	return nil
+}
