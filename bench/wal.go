@@ -3,10 +3,14 @@ package main
 import (
 	"context"
 	"database/sql"
+	"flag"
 	"fmt"
 	"github.com/writeamp/writeamp/result"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"runtime/metrics"
 	"strings"
 	"time"
 
@@ -15,12 +19,16 @@ import (
 	pg "github.com/writeamp/writeamp/dialects/postgres"
 )
 
+var walReps = flag.Int("wal-reps", 3, "readings of the window per reader for the WAL read-rate rows (the best is kept)")
+
 // walReadRate times reading one window's WAL three ways against
 // pg_waldump --stats=record on the same LSN range: writeamp's decoder with
 // the segments read from the local data directory, the same decoder with the
 // segments read over the connection (pg_read_binary_file, as on a remote
 // server), and pg_walinspect (for a login granted only its functions). It
-// returns the records in the window and the four durations (best of three).
+// returns the records in the window and the four durations (best of
+// -wal-reps, interleaved, so both sides read from a warm page cache), and
+// prints the decoder's peak heap while it reads.
 func walReadRate(ctx context.Context, db *sql.DB, s dialects.Server, rows int) (int64, [4]time.Duration, error) {
 	var out [4]time.Duration
 	waldump, err := exec.LookPath(fmt.Sprintf("/usr/lib/postgresql/%d/bin/pg_waldump", s.VersionNum/10000))
@@ -35,6 +43,11 @@ func walReadRate(ctx context.Context, db *sql.DB, s dialects.Server, rows int) (
 	mustExec(db, `CREATE TABLE writeamp_bench_w (id int PRIMARY KEY, v text, k int)`)
 	mustExec(db, `CREATE INDEX ON writeamp_bench_w (k)`)
 	defer mustExec(db, `DROP TABLE IF EXISTS writeamp_bench_w`)
+	// A long window's WAL must outlive the checkpoints during it, for
+	// pg_waldump as for the decoder.
+	mustExec(db, `SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = 'writeamp_bench_wal'`)
+	mustExec(db, `SELECT pg_create_physical_replication_slot('writeamp_bench_wal', true)`)
+	defer mustExec(db, `SELECT pg_drop_replication_slot('writeamp_bench_wal')`)
 	mustExec(db, `CREATE EXTENSION IF NOT EXISTS pg_walinspect`)
 	defer mustExec(db, `DROP EXTENSION IF EXISTS pg_walinspect`)
 	s, err = pg.Dialect{}.Probe(ctx, db) // with pg_walinspect installed
@@ -79,9 +92,11 @@ func walReadRate(ctx context.Context, db *sql.DB, s dialects.Server, rows int) (
 			return 0, err
 		}
 		d.Server = srv
+		stop := peakHeap(want)
 		t0 := time.Now()
 		set.RunInterval(ctx, db, d)
 		el := time.Since(t0)
+		stop()
 		for k, m := range d.Values {
 			if k.Metric == result.LeafInserts.Name && !strings.Contains(m.Source, want) {
 				return 0, fmt.Errorf("read the WAL from %q, not %q", m.Source, want)
@@ -92,7 +107,7 @@ func walReadRate(ctx context.Context, db *sql.DB, s dialects.Server, rows int) (
 	for i := range out {
 		out[i] = time.Hour
 	}
-	for rep := 0; rep < 3; rep++ {
+	for rep := 0; rep < *walReps; rep++ {
 		for i, f := range []func() (time.Duration, error){
 			func() (time.Duration, error) { return read(s, "read from") },
 			func() (time.Duration, error) { return read(remote, "pg_read_binary_file") },
@@ -111,4 +126,37 @@ func walReadRate(ctx context.Context, db *sql.DB, s dialects.Server, rows int) (
 		}
 	}
 	return records, out, nil
+}
+
+// peakHeap samples the heap's objects (live and not yet swept) until the
+// returned stop is called, and prints their peak above the heap before, with
+// the bytes allocated in between.
+func peakHeap(what string) (stop func()) {
+	runtime.GC()
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(sample)
+	base, alloc0 := sample[0].Value.Uint64(), sample[1].Value.Uint64()
+	peak := base
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(2 * time.Millisecond)
+		defer t.Stop()
+		for {
+			metrics.Read(sample[:1])
+			peak = max(peak, sample[0].Value.Uint64())
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+		metrics.Read(sample)
+		fmt.Fprintf(os.Stderr, "bench: WAL read %q: peak heap %.1f MiB above the %.1f MiB before, %.1f MiB allocated\n",
+			what, float64(peak-base)/(1<<20), float64(base)/(1<<20), float64(sample[1].Value.Uint64()-alloc0)/(1<<20))
+	}
 }
