@@ -114,7 +114,13 @@ func walReadRate(ctx context.Context, db *sql.DB, s dialects.Server, rows int) (
 			func() (time.Duration, error) { return read(inspect, "pg_walinspect") },
 			func() (time.Duration, error) {
 				t0 := time.Now()
-				err := exec.Command(waldump, "--stats=record", "-p", filepath.Join(dataDir, "pg_wal"), "-s", start, "-e", end).Run()
+				cmd := exec.Command(waldump, "--stats=record", "-p", filepath.Join(dataDir, "pg_wal"), "-s", start, "-e", end)
+				var stderr strings.Builder
+				cmd.Stderr = &stderr
+				err := cmd.Run()
+				if err != nil {
+					err = fmt.Errorf("pg_waldump: %v: %s", err, stderr.String())
+				}
 				return time.Since(t0), err
 			},
 		} {

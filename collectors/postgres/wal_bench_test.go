@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
+	osexec "os/exec"
+	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -82,6 +84,17 @@ func BenchmarkDecodeWindow(b *testing.B) {
 		remote.Props[k] = v
 	}
 	remote.SetProp(pg.PropDataDirectory, "")
+	// pg_waldump on the same range, the bench's peer, when it is here.
+	if waldump, err := osexec.LookPath(fmt.Sprintf("/usr/lib/postgresql/%d/bin/pg_waldump", s.VersionNum/10000)); err == nil {
+		b.Run("pg_waldump", func(b *testing.B) {
+			b.SetBytes(int64(hi - lo))
+			for b.Loop() {
+				if out, err := osexec.Command(waldump, "--stats=record", "-p", filepath.Join(s.Prop(pg.PropDataDirectory), "pg_wal"), "-s", w.start, "-e", w.end).CombinedOutput(); err != nil {
+					b.Fatalf("pg_waldump: %v: %s", err, out)
+				}
+			}
+		})
+	}
 	for _, c := range []struct {
 		name string
 		srv  dialects.Server
