@@ -47,6 +47,10 @@ func BenchmarkDecodeWindow(b *testing.B) {
 	}
 	exec(`DROP TABLE IF EXISTS writeamp_decbench`, `CREATE TABLE writeamp_decbench (id int PRIMARY KEY, v text, k int)`, `CREATE INDEX ON writeamp_decbench (k)`)
 	defer exec(`DROP TABLE IF EXISTS writeamp_decbench`)
+	// A long window's WAL must outlive the checkpoints during it.
+	exec(`SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = 'writeamp_decbench'`,
+		`SELECT pg_create_physical_replication_slot('writeamp_decbench', true)`)
+	defer exec(`SELECT pg_drop_replication_slot('writeamp_decbench')`)
 	s, err := pg.Dialect{}.Probe(ctx, db)
 	if err != nil {
 		b.Fatal(err)
