@@ -7,6 +7,8 @@ import (
 	"os"
 	osexec "os/exec"
 	"path/filepath"
+	"runtime"
+	"runtime/metrics"
 	"strconv"
 	"testing"
 	"time"
@@ -106,11 +108,42 @@ func BenchmarkDecodeWindow(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(hi - lo))
 			b.ReportAllocs()
+			peak, stop := peakHeap()
 			for b.Loop() {
 				if _, _, _, err := decodeWindow(ctx, db, c.srv, w); err != nil {
 					b.Fatal(err)
 				}
 			}
+			stop()
+			b.ReportMetric(float64(*peak)/(1<<20), "peak-heap-MiB")
 		})
 	}
+}
+
+// peakHeap samples the heap's objects (live and not yet swept) above what
+// they were at the start, until stop.
+func peakHeap() (*uint64, func()) {
+	runtime.GC()
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(sample)
+	base := sample[0].Value.Uint64()
+	var peak uint64
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(2 * time.Millisecond)
+		defer t.Stop()
+		for {
+			metrics.Read(sample)
+			if v := sample[0].Value.Uint64(); v > base {
+				peak = max(peak, v-base)
+			}
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return &peak, func() { close(done); <-finished }
 }
