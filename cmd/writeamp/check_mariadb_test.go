@@ -149,7 +149,7 @@ func TestCheckBuiltinOnMariaDB(t *testing.T) {
 	} {
 		m := write(t, dir, filepath.Base(c.want)+".sql", c.sql)
 		{ // once, judged on the median of 3 (the twice-in-a-row property is the wrapped checks' above)
-			out, _, err := run(t, "check", "-q", "--dsn", dsn, "--variant", "baseline", "--logins", "100", "--expiration-job=false", "--migration", m,
+			out, _, err := run(t, "check", "-q", "--dsn", dsn, "--variant", "baseline", "--logins", "200", "--migration", m,
 				"--budget", "log_bytes/op<=+10%", "--repeat", "3", "--format", "json")
 			d := readCheck(t, out)
 			if d.Check != c.want || d.Restore.Method != "workload-schema" || !d.Restore.Checked || len(d.Restore.Left) > 0 {
