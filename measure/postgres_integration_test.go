@@ -121,6 +121,11 @@ func TestRefreshTokenOnPostgres(t *testing.T) {
 			if len(run.Errors) > 0 {
 				t.Fatalf("errors %v", run.Errors)
 			}
+			for _, m := range run.Missing {
+				if m.Collector == "pg_wal" {
+					t.Fatalf("the WAL decoder did not read the window: %s", m.Reason)
+				}
+			}
 			us, cs := run.Table("offline_user_session"), run.Table("offline_client_session")
 			for _, tc := range []struct {
 				o      *result.Object
