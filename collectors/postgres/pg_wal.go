@@ -111,6 +111,7 @@ func (PgWAL) collect(ctx context.Context, qr dialects.Querier, s dialects.Server
 	if w.start == "" || w.end == "" {
 		return nil, nil, fmt.Errorf("no WAL positions in the snapshots")
 	}
+	w.end = recordsEnd(w.end)
 	w.dboid, _ = strconv.ParseInt(s.Prop(pg.PropDatabaseOID), 10, 64)
 	// The records up to the end LSN must be flushed before they can be read;
 	// the WAL writer does that within its delay (200 ms by default).
@@ -255,6 +256,28 @@ func walCounters(ctx context.Context, qr dialects.Querier, s dialects.Server, w 
 		iv(collectors.DB, "", result.LogBytesInScope, inScope.bytes, src+": records on the measured objects and the other records (commits) of the transactions that wrote them"),
 		iv(collectors.DB, "", result.LogBytesOther, otherNone.bytes, src+": records of no relation outside any writing transaction (checkpoints, running-xacts snapshots, WAL switches)"),
 	)
+}
+
+// recordsEnd is where the window's records end for an insert position
+// mark. pg_current_wal_insert_lsn() never points at a page boundary: on a
+// page nothing was written to yet it points past the page's header
+// (XLogBytePosToRecPtr in xlog.c), a header that is neither written nor
+// flushed until the next record comes. Waiting for that flush, or reading
+// the page, would wait on WAL the window does not have (a quiet server may
+// write none for seconds), so the records end at the page boundary. No
+// record ends 24 or 40 bytes into a page: the smallest is 24 bytes long and
+// starts after the header.
+func recordsEnd(mark string) string {
+	lsn, err := parseLSN(mark)
+	if err != nil {
+		return mark
+	}
+	switch lsn % walPageSize {
+	case shortPageHeader, longPageHeader:
+		lsn -= lsn % walPageSize
+		return fmt.Sprintf("%X/%X", lsn>>32, uint32(lsn))
+	}
+	return mark
 }
 
 // holdAdvice says how a long window keeps its WAL next time.

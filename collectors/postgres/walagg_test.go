@@ -26,3 +26,17 @@ func TestPageSetCountsDistinctBlocks(t *testing.T) {
 		t.Errorf("pageSet counted %d blocks, want %d", s.n, len(want))
 	}
 }
+
+func TestRecordsEndAtThePageBoundary(t *testing.T) {
+	for mark, want := range map[string]string{
+		"0/1518018": "0/1518000", // past a short page header
+		"1/1000028": "1/1000000", // past a segment's long page header
+		"0/1518020": "0/1518020", // a record ended there
+		"0/1517FF8": "0/1517FF8",
+		"bad":       "bad",
+	} {
+		if got := recordsEnd(mark); got != want {
+			t.Errorf("recordsEnd(%s) = %s, want %s", mark, got, want)
+		}
+	}
+}
