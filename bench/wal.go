@@ -5,18 +5,17 @@ import (
 	"database/sql"
 	"flag"
 	"fmt"
-	"github.com/writeamp/writeamp/result"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
-	"runtime/metrics"
 	"strings"
 	"time"
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	pg "github.com/writeamp/writeamp/dialects/postgres"
+	"github.com/writeamp/writeamp/internal/heappeak"
+	"github.com/writeamp/writeamp/result"
 )
 
 var walReps = flag.Int("wal-reps", 3, "readings of the window per reader for the WAL read-rate rows (the best is kept)")
@@ -134,35 +133,13 @@ func walReadRate(ctx context.Context, db *sql.DB, s dialects.Server, rows int) (
 	return records, out, nil
 }
 
-// peakHeap samples the heap's objects (live and not yet swept) until the
-// returned stop is called, and prints their peak above the heap before, with
-// the bytes allocated in between.
+// peakHeap samples the heap until the returned stop, which prints the
+// peak above the heap before (the decoder's bounded-memory target).
 func peakHeap(what string) (stop func()) {
-	runtime.GC()
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/allocs:bytes"}}
-	metrics.Read(sample)
-	base, alloc0 := sample[0].Value.Uint64(), sample[1].Value.Uint64()
-	peak := base
-	done, finished := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(2 * time.Millisecond)
-		defer t.Stop()
-		for {
-			metrics.Read(sample[:1])
-			peak = max(peak, sample[0].Value.Uint64())
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-		}
-	}()
+	s := heappeak.Start()
 	return func() {
-		close(done)
-		<-finished
-		metrics.Read(sample)
+		f := s.Stop()
 		fmt.Fprintf(os.Stderr, "bench: WAL read %q: peak heap %.1f MiB above the %.1f MiB before, %.1f MiB allocated\n",
-			what, float64(peak-base)/(1<<20), float64(base)/(1<<20), float64(sample[1].Value.Uint64()-alloc0)/(1<<20))
+			what, float64(f.Peak)/(1<<20), float64(f.Base)/(1<<20), float64(f.Allocated)/(1<<20))
 	}
 }

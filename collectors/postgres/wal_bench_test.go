@@ -7,8 +7,6 @@ import (
 	"os"
 	osexec "os/exec"
 	"path/filepath"
-	"runtime"
-	"runtime/metrics"
 	"strconv"
 	"testing"
 	"time"
@@ -16,6 +14,7 @@ import (
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	pg "github.com/writeamp/writeamp/dialects/postgres"
+	"github.com/writeamp/writeamp/internal/heappeak"
 	"github.com/writeamp/writeamp/queries"
 )
 
@@ -108,42 +107,13 @@ func BenchmarkDecodeWindow(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(hi - lo))
 			b.ReportAllocs()
-			peak, stop := peakHeap()
+			peak := heappeak.Start()
 			for b.Loop() {
 				if _, _, _, err := decodeWindow(ctx, db, c.srv, w); err != nil {
 					b.Fatal(err)
 				}
 			}
-			stop()
-			b.ReportMetric(float64(*peak)/(1<<20), "peak-heap-MiB")
+			b.ReportMetric(float64(peak.Stop().Peak)/(1<<20), "peak-heap-MiB")
 		})
 	}
-}
-
-// peakHeap samples the heap's objects (live and not yet swept) above what
-// they were at the start, until stop.
-func peakHeap() (*uint64, func()) {
-	runtime.GC()
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	metrics.Read(sample)
-	base := sample[0].Value.Uint64()
-	var peak uint64
-	done, finished := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(2 * time.Millisecond)
-		defer t.Stop()
-		for {
-			metrics.Read(sample)
-			if v := sample[0].Value.Uint64(); v > base {
-				peak = max(peak, v-base)
-			}
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return &peak, func() { close(done); <-finished }
 }
