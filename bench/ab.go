@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -104,12 +105,26 @@ func writeampRun(logins int) (float64, []abRun, int64) {
 	out := filepath.Join(os.TempDir(), "writeamp-bench-run.json")
 	defer os.Remove(out)
 	cmd := exec.Command(*binary, "run", "-q", "--dsn", *dsn, "--concurrency", "1", "--logins", strconv.Itoa(logins), "--format", "json", "-o", out)
+	var output strings.Builder
+	cmd.Stdout, cmd.Stderr = &output, &output
 	t0 := time.Now()
-	if b, err := cmd.CombinedOutput(); err != nil {
-		fatal(fmt.Sprintf("writeamp run: %v\n%s", err, b))
+	if err := cmd.Start(); err != nil {
+		fatal(fmt.Sprintf("writeamp run: %v", err))
 	}
+	// The child's own VmHWM: its ru_maxrss would count this process's peak
+	// too (see pollPeakRSS).
+	stop, done := make(chan struct{}), make(chan int64)
+	go func() { done <- pollPeakRSS(cmd.Process.Pid, stop) }()
+	err := cmd.Wait()
 	secs := time.Since(t0).Seconds()
-	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss // KiB on Linux
+	close(stop)
+	rss := <-done
+	if err != nil {
+		fatal(fmt.Sprintf("writeamp run: %v\n%s", err, output.String()))
+	}
+	if rss == 0 {
+		rss = cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss // KiB on Linux
+	}
 	var r struct {
 		Runs []abRun `json:"runs"`
 	}
