@@ -74,6 +74,7 @@ var (
 	CoarseBoundaryCrossings           = def(Info{Name: "coarse_boundary_crossings", Levels: db, Unit: Count, Label: "coarse-boundary crossings (schedule)", Better: Lower})
 	CoarseBoundaryCrossingsPerRefresh = def(Info{Name: "coarse_boundary_crossings_per_refresh", Levels: db, Unit: Fraction, Label: "coarse-boundary crossings per refresh", Better: Lower})
 	UserSessionWrites                 = def(Info{Name: "user_session_writes", Levels: db, Unit: Count, Label: "user-session writes (schedule)", Better: Neither, Show: JSONOnly})
+	OfflineSessions                   = def(Info{Name: "offline_sessions", Levels: db, Unit: Count, Label: "offline sessions (schedule)", Better: Neither})
 	RefreshExpirationIndexEntries     = def(Info{Name: "refresh_expiration_index_entries", Levels: db, Unit: Count, Label: "expiration-index entries per refresh", Better: Lower})
 	ExpirationJobRuns                 = def(Info{Name: "expiration_job_runs", Levels: db, Unit: Count, Label: "expiration job: runs", Better: Neither})
 	ExpirationJobBatches              = def(Info{Name: "expiration_job_batches", Levels: db, Unit: Count, Label: "expiration job: batches", Better: Lower})

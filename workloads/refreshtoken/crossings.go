@@ -14,8 +14,9 @@ import (
 // a coarse-boundary crossing, the one refresh that writes 26.8's expiration
 // index. Sessions that live less than the granularity cross none (PR
 // #51904's benchmark); offline and long SSO sessions cross every
-// granularity seconds.
-func (p *Plan) Crossings(gran int64) (crossings, userWrites int64) {
+// granularity seconds. Each session steps by its own granularity: regular
+// for a regular session, offline for an offline one (offline.go).
+func (p *Plan) Crossings(regular, offline int64) (crossings, userWrites int64) {
 	c := p.cursor(0, 1)
 	for {
 		ev, ok := c.next()
@@ -28,6 +29,10 @@ func (p *Plan) Crossings(gran int64) (crossings, userWrites int64) {
 			s.lastRefresh = s.createdOn
 		case opRefresh:
 			if now > s.lastRefresh {
+				gran := regular
+				if s.offline {
+					gran = offline
+				}
 				userWrites++
 				if Coarse(now, s.createdOn, gran) != Coarse(s.lastRefresh, s.createdOn, gran) {
 					crossings++
@@ -47,12 +52,16 @@ const lastRefreshIndex = "idx_user_session_expiration_last_refresh"
 // refresh once the logins' own entries are taken out.
 func (w *Workload) AmendRun(run *result.Run, st workloads.Stats) {
 	gran := Granularity(int64(w.P.MaxIdle.Seconds()))
-	cross, writes := w.ensurePlan().Crossings(gran)
+	plan := w.ensurePlan()
+	cross, writes := plan.Crossings(gran, w.P.granularity(true))
 	// Only a schema with LAST_SESSION_REFRESH_COARSE has boundaries to
 	// cross: in baseline (26.7) the count would name a cost it never pays,
 	// so its runs leave it out.
 	if w.baseVariant() == "coarse" {
 		src := fmt.Sprintf("the schedule: refreshes whose LAST_SESSION_REFRESH_COARSE (granularity %d s) changed", gran)
+		if plan.Offline() > 0 {
+			src = fmt.Sprintf("the schedule: refreshes whose LAST_SESSION_REFRESH_COARSE changed (granularity %d s, offline sessions' %d s)", gran, w.P.granularity(true))
+		}
 		run.Database[result.CoarseBoundaryCrossings.Name] = result.New(float64(cross), result.Exact, src)
 		if refreshes := run.Operations["refreshes"]; refreshes > 0 {
 			run.Database[result.CoarseBoundaryCrossingsPerRefresh.Name] = result.New(float64(cross)/float64(refreshes), result.Derived, src+", per refresh")
@@ -66,7 +75,27 @@ func (w *Workload) AmendRun(run *result.Run, st workloads.Stats) {
 			run.Warnings = append(run.Warnings, fmt.Sprintf("the schedule has %d coarse-boundary crossings, the driver updated LAST_SESSION_REFRESH_COARSE %d times", cross, got))
 		}
 	}
+	w.offlineSessions(run, plan)
 	w.entriesPerRefresh(run)
+}
+
+// offlineSessions says how many of the window's sessions were offline, in a
+// run that has any (a default run's figures stay PR #51904's).
+func (w *Workload) offlineSessions(run *result.Run, plan *Plan) {
+	if w.P.OfflinePercent == 0 {
+		return
+	}
+	src := fmt.Sprintf("the schedule: logins whose session is offline (OFFLINE_FLAG '1'), round(%d × %g%%) chosen by --seed", plan.Logins, w.P.OfflinePercent)
+	if pre := w.preloadSessions(); len(pre) > 0 {
+		off := 0
+		for _, s := range pre {
+			if s.offline {
+				off++
+			}
+		}
+		src += fmt.Sprintf("; of the %d preloaded sessions (outside the window) %d are offline", len(pre), off)
+	}
+	run.Database[result.OfflineSessions.Name] = result.New(float64(plan.Offline()), result.Exact, src)
 }
 
 // entriesPerRefresh is (leaf inserts of the last-refresh expiration index -

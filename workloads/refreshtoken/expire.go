@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/workloads"
@@ -43,6 +42,7 @@ type liveSession struct {
 	id                     string
 	createdOn, lastRefresh int64
 	bucket                 int
+	offline                bool
 }
 
 // FinalSessions replays the plan and returns the sessions still in the table
@@ -70,7 +70,7 @@ func (p *Plan) FinalSessions(bucket func(string) int) (live []liveSession, endMS
 	}
 	for i := 0; i < p.Logins; i++ {
 		if s := byIdx[i]; s != nil {
-			live = append(live, liveSession{id: s.id, createdOn: s.createdOn, lastRefresh: s.lastRefresh, bucket: bucket(s.id)})
+			live = append(live, liveSession{id: s.id, createdOn: s.createdOn, lastRefresh: s.lastRefresh, bucket: bucket(s.id), offline: s.offline})
 		}
 	}
 	return live, endMS
@@ -82,8 +82,10 @@ type jobBatch struct {
 	find     string
 	args     []any
 	ids      []string
-	examined int // rows the find's index range holds before the verification (26.8)
-	tick     int // the job run it belongs to (0, 1, ...)
+	examined int    // rows the find's index range holds before the verification (26.8)
+	tick     int    // the job run it belongs to (0, 1, ...)
+	at       int64  // that run's simulated second
+	flag     string // the OFFLINE_FLAG its find selects and its deletes bind
 	// eligible are the sessions the find's pass may return: every live one
 	// matching its predicate when the pass starts. With more of them than a
 	// batch, which ones a find returns is the server's choice (the query
@@ -98,81 +100,9 @@ type jobPlan struct {
 	runs    int
 	batches []jobBatch
 	deleted int
-}
-
-// planJob runs the job's model: at each tick after endMS, the passes of the
-// variant over what is still live, in batches, until nothing is left.
-func (w *Workload) planJob(live []liveSession, endMS int64) jobPlan {
-	p := w.P
-	var jp jobPlan
-	interval := p.ExpirationInterval.Milliseconds()
-	idle, lifespan := int64(p.MaxIdle/time.Second), int64(p.MaxLifespan/time.Second)
-	gran := Granularity(idle)
-	coarse := w.baseVariant() == "coarse"
-	batch := p.ExpirationBatch
-	for tick := (endMS/interval + 1) * interval; len(live) > 0; tick += interval {
-		now := Epoch + tick/1000
-		cutLast, cutCreated := now-idle-cleanerWindow, now-lifespan-cleanerWindow
-		jp.runs++
-		// pass runs one find until a batch comes back short, deleting what
-		// it found; match says which live rows the find returns, cand which
-		// its index range holds.
-		pass := func(find string, args func() []any, match, cand func(liveSession) bool) {
-			eligible := map[string]bool{}
-			for _, s := range live {
-				if match(s) {
-					eligible[s.id] = true
-				}
-			}
-			for {
-				var ids []string
-				var keep []liveSession
-				examined := 0
-				for _, s := range live {
-					if cand(s) {
-						examined++
-					}
-					if match(s) && len(ids) < batch {
-						ids = append(ids, s.id)
-						continue
-					}
-					keep = append(keep, s)
-				}
-				live = keep
-				jp.deleted += len(ids)
-				jp.batches = append(jp.batches, jobBatch{find: find, args: append(args(), batch), ids: ids, examined: examined, tick: jp.runs - 1, eligible: eligible})
-				if len(ids) < batch {
-					return
-				}
-			}
-		}
-		lastOK := func(s liveSession) bool { return s.lastRefresh < cutLast }
-		createdOK := func(s liveSession) bool { return s.createdOn < cutCreated }
-		coarseOK := func(s liveSession) bool { return Coarse(s.lastRefresh, s.createdOn, gran) < cutLast }
-		switch {
-		case !coarse:
-			pass("rt_expire_find_last_refresh", func() []any { return []any{realmID, false, cutLast} }, lastOK, lastOK)
-			pass("rt_expire_find_created_on", func() []any { return []any{realmID, false, cutCreated} }, createdOK, createdOK)
-		case p.CoarseExpiration == "all-buckets":
-			pass("rt_expire_find_last_refresh_coarse_all", func() []any { return []any{realmID, false, cutLast, cutLast} }, lastOK, coarseOK)
-			for b := 0; b < p.Buckets; b++ {
-				inB := func(s liveSession) bool { return s.bucket == b && createdOK(s) }
-				pass("rt_expire_find_created_on_coarse", func() []any { return []any{realmID, false, b, cutCreated} }, inB, inB)
-			}
-		default:
-			for b := 0; b < p.Buckets; b++ {
-				inB := func(f func(liveSession) bool) func(liveSession) bool {
-					return func(s liveSession) bool { return s.bucket == b && f(s) }
-				}
-				pass("rt_expire_find_last_refresh_coarse", func() []any { return []any{realmID, false, b, cutLast, cutLast} }, inB(lastOK), inB(coarseOK))
-			}
-			for b := 0; b < p.Buckets; b++ {
-				inB := func(s liveSession) bool { return s.bucket == b && createdOK(s) }
-				pass("rt_expire_find_created_on_coarse", func() []any { return []any{realmID, false, b, cutCreated} }, inB, inB)
-			}
-		}
-	}
-	return jp
+	// skipped are the runs the model left out: with only offline sessions
+	// left and none due, it jumps to the first run one is (planJob).
+	skipped int64
 }
 
 // ExpandIn fills a statement's {{in:N}} with n bind parameters from N on, in
@@ -220,6 +150,11 @@ func (w *Workload) jobOps(jp jobPlan) (workloads.Ops, error) {
 		}
 		t[n] = s
 	}
+	if w.P.OfflinePercent > 0 {
+		if err := offlineFinds(t); err != nil {
+			return nil, fmt.Errorf("the expiration job's offline pass on %s: %w", w.target.Server, err)
+		}
+	}
 	d := w.target.Server.Dialect
 	ops := make([]workloads.Op, 0, len(jp.batches))
 	for _, b := range jp.batches {
@@ -247,9 +182,10 @@ func (w *Workload) jobOps(jp jobPlan) (workloads.Ops, error) {
 func batchSteps(t texts, d string, b jobBatch) []workloads.Step {
 	n := len(b.ids)
 	var got []string
-	find := dialects.Stmt{SQL: t[b.find], Args: b.args, Query: true,
+	text := t[findKey(b.find, b.flag)]
+	find := dialects.Stmt{SQL: text, Args: b.args, Query: true,
 		// Late resets what a retried attempt read.
-		Late: func() (string, []any, error) { got = got[:0]; return t[b.find], b.args, nil },
+		Late: func() (string, []any, error) { got = got[:0]; return text, b.args, nil },
 		Each: func(scan func(...any) error) error {
 			var id string
 			var user any // USER_ID is nullable on MySQL/MariaDB
@@ -284,11 +220,11 @@ func batchSteps(t texts, d string, b jobBatch) []workloads.Step {
 			for _, id := range ids {
 				args = append(args, id)
 			}
-			return cs, append(args, offlineFlag), err
+			return cs, append(args, b.flag), err
 		}}},
 		workloads.Step{Name: "rt_expire_delete_user_sessions", Want: int64(n), Stmt: dialects.Stmt{SQL: us, Late: func() (string, []any, error) {
 			ids, err := found()
-			args := []any{offlineFlag}
+			args := []any{b.flag}
 			for _, id := range ids {
 				args = append(args, id)
 			}

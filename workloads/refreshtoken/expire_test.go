@@ -39,7 +39,7 @@ func TestCrossingsMatchAnIndependentCount(t *testing.T) {
 		p := refreshtoken.NewPlan(c.logins, c.refreshes, c.period.Milliseconds(), 200, 10, 1)
 		p.FirstMS = c.first.Milliseconds()
 		gran := refreshtoken.Granularity(c.idle)
-		got, _ := p.Crossings(gran)
+		got, _ := p.Crossings(gran, gran)
 		want := crossingsByHand(c.logins, c.refreshes, c.period.Milliseconds(), 200, c.first.Milliseconds(), gran)
 		if got != want {
 			t.Errorf("%+v: schedule counts %d crossings, by hand %d", c, got, want)

@@ -38,6 +38,8 @@ func (w *Workload) Flags() *pflag.FlagSet {
 	f.IntVar(&p.Warmup, "warmup", p.Warmup, "logins (with their refreshes and logouts) run before the window opens, outside it")
 	f.BoolVar(&p.WarmupUntilStable, "warmup-until-stable", p.WarmupUntilStable, fmt.Sprintf("repeat the warm-up in rounds of --warmup logins (new sessions each round) until two rounds in a row write log bytes per operation within %.0f%% of each other, at most %d rounds", 100*WarmupTolerance, MaxWarmupRounds))
 	f.StringVar(&p.Checkpoint, "checkpoint", p.Checkpoint, "where the window opens: before (a CHECKPOINT right before it: the worst case for full-page images), none (no CHECKPOINT), steady (CHECKPOINT, then the warm-up, then the window)")
+	f.Float64Var(&p.OfflinePercent, "offline-percent", p.OfflinePercent, "share of sessions that are offline (OFFLINE_FLAG '1'): they idle out after --offline-max-idle, and their coarse column's granularity is half of it")
+	f.DurationVar(&p.OfflineMaxIdle, "offline-max-idle", p.OfflineMaxIdle, "the realm's offline session idle timeout (Keycloak's default: 30 days), for --offline-percent's sessions")
 	f.StringVar(&p.VariantFile, "variant-file", p.VariantFile, "a YAML file describing one more variant (a name, a base variant, DDL and statement changes; workloads/refreshtoken/README.md), run after the built-in ones")
 	return f
 }
@@ -75,6 +77,8 @@ func checkLimits(p Params) error {
 	switch {
 	case !finite(p.LogoutPercent) || p.LogoutPercent < 0 || p.LogoutPercent > 100:
 		return fmt.Errorf("--logout-percent must be a number from 0 to 100 (got %g)", p.LogoutPercent)
+	case !finite(p.OfflinePercent) || p.OfflinePercent < 0 || p.OfflinePercent > 100:
+		return fmt.Errorf("--offline-percent must be a number from 0 to 100 (got %g)", p.OfflinePercent)
 	case !finite(p.UsersPerSecond) || p.UsersPerSecond <= 0:
 		return fmt.Errorf("--users-per-second must be a positive number (got %g)", p.UsersPerSecond)
 	case p.UsersPerSecond > 1000:
@@ -90,6 +94,15 @@ func checkLimits(p Params) error {
 	span := float64(max(p.Logins-1, 0))*arrival + p.FirstRefreshAfter.Seconds() + float64(p.RefreshesPerLogin)*p.RefreshPeriod.Seconds()
 	if limit := float64(maxScenarioSeconds); arrival > limit || span > limit {
 		return fmt.Errorf("--logins, --users-per-second, --refreshes-per-login and --refresh-period give a scenario of %.3g simulated seconds: its timestamps are int seconds from 2026-01-01 and must end by 2038-01-19 (at most %d s)", span, int64(maxScenarioSeconds))
+	}
+	// The expiration job's last run comes an offline idle timeout after the
+	// scenario, and the CREATED_ON cut-off it binds is that run's time
+	// less the max lifespan: an int column compared with it must hold it.
+	if p.OfflinePercent > 0 {
+		job := span + p.OfflineMaxIdle.Seconds() + cleanerWindow + p.ExpirationInterval.Seconds()
+		if job > float64(maxScenarioSeconds) {
+			return fmt.Errorf("--offline-max-idle %s: the expiration job would run until %.3g s after 2026-01-01, past 2038-01-19 where the int timestamp columns end (at most %d s)", p.OfflineMaxIdle, job, int64(maxScenarioSeconds))
+		}
 	}
 	return nil
 }

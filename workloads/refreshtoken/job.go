@@ -57,6 +57,9 @@ func (w *Workload) Epilogue() (*workloads.Epilogue, error) {
 func (w *Workload) jobFigures(run *result.Run, st workloads.Stats, jp jobPlan) {
 	put := func(name string, m result.Metric) { run.Database[name] = m }
 	sched := fmt.Sprintf("the expiration job's schedule: every %s of simulated time from the scenario's end until no session is left", w.P.ExpirationInterval)
+	if jp.skipped > 0 {
+		sched += fmt.Sprintf("; the runs the model issued: it left out %d runs at which only offline sessions were left and none was past the offline cut-off (their finds return nothing and write no log)", jp.skipped)
+	}
 	put(result.ExpirationJobRuns.Name, result.New(float64(jp.runs), result.Exact, sched))
 	put(result.ExpirationJobBatches.Name, result.New(float64(st.Operations["expiration_batches"]), result.Exact, "the driver: find-and-delete transactions committed"))
 	deleted := st.Statements["rt_expire_delete_user_sessions"]

@@ -1,8 +1,6 @@
 package refreshtoken
 
 import (
-	"time"
-
 	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/workloads"
 )
@@ -80,11 +78,14 @@ func (w *Workload) prepareTexts() (texts, error) {
 // steps are the statements of one operation, one transaction, and what the
 // session's cached state becomes once they committed. They do not change the
 // session themselves, so a retried transaction issues the same statements.
-func (w *Workload) steps(t texts, ev event, gran int64) ([]workloads.Step, func()) {
+func (w *Workload) steps(t texts, ev event) ([]workloads.Step, func()) {
 	s := ev.s
 	now := secOf(ev.at)
-	// findUserSession only returns a session refreshed within max idle.
-	live := now - int64(w.P.MaxIdle/time.Second)
+	// findUserSession only returns a session refreshed within its idle
+	// timeout: max idle, or the offline one for an offline session.
+	live := now - w.P.idleSeconds(s.offline)
+	gran := w.P.granularity(s.offline)
+	flag := flagFor(s.offline)
 	st := func(name string, query bool, want int64, args ...any) workloads.Step {
 		return workloads.Step{Name: name, Stmt: dialects.Stmt{SQL: t[name], Args: args, Query: query}, Want: want}
 	}
@@ -92,19 +93,19 @@ func (w *Workload) steps(t texts, ev event, gran int64) ([]workloads.Step, func(
 	case opLogin:
 		// JpaChangesPerformer, ADD_IF_ABSENT: loadUserSession finds nothing,
 		// then createUserSession and createClientSession persist both rows.
-		args := []any{s.id, s.userID, realmID, s.createdOn, offlineFlag, userSessionData(s.id, s.userID, s.createdOn), s.createdOn, false}
+		args := []any{s.id, s.userID, realmID, s.createdOn, flag, userSessionData(s.id, s.userID, s.createdOn), s.createdOn, false}
 		if w.baseVariant() == "coarse" {
 			args = append(args, w.P.bucket(s.id), Coarse(s.createdOn, s.createdOn, gran))
 		}
 		return w.keep(opLogin, []workloads.Step{
-				st("rt_select_user_session", true, 0, offlineFlag, s.id, realmID, live),
+				st("rt_select_user_session", true, 0, flag, s.id, realmID, live),
 				st("rt_insert_user_session", false, 1, args...),
-				st("rt_insert_client_session", false, 1, s.id, clientID, offlineFlag, s.createdOn, clientSessionData(clientID, s.createdOn), realmID),
+				st("rt_insert_client_session", false, 1, s.id, clientID, flag, s.createdOn, clientSessionData(clientID, s.createdOn), realmID),
 			}), func() {
 				s.lastRefresh, s.timestamp = s.createdOn, s.createdOn
 			}
 	case opRefresh:
-		return w.refresh(st, s, now, live, gran)
+		return w.refresh(st, s, now, live, gran, flag)
 	default:
 		// The logout removes the user session and its client sessions
 		// (REMOVE tasks): both rows are locked in the prepare step, then
@@ -113,12 +114,12 @@ func (w *Workload) steps(t texts, ev event, gran int64) ([]workloads.Step, func(
 		// VERSION), finds the user session with PESSIMISTIC_WRITE and
 		// removes it.
 		return w.keep(opLogout, []workloads.Step{
-			st("rt_lock_user_session_skip_locked", true, 1, offlineFlag, s.id),
-			st("rt_lock_client_session_skip_locked", true, 1, clientID, offlineFlag, s.id),
-			st("rt_select_client_sessions", true, 1, offlineFlag, s.id),
-			st("rt_delete_client_session", false, 1, clientID, offlineFlag, s.id, s.clientVersion),
-			st("rt_lock_user_session", true, 1, offlineFlag, s.id),
-			st("rt_delete_user_session", false, 1, offlineFlag, s.id, s.userVersion),
+			st("rt_lock_user_session_skip_locked", true, 1, flag, s.id),
+			st("rt_lock_client_session_skip_locked", true, 1, clientID, flag, s.id),
+			st("rt_select_client_sessions", true, 1, flag, s.id),
+			st("rt_delete_client_session", false, 1, clientID, flag, s.id, s.clientVersion),
+			st("rt_lock_user_session", true, 1, flag, s.id),
+			st("rt_delete_user_session", false, 1, flag, s.id, s.userVersion),
 		}), func() {}
 	}
 }
@@ -127,30 +128,30 @@ func (w *Workload) steps(t texts, ev event, gran int64) ([]workloads.Step, func(
 // timestamp and the user session's last refresh to the current second. Each
 // setter queues a change only for a later second; the queued changes lock
 // their rows, load the session, and update what changed.
-func (w *Workload) refresh(st func(string, bool, int64, ...any) workloads.Step, s *session, now, live, gran int64) ([]workloads.Step, func()) {
+func (w *Workload) refresh(st func(string, bool, int64, ...any) workloads.Step, s *session, now, live, gran int64, flag string) ([]workloads.Step, func()) {
 	user, client := now > s.lastRefresh, now > s.timestamp
 	var out []workloads.Step
 	if user {
-		out = append(out, st("rt_lock_user_session_skip_locked", true, 1, offlineFlag, s.id))
+		out = append(out, st("rt_lock_user_session_skip_locked", true, 1, flag, s.id))
 	}
 	if client {
-		out = append(out, st("rt_lock_client_session_skip_locked", true, 1, clientID, offlineFlag, s.id))
+		out = append(out, st("rt_lock_client_session_skip_locked", true, 1, clientID, flag, s.id))
 	}
 	if user {
 		// loadUserSession: the user session and its client sessions.
-		out = append(out, st("rt_select_user_session", true, 1, offlineFlag, s.id, realmID, live),
-			st("rt_select_client_sessions", true, 1, offlineFlag, s.id))
-		upd := st("rt_update_user_session", false, 1, now, s.userVersion+1, offlineFlag, s.id, s.userVersion)
+		out = append(out, st("rt_select_user_session", true, 1, flag, s.id, realmID, live),
+			st("rt_select_client_sessions", true, 1, flag, s.id))
+		upd := st("rt_update_user_session", false, 1, now, s.userVersion+1, flag, s.id, s.userVersion)
 		// @DynamicUpdate: 26.8's coarse column is written only when it changes.
 		if c := Coarse(now, s.createdOn, gran); w.baseVariant() == "coarse" && c != Coarse(s.lastRefresh, s.createdOn, gran) {
-			upd = st("rt_update_user_session_coarse", false, 1, now, c, s.userVersion+1, offlineFlag, s.id, s.userVersion)
+			upd = st("rt_update_user_session_coarse", false, 1, now, c, s.userVersion+1, flag, s.id, s.userVersion)
 		}
 		out = append(out, upd)
 	} else if client {
-		out = append(out, st("rt_select_client_sessions", true, 1, offlineFlag, s.id))
+		out = append(out, st("rt_select_client_sessions", true, 1, flag, s.id))
 	}
 	if client {
-		out = append(out, st("rt_update_client_session", false, 1, now, s.clientVersion+1, clientID, offlineFlag, s.id, s.clientVersion))
+		out = append(out, st("rt_update_client_session", false, 1, now, s.clientVersion+1, clientID, flag, s.id, s.clientVersion))
 	}
 	// A variant file that drops a refresh's update leaves that row's VERSION
 	// as it was (the logout's VERSION-checked deletes depend on it).

@@ -16,7 +16,6 @@ func drive(t *testing.T, p Params, variant string) (map[string]int, *Plan) {
 		tx[n] = n
 	}
 	plan := w.ensurePlan()
-	gran := Granularity(int64(p.MaxIdle / time.Second))
 	got := map[string]int{}
 	c := plan.cursor(0, 1)
 	for {
@@ -24,7 +23,7 @@ func drive(t *testing.T, p Params, variant string) (map[string]int, *Plan) {
 		if !ok {
 			return got, plan
 		}
-		steps, apply := w.steps(tx, ev, gran)
+		steps, apply := w.steps(tx, ev)
 		if len(steps) == 0 {
 			got["no statement"]++
 		}

@@ -53,6 +53,11 @@ type Params struct {
 	// WarmupUntilStable repeats the warm-up in rounds of Warmup logins
 	// until the log rate per operation settles (warmup.go).
 	WarmupUntilStable bool
+	// OfflinePercent of the sessions are offline (OFFLINE_FLAG '1', an
+	// offline_access token): they idle out after OfflineMaxIdle, the realm's
+	// offlineSessionIdleTimeout, instead of MaxIdle (offline.go).
+	OfflinePercent float64
+	OfflineMaxIdle time.Duration
 }
 
 // The values the 26.8 unknowns can take; the first is the default.
@@ -72,8 +77,12 @@ func DefaultParams() Params {
 		MaxIdle: 30 * time.Minute, Buckets: 64, Seed: 1, UsersPerSecond: 5, FillFactor: 100,
 		BucketFunction: BucketFunctions[0], BucketPosition: BucketPositions[0], CSSUserSessionIndex: CSSUserSessionIndexs[0],
 		ExpirationJob: true, ExpirationInterval: 900 * time.Second, ExpirationBatch: 512, MaxLifespan: 10 * time.Hour,
-		CoarseExpiration: CoarseExpirations[0], Checkpoint: Checkpoints[0]}
+		CoarseExpiration: CoarseExpirations[0], Checkpoint: Checkpoints[0], OfflineMaxIdle: DefaultOfflineMaxIdle}
 }
+
+// DefaultOfflineMaxIdle is Keycloak's realm default offlineSessionIdleTimeout
+// (2592000 s).
+const DefaultOfflineMaxIdle = 30 * 24 * time.Hour
 
 func oneOf(flag, v string, allowed []string) error {
 	if slices.Contains(allowed, v) {
@@ -111,6 +120,9 @@ func (p Params) Validate() error {
 		return fmt.Errorf("--max-lifespan must be at least --max-idle (got %s < %s)", p.MaxLifespan, p.MaxIdle)
 	case p.Preload < 0 || p.Preload > maxLogins:
 		return fmt.Errorf("--preload must be between 0 and %d (got %d)", maxLogins, p.Preload)
+	}
+	if err := p.validateOffline(); err != nil {
+		return err
 	}
 	if err := oneOf("--coarse-expiration", p.CoarseExpiration, CoarseExpirations); err != nil {
 		return err
@@ -156,7 +168,7 @@ func (p Params) Assumptions() []string {
 	if p.FirstRefreshAfter > 0 {
 		first = fmt.Sprintf("the code exchange and the first refresh follow the login after %s of simulated time", p.FirstRefreshAfter)
 	}
-	return []string{
+	out := []string{
 		"SESSION_BUCKET = " + fn + " (--bucket-function; Keycloak's bucket function and count are not published)",
 		"SESSION_BUCKET sits " + pos + " in both rebuilt 26.8 expiration indexes (--bucket-position; not published)",
 		css + " (--css-user-session-index)",
@@ -164,6 +176,7 @@ func (p Params) Assumptions() []string {
 		p.expirationAssumption(),
 		"SQL Server 2019+: OPTIMIZE_FOR_SEQUENTIAL_KEY on both rebuilt expiration indexes (Keycloak's index test confirms it for IDX_USER_SESSION_EXPIRATION_CREATED only)",
 	}
+	return append(out, p.offlineAssumptions()...)
 }
 
 // expirationAssumption is how the 26.8 expiration job was modelled.

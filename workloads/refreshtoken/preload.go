@@ -14,9 +14,10 @@ import (
 // (in Prepare, before the window's CHECKPOINT and before snapshot, so
 // their log is not counted), with the workload's own insert statements.
 // Their last refreshes are spread evenly over the max-idle horizon before
-// the scenario starts, so none has expired when it starts and the expiration
-// job finds them expiring at a steady rate after; CREATED_ON goes back up to
-// half the max lifespan before that.
+// the scenario starts (an offline one's, --offline-percent of them, over the
+// offline idle horizon), so none has expired when it starts and the
+// expiration job finds them expiring at a steady rate after; CREATED_ON goes
+// back up to half the max lifespan before that.
 
 // preloadChunk is the rows loaded per transaction.
 const preloadChunk = 500
@@ -29,14 +30,33 @@ func (w *Workload) preloadSessions() []liveSession {
 		return nil
 	}
 	plan := w.ensurePlan()
-	idle, half := int64(w.P.MaxIdle/time.Second), max(int64(w.P.MaxLifespan/time.Second)/2, 1)
+	half := max(int64(w.P.MaxLifespan/time.Second)/2, 1)
+	// The same share as the logins' is offline; each kind is spread over
+	// its own idle horizon, so both kinds expire at a steady rate.
+	off := choose(n, w.P.OfflinePercent, w.P.Seed, preloadOfflineStream)
+	isOff := func(i int) bool { return off != nil && off[i] }
+	var count, rank [2]int64
+	for i := 0; i < n; i++ {
+		count[b2i(isOff(i))]++
+	}
 	out := make([]liveSession, n)
 	for i := range out {
-		last := Epoch - 1 - int64(i)*(idle-1)/int64(n)
+		o := isOff(i)
+		k := rank[b2i(o)]
+		rank[b2i(o)]++
+		idle := w.P.idleSeconds(o)
+		last := Epoch - 1 - k*(idle-1)/count[b2i(o)]
 		id := plan.sessionID(w.P.Logins + i)
-		out[i] = liveSession{id: id, lastRefresh: last, createdOn: last - (int64(i)*7919)%half, bucket: w.P.bucket(id)}
+		out[i] = liveSession{id: id, lastRefresh: last, createdOn: last - (k*7919)%half, bucket: w.P.bucket(id), offline: o}
 	}
 	return out
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // loadPreload inserts the preloaded sessions on Prepare's connection.
@@ -49,7 +69,6 @@ func (w *Workload) loadPreload(ctx context.Context, conn *sql.Conn) error {
 	if err != nil {
 		return err
 	}
-	gran := Granularity(int64(w.P.MaxIdle / time.Second))
 	var pipe dialects.Pipeliner
 	if p, ok := w.target.Dialect.(dialects.Pipeliner); ok {
 		pipe = p
@@ -57,13 +76,13 @@ func (w *Workload) loadPreload(ctx context.Context, conn *sql.Conn) error {
 	for start := 0; start < len(rows); start += preloadChunk {
 		var list []dialects.Stmt
 		for _, s := range rows[start:min(start+preloadChunk, len(rows))] {
-			user := fmt.Sprintf("preload-%s", s.id[:8])
-			args := []any{s.id, user, realmID, s.createdOn, offlineFlag, userSessionData(s.id, user, s.createdOn), s.lastRefresh, false}
+			user, flag := fmt.Sprintf("preload-%s", s.id[:8]), flagFor(s.offline)
+			args := []any{s.id, user, realmID, s.createdOn, flag, userSessionData(s.id, user, s.createdOn), s.lastRefresh, false}
 			if w.baseVariant() == "coarse" {
-				args = append(args, s.bucket, Coarse(s.lastRefresh, s.createdOn, gran))
+				args = append(args, s.bucket, Coarse(s.lastRefresh, s.createdOn, w.P.granularity(s.offline)))
 			}
 			list = append(list, dialects.Stmt{SQL: t["rt_insert_user_session"], Args: args},
-				dialects.Stmt{SQL: t["rt_insert_client_session"], Args: []any{s.id, clientID, offlineFlag, s.lastRefresh, clientSessionData(clientID, s.createdOn), realmID}})
+				dialects.Stmt{SQL: t["rt_insert_client_session"], Args: []any{s.id, clientID, flag, s.lastRefresh, clientSessionData(clientID, s.createdOn), realmID}})
 		}
 		var err error
 		if pipe != nil {

@@ -35,7 +35,8 @@ var Tables = []string{"offline_user_session", "offline_client_session"}
 const (
 	realmID     = "b2a3c4d5-0000-4000-8000-00000000beef"
 	clientID    = "c0ffee00-0000-4000-8000-000000000001"
-	offlineFlag = "0" // regular sessions, persisted since Keycloak 25
+	regularFlag = "0" // regular sessions, persisted since Keycloak 25
+	offlineFlag = "1" // offline sessions (--offline-percent)
 )
 
 // Workload is one refresh-token run; Prepare/Ops/Cleanup per variant.
@@ -87,7 +88,7 @@ func (w *Workload) variants() []string {
 }
 
 func (w *Workload) Meta() workloads.Meta {
-	return workloads.Meta{
+	m := workloads.Meta{
 		Name:          Name,
 		Description:   "Keycloak persistent sessions: login, token refresh, logout (PR #51904)",
 		Variants:      w.variants(),
@@ -107,12 +108,19 @@ func (w *Workload) Meta() workloads.Meta {
 		},
 		Assumptions: w.P.Assumptions(),
 	}
+	if w.P.OfflinePercent > 0 {
+		// Only then: a default run's parameters stay PR #51904's.
+		m.Params["offline_percent"] = w.P.OfflinePercent
+		m.Params["offline_max_idle"] = w.P.OfflineMaxIdle.String()
+		m.Params["offline_coarse_granularity_seconds"] = w.P.granularity(true)
+	}
+	return m
 }
 
 func (w *Workload) ensurePlan() *Plan {
 	if w.plan == nil {
 		w.plan = NewPlan(w.P.Logins, w.P.RefreshesPerLogin, w.P.RefreshPeriod.Milliseconds(),
-			int64(1000/w.P.UsersPerSecond), w.P.LogoutPercent, w.P.Seed)
+			int64(1000/w.P.UsersPerSecond), w.P.LogoutPercent, w.P.Seed).WithOffline(w.P.OfflinePercent)
 		w.plan.FirstMS = w.P.FirstRefreshAfter.Milliseconds()
 	}
 	return w.plan
@@ -253,7 +261,6 @@ func (w *Workload) opsFor(plan *Plan) (workloads.Ops, error) {
 	if err != nil {
 		return nil, err
 	}
-	gran := Granularity(int64(w.P.MaxIdle / time.Second))
 	return func(worker, workers int) workloads.Next {
 		c := plan.cursor(worker, workers)
 		return func() (workloads.Op, bool) {
@@ -261,7 +268,7 @@ func (w *Workload) opsFor(plan *Plan) (workloads.Ops, error) {
 			if !ok {
 				return workloads.Op{}, false
 			}
-			steps, done := w.steps(t, ev, gran)
+			steps, done := w.steps(t, ev)
 			return workloads.Op{Name: ev.kind.String(), Counts: ev.kind.plural(), Steps: steps, Done: done}, true
 		}
 	}, nil

@@ -36,6 +36,7 @@ type session struct {
 	next      int64 // simulated ms of the next event
 	done      int   // refreshes done
 	logout    bool  // this session logs out after its refreshes
+	offline   bool  // OFFLINE_FLAG '1' (offline.go)
 	// What Keycloak's session cache holds: LAST_SESSION_REFRESH, the client
 	// session's TIMESTAMP, and the VERSION (optimistic lock) of each row.
 	lastRefresh, timestamp     int64
@@ -59,6 +60,7 @@ type Plan struct {
 	OffsetMS int64
 	Seed     uint64
 	logouts  []bool
+	offline  []bool // nil: no session is offline (WithOffline)
 }
 
 // NewPlan fixes which sessions log out: exactly round(logins*pct/100) of
@@ -134,7 +136,7 @@ func (c *cursor) next() (event, bool) {
 	i := c.nextLogin
 	c.nextLogin += c.stride
 	s := &session{idx: i, id: c.p.sessionID(i), userID: fmt.Sprintf("user-%d", i), createdOn: secOf(loginAt),
-		next: loginAt + c.p.FirstMS, logout: c.p.logouts[i]}
+		next: loginAt + c.p.FirstMS, logout: c.p.logouts[i], offline: c.p.isOffline(i)}
 	if c.p.Refreshes > 0 || s.logout {
 		heap.Push(&c.active, s)
 	}

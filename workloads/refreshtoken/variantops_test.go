@@ -26,14 +26,13 @@ func TestOperationStatementsAreWhatTheOperationsIssue(t *testing.T) {
 		for _, n := range StatementNames {
 			tx[n] = n
 		}
-		gran := Granularity(int64(p.MaxIdle / time.Second))
 		c := w.ensurePlan().cursor(0, 1)
 		for {
 			ev, ok := c.next()
 			if !ok {
 				break
 			}
-			steps, apply := w.steps(tx, ev, gran)
+			steps, apply := w.steps(tx, ev)
 			op := ev.kind.String()
 			if seen[op] == nil {
 				seen[op] = map[string]bool{}
@@ -67,7 +66,7 @@ func TestOnlyCoarseRunsReportCrossings(t *testing.T) {
 	t.Parallel()
 	p := DefaultParams()
 	p.Logins, p.RefreshesPerLogin, p.RefreshPeriod = 60, 40, time.Minute
-	want, _ := New(p).ensurePlan().Crossings(Granularity(int64(p.MaxIdle / time.Second)))
+	want, _ := New(p).ensurePlan().Crossings(Granularity(int64(p.MaxIdle/time.Second)), p.granularity(true))
 	for variant, reports := range map[string]bool{"baseline": false, "coarse": true} {
 		w := New(p)
 		w.variant = variant

@@ -37,7 +37,7 @@ func (w *Workload) warmupPlan(r int) *Plan {
 	}
 	p := w.P
 	arrival := int64(1000 / p.UsersPerSecond)
-	wp := NewPlan(p.Warmup, p.RefreshesPerLogin, p.RefreshPeriod.Milliseconds(), arrival, p.LogoutPercent, p.Seed^warmupSeed^(uint64(r)*0xbf58476d1ce4e5b9))
+	wp := NewPlan(p.Warmup, p.RefreshesPerLogin, p.RefreshPeriod.Milliseconds(), arrival, p.LogoutPercent, p.Seed^warmupSeed^(uint64(r)*0xbf58476d1ce4e5b9)).WithOffline(p.OfflinePercent)
 	wp.FirstMS = p.FirstRefreshAfter.Milliseconds()
 	span := int64(p.Warmup-1)*arrival + wp.FirstMS + int64(p.RefreshesPerLogin)*wp.PeriodMS
 	wp.OffsetMS = -(span/1000 + 2) * 1000
