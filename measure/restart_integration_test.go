@@ -55,7 +55,20 @@ func TestServerRestartMidRun(t *testing.T) {
 		_, err := (&measure.Experiment{Window: window(t, db, s), Workload: refreshtoken.New(p), Variants: []string{"baseline"}, Concurrency: smallConcurrency, CleanupTimeout: 5 * time.Second}).Run(ctx)
 		done <- err
 	}()
-	time.Sleep(1500 * time.Millisecond)
+	// Restart once the workload is sending its statements: a fixed pause
+	// landed in the prepare phase on a loaded machine.
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		var n int
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND query ILIKE '%UPDATE %offline_user_session%'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the workload sent no refresh within 60 s")
+		}
+	}
 	if err := srv.Restart(ctx); err != nil {
 		t.Fatal(err)
 	}
