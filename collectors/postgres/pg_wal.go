@@ -143,7 +143,7 @@ func (PgWAL) collect(ctx context.Context, qr dialects.Querier, s dialects.Server
 	}
 	if err != nil {
 		if errors.Is(err, errWALGone) || strings.Contains(err.Error(), "has already been removed") {
-			return nil, nil, &collectors.LogLostError{Err: err, Why: fmt.Sprintf("the WAL from the window's start (%s) was recycled by a checkpoint before it could be read: log bytes come from the LSN difference and pg_stat_wal, per-index leaf inserts are derived from the table counters. %s", w.start, holdAdvice(s))}
+			return nil, nil, &collectors.LogLostError{Err: err, Why: fmt.Sprintf("the WAL from the window's start (%s) was recycled by a checkpoint before it could be read (%v): log bytes come from the LSN difference and pg_stat_wal, per-index leaf inserts are derived from the table counters. %s", w.start, err, holdAdvice(s))}
 		}
 		return nil, nil, err
 	}

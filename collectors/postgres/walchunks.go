@@ -2,8 +2,10 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -171,8 +173,12 @@ func (f *segmentFetcher) readAt(segno, off uint64, dst []byte) (int, error) {
 		if f.file == nil || f.fileNo != segno {
 			f.close()
 			fh, err := os.Open(filepath.Join(f.local, name))
-			if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
 				return 0, fmt.Errorf("WAL segment %s: %w (%w)", name, err, errWALGone)
+			}
+			if err != nil {
+				// Out of file descriptors or a permission: not a lost window.
+				return 0, fmt.Errorf("WAL segment %s: %w", name, err)
 			}
 			f.file, f.fileNo = fh, segno
 		}
