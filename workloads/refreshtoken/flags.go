@@ -145,6 +145,7 @@ has expired, measured in a window of its own (expiration_job_* figures;
   writeamp run --first-refresh-after 1s   # the first refresh writes too: 11 expiration-index entries per login
   writeamp run --logins 300 --refreshes-per-login 40 --refresh-period 60s   # 40-minute sessions: coarse-boundary crossings counted
   writeamp run --preload 20000 --warmup 300 --checkpoint steady   # a full table, the window between checkpoints
+  writeamp run --offline-percent 30 --offline-max-idle 1h --refreshes-per-login 40 --refresh-period 60s   # offline sessions (OFFLINE_FLAG '1'): their own coarse granularity and expiration pass
   writeamp run --variant-file workloads/refreshtoken/client-timestamp-variant.yaml   # a variant of your own beside baseline and coarse
   writeamp run --concurrency 1,8,32 --variants coarse --format html -o sweep.html   # throughput, latency and write amplification per level
   writeamp run --pg-bin /usr/lib/postgresql/13/bin -o pg13.json --format json    # the same workload on two majors,

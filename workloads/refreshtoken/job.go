@@ -58,7 +58,7 @@ func (w *Workload) jobFigures(run *result.Run, st workloads.Stats, jp jobPlan) {
 	put := func(name string, m result.Metric) { run.Database[name] = m }
 	sched := fmt.Sprintf("the expiration job's schedule: every %s of simulated time from the scenario's end until no session is left", w.P.ExpirationInterval)
 	if jp.skipped > 0 {
-		sched += fmt.Sprintf("; the runs the model issued: it left out %d runs at which only offline sessions were left and none was past the offline cut-off (their finds return nothing and write no log)", jp.skipped)
+		sched += fmt.Sprintf("; the runs issued: runs left out %d (only offline sessions were left and none was past the offline cut-off: their finds return nothing and write no log)", jp.skipped)
 	}
 	put(result.ExpirationJobRuns.Name, result.New(float64(jp.runs), result.Exact, sched))
 	put(result.ExpirationJobBatches.Name, result.New(float64(st.Operations["expiration_batches"]), result.Exact, "the driver: find-and-delete transactions committed"))
@@ -76,7 +76,11 @@ func (w *Workload) jobFigures(run *result.Run, st workloads.Stats, jp jobPlan) {
 	}
 	if lb, ok := run.Database[JobPrefix+"log_bytes"]; ok && lb.OK() {
 		if jp.runs > 0 {
-			put(result.ExpirationJobLogBytesPerRun.Name, result.New(lb.V()/float64(jp.runs), result.Weaker(result.Derived, lb.Exactness), JobPrefix+"log_bytes / "+JobPrefix+"runs"))
+			src := JobPrefix + "log_bytes / " + JobPrefix + "runs"
+			if jp.skipped > 0 {
+				src += " (the runs issued; those left out had nothing to delete)"
+			}
+			put(result.ExpirationJobLogBytesPerRun.Name, result.New(lb.V()/float64(jp.runs), result.Weaker(result.Derived, lb.Exactness), src))
 		}
 		if deleted > 0 {
 			put(result.ExpirationJobLogBytesPerSession.Name, result.New(lb.V()/float64(deleted), result.Weaker(result.Derived, lb.Exactness), JobPrefix+"log_bytes / "+JobPrefix+"sessions_deleted"))

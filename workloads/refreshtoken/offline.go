@@ -100,6 +100,6 @@ func (p Params) offlineAssumptions() []string {
 	return []string{
 		fmt.Sprintf("offline sessions' LAST_SESSION_REFRESH_COARSE steps by half the offline idle timeout (--offline-max-idle %s: %d s), not the SSO max idle (26.8's code is not public)", p.OfflineMaxIdle, p.granularity(true)),
 		"26.8's offline expiration pass walks SESSION_BUCKET as its regular one does (--coarse-expiration); offline max lifespan is off (Keycloak's default), so there is no CREATED_ON pass for offline sessions",
-		"the offline pass reuses the regular find with OFFLINE_FLAG '1' and REMEMBER_ME bound false; Keycloak's findExpiredOfflineUserSessionsLastRefresh has no REMEMBER_ME predicate (every row the workload writes has REMEMBER_ME false, so both return the same rows)",
+		"the offline pass reuses the regular find with OFFLINE_FLAG '1' and REMEMBER_ME bound false; Keycloak's findExpiredOfflineUserSessionsLastRefresh has no REMEMBER_ME predicate (every row the workload writes has REMEMBER_ME false, so both return the same rows; the index range the server reads can differ)",
 	}
 }
