@@ -83,7 +83,7 @@ func readCheck(t *testing.T, out string) checkDoc {
 func TestCheckLeavesPostgresAsItWas(t *testing.T) {
 	t.Parallel()
 	psql := testenv.Tool(t, "psql")
-	dsn := scratchDB(t, "wa_test_check_restore")
+	dsn := privateScratchDB(t, "wa_test_check_restore")
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {
 		t.Fatal(err)

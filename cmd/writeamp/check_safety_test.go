@@ -66,7 +66,7 @@ order by 1`)
 func TestCheckNeverLosesPostgresData(t *testing.T) {
 	t.Parallel()
 	psql := testenv.Tool(t, "psql")
-	dsn := scratchDB(t, "wa_test_check_safety")
+	dsn := privateScratchDB(t, "wa_test_check_safety")
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {
 		t.Fatal(err)

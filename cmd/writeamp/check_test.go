@@ -16,6 +16,7 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 
+	"github.com/writeamp/writeamp/internal/pgmatrix"
 	"github.com/writeamp/writeamp/internal/testenv"
 	"github.com/writeamp/writeamp/result"
 )
@@ -64,6 +65,25 @@ func scratchDB(t *testing.T, name string) string {
 	}
 	u.Path = "/" + name
 	return u.String()
+}
+
+// privateScratchDB is a database on a PostgreSQL 15 server of the test's
+// own, as a URL: for the long checks that need nothing of the shared
+// server, so they run beside its queue instead of holding it (each held it
+// 30-40 s).
+func privateScratchDB(t *testing.T, name string) string {
+	t.Helper()
+	srv := pgmatrix.Start(t, 15)
+	db, err := sql.Open("pgx", srv.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
+		t.Fatal(err)
+	}
+	q := url.Values{"host": {srv.Dir}, "port": {fmt.Sprint(srv.Port)}, "sslmode": {"disable"}}
+	return (&url.URL{Scheme: "postgres", User: url.User("postgres"), Path: "/" + name, RawQuery: q.Encode()}).String()
 }
 
 func write(t *testing.T, dir, name, text string) string {
