@@ -27,3 +27,17 @@ func (w *Workload) SetVariant(v string) { w.variant = v }
 // SessionID and LogsOut expose the plan's choices.
 func (p *Plan) SessionID(i int) string { return p.sessionID(i) }
 func (p *Plan) LogsOut(i int) bool     { return p.logouts[i] }
+
+// IsOffline exposes the plan's offline choice.
+func (p *Plan) IsOffline(i int) bool { return p.isOffline(i) }
+
+// JobBatchRuns is the job run each of the model's batches belongs to, in
+// the order the job issues them.
+func (w *Workload) JobBatchRuns() []int {
+	live, end := w.liveAtEnd()
+	var out []int
+	for _, b := range w.planJob(live, end).batches {
+		out = append(out, b.tick)
+	}
+	return out
+}
