@@ -22,6 +22,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/writeamp/writeamp/internal/pgmatrix"
 	"github.com/writeamp/writeamp/internal/testenv"
 )
 
@@ -146,34 +147,24 @@ func TestActionPassesEveryInputToTheScript(t *testing.T) {
 	}
 }
 
-// scratch is a database of its own for one run of the script.
+// scratch is a database of its own for one run of the script, on a
+// PostgreSQL 15 server of the test's own: the script's checks need nothing
+// of the shared server, and holding it they were the queue's longest
+// (20-50 s each).
 func scratch(t *testing.T) string {
-	dsn := testenv.DSN(t, "WRITEAMP_TEST_PG_DSN")
-	db, err := sql.Open("pgx", dsn)
+	t.Helper()
+	srv := pgmatrix.Start(t, 15)
+	db, err := sql.Open("pgx", srv.DSN)
 	if err != nil {
 		t.Fatal(err)
 	}
-	testenv.Reachable(t, db, "PostgreSQL")
+	defer db.Close()
 	name := fmt.Sprintf("wa_test_action_%d", os.Getpid())
-	if _, err := db.Exec("DROP DATABASE IF EXISTS " + name); err != nil {
+	if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
 		t.Fatal(err)
 	}
-	// TEMPLATE template0: a writeamp measuring the postgres database of this
-	// shared server samples pg_stat_activity from template1, and CREATE
-	// DATABASE from a template others are connected to fails (README, Waits).
-	if _, err := db.Exec("CREATE DATABASE " + name + " TEMPLATE template0"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
-		db.Close()
-	})
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatalf("WRITEAMP_TEST_PG_DSN must be a URL for this test: %v", err)
-	}
-	u.Path = "/" + name
-	return u.String()
+	q := url.Values{"host": {srv.Dir}, "port": {fmt.Sprint(srv.Port)}, "sslmode": {"disable"}}
+	return (&url.URL{Scheme: "postgres", User: url.User("postgres"), Path: "/" + name, RawQuery: q.Encode()}).String()
 }
 
 type junit struct {
