@@ -145,7 +145,14 @@ func TestALiveRunIsLeftAloneByARunInAnotherPIDNamespace(t *testing.T) {
 // removing WAL the other's window still had to read.
 func TestTwoConcurrentRunsInDifferentPIDNamespaces(t *testing.T) {
 	t.Parallel()
-	dsn, db := openTestPG(t)
+	// A server of its own: two runs of 2,000-3,000 logins held the shared
+	// one ~25 s.
+	dsn := privateScratchDB(t, "wa_test_pidns")
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
 	bin := buildBinary(t)
 	before := catalogState(t, db)
 	old := existingSchemas(t, db)
