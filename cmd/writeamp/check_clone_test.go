@@ -46,8 +46,7 @@ func pgAdmin(t *testing.T) *sql.DB {
 func TestCheckCloneLeavesNothingBehind(t *testing.T) {
 	t.Parallel()
 	psql := testenv.Tool(t, "psql")
-	admin := pgAdmin(t)
-	dsn := scratchDB(t, "wa_test_check_clone")
+	dsn, admin := privateServer(t, "wa_test_check_clone") // a server of its own: it held the shared one ~30 s
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {
 		t.Fatal(err)

@@ -70,20 +70,28 @@ func scratchDB(t *testing.T, name string) string {
 // privateScratchDB is a database on a PostgreSQL 15 server of the test's
 // own, as a URL: for the long checks that need nothing of the shared
 // server, so they run beside its queue instead of holding it (each held it
-// 30-40 s).
+// 20-40 s).
 func privateScratchDB(t *testing.T, name string) string {
+	dsn, _ := privateServer(t, name)
+	return dsn
+}
+
+// privateServer is privateScratchDB with a connection to the server's
+// maintenance database (closed when the test ends), for the tests that
+// also watch what is created beside the scratch database.
+func privateServer(t *testing.T, name string) (string, *sql.DB) {
 	t.Helper()
 	srv := pgmatrix.Start(t, 15)
-	db, err := sql.Open("pgx", srv.DSN)
+	admin, err := sql.Open("pgx", srv.DSN)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
+	t.Cleanup(func() { admin.Close() })
+	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
 		t.Fatal(err)
 	}
 	q := url.Values{"host": {srv.Dir}, "port": {fmt.Sprint(srv.Port)}, "sslmode": {"disable"}}
-	return (&url.URL{Scheme: "postgres", User: url.User("postgres"), Path: "/" + name, RawQuery: q.Encode()}).String()
+	return (&url.URL{Scheme: "postgres", User: url.User("postgres"), Path: "/" + name, RawQuery: q.Encode()}).String(), admin
 }
 
 func write(t *testing.T, dir, name, text string) string {
