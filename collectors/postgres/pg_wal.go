@@ -111,7 +111,8 @@ func (PgWAL) collect(ctx context.Context, qr dialects.Querier, s dialects.Server
 	if w.start == "" || w.end == "" {
 		return nil, nil, fmt.Errorf("no WAL positions in the snapshots")
 	}
-	w.end = recordsEnd(w.end)
+	segSize, _ := strconv.ParseUint(s.Prop(pg.PropWALSegmentSize), 10, 64)
+	w.end = recordsEnd(w.end, segSize)
 	w.dboid, _ = strconv.ParseInt(s.Prop(pg.PropDatabaseOID), 10, 64)
 	// The records up to the end LSN must be flushed before they can be read;
 	// the WAL writer does that within its delay (200 ms by default).
@@ -264,17 +265,19 @@ func walCounters(ctx context.Context, qr dialects.Querier, s dialects.Server, w 
 // (XLogBytePosToRecPtr in xlog.c), a header that is neither written nor
 // flushed until the next record comes. Waiting for that flush, or reading
 // the page, would wait on WAL the window does not have (a quiet server may
-// write none for seconds), so the records end at the page boundary. No
-// record ends 24 or 40 bytes into a page: the smallest is 24 bytes long and
-// starts after the header.
-func recordsEnd(mark string) string {
+// write none for seconds), so the records end at the page boundary. Only
+// just past the header: the short header (24 bytes) of a page within a
+// segment, the long one (40) of a segment's first page. 40 bytes into
+// another page is the end of a record continued from the page before.
+func recordsEnd(mark string, segSize uint64) string {
 	lsn, err := parseLSN(mark)
 	if err != nil {
 		return mark
 	}
-	switch lsn % walPageSize {
-	case shortPageHeader, longPageHeader:
-		lsn -= lsn % walPageSize
+	off := lsn % walPageSize
+	first := segSize != 0 && lsn%segSize == off
+	if (off == shortPageHeader && !first) || (off == longPageHeader && first) {
+		lsn -= off
 		return fmt.Sprintf("%X/%X", lsn>>32, uint32(lsn))
 	}
 	return mark

@@ -28,14 +28,17 @@ func TestPageSetCountsDistinctBlocks(t *testing.T) {
 }
 
 func TestRecordsEndAtThePageBoundary(t *testing.T) {
+	const seg = 16 << 20
 	for mark, want := range map[string]string{
 		"0/1518018": "0/1518000", // past a short page header
 		"1/1000028": "1/1000000", // past a segment's long page header
+		"0/19C2028": "0/19C2028", // a record continued from the page before ends there
+		"0/1000018": "0/1000018", // inside a long header: not an insert position, left alone
 		"0/1518020": "0/1518020", // a record ended there
 		"0/1517FF8": "0/1517FF8",
 		"bad":       "bad",
 	} {
-		if got := recordsEnd(mark); got != want {
+		if got := recordsEnd(mark, seg); got != want {
 			t.Errorf("recordsEnd(%s) = %s, want %s", mark, got, want)
 		}
 	}
