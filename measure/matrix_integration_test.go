@@ -127,14 +127,18 @@ func matrixRefreshAB(t *testing.T, db *sql.DB, s dialects.Server) {
 		}
 		// PostgreSQL 13 computes the pruning horizon over the whole cluster,
 		// so the wait sampler's snapshot, though taken in another database,
-		// can keep a page's dead version and push one update to another page
-		// (issue 27, item 4: 239 of 240 in a CI run). That one is a newpage
-		// update, which the report explains; 14+ prune per database.
+		// can keep a page's dead versions and push updates to another page
+		// (issue 27, item 4: 239 of 240 in a CI run; a later CI run moved 7
+		// of baseline's offline_client_session updates: one held prune on a
+		// full page moves every row updated until the next prune). Those are
+		// newpage updates, which the report explains; 14+ prune per
+		// database. horizonTolerance bounds them so that a sampler holding
+		// its snapshot for long still fails.
 		newpage := 0.0
 		if m, ok := us.Metrics["newpage_updates"]; ok && m.OK() {
 			newpage = m.V()
 		}
-		if run.Variant == "coarse" && hot != upd && !(major == 13 && upd-hot <= max(1, upd/100) && upd-hot == newpage) {
+		if run.Variant == "coarse" && hot != upd && !(major == 13 && upd-hot <= horizonTolerance(upd) && upd-hot == newpage) {
 			t.Errorf("coarse at one worker: %v of %v updates HOT (%v moved to another page), want all", hot, upd, newpage)
 		}
 		// Every index gets an entry per insert and per non-HOT update of its
@@ -178,9 +182,13 @@ func matrixRefreshAB(t *testing.T, db *sql.DB, s dialects.Server) {
 	}
 }
 
+// horizonTolerance is how many of n updates PostgreSQL 13's cluster-wide
+// horizon may move to another page in the matrix's A/B: 5%, or one.
+func horizonTolerance(n float64) float64 { return max(1, float64(int(n/20))) }
+
 // horizonMoved: the table warning w is about ("schema.table: …") had, as
-// its only non-HOT updates, the few that moved to another page (at most 1%
-// of its updates, or one).
+// its only non-HOT updates, the few that moved to another page (at most
+// horizonTolerance of its updates).
 func horizonMoved(run *result.Run, w string) bool {
 	obj, _, ok := strings.Cut(w, ": ")
 	if !ok {
@@ -192,7 +200,7 @@ func horizonMoved(run *result.Run, w string) bool {
 	}
 	upd, hot, moved := tb.Metrics["rows_updated"], tb.Metrics["hot_updates"], tb.Metrics["newpage_updates"]
 	n := upd.V() - hot.V()
-	return upd.OK() && hot.OK() && moved.OK() && n > 0 && moved.V() == n && n <= max(1, upd.V()/100)
+	return upd.OK() && hot.OK() && moved.OK() && n > 0 && moved.V() == n && n <= horizonTolerance(upd.V())
 }
 
 // psql runs SQL as a wrapped command would: its own sessions, outside writeamp.
