@@ -2,6 +2,7 @@ package ghaction
 
 import (
 	"bytes"
+	"debug/buildinfo"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -171,6 +172,15 @@ func TestActionInstallsAVerifiedRelease(t *testing.T) {
 	if v, err := exec.Command(o["bin"], "version").CombinedOutput(); err != nil || !strings.Contains(string(v), fakeTag) {
 		t.Errorf("the installed binary: %v %s", err, v)
 	}
+	// version: source builds as the release archives are built (the docs
+	// say so, and make test compiles that configuration once for both).
+	code, out, src := install(t, "install", "INPUT_VERSION=source", "RUNNER_TEMP="+t.TempDir())
+	if code != 0 {
+		t.Fatalf("source install: exit %d, outputs %v\n%s", code, src, out)
+	}
+	if r, s := buildSettings(t, o["bin"]), buildSettings(t, src["bin"]); r["CGO_ENABLED"] != "0" || r["-trimpath"] != "true" || r["CGO_ENABLED"] != s["CGO_ENABLED"] || r["-trimpath"] != s["-trimpath"] {
+		t.Errorf("the source build is not built as a release: release %v, source %v", r, s)
+	}
 
 	// The cache: only SHA256SUMS is fetched, the kept archive checked.
 	code, out, o = install(t, "install", env...)
@@ -216,4 +226,18 @@ func TestActionInstallsAVerifiedRelease(t *testing.T) {
 	if code != 2 || !strings.Contains(out, "no release v0.0.0-none: "+url+"/v0.0.0-none/SHA256SUMS answered HTTP 404") {
 		t.Errorf("unknown tag: exit %d\n%s", code, out)
 	}
+}
+
+// buildSettings are a binary's go build settings (CGO_ENABLED, -trimpath, …).
+func buildSettings(t *testing.T, bin string) map[string]string {
+	t.Helper()
+	bi, err := buildinfo.ReadFile(bin)
+	if err != nil {
+		t.Fatalf("%s: %v", bin, err)
+	}
+	m := map[string]string{}
+	for _, s := range bi.Settings {
+		m[s.Key] = s.Value
+	}
+	return m
 }
