@@ -147,24 +147,21 @@ func rowsWritten(r *result.Run) (float64, result.Exactness, bool) {
 }
 
 // lockWaits says what the window saw of lock waits: the server's lock wait
-// counters (waits.*lock*, exact) and the sampled share of active time in a
-// Lock state (wait_share.Lock.*, approx), or that it had neither.
+// counters (exact; which families are locks: lockWait) and the sampled share
+// of active time in a Lock state (wait_share.Lock.*, approx), or that it had
+// neither.
 func lockWaits(r *result.Run) string {
 	var count, ms, share float64
 	var counted, timed, sampled bool
 	for name, m := range r.Database {
-		low := strings.ToLower(name)
 		if !m.OK() {
 			continue
 		}
-		// SQL Server names its lock waits lck_m_*.
-		isLock := strings.Contains(low, "lock") || strings.HasPrefix(low, result.WaitsPrefix+"lck_")
-		switch {
-		case strings.HasPrefix(low, result.WaitsPrefix) && isLock && strings.HasSuffix(low, "_ms"):
+		if lock, isMS := lockWait(name); lock && isMS {
 			ms, timed = ms+m.V(), true
-		case strings.HasPrefix(low, result.WaitsPrefix) && isLock:
+		} else if lock {
 			count, counted = count+m.V(), true
-		case strings.HasPrefix(name, result.WaitSharePrefix+"Lock."):
+		} else if strings.HasPrefix(name, result.WaitSharePrefix+"Lock.") {
 			share, sampled = share+m.V(), true
 		}
 	}
@@ -185,4 +182,27 @@ func lockWaits(r *result.Run) string {
 		return "lock waits not measured (the window had no wait sampler or lock counters)"
 	}
 	return strings.Join(out, ", ")
+}
+
+// lockWait says whether a waits.* family counts waits for a lock a
+// transaction holds (a row, table or metadata lock), and whether it is the
+// family's time (_ms). A name holding "lock" is not enough: MySQL's
+// performance_schema names its latches wait/synch/rwlock/... and
+// .../lock_mutex, and counts every acquisition of them. Locks are InnoDB's
+// row locks (waits.row_lock, from Innodb_row_lock_waits), performance_schema's
+// wait/lock/ instruments (the SQL layer's table and metadata locks), SQL
+// Server's LCK_M_* wait types, and Oracle's row and table lock enqueues
+// (enq: TX - row lock contention, enq: TM - contention).
+func lockWait(name string) (lock, ms bool) {
+	family, ok := strings.CutPrefix(strings.ToLower(name), result.WaitsPrefix)
+	if !ok {
+		return false, false
+	}
+	family, ms = strings.CutSuffix(family, "_ms")
+	for _, p := range []string{"row_lock", "wait/lock/", "lck_m_", "enq_tx_row_lock_contention", "enq_tm_contention"} {
+		if strings.HasPrefix(family, p) && (p != "row_lock" || family == p) {
+			return true, ms
+		}
+	}
+	return false, false
 }

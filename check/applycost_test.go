@@ -40,6 +40,17 @@ func TestMigrationNoteSaysRowsLocksAndShipping(t *testing.T) {
 	if note := migrationNote(bare); !strings.Contains(note, "lock waits not measured") || strings.Contains(note, "rows written") || strings.Contains(note, "standbys") {
 		t.Errorf("a window without samplers, tables or standbys: %s", note)
 	}
+	// MySQL's latches carry "lock" in their names and count every
+	// acquisition: none is a lock wait; its row, table and metadata locks are.
+	ex := func(v float64) result.Metric { return result.New(v, result.Exact, "test") }
+	my := &result.Run{Database: map[string]result.Metric{
+		"waits.wait/synch/rwlock/innodb/index_tree_rw_lock": ex(90000), "waits.wait/synch/rwlock/innodb/index_tree_rw_lock_ms": ex(800),
+		"waits.wait/synch/mutex/innodb/lock_mutex": ex(40000), "waits.wait/synch/sxlock/innodb/hash_table_locks": ex(7000),
+		"waits.row_lock": ex(2), "waits.row_lock_ms": ex(51), "waits.wait/lock/metadata/sql/mdl": ex(5), "waits.wait/lock/metadata/sql/mdl_ms": ex(9),
+		"waits.enq_tx_index_contention": ex(4), "waits.enq_tx_row_lock_contention": ex(1)}}
+	if note := migrationNote(my); !strings.Contains(note, "8 lock waits, 60 ms waiting on locks") {
+		t.Errorf("latches counted as lock waits, or locks missed: %s", note)
+	}
 	sampled := &result.Run{Database: map[string]result.Metric{"wait_samples": result.New(12, result.Approx, "test")}}
 	if note := migrationNote(sampled); !strings.Contains(note, "no lock wait in 12 wait samples") {
 		t.Errorf("sampled, no lock: %s", note)
