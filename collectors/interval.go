@@ -18,9 +18,26 @@ type LogLostError struct {
 func (e *LogLostError) Error() string { return e.Why }
 func (e *LogLostError) Unwrap() error { return e.Err }
 
+type poolKey struct{}
+
+// WithPool gives the interval collectors run under ctx the measurement's pool.
+func WithPool(ctx context.Context, db *sql.DB) context.Context {
+	return context.WithValue(ctx, poolKey{}, db)
+}
+
+// Pool is the measurement's connection pool, in the context RunInterval
+// gives its collectors: one that reads faster on more than one connection
+// (PostgreSQL's WAL decoder over pg_read_binary_file) takes another from it,
+// outside the window's transaction. Nil outside RunInterval.
+func Pool(ctx context.Context) *sql.DB {
+	db, _ := ctx.Value(poolKey{}).(*sql.DB)
+	return db
+}
+
 // RunInterval runs the interval collectors over the window and derivers
 // over the result. Failures become Missing entries.
 func (set *Set) RunInterval(ctx context.Context, db *sql.DB, d *Delta) {
+	ctx = WithPool(ctx, db)
 	for _, ic := range set.Interval {
 		if err := ic.Supports(d.Server); err != nil {
 			d.Missing = append(d.Missing, missingFrom(ic.Name(), err))

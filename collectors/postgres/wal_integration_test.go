@@ -122,8 +122,14 @@ func TestDecoderAgreesWithWalinspect(t *testing.T) {
 		}
 		remote.SetProp(pg.PropDataDirectory, "")
 		rdec, _, rsrc, err := decodeWindow(ctx, db, remote, w)
-		if err != nil || !strings.Contains(rsrc, "pg_read_binary_file") {
+		if err != nil || !strings.Contains(rsrc, "pg_read_binary_file") || strings.Contains(rsrc, "connections") {
 			t.Fatalf("decoder over the connection: %v (%s)", err, rsrc)
+		}
+		// And over two, the chunks read by turns (the window spans a WAL
+		// switch, so segments and chunks both alternate).
+		r2dec, _, r2src, err := decodeWindow(collectors.WithPool(ctx, db), db, remote, w)
+		if err != nil || !strings.Contains(r2src, "on 2 connections") {
+			t.Fatalf("decoder over two connections: %v (%s)", err, r2src)
 		}
 		ins, ipages, _, err := walinspectWindow(ctx, db, s, w)
 		if err != nil {
@@ -155,6 +161,9 @@ func TestDecoderAgreesWithWalinspect(t *testing.T) {
 		im, it := sum(ins)
 		if rm, _ := sum(rdec); fmt.Sprint(rm) != fmt.Sprint(dm) {
 			t.Errorf("read over the connection and from the data directory differ:\n%v\n%v", rm, dm)
+		}
+		if rm, _ := sum(r2dec); fmt.Sprint(rm) != fmt.Sprint(dm) {
+			t.Errorf("read over two connections and from the data directory differ:\n%v\n%v", rm, dm)
 		}
 		for k, a := range im {
 			if dm[k] != a {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/writeamp/writeamp/dialects"
@@ -56,13 +57,19 @@ type chunkReader struct {
 // readChunks starts reading [start, end) of the WAL, the pages the decoder
 // may need: from the page of start to one page past the page of end, each
 // segment from the first such page on (a record may run into the next).
-func readChunks(f *segmentFetcher, start, end uint64) *chunkReader {
+// With more than one fetcher (each on a connection of its own) the chunks
+// are read by turns, chunk i by fetcher i mod len(fs), and handed on in
+// order: over the connection the transfer, not the server's read, sets the
+// pace, and two transfers at once move about twice the bytes.
+func readChunks(fs []*segmentFetcher, start, end uint64) *chunkReader {
+	f := fs[0]
 	size := uint64(localChunk)
 	if f.local == "" {
 		size = remoteChunk
 	}
-	c := &chunkReader{ready: make(chan walChunk, chunkCount), free: make(chan []byte, chunkCount), stop: make(chan struct{}), done: make(chan struct{})}
-	made := 0
+	k := len(fs)
+	c := &chunkReader{ready: make(chan walChunk, chunkCount), free: make(chan []byte, chunkCount+2*k), stop: make(chan struct{}), done: make(chan struct{})}
+	var made atomic.Int32
 	// Buffers are made as needed and only as large as needed: a short
 	// window's few pages take a few pages.
 	buffer := func(n uint64) ([]byte, bool) {
@@ -70,8 +77,7 @@ func readChunks(f *segmentFetcher, start, end uint64) *chunkReader {
 		select {
 		case b = <-c.free:
 		default:
-			if made < chunkCount {
-				made++
+			if made.Add(1) <= int32(chunkCount+k) {
 				return make([]byte, n), true
 			}
 			select {
@@ -85,19 +91,23 @@ func readChunks(f *segmentFetcher, start, end uint64) *chunkReader {
 		}
 		return b[:n], true
 	}
-	send := func(ch walChunk) bool {
-		select {
-		case c.ready <- ch:
-			return ch.err == nil
-		case <-c.stop:
-			return false
-		}
+	type task struct{ no, off, n uint64 }
+	tasks := make([]chan task, k)
+	out := make([]chan walChunk, k)
+	for i := range fs {
+		tasks[i], out[i] = make(chan task, 1), make(chan walChunk, 1)
 	}
 	last := (end+walPageSize-1)/walPageSize*walPageSize + walPageSize
-	go func() {
-		defer close(c.done)
-		defer close(c.ready)
-		defer f.close()
+	var wg sync.WaitGroup
+	wg.Add(1 + k)
+	go func() { // the chunks in order, dealt by turns
+		defer wg.Done()
+		defer func() {
+			for _, t := range tasks {
+				close(t)
+			}
+		}()
+		i := 0
 		for no := start / f.segSize; no*f.segSize < last; no++ {
 			segStart := no * f.segSize
 			lo := max(segStart, start-start%walPageSize) - segStart
@@ -107,17 +117,62 @@ func readChunks(f *segmentFetcher, start, end uint64) *chunkReader {
 				if segStart+off+n <= c.skipTo.Load() {
 					continue // after a WAL switch: the rest of the segment is unused
 				}
-				b, ok := buffer(n)
+				select {
+				case tasks[i%k] <- task{no, off, n}:
+				case <-c.stop:
+					return
+				}
+				i++
+			}
+		}
+	}()
+	for w, fw := range fs {
+		go func() {
+			defer wg.Done()
+			defer close(out[w])
+			defer fw.close()
+			for t := range tasks[w] {
+				b, ok := buffer(t.n)
 				if !ok {
 					return
 				}
-				got, err := f.readAt(no, off, b)
-				if err == nil && uint64(got) != n {
-					err = fmt.Errorf("WAL segment %s: read %d bytes of %d at offset %d (%w)", f.name(no), got, n, off, errWALGone)
+				got, err := fw.readAt(t.no, t.off, b)
+				if err == nil && uint64(got) != t.n {
+					err = fmt.Errorf("WAL segment %s: read %d bytes of %d at offset %d (%w)", fw.name(t.no), got, t.n, t.off, errWALGone)
 				}
-				if !send(walChunk{lsn: segStart + off, b: b, err: err}) {
+				select {
+				case out[w] <- walChunk{lsn: t.no*fw.segSize + t.off, b: b, err: err}:
+				case <-c.stop:
 					return
 				}
+				if err != nil {
+					return
+				}
+			}
+		}()
+	}
+	go func() { // hands the chunks on in the order dealt
+		defer close(c.done)
+		defer wg.Wait()
+		defer close(c.ready)
+		for i := 0; ; i++ {
+			var ch walChunk
+			var ok bool
+			select {
+			case ch, ok = <-out[i%k]:
+			case <-c.stop:
+				return
+			}
+			if !ok {
+				return
+			}
+			select {
+			case c.ready <- ch:
+			case <-c.stop:
+				return
+			}
+			if ch.err != nil {
+				return
 			}
 		}
 	}()

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
 	"encoding/binary"
 	"fmt"
 	"github.com/writeamp/writeamp/queries"
@@ -10,7 +11,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	pg "github.com/writeamp/writeamp/dialects/postgres"
 )
@@ -79,7 +82,16 @@ func decodeWindow(ctx context.Context, qr dialects.Querier, s dialects.Server, w
 	if err != nil {
 		return nil, nil, "", err
 	}
-	src := readChunks(f, start, end)
+	fs := []*segmentFetcher{f}
+	if f.local == "" {
+		if conn := secondReader(ctx); conn != nil {
+			defer conn.Close()
+			f2 := *f
+			f2.qr = conn
+			fs = append(fs, &f2)
+		}
+	}
+	src := readChunks(fs, start, end)
 	defer src.close()
 	stream := &walStream{major: s.VersionNum / 10000, segSize: f.segSize, src: src}
 	agg := newWindowAgg(&w)
@@ -92,6 +104,9 @@ func decodeWindow(ctx context.Context, qr dialects.Querier, s dialects.Server, w
 	}
 	out, counts := agg.result()
 	where := "read with pg_read_binary_file"
+	if len(fs) > 1 {
+		where += fmt.Sprintf(" on %d connections", len(fs))
+	}
 	if f.local != "" {
 		where = "read from " + f.local
 	}
@@ -165,4 +180,22 @@ func readHead(path string, n int) ([]byte, error) {
 	b := make([]byte, n)
 	n, err = io.ReadFull(fh, b)
 	return b[:n], err
+}
+
+// secondReader is another connection of the measurement's pool for reading
+// segments beside the window's own, or nil: none is given, the pool is at its
+// limit (the wait is short, a busy pool only slows the read) or the server
+// refuses one more.
+func secondReader(ctx context.Context) *sql.Conn {
+	db := collectors.Pool(ctx)
+	if db == nil {
+		return nil
+	}
+	wait, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	conn, err := db.Conn(wait)
+	if err != nil {
+		return nil
+	}
+	return conn
 }
