@@ -56,6 +56,7 @@ func newWorkloadRunCmd(use, name string) *cobra.Command {
 		Long:  meta.Description,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			followHeap(cmd.Context())
 			levels, err := parseLevels(concurrency)
 			if err != nil {
 				return usageError{err}
