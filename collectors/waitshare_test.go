@@ -9,9 +9,9 @@ import (
 )
 
 // The sampler's cost is bounded by its budget: a reading that takes 4 ms is
-// taken every 240 ms (Budget 60) once the first warmSamples (at least every
+// taken every 480 ms (Budget 120) once the first warmSamples (at least every
 // 100 ms, so a short window has samples) are in, not every 10 ms, so the
-// sampler's connection is busy 1.7% of the time; a quick reading keeps the
+// sampler's connection is busy 0.8% of the time; a quick reading keeps the
 // 10 ms period. At the fixed period a 4 ms reading kept it busy 40%.
 func TestSharesStayWithinTheirBudget(t *testing.T) {
 	t.Parallel()

@@ -169,7 +169,7 @@ func syncStandby(t *testing.T, srv *pgmatrix.Server, pdb *sql.DB) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	// Enough commits that the wait sampler, which reads at most 1/60 of
+	// Enough commits that the wait sampler, which reads at most 1/120 of
 	// the time, sees some of them waiting: with 300 (well under a second of
 	// work) a run once had no sample in IPC.SyncRep at all.
 	stmts := make([]string, 2000)

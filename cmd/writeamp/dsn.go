@@ -51,7 +51,7 @@ func statementsFlag(f *pflag.FlagSet, v *bool) {
 
 // waitsFlag is --waits of run and measure.
 func waitsFlag(f *pflag.FlagSet, v *bool) {
-	f.BoolVar(v, "waits", true, "sample what the workload's sessions wait on every 10 ms from a session of writeamp's own (approx shares of active time; --waits=false: no sampler)")
+	f.BoolVar(v, "waits", true, "sample what the workload's sessions wait on, every 10 ms or less often (its reading busy at most 1/120 of the time), from a session of writeamp's own (approx shares of active time; --waits=false: no sampler)")
 }
 
 // pgEnv are the libpq variables that mean "use PostgreSQL from my environment".

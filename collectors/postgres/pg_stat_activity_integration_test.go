@@ -90,7 +90,7 @@ func TestSamplerSeesARowLockWait(t *testing.T) {
 	for _, c := range cs {
 		got[c.Metric] = c
 	}
-	// At most 1/collectors.Budget of the time: a 1-4 ms reading every 60-240 ms.
+	// At most 1/collectors.Budget of the time: a 1-4 ms reading every 120-480 ms.
 	if n := got["wait_samples"].Value; n < 2 {
 		t.Errorf("only %v samples in 400 ms", n)
 	}
