@@ -199,10 +199,12 @@ func lockWait(name string) (lock, ms bool) {
 		return false, false
 	}
 	family, ms = strings.CutSuffix(family, "_ms")
-	for _, p := range []string{"row_lock", "wait/lock/", "lck_m_", "enq_tx_row_lock_contention", "enq_tm_contention"} {
-		if strings.HasPrefix(family, p) && (p != "row_lock" || family == p) {
-			return true, ms
-		}
+	switch family {
+	case "row_lock", "enq_tx_row_lock_contention", "enq_tm_contention":
+		return true, ms
+	}
+	if strings.HasPrefix(family, "wait/lock/") || strings.HasPrefix(family, "lck_m_") {
+		return true, ms
 	}
 	return false, false
 }

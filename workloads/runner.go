@@ -198,8 +198,7 @@ func (t *tally) mergeInto(st *Stats) {
 	}
 	st.Retries += t.retries
 	if st.Xacts != nil {
-		st.Xacts.Merge(&t.xacts)
-		t.xacts = collectors.Xacts{} // the worker's copy is not needed twice
+		st.Xacts.Merge(&t.xacts) // empties the worker's
 	}
 	for k, h := range t.lat {
 		if st.Latency[k] == nil {

@@ -163,11 +163,7 @@ func followHeap(ctx context.Context) {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
-	set := func() {
-		s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-		metrics.Read(s)
-		debug.SetMemoryLimit(max(2*int64(s[0].Value.Uint64()), 64<<20))
-	}
+	set := func() { limitMemory(func() int64 { return 2 * liveHeap() }) }
 	set()
 	go func() {
 		t := time.NewTicker(time.Second)
@@ -186,6 +182,11 @@ func followHeap(ctx context.Context) {
 // heapLive collects garbage and returns the heap left.
 func heapLive() int64 {
 	runtime.GC()
+	return liveHeap()
+}
+
+// liveHeap is the heap the last collection left.
+func liveHeap() int64 {
 	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	metrics.Read(s)
 	return int64(s[0].Value.Uint64())

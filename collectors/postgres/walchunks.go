@@ -60,7 +60,8 @@ type chunkReader struct {
 // With more than one fetcher (each on a connection of its own) the chunks
 // are read by turns, chunk i by fetcher i mod len(fs), and handed on in
 // order: over the connection the transfer, not the server's read, sets the
-// pace, and two transfers at once move about twice the bytes.
+// pace, and two at once read the bench's 67 MB window 1.3x faster than one
+// (2 cores: the server's sending and the client's decoding share them).
 func readChunks(fs []*segmentFetcher, start, end uint64) *chunkReader {
 	f := fs[0]
 	size := uint64(localChunk)
