@@ -344,7 +344,19 @@ func TestServerKilledMidRunGivesAPartialResult(t *testing.T) {
 		t.Fatal(err)
 	}
 	schema := waitForSchema(t, db)
-	time.Sleep(time.Second)
+	// Killed once the workload has committed logins, not a fixed second
+	// after the schema appears: on a loaded machine that second once
+	// passed before the first operation ended.
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		var n int
+		db.QueryRow(`SELECT count(*) FROM ` + schema + `.offline_user_session`).Scan(&n)
+		if n >= 10 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no login committed in 60 s: %s", stderr.String())
+		}
+	}
 	pidText, err := os.ReadFile(filepath.Join(srv.Dir, "data", "postmaster.pid"))
 	if err != nil {
 		t.Fatal(err)
