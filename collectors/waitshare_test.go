@@ -13,6 +13,9 @@ import (
 // 100 ms, so a short window has samples) are in, not every 10 ms, so the
 // sampler's connection is busy 0.8% of the time; a quick reading keeps the
 // 10 ms period. At the fixed period a 4 ms reading kept it busy 40%.
+// The 4 ms case expects about 22 readings (20 warm ones in ~2.1 s, then
+// one per 480 ms); the floor is 15 because a loaded machine delays timers
+// (CI at b7ac327 got 20), and without the warm phase it would be ~7.
 func TestSharesStayWithinTheirBudget(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -20,7 +23,7 @@ func TestSharesStayWithinTheirBudget(t *testing.T) {
 		run      time.Duration
 		min, max int // readings
 		gap      time.Duration
-	}{{4 * time.Millisecond, 3 * time.Second, 21, 29, 200 * time.Millisecond}, {50 * time.Microsecond, time.Second, 40, 101, 9 * time.Millisecond}} {
+	}{{4 * time.Millisecond, 3 * time.Second, 15, 29, 200 * time.Millisecond}, {50 * time.Microsecond, time.Second, 40, 101, 9 * time.Millisecond}} {
 		var mu sync.Mutex
 		var at []time.Time
 		read := func(context.Context) ([]SessionState, error) {
