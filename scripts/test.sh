@@ -17,9 +17,10 @@ trap 'rm -f "$log"; rm -rf "$WRITEAMP_PG_TEMPLATES"' EXIT
 # shared PostgreSQL or MariaDB holds that server until it ends (an flock,
 # internal/testenv), so no test's WAL lands in another's measured window;
 # the tests with throwaway servers of their own run beside them.
-# -parallel stays GOMAXPROCS (2) until a clean run proves more: a test
-# waiting for a shared server holds its slot (-parallel 6 ran cmd/writeamp
-# alone in 261 s, but its one full run shared the machine and failed).
+# -parallel 4, not GOMAXPROCS (2): a test waiting for a shared server
+# holds its slot, so at 2 cmd/writeamp often ran nothing but its queue
+# (584 s of a 14 min run on 2026-12-05, the critical path); most tests wait
+# on a server, not a core (-parallel 6 ran cmd/writeamp alone in 261 s).
 # Every fuzz target briefly, beside the tests: one worker each, on the core
 # the tests leave idle while they wait on the servers.
 fuzzlog=$(mktemp)
@@ -32,7 +33,7 @@ fuzzpid=$!
 # three tests 96-392 s). One build of it first, beside the tests' own.
 CGO_ENABLED=0 go build -trimpath -o /dev/null ./cmd/writeamp &
 prewarm=$!
-go test -count=1 -p 2 -timeout 18m -v ./... >"$log" 2>&1
+go test -count=1 -p 2 -parallel 4 -timeout 18m -v ./... >"$log" 2>&1
 rc=$?
 wait "$prewarm"
 grep -E '^(ok|FAIL|\?) ' "$log"
