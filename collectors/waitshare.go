@@ -3,6 +3,7 @@ package collectors
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"sync"
 	"time"
@@ -39,6 +40,13 @@ type Shares struct {
 	every  time.Duration
 	start  time.Time
 	busy   time.Duration // spent reading
+	// Per-reading sums for each wait's standard error: the sessions of
+	// one reading are not independent samples (four sessions queued on
+	// one row lock wait together), so a share's error follows the
+	// readings, not the session-samples (see StdErr).
+	sumAA float64            // Σ active²
+	sumCA map[string]float64 // Σ count·active, by Class.Event
+	sumCC map[string]float64 // Σ count², by Class.Event
 }
 
 // Budget bounds a sampler's cost: a reading starts at least Budget times
@@ -63,7 +71,7 @@ func StartShares(ctx context.Context, every time.Duration, source string, read f
 	if every <= 0 {
 		every = 10 * time.Millisecond
 	}
-	s := &Shares{Source: source, stop: make(chan struct{}), done: make(chan struct{}), counts: map[SessionState]int{}, every: every, start: time.Now()}
+	s := &Shares{Source: source, stop: make(chan struct{}), done: make(chan struct{}), counts: map[SessionState]int{}, every: every, start: time.Now(), sumCA: map[string]float64{}, sumCC: map[string]float64{}}
 	go func() {
 		defer close(s.done)
 		if closeFn != nil {
@@ -95,6 +103,7 @@ func StartShares(ctx context.Context, every time.Duration, source string, read f
 			for _, k := range seen {
 				s.counts[k]++
 			}
+			s.tallyReading(seen)
 			s.mu.Unlock()
 			// The period follows the readings' smoothed time, not the last
 			// one's: a connection's first reading fills its caches and one
@@ -167,6 +176,50 @@ func (s *Shares) Stop() ([]Counter, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Metric < out[j].Metric })
 	return out, nil
+}
+
+// tallyReading adds one reading to the sums StdErr needs.
+func (s *Shares) tallyReading(seen []SessionState) {
+	a := float64(len(seen))
+	s.sumAA += a * a
+	if len(seen) == 0 {
+		return
+	}
+	per := map[string]float64{}
+	for _, k := range seen {
+		per[k.Class+"."+k.Event]++
+	}
+	for w, c := range per {
+		s.sumCA[w] += c * a
+		s.sumCC[w] += c * c
+	}
+}
+
+// StdErr is the standard error of wait_share.<classEvent> (after Stop):
+// the share is a ratio of two sums over the readings (sessions in that
+// state / sessions active), and its error is the ratio estimator's
+// linearised one over the readings, n/(n-1)·Σ(c−R·a)²/A². Sessions sampled
+// at one instant share their waits, so treating each session-sample as
+// independent would understate the error by up to the sessions' number.
+func (s *Shares) StdErr(classEvent string) float64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n, A := float64(s.ticks), float64(s.active)
+	if n < 2 || A == 0 {
+		return 0
+	}
+	var c float64
+	for k, v := range s.counts {
+		if k.Class+"."+k.Event == classEvent {
+			c += float64(v)
+		}
+	}
+	r := c / A
+	ss := s.sumCC[classEvent] - 2*r*s.sumCA[classEvent] + r*r*s.sumAA
+	if ss < 0 { // rounding
+		ss = 0
+	}
+	return math.Sqrt(n/(n-1)*ss) / A
 }
 
 // ReadTime is a reading's mean time so far (what the sampler's cost is

@@ -2,6 +2,8 @@ package collectors
 
 import (
 	"context"
+	"errors"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -56,5 +58,51 @@ func TestSharesStayWithinTheirBudget(t *testing.T) {
 			}
 		}
 		mu.Unlock()
+	}
+}
+
+// A wait's standard error follows the readings, not the session-samples:
+// three sessions caught in one lock at one reading are one observation of
+// that lock, not three. Four scripted readings, worked by hand:
+// counts c = 3,0,1,0 of Lock.a among a = 3,2,2,3 active, R = 4/10;
+// Σ(c−R·a)² = 1.8²+0.8²+0.2²+1.2² = 5.36; √(4/3·5.36)/10 = 0.26733,
+// against 0.155 (√(R(1−R)/10)) had the ten session-samples been independent.
+func TestShareStdErrFollowsTheReadings(t *testing.T) {
+	t.Parallel()
+	lock, cpu := SessionState{Class: "Lock", Event: "a"}, SessionState{Class: "CPU", Event: "running"}
+	script := [][]SessionState{{lock, lock, lock}, {cpu, cpu}, {lock, cpu}, {cpu, cpu, cpu}}
+	var mu sync.Mutex
+	next := 0
+	read := func(context.Context) ([]SessionState, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if next == len(script) {
+			return nil, errors.New("script done")
+		}
+		next++
+		return script[next-1], nil
+	}
+	s := StartShares(context.Background(), time.Millisecond, "view", read, nil)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		mu.Lock()
+		done := next == len(script)
+		mu.Unlock()
+		if done || time.Now().After(deadline) {
+			break
+		}
+	}
+	time.Sleep(20 * time.Millisecond) // the loop records the last reading's end
+	if _, err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := s.StdErr("Lock.a"), 0.26733; math.Abs(got-want) > 1e-4 {
+		t.Errorf("StdErr(Lock.a) = %.5f, want %.5f", got, want)
+	}
+	// CPU.running is the complement: the same residuals, the same error.
+	if got, want := s.StdErr("CPU.running"), 0.26733; math.Abs(got-want) > 1e-4 {
+		t.Errorf("StdErr(CPU.running) = %.5f, want %.5f", got, want)
+	}
+	if got := s.StdErr("Lock.never"); got != 0 {
+		t.Errorf("StdErr of a wait never seen = %v, want 0", got)
 	}
 }

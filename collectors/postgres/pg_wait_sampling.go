@@ -160,6 +160,10 @@ func (a *activitySampling) ReadTime() time.Duration { return a.shares.ReadTime()
 // whichever source the figures came from.
 func (a *activitySampling) Sampled() []collectors.Counter { return a.own }
 
+// StdErr is the standard error of pg_stat_activity's share of a wait
+// (collectors.Shares.StdErr), after Stop.
+func (a *activitySampling) StdErr(classEvent string) float64 { return a.shares.StdErr(classEvent) }
+
 // profileShares puts the profile's counts of the workload's sessions over
 // the window in place of the sampled wait shares. The denominator stays the
 // active time: Client.ClientRead (waiting for the next command) is idle, and
