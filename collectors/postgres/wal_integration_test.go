@@ -175,6 +175,9 @@ func TestDecoderAgreesWithWalinspect(t *testing.T) {
 				t.Errorf("%s: only the decoder saw %+v", k, a)
 			}
 		}
+		if len(ipages) == 0 || len(ipages) != len(dpages) {
+			t.Errorf("pages touched: decoder %v, pg_walinspect %v", dpages, ipages)
+		}
 		for node, n := range ipages {
 			if dpages[node] != n {
 				t.Errorf("pages of %d: decoder %v, pg_walinspect %v", node, dpages[node], n)

@@ -136,110 +136,120 @@ FROM pg_stat_database WHERE datname = current_database()
 -- 'other' wrote only other relations (its commit record belongs with them),
 -- 'none' wrote no relation at all (checkpoints, running-xacts, WAL switches).
 -- $1 start LSN, $2 end LSN, $3 database oid, $4 relfilenodes in scope.
--- PG 15: the relation comes from parsing block_ref, and split records
--- describe their level as "level 0, firstrightoff ..." (nbtdesc.c).
+-- The relation of block 0 is parsed out of block_ref ("blkref #0: rel
+-- 1663/5/16384 fork main blk 7 blkref #1: ...", the same text on 15 to 18)
+-- with split_part: regexp_match cost ~11 µs a record, 12 times
+-- pg_get_wal_records_info's own read (9.8 s against 0.78 s for 875,000
+-- records on 15), and 16's join with pg_get_wal_block_info sorted every
+-- block. The records are grouped by transaction and relation in one pass,
+-- and the transactions classed from those groups: classing them from the
+-- records took three passes over a materialised copy of every record.
+-- PG 15: split records describe their level as "level 0, firstrightoff ..."
+-- (nbtdesc.c).
 -- min_version: 150000
 -- max_version: 160000
-WITH r AS (
-  SELECT xid::text::bigint AS xid, record_length, fpi_length, resource_manager, record_type, description, block_ref,
-         regexp_match(block_ref, 'blkref #0: rel (\d+)/(\d+)/(\d+)') AS rel
-  FROM {{walinspect}}.pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)
-), c AS (
-  SELECT xid, record_length, fpi_length,
-         coalesce(rel[2]::bigint, 0) AS dboid, coalesce(rel[3]::bigint, 0) AS relfilenode,
-         resource_manager = 'Btree' AND (record_type IN ('INSERT_LEAF', 'INSERT_POST')
-           OR (record_type IN ('SPLIT_L', 'SPLIT_R') AND description LIKE 'level 0,%')) AS leaf_insert,
-         resource_manager = 'Btree' AND record_type IN ('SPLIT_L', 'SPLIT_R') AND description LIKE 'level 0,%' AS leaf_split,
-         resource_manager = 'Heap' AND record_type IN ('UPDATE', 'UPDATE+INIT') AND block_ref LIKE '%blkref #1:%' AS newpage_update
-  FROM r
-), ws AS (
-  SELECT DISTINCT xid FROM c WHERE dboid = $3 AND relfilenode = ANY($4::bigint[]) AND xid <> 0
-), wo AS (
-  SELECT DISTINCT xid FROM c WHERE relfilenode <> 0 AND NOT (dboid = $3 AND relfilenode = ANY($4::bigint[])) AND xid <> 0
+WITH g AS (
+  SELECT xid, dboid, relfilenode, count(*) AS n, sum(record_length)::bigint AS len, sum(fpi_length)::bigint AS fpi,
+         count(*) FILTER (WHERE fpi_length > 0) AS fpis, count(*) FILTER (WHERE leaf_insert) AS leaf,
+         count(*) FILTER (WHERE leaf_split) AS split, count(*) FILTER (WHERE newpage_update) AS newpage
+  FROM (SELECT xid::text::bigint AS xid, record_length, fpi_length,
+               coalesce(nullif(split_part(rel, '/', 2), '')::bigint, 0) AS dboid,
+               coalesce(nullif(split_part(rel, '/', 3), '')::bigint, 0) AS relfilenode,
+               resource_manager = 'Btree' AND (record_type IN ('INSERT_LEAF', 'INSERT_POST')
+                 OR (record_type IN ('SPLIT_L', 'SPLIT_R') AND description LIKE 'level 0,%')) AS leaf_insert,
+               resource_manager = 'Btree' AND record_type IN ('SPLIT_L', 'SPLIT_R') AND description LIKE 'level 0,%' AS leaf_split,
+               resource_manager = 'Heap' AND record_type IN ('UPDATE', 'UPDATE+INIT') AND block_ref LIKE '%blkref #1:%' AS newpage_update
+        FROM (SELECT *, split_part(split_part(block_ref, 'blkref #0: rel ', 2), ' ', 1) AS rel
+              FROM {{walinspect}}.pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)) r) c
+  GROUP BY 1, 2, 3
+), x AS (
+  SELECT xid, bool_or(dboid = $3 AND relfilenode = ANY($4::bigint[])) AS scope,
+         bool_or(relfilenode <> 0 AND NOT (dboid = $3 AND relfilenode = ANY($4::bigint[]))) AS other
+  FROM g WHERE xid <> 0 GROUP BY xid
 )
-SELECT dboid, relfilenode,
-       CASE WHEN xid IN (SELECT xid FROM ws) THEN 'scope' WHEN xid IN (SELECT xid FROM wo) THEN 'other' ELSE 'none' END AS xact,
-       count(*), sum(record_length)::bigint, sum(fpi_length)::bigint, count(*) FILTER (WHERE fpi_length > 0),
-       count(*) FILTER (WHERE leaf_insert), count(*) FILTER (WHERE leaf_split), count(*) FILTER (WHERE newpage_update)
-FROM c GROUP BY 1, 2, 3
+SELECT dboid, relfilenode, CASE WHEN x.scope THEN 'scope' WHEN x.other THEN 'other' ELSE 'none' END AS xact,
+       sum(n)::bigint, sum(len)::bigint, sum(fpi)::bigint, sum(fpis)::bigint, sum(leaf)::bigint, sum(split)::bigint, sum(newpage)::bigint
+FROM g LEFT JOIN x USING (xid)
+GROUP BY 1, 2, 3
 
 -- name: pg_walinspect
--- PG 16+: the relation of block 0 comes from pg_get_wal_block_info's columns,
--- and split records describe their level as "level: 0, firstrightoff: ..."
--- (nbtdesc.c gained the colons in 16).
+-- PG 16+: nbtdesc.c gained colons ("level: 0, firstrightoff: ...").
 -- min_version: 160000
-WITH rec AS (
-  SELECT start_lsn, xid::text::bigint AS xid, record_length, fpi_length, resource_manager, record_type, description, block_ref
-  FROM {{walinspect}}.pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)
-), blk AS (
-  SELECT DISTINCT ON (start_lsn) start_lsn, reldatabase::bigint AS dboid, relfilenode::bigint AS relfilenode
-  FROM {{walinspect}}.pg_get_wal_block_info($1::pg_lsn, $2::pg_lsn, false)
-  ORDER BY start_lsn, block_id
-), c AS (
-  SELECT rec.xid, rec.record_length, rec.fpi_length,
-         coalesce(blk.dboid, 0) AS dboid, coalesce(blk.relfilenode, 0) AS relfilenode,
-         rec.resource_manager = 'Btree' AND (rec.record_type IN ('INSERT_LEAF', 'INSERT_POST')
-           OR (rec.record_type IN ('SPLIT_L', 'SPLIT_R') AND rec.description LIKE 'level: 0,%')) AS leaf_insert,
-         rec.resource_manager = 'Btree' AND rec.record_type IN ('SPLIT_L', 'SPLIT_R') AND rec.description LIKE 'level: 0,%' AS leaf_split,
-         rec.resource_manager = 'Heap' AND rec.record_type IN ('UPDATE', 'UPDATE+INIT') AND rec.block_ref LIKE '%blkref #1:%' AS newpage_update
-  FROM rec LEFT JOIN blk USING (start_lsn)
-), ws AS (
-  SELECT DISTINCT xid FROM c WHERE dboid = $3 AND relfilenode = ANY($4::bigint[]) AND xid <> 0
-), wo AS (
-  SELECT DISTINCT xid FROM c WHERE relfilenode <> 0 AND NOT (dboid = $3 AND relfilenode = ANY($4::bigint[])) AND xid <> 0
+WITH g AS (
+  SELECT xid, dboid, relfilenode, count(*) AS n, sum(record_length)::bigint AS len, sum(fpi_length)::bigint AS fpi,
+         count(*) FILTER (WHERE fpi_length > 0) AS fpis, count(*) FILTER (WHERE leaf_insert) AS leaf,
+         count(*) FILTER (WHERE leaf_split) AS split, count(*) FILTER (WHERE newpage_update) AS newpage
+  FROM (SELECT xid::text::bigint AS xid, record_length, fpi_length,
+               coalesce(nullif(split_part(rel, '/', 2), '')::bigint, 0) AS dboid,
+               coalesce(nullif(split_part(rel, '/', 3), '')::bigint, 0) AS relfilenode,
+               resource_manager = 'Btree' AND (record_type IN ('INSERT_LEAF', 'INSERT_POST')
+                 OR (record_type IN ('SPLIT_L', 'SPLIT_R') AND description LIKE 'level: 0,%')) AS leaf_insert,
+               resource_manager = 'Btree' AND record_type IN ('SPLIT_L', 'SPLIT_R') AND description LIKE 'level: 0,%' AS leaf_split,
+               resource_manager = 'Heap' AND record_type IN ('UPDATE', 'UPDATE+INIT') AND block_ref LIKE '%blkref #1:%' AS newpage_update
+        FROM (SELECT *, split_part(split_part(block_ref, 'blkref #0: rel ', 2), ' ', 1) AS rel
+              FROM {{walinspect}}.pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)) r) c
+  GROUP BY 1, 2, 3
+), x AS (
+  SELECT xid, bool_or(dboid = $3 AND relfilenode = ANY($4::bigint[])) AS scope,
+         bool_or(relfilenode <> 0 AND NOT (dboid = $3 AND relfilenode = ANY($4::bigint[]))) AS other
+  FROM g WHERE xid <> 0 GROUP BY xid
 )
-SELECT dboid, relfilenode,
-       CASE WHEN xid IN (SELECT xid FROM ws) THEN 'scope' WHEN xid IN (SELECT xid FROM wo) THEN 'other' ELSE 'none' END AS xact,
-       count(*), sum(record_length)::bigint, sum(fpi_length)::bigint, count(*) FILTER (WHERE fpi_length > 0),
-       count(*) FILTER (WHERE leaf_insert), count(*) FILTER (WHERE leaf_split), count(*) FILTER (WHERE newpage_update)
-FROM c GROUP BY 1, 2, 3
+SELECT dboid, relfilenode, CASE WHEN x.scope THEN 'scope' WHEN x.other THEN 'other' ELSE 'none' END AS xact,
+       sum(n)::bigint, sum(len)::bigint, sum(fpi)::bigint, sum(fpis)::bigint, sum(leaf)::bigint, sum(split)::bigint, sum(newpage)::bigint
+FROM g LEFT JOIN x USING (xid)
+GROUP BY 1, 2, 3
 
 -- name: pg_walinspect_xacts
 -- The window's in-scope records per transaction (the built-in workload's
 -- split by operation): records whose first block is a measured relation, and
 -- the records of no relation (commits) of transactions that wrote one, per
--- xid and relation; the same classes as pg_walinspect above.
+-- xid and relation; the same classes, parsing and grouping as pg_walinspect
+-- above.
 -- $1 start LSN, $2 end LSN, $3 database oid, $4 relfilenodes in scope.
 -- min_version: 150000
 -- max_version: 160000
-WITH c AS (
-  SELECT xid::text::bigint AS xid, record_length, fpi_length, resource_manager, record_type, description,
-         coalesce((regexp_match(block_ref, 'blkref #0: rel \d+/(\d+)/\d+'))[1]::bigint, 0) AS dboid,
-         coalesce((regexp_match(block_ref, 'blkref #0: rel \d+/\d+/(\d+)'))[1]::bigint, 0) AS relfilenode
-  FROM {{walinspect}}.pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)
+WITH g AS (
+  SELECT xid, dboid, relfilenode, count(*) AS n, sum(record_length)::bigint AS len, sum(fpi_length)::bigint AS fpi,
+         count(*) FILTER (WHERE fpi_length > 0) AS fpis, count(*) FILTER (WHERE leaf_insert) AS leaf
+  FROM (SELECT xid::text::bigint AS xid, record_length, fpi_length,
+               coalesce(nullif(split_part(rel, '/', 2), '')::bigint, 0) AS dboid,
+               coalesce(nullif(split_part(rel, '/', 3), '')::bigint, 0) AS relfilenode,
+               resource_manager = 'Btree' AND (record_type IN ('INSERT_LEAF', 'INSERT_POST')
+                 OR (record_type IN ('SPLIT_L', 'SPLIT_R') AND description LIKE 'level 0,%')) AS leaf_insert,
+               resource_manager = 'Btree' AND record_type IN ('SPLIT_L', 'SPLIT_R') AND description LIKE 'level 0,%' AS leaf_split,
+               resource_manager = 'Heap' AND record_type IN ('UPDATE', 'UPDATE+INIT') AND block_ref LIKE '%blkref #1:%' AS newpage_update
+        FROM (SELECT *, split_part(split_part(block_ref, 'blkref #0: rel ', 2), ' ', 1) AS rel
+              FROM {{walinspect}}.pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)) r) c
+  GROUP BY 1, 2, 3
 ), ws AS (
-  SELECT DISTINCT xid FROM c WHERE dboid = $3 AND relfilenode = ANY($4::bigint[]) AND xid <> 0
+  SELECT DISTINCT xid FROM g WHERE dboid = $3 AND relfilenode = ANY($4::bigint[]) AND xid <> 0
 )
-SELECT xid, relfilenode, count(*), sum(record_length)::bigint, sum(fpi_length)::bigint, count(*) FILTER (WHERE fpi_length > 0),
-       count(*) FILTER (WHERE resource_manager = 'Btree' AND (record_type IN ('INSERT_LEAF', 'INSERT_POST')
-         OR (record_type IN ('SPLIT_L', 'SPLIT_R') AND description LIKE 'level 0,%')))
-FROM c
+SELECT xid, relfilenode, n, len, fpi, fpis, leaf
+FROM g
 WHERE (dboid = $3 AND relfilenode = ANY($4::bigint[])) OR (relfilenode = 0 AND xid IN (SELECT xid FROM ws))
-GROUP BY 1, 2
 
 -- name: pg_walinspect_xacts
--- PG 16+: the relation of block 0 from pg_get_wal_block_info.
+-- PG 16+: split levels as "level: 0, ...".
 -- min_version: 160000
-WITH rec AS (
-  SELECT start_lsn, xid::text::bigint AS xid, record_length, fpi_length, resource_manager, record_type, description
-  FROM {{walinspect}}.pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)
-), blk AS (
-  SELECT DISTINCT ON (start_lsn) start_lsn, reldatabase::bigint AS dboid, relfilenode::bigint AS relfilenode
-  FROM {{walinspect}}.pg_get_wal_block_info($1::pg_lsn, $2::pg_lsn, false)
-  ORDER BY start_lsn, block_id
-), c AS (
-  SELECT rec.xid, rec.record_length, rec.fpi_length, rec.resource_manager, rec.record_type, rec.description,
-         coalesce(blk.dboid, 0) AS dboid, coalesce(blk.relfilenode, 0) AS relfilenode
-  FROM rec LEFT JOIN blk USING (start_lsn)
+WITH g AS (
+  SELECT xid, dboid, relfilenode, count(*) AS n, sum(record_length)::bigint AS len, sum(fpi_length)::bigint AS fpi,
+         count(*) FILTER (WHERE fpi_length > 0) AS fpis, count(*) FILTER (WHERE leaf_insert) AS leaf
+  FROM (SELECT xid::text::bigint AS xid, record_length, fpi_length,
+               coalesce(nullif(split_part(rel, '/', 2), '')::bigint, 0) AS dboid,
+               coalesce(nullif(split_part(rel, '/', 3), '')::bigint, 0) AS relfilenode,
+               resource_manager = 'Btree' AND (record_type IN ('INSERT_LEAF', 'INSERT_POST')
+                 OR (record_type IN ('SPLIT_L', 'SPLIT_R') AND description LIKE 'level: 0,%')) AS leaf_insert,
+               resource_manager = 'Btree' AND record_type IN ('SPLIT_L', 'SPLIT_R') AND description LIKE 'level: 0,%' AS leaf_split,
+               resource_manager = 'Heap' AND record_type IN ('UPDATE', 'UPDATE+INIT') AND block_ref LIKE '%blkref #1:%' AS newpage_update
+        FROM (SELECT *, split_part(split_part(block_ref, 'blkref #0: rel ', 2), ' ', 1) AS rel
+              FROM {{walinspect}}.pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)) r) c
+  GROUP BY 1, 2, 3
 ), ws AS (
-  SELECT DISTINCT xid FROM c WHERE dboid = $3 AND relfilenode = ANY($4::bigint[]) AND xid <> 0
+  SELECT DISTINCT xid FROM g WHERE dboid = $3 AND relfilenode = ANY($4::bigint[]) AND xid <> 0
 )
-SELECT xid, relfilenode, count(*), sum(record_length)::bigint, sum(fpi_length)::bigint, count(*) FILTER (WHERE fpi_length > 0),
-       count(*) FILTER (WHERE resource_manager = 'Btree' AND (record_type IN ('INSERT_LEAF', 'INSERT_POST')
-         OR (record_type IN ('SPLIT_L', 'SPLIT_R') AND description LIKE 'level: 0,%')))
-FROM c
+SELECT xid, relfilenode, n, len, fpi, fpis, leaf
+FROM g
 WHERE (dboid = $3 AND relfilenode = ANY($4::bigint[])) OR (relfilenode = 0 AND xid IN (SELECT xid FROM ws))
-GROUP BY 1, 2
 
 -- name: pg_stat_checkpointer
 -- Checkpoints up to 16 live in pg_stat_bgwriter; checkpoints_timed also
@@ -280,12 +290,14 @@ SELECT coalesce(pg_filenode_relation(0, $1::oid)::regclass::text, '')
 -- min_version: 150000
 -- max_version: 160000
 -- (split_part, not regexp_matches: the regular expression took 45 s for
--- 875,000 records, the string functions 6 s.)
+-- 875,000 records, the string functions 6 s. string_to_table in the select
+-- list, not a lateral unnest(string_to_array()): a function scan joined to
+-- a set-returning call per record took 2.9 s of such a window, 2.25 s so.)
 SELECT rel, count(DISTINCT blk)
 FROM (SELECT split_part(split_part(b, ' ', 3), '/', 2)::bigint AS db, split_part(split_part(b, ' ', 3), '/', 3)::bigint AS rel,
              split_part(b, ' ', 7)::bigint AS blk
-      FROM {{walinspect}}.pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn) r,
-           unnest(string_to_array(r.block_ref, 'blkref #')) b
+      FROM (SELECT string_to_table(block_ref, 'blkref #') AS b
+            FROM {{walinspect}}.pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)) r
       WHERE b LIKE '%: rel % fork main blk %') x
 WHERE db = $3 AND rel = ANY($4::bigint[])
 GROUP BY 1
