@@ -2,12 +2,14 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -214,6 +216,10 @@ type segmentFetcher struct {
 	local   string // pg_wal directory, "" to read over the connection
 	file    *os.File
 	fileNo  uint64
+	// conn, when set, is the connection the chunks are read on with
+	// pg.ReadBytesInto (the value copied once, where pgconn received it);
+	// without one, or on another driver, through qr and database/sql.
+	conn *sql.Conn
 }
 
 func (f *segmentFetcher) name(segno uint64) string {
@@ -244,12 +250,32 @@ func (f *segmentFetcher) readAt(segno, off uint64, dst []byte) (int, error) {
 		}
 		return n, err
 	}
-	into := &copyInto{dst: dst}
-	err := queries.QueryRow(f.ctx, f.qr, pg.Name, "read_wal_segment", f.s.VersionNum, "pg_wal/"+name, int64(off), int64(len(dst))).Scan(into)
+	n, err := f.readRemote("pg_wal/"+name, off, dst)
 	if err != nil {
 		if strings.Contains(err.Error(), "could not open file") {
 			return 0, fmt.Errorf("WAL segment %s: %w (%w)", name, err, errWALGone)
 		}
+		return 0, err
+	}
+	return n, nil
+}
+
+// readRemote reads len(dst) bytes of a server file from off with
+// pg_read_binary_file.
+func (f *segmentFetcher) readRemote(file string, off uint64, dst []byte) (int, error) {
+	if f.conn != nil {
+		text, err := queries.Get(pg.Name, "read_wal_segment", f.s.VersionNum)
+		if err != nil {
+			return 0, err
+		}
+		n, err := pg.ReadBytesInto(f.ctx, f.conn, text, []string{file, strconv.FormatUint(off, 10), strconv.Itoa(len(dst))}, dst)
+		if !errors.Is(err, pg.ErrNotPgx) {
+			return n, err
+		}
+		f.conn = nil // another driver: database/sql from now on
+	}
+	into := &copyInto{dst: dst}
+	if err := queries.QueryRow(f.ctx, f.qr, pg.Name, "read_wal_segment", f.s.VersionNum, file, int64(off), int64(len(dst))).Scan(into); err != nil {
 		return 0, err
 	}
 	return into.n, nil

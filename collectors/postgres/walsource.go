@@ -84,10 +84,27 @@ func decodeWindow(ctx context.Context, qr dialects.Querier, s dialects.Server, w
 	}
 	fs := []*segmentFetcher{f}
 	if f.local == "" {
+		// Each reader on a connection of its own, read through pgconn: the
+		// window's transaction (qr, in RunInterval) goes through
+		// database/sql, which copies every chunk twice more.
+		switch c := qr.(type) {
+		case *sql.Conn:
+			f.conn = c
+		case *sql.DB:
+			if conn := reader(ctx, c); conn != nil {
+				defer conn.Close()
+				f.conn = conn
+			}
+		default:
+			if conn := secondReader(ctx); conn != nil {
+				defer conn.Close()
+				f.conn = conn
+			}
+		}
 		if conn := secondReader(ctx); conn != nil {
 			defer conn.Close()
 			f2 := *f
-			f2.qr = conn
+			f2.qr, f2.conn = conn, conn
 			fs = append(fs, &f2)
 		}
 	}
@@ -187,7 +204,12 @@ func readHead(path string, n int) ([]byte, error) {
 // limit (the wait is short, a busy pool only slows the read) or the server
 // refuses one more.
 func secondReader(ctx context.Context) *sql.Conn {
-	db := collectors.Pool(ctx)
+	return reader(ctx, collectors.Pool(ctx))
+}
+
+// reader is a connection of db's for a reader of the window's segments,
+// nil when none comes within 2 s (a pool at its limit).
+func reader(ctx context.Context, db *sql.DB) *sql.Conn {
 	if db == nil {
 		return nil
 	}
