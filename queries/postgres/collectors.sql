@@ -144,10 +144,10 @@ FROM pg_stat_database WHERE datname = current_database()
 -- block. The records are grouped by transaction and relation in one pass,
 -- and the transactions classed from those groups: classing them from the
 -- records took three passes over a materialised copy of every record.
--- PG 15: split records describe their level as "level 0, firstrightoff ..."
--- (nbtdesc.c).
+-- A leaf split's description is "level 0, firstrightoff ..." on 15 and
+-- "level: 0, firstrightoff: ..." from 16 on (nbtdesc.c gained the colons);
+-- each matches only its own major's text, so one query serves 15 to 18.
 -- min_version: 150000
--- max_version: 160000
 WITH g AS (
   SELECT xid, dboid, relfilenode, count(*) AS n, sum(record_length)::bigint AS len, sum(fpi_length)::bigint AS fpi,
          count(*) FILTER (WHERE fpi_length > 0) AS fpis, count(*) FILTER (WHERE leaf_insert) AS leaf,
@@ -156,35 +156,8 @@ WITH g AS (
                coalesce(nullif(split_part(rel, '/', 2), '')::bigint, 0) AS dboid,
                coalesce(nullif(split_part(rel, '/', 3), '')::bigint, 0) AS relfilenode,
                resource_manager = 'Btree' AND (record_type IN ('INSERT_LEAF', 'INSERT_POST')
-                 OR (record_type IN ('SPLIT_L', 'SPLIT_R') AND description LIKE 'level 0,%')) AS leaf_insert,
-               resource_manager = 'Btree' AND record_type IN ('SPLIT_L', 'SPLIT_R') AND description LIKE 'level 0,%' AS leaf_split,
-               resource_manager = 'Heap' AND record_type IN ('UPDATE', 'UPDATE+INIT') AND block_ref LIKE '%blkref #1:%' AS newpage_update
-        FROM (SELECT *, split_part(split_part(block_ref, 'blkref #0: rel ', 2), ' ', 1) AS rel
-              FROM {{walinspect}}.pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)) r) c
-  GROUP BY 1, 2, 3
-), x AS (
-  SELECT xid, bool_or(dboid = $3 AND relfilenode = ANY($4::bigint[])) AS scope,
-         bool_or(relfilenode <> 0 AND NOT (dboid = $3 AND relfilenode = ANY($4::bigint[]))) AS other
-  FROM g WHERE xid <> 0 GROUP BY xid
-)
-SELECT dboid, relfilenode, CASE WHEN x.scope THEN 'scope' WHEN x.other THEN 'other' ELSE 'none' END AS xact,
-       sum(n)::bigint, sum(len)::bigint, sum(fpi)::bigint, sum(fpis)::bigint, sum(leaf)::bigint, sum(split)::bigint, sum(newpage)::bigint
-FROM g LEFT JOIN x USING (xid)
-GROUP BY 1, 2, 3
-
--- name: pg_walinspect
--- PG 16+: nbtdesc.c gained colons ("level: 0, firstrightoff: ...").
--- min_version: 160000
-WITH g AS (
-  SELECT xid, dboid, relfilenode, count(*) AS n, sum(record_length)::bigint AS len, sum(fpi_length)::bigint AS fpi,
-         count(*) FILTER (WHERE fpi_length > 0) AS fpis, count(*) FILTER (WHERE leaf_insert) AS leaf,
-         count(*) FILTER (WHERE leaf_split) AS split, count(*) FILTER (WHERE newpage_update) AS newpage
-  FROM (SELECT xid::text::bigint AS xid, record_length, fpi_length,
-               coalesce(nullif(split_part(rel, '/', 2), '')::bigint, 0) AS dboid,
-               coalesce(nullif(split_part(rel, '/', 3), '')::bigint, 0) AS relfilenode,
-               resource_manager = 'Btree' AND (record_type IN ('INSERT_LEAF', 'INSERT_POST')
-                 OR (record_type IN ('SPLIT_L', 'SPLIT_R') AND description LIKE 'level: 0,%')) AS leaf_insert,
-               resource_manager = 'Btree' AND record_type IN ('SPLIT_L', 'SPLIT_R') AND description LIKE 'level: 0,%' AS leaf_split,
+                 OR (record_type IN ('SPLIT_L', 'SPLIT_R') AND description LIKE ANY (ARRAY['level 0,%', 'level: 0,%']))) AS leaf_insert,
+               resource_manager = 'Btree' AND record_type IN ('SPLIT_L', 'SPLIT_R') AND description LIKE ANY (ARRAY['level 0,%', 'level: 0,%']) AS leaf_split,
                resource_manager = 'Heap' AND record_type IN ('UPDATE', 'UPDATE+INIT') AND block_ref LIKE '%blkref #1:%' AS newpage_update
         FROM (SELECT *, split_part(split_part(block_ref, 'blkref #0: rel ', 2), ' ', 1) AS rel
               FROM {{walinspect}}.pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)) r) c
@@ -207,7 +180,6 @@ GROUP BY 1, 2, 3
 -- above.
 -- $1 start LSN, $2 end LSN, $3 database oid, $4 relfilenodes in scope.
 -- min_version: 150000
--- max_version: 160000
 WITH g AS (
   SELECT xid, dboid, relfilenode, count(*) AS n, sum(record_length)::bigint AS len, sum(fpi_length)::bigint AS fpi,
          count(*) FILTER (WHERE fpi_length > 0) AS fpis, count(*) FILTER (WHERE leaf_insert) AS leaf
@@ -215,31 +187,8 @@ WITH g AS (
                coalesce(nullif(split_part(rel, '/', 2), '')::bigint, 0) AS dboid,
                coalesce(nullif(split_part(rel, '/', 3), '')::bigint, 0) AS relfilenode,
                resource_manager = 'Btree' AND (record_type IN ('INSERT_LEAF', 'INSERT_POST')
-                 OR (record_type IN ('SPLIT_L', 'SPLIT_R') AND description LIKE 'level 0,%')) AS leaf_insert,
-               resource_manager = 'Btree' AND record_type IN ('SPLIT_L', 'SPLIT_R') AND description LIKE 'level 0,%' AS leaf_split,
-               resource_manager = 'Heap' AND record_type IN ('UPDATE', 'UPDATE+INIT') AND block_ref LIKE '%blkref #1:%' AS newpage_update
-        FROM (SELECT *, split_part(split_part(block_ref, 'blkref #0: rel ', 2), ' ', 1) AS rel
-              FROM {{walinspect}}.pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)) r) c
-  GROUP BY 1, 2, 3
-), ws AS (
-  SELECT DISTINCT xid FROM g WHERE dboid = $3 AND relfilenode = ANY($4::bigint[]) AND xid <> 0
-)
-SELECT xid, relfilenode, n, len, fpi, fpis, leaf
-FROM g
-WHERE (dboid = $3 AND relfilenode = ANY($4::bigint[])) OR (relfilenode = 0 AND xid IN (SELECT xid FROM ws))
-
--- name: pg_walinspect_xacts
--- PG 16+: split levels as "level: 0, ...".
--- min_version: 160000
-WITH g AS (
-  SELECT xid, dboid, relfilenode, count(*) AS n, sum(record_length)::bigint AS len, sum(fpi_length)::bigint AS fpi,
-         count(*) FILTER (WHERE fpi_length > 0) AS fpis, count(*) FILTER (WHERE leaf_insert) AS leaf
-  FROM (SELECT xid::text::bigint AS xid, record_length, fpi_length,
-               coalesce(nullif(split_part(rel, '/', 2), '')::bigint, 0) AS dboid,
-               coalesce(nullif(split_part(rel, '/', 3), '')::bigint, 0) AS relfilenode,
-               resource_manager = 'Btree' AND (record_type IN ('INSERT_LEAF', 'INSERT_POST')
-                 OR (record_type IN ('SPLIT_L', 'SPLIT_R') AND description LIKE 'level: 0,%')) AS leaf_insert,
-               resource_manager = 'Btree' AND record_type IN ('SPLIT_L', 'SPLIT_R') AND description LIKE 'level: 0,%' AS leaf_split,
+                 OR (record_type IN ('SPLIT_L', 'SPLIT_R') AND description LIKE ANY (ARRAY['level 0,%', 'level: 0,%']))) AS leaf_insert,
+               resource_manager = 'Btree' AND record_type IN ('SPLIT_L', 'SPLIT_R') AND description LIKE ANY (ARRAY['level 0,%', 'level: 0,%']) AS leaf_split,
                resource_manager = 'Heap' AND record_type IN ('UPDATE', 'UPDATE+INIT') AND block_ref LIKE '%blkref #1:%' AS newpage_update
         FROM (SELECT *, split_part(split_part(block_ref, 'blkref #0: rel ', 2), ' ', 1) AS rel
               FROM {{walinspect}}.pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)) r) c
