@@ -193,6 +193,7 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 			}
 			defer t.Close()
 			t.DB.SetMaxOpenConns(req.Concurrency + 5) // workers, schema lock, instrumentation, snapshots, migration, wait sampler
+			fitProcs(req.Concurrency)
 			fmt.Fprintf(log, "checking on %s (%s)\n", t.Server, t.Where)
 			win, err := t.measuredWindow(log, true)
 			if err != nil {

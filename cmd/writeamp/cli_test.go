@@ -180,3 +180,18 @@ func TestCheckRefusesAnUnknownBudgetMetricBeforeConnecting(t *testing.T) {
 		t.Errorf("exit %d: %v", exitCode(err), err)
 	}
 }
+
+// Go gets as many Ps as the workload has workers, never more than the cores
+// nor fewer than one (fitProcs; the environment's GOMAXPROCS wins, and only
+// the writeamp process itself changes it, not these in-process tests).
+func TestProcsFollowTheWorkers(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ workers, cores, want int }{{1, 2, 1}, {8, 2, 2}, {4, 16, 4}, {0, 4, 1}} {
+		if got := procsFor(c.workers, c.cores); got != c.want {
+			t.Errorf("procsFor(%d workers, %d cores) = %d, want %d", c.workers, c.cores, got, c.want)
+		}
+	}
+	if procsFollowWorkers {
+		t.Error("the tests' process must not follow a command's workers")
+	}
+}

@@ -104,6 +104,7 @@ func newWorkloadRunCmd(use, name string) *cobra.Command {
 				return err
 			}
 			top := slices.Max(levels)
+			fitProcs(top)
 			// Workers, plus the sessions that hold the schema's lock and the
 			// window's instrumentation for the whole run, plus snapshots.
 			t.DB.SetMaxOpenConns(top + 3)
