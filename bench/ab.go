@@ -54,20 +54,36 @@ func (r abRun) rows(stmt string) int {
 // abRSS is the first A/B run's peak RSS, for the memory row (0: not run).
 var abRSS int64
 
-// abRows is the A/B row: the default `writeamp run` (both variants,
+// cost is a side's wall time and CPU (user and system), in seconds.
+type cost struct{ wall, user, sys float64 }
+
+// childCPU is the user and system time of this process's children that
+// have ended (pgbench, run one at a time).
+func childCPU() (user, sys float64) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru); err != nil {
+		fatal("getrusage: " + err.Error())
+	}
+	return time.Duration(ru.Utime.Nano()).Seconds(), time.Duration(ru.Stime.Nano()).Seconds()
+}
+
+// abRows are the A/B rows: the default `writeamp run` (both variants,
 // concurrency 1) against pgbench sending the same statements in the same
 // counts (abscript.go), in interleaved pairs (ABBA) so the machine's drift
-// cancels; the ratio is the median of the pairs', their spread beside it.
+// cancels; each ratio is the median of the pairs', their spread beside it:
+// wall time, and system CPU (writeamp's process against pgbench's, the
+// server's backends serving both alike).
 func abRows(ctx context.Context, t *progressTable, db *sql.DB, srv dialects.Server) {
 	logins, pairs := 1500, 3
 	if *quick {
 		logins, pairs = 300, 1
 	}
-	var ratios, was, peers []float64
+	var walls, syss []float64
+	var was, peers []cost
 	var tally string
 	var runs []abRun
 	for i := 0; i < pairs; i++ {
-		var wa, peer float64
+		var wa, peer cost
 		if i%2 == 0 {
 			wa, runs = writeampAB(logins)
 			peer, tally = peerAB(ctx, db, srv, runs)
@@ -81,27 +97,46 @@ func abRows(ctx context.Context, t *progressTable, db *sql.DB, srv dialects.Serv
 				fatal("the A/B's statement counts changed between runs: " + tally + " then " + t2)
 			}
 		}
-		was, peers, ratios = append(was, wa), append(peers, peer), append(ratios, wa/peer)
+		was, peers = append(was, wa), append(peers, peer)
+		walls, syss = append(walls, wa.wall/peer.wall), append(syss, wa.sys/peer.sys)
 	}
 	fmt.Fprintln(os.Stderr, "bench: A/B peer statements: "+tally)
-	sort.Float64s(ratios)
-	t.AppendRow(table.Row{fmt.Sprintf("A/B run (%d logins, both variants, concurrency 1) vs pgbench -M prepared sending the workload's own statements in its counts, %s (one pipeline per operation, a CHECKPOINT per variant as --checkpoint before does; not the expiration job's few batches), median of %d interleaved pairs (pairs %.2f / %.2f / %.2f min/median/max)", logins, tally, pairs, ratios[0], median(ratios), ratios[len(ratios)-1]),
-		fmt.Sprintf("%.1f s", median(was)), fmt.Sprintf("pgbench %.1f s", median(peers)), fmt.Sprintf("%.2f", median(ratios)), "<= 1.2"})
+	abCostRows(t, logins, tally, was, peers, walls, syss)
+}
+
+// abCostRows are the wall and system-CPU rows of A/B pairs.
+func abCostRows(t *progressTable, logins int, tally string, was, peers []cost, walls, syss []float64) {
+	sort.Float64s(walls)
+	sort.Float64s(syss)
+	pick := func(cs []cost, f func(cost) float64) float64 {
+		var v []float64
+		for _, c := range cs {
+			v = append(v, f(c))
+		}
+		return median(v)
+	}
+	wall := func(c cost) float64 { return c.wall }
+	sys := func(c cost) float64 { return c.sys }
+	n := len(walls)
+	t.AppendRow(table.Row{fmt.Sprintf("A/B run (%d logins, both variants, concurrency 1) vs pgbench -M prepared sending the workload's own statements in its counts, %s (one pipeline per operation, a CHECKPOINT per variant as --checkpoint before does; not the expiration job's few batches), median of %d interleaved pairs (pairs %.2f / %.2f / %.2f min/median/max)", logins, tally, n, walls[0], median(walls), walls[n-1]),
+		fmt.Sprintf("%.1f s", pick(was, wall)), fmt.Sprintf("pgbench %.1f s", pick(peers, wall)), fmt.Sprintf("%.2f", median(walls)), "<= 1.2"})
+	t.AppendRow(table.Row{fmt.Sprintf("the same A/B's system CPU (%d logins): the writeamp process's against pgbench's (pairs %.2f / %.2f / %.2f)", logins, syss[0], median(syss), syss[n-1]),
+		fmt.Sprintf("%.2f s (user %.2f s)", pick(was, sys), pick(was, func(c cost) float64 { return c.user })), fmt.Sprintf("pgbench %.2f s (user %.2f s)", pick(peers, sys), pick(peers, func(c cost) float64 { return c.user })), fmt.Sprintf("%.2f", median(syss)), "<= 1.2"})
 }
 
 // writeampAB runs the default A/B at concurrency 1 and returns its wall
-// time and each variant's tally; it records the process's peak RSS.
-func writeampAB(logins int) (float64, []abRun) {
-	secs, runs, rss := writeampRun(logins)
+// time and CPU and each variant's tally; it records the process's peak RSS.
+func writeampAB(logins int) (cost, []abRun) {
+	c, runs, rss := writeampRun(logins)
 	if abRSS == 0 {
 		abRSS = rss
 	}
-	return secs, runs
+	return c, runs
 }
 
-// writeampRun is one `writeamp run` of the default A/B: wall seconds, the
-// runs of its result and the peak RSS (KiB).
-func writeampRun(logins int) (float64, []abRun, int64) {
+// writeampRun is one `writeamp run` of the default A/B: wall seconds and
+// the process's CPU, the runs of its result and the peak RSS (KiB).
+func writeampRun(logins int) (cost, []abRun, int64) {
 	out := filepath.Join(os.TempDir(), "writeamp-bench-run.json")
 	defer os.Remove(out)
 	cmd := exec.Command(*binary, "run", "-q", "--dsn", *dsn, "--concurrency", "1", "--logins", strconv.Itoa(logins), "--format", "json", "-o", out)
@@ -132,11 +167,13 @@ func writeampRun(logins int) (float64, []abRun, int64) {
 	if err := json.Unmarshal(data, &r); err != nil || len(r.Runs) == 0 {
 		fatal("cannot read the run's result")
 	}
-	return secs, r.Runs, rss
+	return cost{wall: secs, user: cmd.ProcessState.UserTime().Seconds(), sys: cmd.ProcessState.SystemTime().Seconds()}, r.Runs, rss
 }
 
-// memoryRow is run's peak RSS at 10x the A/B's logins against the A/B's.
-func memoryRow(t *progressTable) {
+// memoryRow is run's peak RSS at 10x the A/B's logins against the A/B's,
+// and that run's wall time and system CPU against pgbench on its
+// statements (one pair: the run takes minutes).
+func memoryRow(ctx context.Context, t *progressTable, db *sql.DB, srv dialects.Server) {
 	base := 1500
 	if *quick {
 		base = 300
@@ -144,6 +181,9 @@ func memoryRow(t *progressTable) {
 	if abRSS == 0 {
 		_, _, abRSS = writeampRun(base)
 	}
-	_, _, rss10 := writeampRun(10 * base)
+	wa, runs, rss10 := writeampRun(10 * base)
 	t.AppendRow(table.Row{fmt.Sprintf("peak memory, %d vs %d logins", 10*base, base), fmt.Sprintf("%d MiB", rss10>>10), fmt.Sprintf("%d MiB", abRSS>>10), fmt.Sprintf("%.2f", float64(rss10)/float64(abRSS)), "<= 1.2 (flat)"})
+	peer, tally := peerAB(ctx, db, srv, runs)
+	fmt.Fprintln(os.Stderr, "bench: A/B peer statements at 10x the logins: "+tally)
+	abCostRows(t, 10*base, tally, []cost{wa}, []cost{peer}, []float64{wa.wall / peer.wall}, []float64{wa.sys / peer.sys})
 }

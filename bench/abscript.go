@@ -63,9 +63,10 @@ func abTally(runs []abRun) ([]abCounts, string) {
 // peer's time is the CHECKPOINT and the pgbench processes only; writeamp's
 // is its whole command (prepare, snapshots, settle, log read, report):
 // the peer is the floor the statements themselves cost.
-func peerAB(ctx context.Context, db *sql.DB, srv dialects.Server, runs []abRun) (float64, string) {
+func peerAB(ctx context.Context, db *sql.DB, srv dialects.Server, runs []abRun) (cost, string) {
 	counts, tally := abTally(runs)
 	var total time.Duration
+	u0, s0 := childCPU()
 	for _, c := range counts {
 		w := refreshtoken.New(refreshtoken.DefaultParams())
 		target := dialects.Target{DB: db, Dialect: pg.Dialect{}, Server: srv}
@@ -87,7 +88,8 @@ func peerAB(ctx context.Context, db *sql.DB, srv dialects.Server, runs []abRun) 
 		}
 		total += d
 	}
-	return total.Seconds(), tally
+	u1, s1 := childCPU()
+	return cost{wall: total.Seconds(), user: u1 - u0, sys: s1 - s0}, tally
 }
 
 // The script's variables: a login, refresh or logout counter (k, j: set

@@ -74,7 +74,7 @@ func main() {
 		{"sampler", func() { samplerRows(ctx, t, db, srv) }},
 		{"xacts", func() { xactRows(ctx, t, db, srv) }},
 		{"ab", func() { abRows(ctx, t, db, srv) }},
-		{"memory", func() { memoryRow(t) }},
+		{"memory", func() { memoryRow(ctx, t, db, srv) }},
 		{"diff", func() { diffRows(t, db) }},
 	}
 	var names []string
