@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// A run's soft memory limit follows its live heap: 64 MiB while the heap
+// A run's soft memory limit follows its live heap: 32 MiB while the heap
 // is small, twice the heap once it holds more, so a long run's garbage
 // cannot grow to GOGC=400's five times the heap and a large one never
 // collects without end against a fixed limit.
@@ -20,8 +20,8 @@ func TestFollowHeapHoldsTheLimitAtTwiceTheLiveHeap(t *testing.T) {
 	defer cancel()
 	runtime.GC()
 	followHeap(ctx)
-	if got := debug.SetMemoryLimit(-1); got < 64<<20 || got > 128<<20 {
-		t.Fatalf("a small heap's limit: %d MiB, want 64 MiB or twice a heap under 64 MiB", got>>20)
+	if got := debug.SetMemoryLimit(-1); got < followFloor || got > 2*followFloor {
+		t.Fatalf("a small heap's limit: %d MiB, want 32 MiB or twice a heap under 32 MiB", got>>20)
 	}
 	held := make([]byte, 200<<20)
 	for i := range held {
