@@ -13,11 +13,12 @@ import (
 // offline pass (JpaUserSessionPersisterProvider.removeExpired calls
 // expireOfflineSessions before expireRegularSessions): LAST_SESSION_REFRESH
 // older than now - the offline idle timeout - 180 s, no CREATED_ON pass
-// (offline max lifespan is off by default).
+// (offline max lifespan is off by default). It filters live in place: the
+// caller's slice is the model's (a copy was 48 bytes more per session,
+// 6.5 MB of a 150,000-login run's heap when the job is planned).
 func (w *Workload) planJob(live []liveSession, endMS int64) jobPlan {
 	p := w.P
 	var jp jobPlan
-	live = slices.Clone(live) // filtered in place below
 	interval := p.ExpirationInterval.Milliseconds()
 	idle, lifespan := int64(p.MaxIdle/time.Second), int64(p.MaxLifespan/time.Second)
 	offIdle := p.idleSeconds(true)
