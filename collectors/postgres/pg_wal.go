@@ -89,7 +89,7 @@ type walWindow struct {
 	// transaction's operation (opsplit.go).
 	xacts *collectors.Xacts
 	ops   *collectors.OperationLog
-	seen  []bool // per transaction of xacts (Find's position): counted once
+	seen  bitset // per transaction of xacts (Find's position): counted once
 }
 
 func (p PgWAL) CollectInterval(ctx context.Context, qr dialects.Querier, s dialects.Server, before, after *collectors.Snapshot) ([]collectors.Counter, error) {
@@ -106,7 +106,7 @@ func (p PgWAL) CollectOperations(ctx context.Context, qr dialects.Querier, s dia
 func (PgWAL) collect(ctx context.Context, qr dialects.Querier, s dialects.Server, before, after *collectors.Snapshot, xacts *collectors.Xacts) ([]collectors.Counter, *collectors.OperationLog, error) {
 	w := walWindow{start: before.Marks[MarkLSN], end: after.Marks[MarkLSN], rels: relMap(before, after)}
 	if xacts != nil {
-		w.xacts, w.ops, w.seen = xacts, &collectors.OperationLog{}, make([]bool, xacts.Len())
+		w.xacts, w.ops, w.seen = xacts, &collectors.OperationLog{}, newBitset(xacts.Len())
 	}
 	if w.start == "" || w.end == "" {
 		return nil, nil, fmt.Errorf("no WAL positions in the snapshots")

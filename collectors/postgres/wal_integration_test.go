@@ -195,7 +195,7 @@ func TestDecoderAgreesWithWalinspect(t *testing.T) {
 		split := func(read func(walWindow) error) *collectors.OperationLog {
 			t.Helper()
 			ws := w
-			ws.xacts, ws.ops, ws.seen = xacts, &collectors.OperationLog{}, make([]bool, xacts.Len())
+			ws.xacts, ws.ops, ws.seen = xacts, &collectors.OperationLog{}, newBitset(xacts.Len())
 			if err := read(ws); err != nil {
 				t.Fatal(err)
 			}

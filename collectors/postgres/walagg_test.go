@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"github.com/writeamp/writeamp/collectors"
 	"math/rand/v2"
 	"testing"
 )
@@ -41,5 +42,27 @@ func TestRecordsEndAtThePageBoundary(t *testing.T) {
 		if got := recordsEnd(mark, seg); got != want {
 			t.Errorf("recordsEnd(%s) = %s, want %s", mark, got, want)
 		}
+	}
+}
+
+// A transaction's records are counted under its operation once, whichever
+// of its records comes first, at every position of the window's list.
+func TestAttributeCountsEachTransactionOnce(t *testing.T) {
+	var x collectors.Xacts
+	for id := uint32(100); id < 300; id++ {
+		x.Add(id, []string{"login", "refresh"}[id%2])
+	}
+	w := walWindow{xacts: &x, ops: &collectors.OperationLog{}, seen: newBitset(x.Len())}
+	k := relKey{level: "table", obj: "t"}
+	for round := 0; round < 3; round++ {
+		for id := uint32(90); id < 310; id++ {
+			w.attribute(id, k, &walRow{recs: 1, bytes: 10})
+		}
+	}
+	if got := w.ops.Op("login").Xacts + w.ops.Op("refresh").Xacts; got != 200 {
+		t.Fatalf("%d transactions counted, want 200 (each once)", got)
+	}
+	if got := w.ops.Op("").Xacts; got != 0 {
+		t.Fatalf("the unattributed remainder counted %d transactions, want 0", got)
 	}
 }
