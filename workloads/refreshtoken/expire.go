@@ -39,9 +39,9 @@ var ExpireStatementNames = []string{"rt_expire_find_last_refresh", "rt_expire_fi
 // liveSession is a row the job may delete: what the table holds at the end
 // of the scenario for a session that did not log out (or a preloaded one).
 type liveSession struct {
-	id                     string
+	id                     sid
 	createdOn, lastRefresh int64
-	bucket                 int
+	bucket                 int32
 	offline                bool
 }
 
@@ -76,7 +76,7 @@ func (p *Plan) FinalSessions(bucket func(string) int) (live []liveSession, endMS
 	for i, ok := range in {
 		if ok {
 			id := p.sessionID(i)
-			live = append(live, liveSession{id: id, createdOn: created[i], lastRefresh: last[i], bucket: bucket(id), offline: p.isOffline(i)})
+			live = append(live, liveSession{id: mustSID(id), createdOn: created[i], lastRefresh: last[i], bucket: int32(bucket(id)), offline: p.isOffline(i)})
 		}
 	}
 	return live, endMS
@@ -87,7 +87,7 @@ func (p *Plan) FinalSessions(bucket func(string) int) (live []liveSession, endMS
 type jobBatch struct {
 	find     string
 	args     []any
-	ids      []string
+	ids      []sid
 	examined int    // rows the find's index range holds before the verification (26.8)
 	tick     int    // the job run it belongs to (0, 1, ...)
 	at       int64  // that run's simulated second
@@ -102,10 +102,16 @@ type jobBatch struct {
 
 // idSet is a sorted list of session ids: a third of a map's memory for the
 // 100,000 sessions a long run leaves to the job.
-type idSet []string
+type idSet []sid
 
+// has is whether the find's row id is one of s: a text not in the plan's
+// form of an id is none of them.
 func (s idSet) has(id string) bool {
-	_, ok := slices.BinarySearch(s, id)
+	k, ok := parseSID(id)
+	if !ok {
+		return false
+	}
+	_, ok = slices.BinarySearchFunc(s, k, sid.compare)
 	return ok
 }
 
@@ -171,19 +177,18 @@ func (w *Workload) jobOps(jp jobPlan) (workloads.Ops, error) {
 		}
 	}
 	d := w.target.Server.Dialect
-	ops := make([]workloads.Op, 0, len(jp.batches))
-	for _, b := range jp.batches {
-		ops = append(ops, workloads.Op{Name: "expiration batch", Counts: "expiration_batches", Steps: batchSteps(t, d, b)})
-	}
+	// A batch's statements are made when a worker takes it: made up front,
+	// every batch's two IN-list texts and its closures were held until the
+	// job ended (a 150,000-login run's job has thousands of batches).
 	return func(worker, workers int) workloads.Next {
 		i := worker
 		return func() (workloads.Op, bool) {
-			if i >= len(ops) {
+			if i >= len(jp.batches) {
 				return workloads.Op{}, false
 			}
-			op := ops[i]
+			b := jp.batches[i]
 			i += workers
-			return op, true
+			return workloads.Op{Name: "expiration batch", Counts: "expiration_batches", Steps: batchSteps(t, d, b)}, true
 		}
 	}, nil
 }

@@ -15,7 +15,7 @@ func (w *Workload) JobDeletesPerRun() (perRun []int, ids map[string]int) {
 		}
 		perRun[len(perRun)-1] += len(b.ids)
 		for _, id := range b.ids {
-			ids[id] = b.tick
+			ids[id.String()] = b.tick
 		}
 	}
 	return perRun, ids

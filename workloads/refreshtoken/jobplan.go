@@ -53,9 +53,9 @@ func (w *Workload) planJob(live []liveSession, endMS int64) jobPlan {
 					eligible = append(eligible, s.id)
 				}
 			}
-			slices.Sort(eligible)
+			slices.SortFunc(eligible, sid.compare)
 			for {
-				var ids []string
+				var ids []sid
 				// In place: a copy of the live sessions per batch was most
 				// of the job model's memory at 150,000 logins.
 				keep := live[:0]
@@ -93,7 +93,7 @@ func (w *Workload) planJob(live []liveSession, endMS int64) jobPlan {
 			default:
 				for b := 0; b < p.Buckets; b++ {
 					inB := func(f func(liveSession) bool) func(liveSession) bool {
-						return func(s liveSession) bool { return s.bucket == b && f(s) }
+						return func(s liveSession) bool { return int(s.bucket) == b && f(s) }
 					}
 					pass("rt_expire_find_last_refresh_coarse", flag, func() []any { return []any{realmID, false, b, cut, cut} }, inB(lastOK), inB(coarseOK))
 				}
@@ -113,7 +113,7 @@ func (w *Workload) planJob(live []liveSession, endMS int64) jobPlan {
 			continue
 		}
 		for b := 0; b < p.Buckets; b++ {
-			inB := func(s liveSession) bool { return s.bucket == b && createdOK(s) }
+			inB := func(s liveSession) bool { return int(s.bucket) == b && createdOK(s) }
 			pass("rt_expire_find_created_on_coarse", regularFlag, func() []any { return []any{realmID, false, b, cutCreated} }, inB, inB)
 		}
 	}

@@ -43,7 +43,8 @@ func TestExpirationJobDeletesOfflineSessionsAfterTheirCutoff(t *testing.T) {
 		}
 		got := map[string]del{}
 		for _, b := range jp.batches {
-			for _, id := range b.ids {
+			for _, k := range b.ids {
+				id := k.String()
 				if _, dup := got[id]; dup {
 					t.Fatalf("%+v: %s deleted twice", c, id)
 				}
@@ -63,7 +64,7 @@ func TestExpirationJobDeletesOfflineSessionsAfterTheirCutoff(t *testing.T) {
 		}
 		offPre := 0
 		for _, s := range w.preloadSessions() {
-			left[s.id] = want{s.lastRefresh, s.offline}
+			left[s.id.String()] = want{s.lastRefresh, s.offline}
 			if s.offline {
 				offPre++
 			}

@@ -253,7 +253,7 @@ func TestOfflineBatchBindsItsFlag(t *testing.T) {
 		if err := offlineFinds(t0); err != nil {
 			t.Fatalf("%s: %v", d, err)
 		}
-		b := jobBatch{find: "rt_expire_find_last_refresh", flag: offlineFlag, ids: []string{"a", "b"}, args: []any{realmID, false, 1, 512}}
+		b := jobBatch{find: "rt_expire_find_last_refresh", flag: offlineFlag, ids: []sid{{1}, {2}}, args: []any{realmID, false, 1, 512}}
 		steps := batchSteps(t0, d, b)
 		if !strings.Contains(steps[0].Stmt.SQL, "offline_flag = '1'") || strings.Contains(steps[0].Stmt.SQL, "offline_flag = '0'") {
 			t.Errorf("%s: the offline find is %s", d, steps[0].Stmt.SQL)

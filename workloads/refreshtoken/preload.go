@@ -47,7 +47,7 @@ func (w *Workload) preloadSessions() []liveSession {
 		idle := w.P.idleSeconds(o)
 		last := Epoch - 1 - k*(idle-1)/count[b2i(o)]
 		id := plan.sessionID(w.P.Logins + i)
-		out[i] = liveSession{id: id, lastRefresh: last, createdOn: last - (k*7919)%half, bucket: w.P.bucket(id), offline: o}
+		out[i] = liveSession{id: mustSID(id), lastRefresh: last, createdOn: last - (k*7919)%half, bucket: int32(w.P.bucket(id)), offline: o}
 	}
 	return out
 }
@@ -76,13 +76,14 @@ func (w *Workload) loadPreload(ctx context.Context, conn *sql.Conn) error {
 	for start := 0; start < len(rows); start += preloadChunk {
 		var list []dialects.Stmt
 		for _, s := range rows[start:min(start+preloadChunk, len(rows))] {
-			user, flag := fmt.Sprintf("preload-%s", s.id[:8]), flagFor(s.offline)
-			args := []any{s.id, user, realmID, s.createdOn, flag, userSessionData(s.id, user, s.createdOn), s.lastRefresh, false}
+			id := s.id.String()
+			user, flag := fmt.Sprintf("preload-%s", id[:8]), flagFor(s.offline)
+			args := []any{id, user, realmID, s.createdOn, flag, userSessionData(id, user, s.createdOn), s.lastRefresh, false}
 			if w.baseVariant() == "coarse" {
-				args = append(args, s.bucket, Coarse(s.lastRefresh, s.createdOn, w.P.granularity(s.offline)))
+				args = append(args, int(s.bucket), Coarse(s.lastRefresh, s.createdOn, w.P.granularity(s.offline)))
 			}
 			list = append(list, dialects.Stmt{SQL: t["rt_insert_user_session"], Args: args},
-				dialects.Stmt{SQL: t["rt_insert_client_session"], Args: []any{s.id, clientID, flag, s.lastRefresh, clientSessionData(clientID, s.createdOn), realmID}})
+				dialects.Stmt{SQL: t["rt_insert_client_session"], Args: []any{id, clientID, flag, s.lastRefresh, clientSessionData(clientID, s.createdOn), realmID}})
 		}
 		var err error
 		if pipe != nil {

@@ -25,7 +25,7 @@ func TestWarmupRoundsAddSessionsOfTheirOwn(t *testing.T) {
 	if len(three) != 3*len(once) {
 		t.Fatalf("3 rounds leave %d sessions, one round %d", len(three), len(once))
 	}
-	ids := map[string]bool{}
+	ids := map[sid]bool{}
 	for _, s := range three {
 		if ids[s.id] {
 			t.Fatalf("session %s in two rounds", s.id)
