@@ -232,6 +232,7 @@ func (e *Experiment) variant(ctx context.Context, v string, cleanupCtx func() (c
 	}
 	wr := writes(w, stats, sc)
 	delta, err := span.End(ctx, AwaitRows(wr, 10*time.Second).WithXacts(stats.Xacts))
+	stats.Xacts = nil // the window's log is read (End)
 	if err != nil {
 		// The server went away (killed, restarted, the connection lost): no
 		// counters, but what the driver counted is still a partial result.
