@@ -67,7 +67,17 @@ func bootstrap(t testing.TB) *bootstrapped {
 		userOpt = []string{"--user=mysql"}
 	}
 	data := filepath.Join(dir, "data")
-	args := append([]string{"--no-defaults", "--datadir=" + data, "--auth-root-authentication-method=normal", "--skip-test-db"}, userOpt...)
+	// The bootstrap server cleans its tmpdir of #sql* files at startup as
+	// any mariadbd does (spawn): under /tmp it deleted a temporary table
+	// the shared server was using in a test beside this one ("Error on
+	// delete of '/tmp/#sql-temptable-….MAI'", 2026-12-07; a #sql file of
+	// the mysql user's in /tmp does not survive mariadb-install-db).
+	tmp := filepath.Join(dir, "install.tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(tmp, 0o1777) // the mysql user's too when the tests run as root
+	args := append([]string{"--no-defaults", "--datadir=" + data, "--auth-root-authentication-method=normal", "--skip-test-db", "--tmpdir=" + tmp}, userOpt...)
 	if out, err := exec.Command(install, args...).CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", install, err, out)
 	}
