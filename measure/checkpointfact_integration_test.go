@@ -3,7 +3,6 @@ package measure_test
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"fmt"
 	"io"
 	"strings"
@@ -27,11 +26,7 @@ func TestEveryReportSaysTheWindowFollowsACheckpoint(t *testing.T) {
 	t.Parallel()
 	pgmatrix.EachParallel(t, func(t *testing.T, srv *pgmatrix.Server) {
 		ctx := context.Background()
-		db, err := sql.Open("pgx", srv.DSN)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
+		db := srv.Open(t)
 		mustExec(t, db, `CREATE SCHEMA cp`)
 		mustExec(t, db, `CREATE TABLE cp.t (id int PRIMARY KEY, v text) WITH (autovacuum_enabled = false)`)
 		mustExec(t, db, `INSERT INTO cp.t SELECT g, md5(g::text) FROM generate_series(1, 5000) g`)

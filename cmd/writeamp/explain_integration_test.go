@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"io"
@@ -47,11 +46,7 @@ func TestExplainMigrationThenMeasure(t *testing.T) {
 		t.Skip("psql not installed")
 	}
 	pgmatrix.EachParallel(t, func(t *testing.T, srv *pgmatrix.Server) {
-		db, err := sql.Open("pgx", srv.DSN)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
+		db := srv.Open(t)
 		if _, err := db.Exec(explainSchema); err != nil {
 			t.Fatal(err)
 		}

@@ -75,11 +75,7 @@ func slotCount(t *testing.T, db *sql.DB) int {
 func TestSnapshotDiffHoldsTheWindowsWALAndLeavesNoSlot(t *testing.T) {
 	t.Parallel()
 	srv := pgmatrix.Start(t, 17)
-	db, err := sql.Open("pgx", srv.DSN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := srv.Open(t)
 	for _, q := range []string{`ALTER SYSTEM SET max_wal_size = '32MB'`, `ALTER SYSTEM SET min_wal_size = '32MB'`, `ALTER SYSTEM SET wal_keep_size = 0`,
 		`SELECT pg_reload_conf()`, `CREATE TABLE w (id int PRIMARY KEY, v text)`, `CREATE INDEX w_v ON w (v)`} {
 		if _, err := db.Exec(q); err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"database/sql"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -20,11 +19,7 @@ import (
 func TestSnapshotCheckpointIsInTheDiff(t *testing.T) {
 	t.Parallel()
 	srv := pgmatrix.Start(t, 16)
-	db, err := sql.Open("pgx", srv.DSN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := srv.Open(t)
 	for _, q := range []string{`CREATE TABLE c (id int PRIMARY KEY, v text) WITH (autovacuum_enabled = false)`,
 		`INSERT INTO c SELECT g, md5(g::text) FROM generate_series(1, 5000) g`} {
 		if _, err := db.Exec(q); err != nil {

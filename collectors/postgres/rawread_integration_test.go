@@ -3,7 +3,6 @@ package postgres
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"errors"
 	"strings"
 	"testing"
@@ -22,11 +21,7 @@ func TestReadBytesIntoReadsWhatDatabaseSQLReads(t *testing.T) {
 	t.Parallel()
 	srv := pgmatrix.Start(t, 15)
 	ctx := context.Background()
-	db, err := sql.Open("pgx", srv.DSN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := srv.Open(t)
 	var seg string
 	if err := db.QueryRow(`SELECT pg_walfile_name(pg_current_wal_lsn())`).Scan(&seg); err != nil {
 		t.Fatal(err)

@@ -45,11 +45,7 @@ func TestStatWALExactOnlyWhenTheWindowsOwn(t *testing.T) {
 	t.Parallel()
 	pgmatrix.EachParallelSince(t, 14, func(t *testing.T, srv *pgmatrix.Server) {
 		ctx := context.Background()
-		db, err := sql.Open("pgx", srv.DSN)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
+		db := srv.Open(t)
 		s, err := pg.Dialect{}.Probe(ctx, db)
 		if err != nil {
 			t.Fatal(err)

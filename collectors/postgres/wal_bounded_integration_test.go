@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
 	"github.com/writeamp/writeamp/internal/mocksql"
 	"runtime"
 	"strconv"
@@ -23,11 +22,7 @@ import (
 func TestDecoderMemoryIsBoundedInTheWindow(t *testing.T) {
 	srv := pgmatrix.Start(t, 17)
 	ctx := context.Background()
-	db, err := sql.Open("pgx", srv.DSN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := srv.Open(t)
 	exec := func(qs ...string) {
 		t.Helper()
 		for _, q := range qs {

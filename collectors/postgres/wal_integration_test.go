@@ -28,11 +28,7 @@ func TestDecoderAgreesWithWalinspect(t *testing.T) {
 	t.Parallel()
 	pgmatrix.EachParallelSince(t, 15, func(t *testing.T, srv *pgmatrix.Server) {
 		ctx := context.Background()
-		db, err := sql.Open("pgx", srv.DSN)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
+		db := srv.Open(t)
 		exec := func(qs ...string) {
 			t.Helper()
 			for _, q := range qs {

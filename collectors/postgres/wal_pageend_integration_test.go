@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
 	"testing"
 	"time"
 
@@ -23,11 +22,7 @@ func TestWindowEndingAtAPageBoundary(t *testing.T) {
 	t.Parallel()
 	srv := pgmatrix.Start(t, 15)
 	ctx := context.Background()
-	db, err := sql.Open("pgx", srv.DSN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := srv.Open(t)
 	db.SetMaxOpenConns(1)
 	if _, err := db.Exec(`CREATE TABLE t (id int PRIMARY KEY) WITH (autovacuum_enabled = false)`); err != nil {
 		t.Fatal(err)

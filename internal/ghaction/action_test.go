@@ -6,7 +6,6 @@
 package ghaction
 
 import (
-	"database/sql"
 	"encoding/xml"
 	"fmt"
 	"net/url"
@@ -154,11 +153,7 @@ func TestActionPassesEveryInputToTheScript(t *testing.T) {
 func scratch(t *testing.T) string {
 	t.Helper()
 	srv := pgmatrix.Start(t, 15)
-	db, err := sql.Open("pgx", srv.DSN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := srv.Open(t)
 	name := fmt.Sprintf("wa_test_action_%d", os.Getpid())
 	if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
 		t.Fatal(err)

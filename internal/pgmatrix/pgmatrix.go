@@ -8,12 +8,14 @@ package pgmatrix
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
 
+	_ "github.com/jackc/pgx/v5/stdlib" // Open's driver
 	"github.com/writeamp/writeamp/internal/testenv"
 	"github.com/writeamp/writeamp/pgembed"
 )
@@ -70,6 +72,18 @@ func Start(t *testing.T, major int) *Server {
 		}
 	})
 	return &Server{Major: major, DSN: srv.DSN(), Server: srv}
+}
+
+// Open is a pool on the server (pgx), closed when the test ends, before
+// the server stops.
+func (s *Server) Open(t *testing.T) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("pgx", s.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }
 
 // Each runs f as a subtest "pgNN" per major, each on its own fresh server,
