@@ -8,6 +8,7 @@
 //	-- source: pg_stat_checkpointer.num_done   (optional, see Block.Meta)
 //	SELECT ...
 //
+// A block may include another's text with {{block:NAME}} (expandIncludes).
 // Several blocks may share a name with disjoint version ranges; Get picks the
 // one for the server, so tests can assert the exact text each version gets.
 // The headers are the only version gates: code that words a number by
@@ -77,6 +78,61 @@ func load() {
 		}
 		return nil
 	})
+	if perr == nil {
+		perr = expandIncludes(blocks)
+	}
+}
+
+// expandIncludes puts the text of block NAME (the same dialect's) where a
+// block says {{block:NAME}}: two queries that read the same rows the same
+// way share that reading instead of two copies that can drift apart. The
+// included block must have exactly one variant for every version the
+// including one serves; it is a query of its own too (Get returns it).
+func expandIncludes(blocks map[string][]Block) error {
+	const open, end = "{{block:", "}}"
+	// Read before any is expanded: whether a block includes another does
+	// not depend on the order the map gives.
+	including := map[string]bool{}
+	for k, bs := range blocks {
+		for _, b := range bs {
+			including[k] = including[k] || strings.Contains(b.SQL, open)
+		}
+	}
+	for k, bs := range blocks {
+		for i := range bs {
+			b := &bs[i]
+			for {
+				at := strings.Index(b.SQL, open)
+				if at < 0 {
+					break
+				}
+				n := strings.Index(b.SQL[at:], end)
+				if n < 0 {
+					return fmt.Errorf("%s: block %s: %s without %s", b.File, b.Name, open, end)
+				}
+				name := b.SQL[at+len(open) : at+n]
+				var got []Block
+				for _, f := range blocks[b.Dialect+"/"+name] {
+					if covers(f, *b) {
+						got = append(got, f)
+					}
+				}
+				if len(got) != 1 || including[b.Dialect+"/"+name] {
+					return fmt.Errorf("%s: block %s includes %s, which needs exactly one variant for every version %s serves (found %d) and no include of its own", b.File, b.Name, name, b.Name, len(got))
+				}
+				b.SQL = b.SQL[:at] + got[0].SQL + b.SQL[at+n+len(end):]
+			}
+		}
+		blocks[k] = bs
+	}
+	return nil
+}
+
+// covers is whether f serves every version b does.
+func covers(f, b Block) bool {
+	lo := f.MinVersion == 0 || b.MinVersion >= f.MinVersion
+	hi := f.MaxVersion == 0 || b.MaxVersion != 0 && b.MaxVersion <= f.MaxVersion
+	return lo && hi
 }
 
 // Parse splits one file's text into blocks.

@@ -97,3 +97,43 @@ func TestGetPicksTheVersionVariant(t *testing.T) {
 		t.Error("unknown block must be an error")
 	}
 }
+
+// A block's {{block:NAME}} is NAME's text for the versions it serves; an
+// include with no single variant for all of them, or of a block that
+// includes another, is a load error, not a query sent half-made.
+func TestIncludesExpandOrRefuse(t *testing.T) {
+	parse := func(text string) map[string][]Block {
+		t.Helper()
+		bs, err := Parse("postgres", "t.sql", text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string][]Block{}
+		for _, b := range bs {
+			m[b.Dialect+"/"+b.Name] = append(m[b.Dialect+"/"+b.Name], b)
+		}
+		return m
+	}
+	m := parse("-- name: frag\n-- min_version: 150000\nSELECT 1\n\n-- name: q\n-- min_version: 160000\nSELECT * FROM ({{block:frag}}) f\n")
+	if err := expandIncludes(m); err != nil {
+		t.Fatal(err)
+	}
+	if got := m["postgres/q"][0].SQL; got != "SELECT * FROM (SELECT 1) f" {
+		t.Errorf("q is %q", got)
+	}
+	for _, bad := range []string{
+		// frag serves 15 only, q 15 on
+		"-- name: frag\n-- min_version: 150000\n-- max_version: 160000\nSELECT 1\n\n-- name: q\n-- min_version: 150000\nSELECT ({{block:frag}})\n",
+		// two variants of frag for q's versions
+		"-- name: frag\n-- max_version: 160000\nSELECT 1\n\n-- name: frag\n-- min_version: 160000\nSELECT 2\n\n-- name: q\nSELECT ({{block:frag}})\n",
+		// nested
+		"-- name: a\nSELECT 1\n\n-- name: frag\nSELECT ({{block:a}})\n\n-- name: q\nSELECT ({{block:frag}})\n",
+		// unknown, unterminated
+		"-- name: q\nSELECT ({{block:nope}})\n",
+		"-- name: q\nSELECT ({{block:nope)\n",
+	} {
+		if err := expandIncludes(parse(bad)); err == nil {
+			t.Errorf("no error for\n%s", bad)
+		}
+	}
+}

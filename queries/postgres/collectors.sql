@@ -126,6 +126,27 @@ FROM pg_stat_io WHERE object = 'relation' AND context <> 'bulkread'
 SELECT xact_commit, xact_rollback, deadlocks, temp_bytes, coalesce(stats_reset::text, '')
 FROM pg_stat_database WHERE datname = current_database()
 
+-- name: pg_walinspect_groups
+-- The window's records (pg_walinspect, 15+) per transaction and relation of
+-- their first block, with each group's record and byte counts and its leaf
+-- inserts, leaf splits and heap updates to a new page: what pg_walinspect
+-- and pg_walinspect_xacts both read, included in each ({{block:...}}).
+-- $1 start LSN, $2 end LSN.
+-- min_version: 150000
+SELECT xid, dboid, relfilenode, count(*) AS n, sum(record_length)::bigint AS len, sum(fpi_length)::bigint AS fpi,
+       count(*) FILTER (WHERE fpi_length > 0) AS fpis, count(*) FILTER (WHERE leaf_insert) AS leaf,
+       count(*) FILTER (WHERE leaf_split) AS split, count(*) FILTER (WHERE newpage_update) AS newpage
+FROM (SELECT xid::text::bigint AS xid, record_length, fpi_length,
+             coalesce(nullif(split_part(rel, '/', 2), '')::bigint, 0) AS dboid,
+             coalesce(nullif(split_part(rel, '/', 3), '')::bigint, 0) AS relfilenode,
+             resource_manager = 'Btree' AND (record_type IN ('INSERT_LEAF', 'INSERT_POST')
+               OR (record_type IN ('SPLIT_L', 'SPLIT_R') AND description LIKE ANY (ARRAY['level 0,%', 'level: 0,%']))) AS leaf_insert,
+             resource_manager = 'Btree' AND record_type IN ('SPLIT_L', 'SPLIT_R') AND description LIKE ANY (ARRAY['level 0,%', 'level: 0,%']) AS leaf_split,
+             resource_manager = 'Heap' AND record_type IN ('UPDATE', 'UPDATE+INIT') AND block_ref LIKE '%blkref #1:%' AS newpage_update
+      FROM (SELECT *, split_part(split_part(block_ref, 'blkref #0: rel ', 2), ' ', 1) AS rel
+            FROM {{walinspect}}.pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)) r) c
+GROUP BY 1, 2, 3
+
 -- name: pg_walinspect
 -- WAL records between two LSNs, grouped by the relation of each record's first
 -- block (block 0, as counters.md says), with B-tree leaf inserts counted as
@@ -149,19 +170,7 @@ FROM pg_stat_database WHERE datname = current_database()
 -- each matches only its own major's text, so one query serves 15 to 18.
 -- min_version: 150000
 WITH g AS (
-  SELECT xid, dboid, relfilenode, count(*) AS n, sum(record_length)::bigint AS len, sum(fpi_length)::bigint AS fpi,
-         count(*) FILTER (WHERE fpi_length > 0) AS fpis, count(*) FILTER (WHERE leaf_insert) AS leaf,
-         count(*) FILTER (WHERE leaf_split) AS split, count(*) FILTER (WHERE newpage_update) AS newpage
-  FROM (SELECT xid::text::bigint AS xid, record_length, fpi_length,
-               coalesce(nullif(split_part(rel, '/', 2), '')::bigint, 0) AS dboid,
-               coalesce(nullif(split_part(rel, '/', 3), '')::bigint, 0) AS relfilenode,
-               resource_manager = 'Btree' AND (record_type IN ('INSERT_LEAF', 'INSERT_POST')
-                 OR (record_type IN ('SPLIT_L', 'SPLIT_R') AND description LIKE ANY (ARRAY['level 0,%', 'level: 0,%']))) AS leaf_insert,
-               resource_manager = 'Btree' AND record_type IN ('SPLIT_L', 'SPLIT_R') AND description LIKE ANY (ARRAY['level 0,%', 'level: 0,%']) AS leaf_split,
-               resource_manager = 'Heap' AND record_type IN ('UPDATE', 'UPDATE+INIT') AND block_ref LIKE '%blkref #1:%' AS newpage_update
-        FROM (SELECT *, split_part(split_part(block_ref, 'blkref #0: rel ', 2), ' ', 1) AS rel
-              FROM {{walinspect}}.pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)) r) c
-  GROUP BY 1, 2, 3
+{{block:pg_walinspect_groups}}
 ), x AS (
   SELECT xid, bool_or(dboid = $3 AND relfilenode = ANY($4::bigint[])) AS scope,
          bool_or(relfilenode <> 0 AND NOT (dboid = $3 AND relfilenode = ANY($4::bigint[]))) AS other
@@ -181,18 +190,7 @@ GROUP BY 1, 2, 3
 -- $1 start LSN, $2 end LSN, $3 database oid, $4 relfilenodes in scope.
 -- min_version: 150000
 WITH g AS (
-  SELECT xid, dboid, relfilenode, count(*) AS n, sum(record_length)::bigint AS len, sum(fpi_length)::bigint AS fpi,
-         count(*) FILTER (WHERE fpi_length > 0) AS fpis, count(*) FILTER (WHERE leaf_insert) AS leaf
-  FROM (SELECT xid::text::bigint AS xid, record_length, fpi_length,
-               coalesce(nullif(split_part(rel, '/', 2), '')::bigint, 0) AS dboid,
-               coalesce(nullif(split_part(rel, '/', 3), '')::bigint, 0) AS relfilenode,
-               resource_manager = 'Btree' AND (record_type IN ('INSERT_LEAF', 'INSERT_POST')
-                 OR (record_type IN ('SPLIT_L', 'SPLIT_R') AND description LIKE ANY (ARRAY['level 0,%', 'level: 0,%']))) AS leaf_insert,
-               resource_manager = 'Btree' AND record_type IN ('SPLIT_L', 'SPLIT_R') AND description LIKE ANY (ARRAY['level 0,%', 'level: 0,%']) AS leaf_split,
-               resource_manager = 'Heap' AND record_type IN ('UPDATE', 'UPDATE+INIT') AND block_ref LIKE '%blkref #1:%' AS newpage_update
-        FROM (SELECT *, split_part(split_part(block_ref, 'blkref #0: rel ', 2), ' ', 1) AS rel
-              FROM {{walinspect}}.pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)) r) c
-  GROUP BY 1, 2, 3
+{{block:pg_walinspect_groups}}
 ), ws AS (
   SELECT DISTINCT xid FROM g WHERE dboid = $3 AND relfilenode = ANY($4::bigint[]) AND xid <> 0
 )
