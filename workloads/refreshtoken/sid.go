@@ -47,12 +47,14 @@ func mustSID(text string) sid {
 }
 
 func (s sid) String() string {
-	var h [32]byte
-	hex.Encode(h[:], s[:])
-	b := make([]byte, 0, 36)
-	b = append(append(append(append(append(append(append(append(append(b,
-		h[0:8]...), '-'), h[8:12]...), '-'), h[12:16]...), '-'), h[16:20]...), '-'), h[20:32]...)
-	return string(b)
+	var b [36]byte
+	hex.Encode(b[0:8], s[0:4])
+	hex.Encode(b[9:13], s[4:6])
+	hex.Encode(b[14:18], s[6:8])
+	hex.Encode(b[19:23], s[8:10])
+	hex.Encode(b[24:36], s[10:16])
+	b[8], b[13], b[18], b[23] = '-', '-', '-', '-'
+	return string(b[:])
 }
 
 func (s sid) compare(o sid) int { return bytes.Compare(s[:], o[:]) }
