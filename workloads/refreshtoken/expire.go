@@ -75,8 +75,8 @@ func (p *Plan) FinalSessions(bucket func(string) int) (live []liveSession, endMS
 	}
 	for i, ok := range in {
 		if ok {
-			id := p.sessionID(i)
-			live = append(live, liveSession{id: mustSID(id), createdOn: created[i], lastRefresh: last[i], bucket: int32(bucket(id)), offline: p.isOffline(i)})
+			id := p.sessionSID(i)
+			live = append(live, liveSession{id: id, createdOn: created[i], lastRefresh: last[i], bucket: int32(bucket(id.String())), offline: p.isOffline(i)})
 		}
 	}
 	return live, endMS
@@ -111,7 +111,7 @@ func (s idSet) has(id string) bool {
 	if !ok {
 		return false
 	}
-	_, ok = slices.BinarySearchFunc(s, k, sid.compare)
+	_, ok = slices.BinarySearchFunc(s, k, compareSID)
 	return ok
 }
 

@@ -53,7 +53,7 @@ func (w *Workload) planJob(live []liveSession, endMS int64) jobPlan {
 					eligible = append(eligible, s.id)
 				}
 			}
-			slices.SortFunc(eligible, sid.compare)
+			slices.SortFunc(eligible, compareSID)
 			for {
 				var ids []sid
 				// In place: a copy of the live sessions per batch was most

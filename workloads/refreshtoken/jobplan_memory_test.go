@@ -1,7 +1,7 @@
 package refreshtoken
 
 import (
-	"fmt"
+	"encoding/binary"
 	"runtime"
 	"testing"
 )
@@ -22,7 +22,9 @@ func TestJobModelAllocatesInProportionToItsSessions(t *testing.T) {
 	live := make([]liveSession, n)
 	for i := range live {
 		// Four idle ages, so four runs each delete a quarter in batches.
-		live[i] = liveSession{id: mustSID(fmt.Sprintf("%08x-0000-4000-8000-000000000000", i)), createdOn: Epoch, lastRefresh: Epoch + int64(i%4)*900}
+		var id sid
+		binary.BigEndian.PutUint32(id[:], uint32(i))
+		live[i] = liveSession{id: id, createdOn: Epoch, lastRefresh: Epoch + int64(i%4)*900}
 	}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)

@@ -46,8 +46,8 @@ func (w *Workload) preloadSessions() []liveSession {
 		rank[b2i(o)]++
 		idle := w.P.idleSeconds(o)
 		last := Epoch - 1 - k*(idle-1)/count[b2i(o)]
-		id := plan.sessionID(w.P.Logins + i)
-		out[i] = liveSession{id: mustSID(id), lastRefresh: last, createdOn: last - (k*7919)%half, bucket: int32(w.P.bucket(id)), offline: o}
+		id := plan.sessionSID(w.P.Logins + i)
+		out[i] = liveSession{id: id, lastRefresh: last, createdOn: last - (k*7919)%half, bucket: int32(w.P.bucket(id.String())), offline: o}
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package refreshtoken
 
 import (
 	"container/heap"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 )
@@ -90,9 +91,23 @@ func (p *Plan) Logouts() int {
 func (p *Plan) Total() int64 { return int64(p.Logins*(1+p.Refreshes) + p.Logouts()) }
 
 // sessionID is a deterministic UUID-shaped id for login i.
-func (p *Plan) sessionID(i int) string {
+func (p *Plan) sessionID(i int) string { return p.sessionSID(i).String() }
+
+// sessionSID is login i's id in its 16 bytes: a version-4, variant-10 UUID
+// whose random bits are drawn from the login's own PCG stream, in the
+// order and widths the text form "%08x-%04x-4%03x-%04x-%012x" once took
+// them, so a seed names the same sessions it always did.
+func (p *Plan) sessionSID(i int) sid {
 	r := rand.New(rand.NewPCG(p.Seed, uint64(i)))
-	return fmt.Sprintf("%08x-%04x-4%03x-%04x-%012x", r.Uint32(), r.Uint32()&0xffff, r.Uint32()&0xfff, 0x8000|r.Uint32()&0x3fff, r.Uint64()&0xffffffffffff)
+	var s sid
+	binary.BigEndian.PutUint32(s[0:4], r.Uint32())
+	binary.BigEndian.PutUint16(s[4:6], uint16(r.Uint32()))
+	binary.BigEndian.PutUint16(s[6:8], 0x4000|uint16(r.Uint32()&0xfff))
+	binary.BigEndian.PutUint16(s[8:10], 0x8000|uint16(r.Uint32()&0x3fff))
+	var tail [8]byte
+	binary.BigEndian.PutUint64(tail[:], r.Uint64())
+	copy(s[10:16], tail[2:8])
+	return s
 }
 
 // cursor walks one worker's share of the sessions (i = worker, worker+n, ...)

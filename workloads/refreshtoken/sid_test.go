@@ -1,6 +1,8 @@
 package refreshtoken
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -19,7 +21,7 @@ func TestSessionIDsRoundTripAndOthersAreRefused(t *testing.T) {
 		}
 		set = append(set, s)
 	}
-	slices.SortFunc(set, sid.compare)
+	slices.SortFunc(set, compareSID)
 	id := plan.sessionID(7)
 	if !set.has(id) {
 		t.Errorf("%s not found among the plan's ids", id)
@@ -43,4 +45,17 @@ func upper(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// A seed names the same sessions as when the ids were formatted from the
+// login's random draws: results and variant files of earlier runs name them.
+func TestSessionIDsAreTheSeedsAsBefore(t *testing.T) {
+	plan := New(DefaultParams()).ensurePlan()
+	for i := 0; i < 1000; i++ {
+		r := rand.New(rand.NewPCG(plan.Seed, uint64(i)))
+		want := fmt.Sprintf("%08x-%04x-4%03x-%04x-%012x", r.Uint32(), r.Uint32()&0xffff, r.Uint32()&0xfff, 0x8000|r.Uint32()&0x3fff, r.Uint64()&0xffffffffffff)
+		if got := plan.sessionID(i); got != want {
+			t.Fatalf("session %d: %s, was %s", i, got, want)
+		}
+	}
 }
