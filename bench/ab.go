@@ -78,7 +78,6 @@ func abRows(ctx context.Context, t *progressTable, db *sql.DB, srv dialects.Serv
 	if *quick {
 		logins, pairs = 300, 1
 	}
-	var walls, syss []float64
 	var was, peers []cost
 	var tally string
 	var runs []abRun
@@ -98,16 +97,17 @@ func abRows(ctx context.Context, t *progressTable, db *sql.DB, srv dialects.Serv
 			}
 		}
 		was, peers = append(was, wa), append(peers, peer)
-		walls, syss = append(walls, wa.wall/peer.wall), append(syss, wa.sys/peer.sys)
 	}
 	fmt.Fprintln(os.Stderr, "bench: A/B peer statements: "+tally)
-	abCostRows(t, logins, tally, was, peers, walls, syss)
+	abCostRows(t, logins, tally, was, peers)
 }
 
-// abCostRows are the wall and system-CPU rows of A/B pairs.
-func abCostRows(t *progressTable, logins int, tally string, was, peers []cost, walls, syss []float64) {
-	sort.Float64s(walls)
-	sort.Float64s(syss)
+// abCostRows are the wall and system-CPU rows of A/B pairs (was[i] and
+// peers[i] one pair).
+func abCostRows(t *progressTable, logins int, tally string, was, peers []cost) {
+	wall := func(c cost) float64 { return c.wall }
+	sys := func(c cost) float64 { return c.sys }
+	user := func(c cost) float64 { return c.user }
 	pick := func(cs []cost, f func(cost) float64) float64 {
 		var v []float64
 		for _, c := range cs {
@@ -115,13 +115,20 @@ func abCostRows(t *progressTable, logins int, tally string, was, peers []cost, w
 		}
 		return median(v)
 	}
-	wall := func(c cost) float64 { return c.wall }
-	sys := func(c cost) float64 { return c.sys }
+	ratios := func(f func(cost) float64) []float64 {
+		var r []float64
+		for i := range was {
+			r = append(r, f(was[i])/f(peers[i]))
+		}
+		sort.Float64s(r)
+		return r
+	}
+	walls, syss := ratios(wall), ratios(sys)
 	n := len(walls)
 	t.AppendRow(table.Row{fmt.Sprintf("A/B run (%d logins, both variants, concurrency 1) vs pgbench -M prepared sending the workload's own statements in its counts, %s (one pipeline per operation, a CHECKPOINT per variant as --checkpoint before does; not the expiration job's few batches), median of %d interleaved pairs (pairs %.2f / %.2f / %.2f min/median/max)", logins, tally, n, walls[0], median(walls), walls[n-1]),
 		fmt.Sprintf("%.1f s", pick(was, wall)), fmt.Sprintf("pgbench %.1f s", pick(peers, wall)), fmt.Sprintf("%.2f", median(walls)), "<= 1.2"})
 	t.AppendRow(table.Row{fmt.Sprintf("the same A/B's system CPU (%d logins): the writeamp process's against pgbench's (pairs %.2f / %.2f / %.2f)", logins, syss[0], median(syss), syss[n-1]),
-		fmt.Sprintf("%.2f s (user %.2f s)", pick(was, sys), pick(was, func(c cost) float64 { return c.user })), fmt.Sprintf("pgbench %.2f s (user %.2f s)", pick(peers, sys), pick(peers, func(c cost) float64 { return c.user })), fmt.Sprintf("%.2f", median(syss)), "<= 1.2"})
+		fmt.Sprintf("%.2f s (user %.2f s)", pick(was, sys), pick(was, user)), fmt.Sprintf("pgbench %.2f s (user %.2f s)", pick(peers, sys), pick(peers, user)), fmt.Sprintf("%.2f", median(syss)), "<= 1.2"})
 }
 
 // writeampAB runs the default A/B at concurrency 1 and returns its wall
@@ -185,5 +192,5 @@ func memoryRow(ctx context.Context, t *progressTable, db *sql.DB, srv dialects.S
 	t.AppendRow(table.Row{fmt.Sprintf("peak memory, %d vs %d logins", 10*base, base), fmt.Sprintf("%d MiB", rss10>>10), fmt.Sprintf("%d MiB", abRSS>>10), fmt.Sprintf("%.2f", float64(rss10)/float64(abRSS)), "<= 1.2 (flat)"})
 	peer, tally := peerAB(ctx, db, srv, runs)
 	fmt.Fprintln(os.Stderr, "bench: A/B peer statements at 10x the logins: "+tally)
-	abCostRows(t, 10*base, tally, []cost{wa}, []cost{peer}, []float64{wa.wall / peer.wall}, []float64{wa.sys / peer.sys})
+	abCostRows(t, 10*base, tally, []cost{wa}, []cost{peer})
 }

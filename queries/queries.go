@@ -98,7 +98,7 @@ func expandIncludes(blocks map[string][]Block) error {
 			including[k] = including[k] || strings.Contains(b.SQL, open)
 		}
 	}
-	for k, bs := range blocks {
+	for _, bs := range blocks {
 		for i := range bs {
 			b := &bs[i]
 			for {
@@ -123,7 +123,6 @@ func expandIncludes(blocks map[string][]Block) error {
 				b.SQL = b.SQL[:at] + got[0].SQL + b.SQL[at+n+len(end):]
 			}
 		}
-		blocks[k] = bs
 	}
 	return nil
 }
