@@ -185,6 +185,7 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 			if beforeConnect != nil && command == nil {
 				beforeConnect(wl)
 			}
+			fitProcs(req.Concurrency) // before connecting: it decides how connections wait
 			log := notesWriter(quiet)
 			ctx := cmd.Context()
 			t, err := connect(ctx, dsn, embedOpts{Allow: true}, log)
@@ -193,7 +194,6 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 			}
 			defer t.Close()
 			t.DB.SetMaxOpenConns(req.Concurrency + 5) // workers, schema lock, instrumentation, snapshots, migration, wait sampler
-			fitProcs(req.Concurrency)
 			fmt.Fprintf(log, "checking on %s (%s)\n", t.Server, t.Where)
 			win, err := t.measuredWindow(log, true)
 			if err != nil {

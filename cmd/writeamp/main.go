@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/writeamp/writeamp/internal/kernelwait"
 	"io"
 	"os"
 	"os/signal"
@@ -187,26 +188,47 @@ func followHeap(ctx context.Context) {
 // followFloor is followHeap's least limit.
 const followFloor = 32 << 20
 
-// fitProcs lets Go run on as many cores as the workload has workers (all of
-// them when it has more): a worker waits on its server for most of each
-// operation, and every wait with an idle P to spare cost the runtime a
-// futex handoff and its sysmon a wake-up. A 15,000-login run at concurrency
-// 1 on 2 cores took 111.5 s wall, 12.1 s system and 15.3 s user CPU at
-// GOMAXPROCS=1 against 130.1, 18.2 and 21.7 s at 2 (pgbench on the same
-// statements: 108 s, 7.5 s and 4.4 s). GOMAXPROCS in the environment wins.
-// Only the writeamp process does this: the tests run commands in-process,
-// beside each other, and must not set each other's GOMAXPROCS.
+// fitProcs gives Go a P for each worker and one to spare where the cores
+// allow, and then lets the connections made from now on wait for the
+// server in the kernel (kernelwait): a worker waits on its server for most
+// of each operation, and every wait parked on Go's poller cost a futex
+// hand-off and its monitor's wake-ups. The spare P is what makes the
+// kernel wait cheap: without one the runtime takes a waiting worker's P
+// back after 20 µs. With no core to spare, the workers share the cores and
+// wait on the poller, where a waiting worker holds no P.
+//
+// Measured on 2 cores, the default A/B at 1,500 logins, concurrency 1:
+// system CPU 2.59× pgbench's on the same statements at GOMAXPROCS=2 with
+// the poller, 1.62× at 1, and with the kernel wait at 2 … (README,
+// Performance). GOMAXPROCS in the environment wins; the kernel wait is then
+// used only if it leaves a P to spare. Only the writeamp process does this:
+// the tests run commands in-process, beside each other, and must not set
+// each other's GOMAXPROCS.
 func fitProcs(workers int) {
-	if procsFollowWorkers && os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(procsFor(workers, runtime.NumCPU()))
+	if !procsFollowWorkers {
+		return
 	}
+	procs, wait := procsFor(workers, runtime.NumCPU())
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(procs)
+	} else {
+		wait = runtime.GOMAXPROCS(0) > max(1, workers)
+	}
+	kernelwait.Enable(wait)
 }
 
 // procsFollowWorkers is set by main.
 var procsFollowWorkers bool
 
-// procsFor is the Ps for so many workers on so many cores.
-func procsFor(workers, cores int) int { return max(1, min(cores, workers)) }
+// procsFor is the Ps for so many workers on so many cores, and whether
+// they leave one to spare for the workers to wait in the kernel.
+func procsFor(workers, cores int) (procs int, kernelWait bool) {
+	workers = max(1, workers)
+	if workers < cores {
+		return workers + 1, true
+	}
+	return max(1, cores), false
+}
 
 // heapLive collects garbage and returns the heap left.
 func heapLive() int64 {

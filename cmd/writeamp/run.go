@@ -90,6 +90,8 @@ func newWorkloadRunCmd(use, name string) *cobra.Command {
 			if beforeConnect != nil {
 				beforeConnect(wl)
 			}
+			top := slices.Max(levels)
+			fitProcs(top) // before connecting: it decides how connections wait
 			log := notesWriter(quiet)
 			ctx := cmd.Context()
 			if err := checkNodes(nodeDSNs); err != nil {
@@ -103,8 +105,6 @@ func newWorkloadRunCmd(use, name string) *cobra.Command {
 			if err := refuseReplica(t); err != nil {
 				return err
 			}
-			top := slices.Max(levels)
-			fitProcs(top)
 			// Workers, plus the sessions that hold the schema's lock and the
 			// window's instrumentation for the whole run, plus snapshots.
 			t.DB.SetMaxOpenConns(top + 3)

@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/writeamp/writeamp/dialects"
+	"github.com/writeamp/writeamp/internal/kernelwait"
 	"github.com/writeamp/writeamp/queries"
 )
 
@@ -96,6 +98,17 @@ func Config(dsn string) (*pgx.ConnConfig, error) {
 		cfg.RuntimeParams["application_name"] = "writeamp"
 	}
 	cfg.OnNotice = routeNotice
+	dial := cfg.DialFunc
+	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		if kernelwait.Enabled() {
+			c = kernelwait.Wrap(c)
+		}
+		return c, nil
+	}
 	return cfg, nil
 }
 
