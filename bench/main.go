@@ -10,6 +10,7 @@ import (
 	"database/sql"
 	"flag"
 	"fmt"
+	"github.com/writeamp/writeamp/internal/kernelwait"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -265,13 +266,24 @@ func driverVsPgbench(ctx context.Context, db *sql.DB, s dialects.Server, c int) 
 	defer mustExec(db, `DROP TABLE IF EXISTS writeamp_bench_u`)
 	const upd = `UPDATE writeamp_bench_u SET v = v + 1 WHERE id = $1`
 	per := *updates / c
+	// As `run` at this concurrency: its Ps, and its connections waiting in
+	// the kernel where that leaves a P to spare, dialed after the switch.
+	procs, wait := kernelwait.Plan(c, runtime.NumCPU())
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+	kernelwait.Enable(wait)
+	defer kernelwait.Enable(false)
+	workers, err := pg.Dialect{}.Open(ctx, *dsn)
+	if err != nil {
+		fatal(err.Error())
+	}
+	defer workers.Close()
 	var wg sync.WaitGroup
 	start := time.Now()
 	for w := 0; w < c; w++ {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			conn, err := db.Conn(ctx)
+			conn, err := workers.Conn(ctx)
 			if err != nil {
 				fatal(err.Error())
 			}

@@ -188,27 +188,23 @@ func followHeap(ctx context.Context) {
 // followFloor is followHeap's least limit.
 const followFloor = 32 << 20
 
-// fitProcs gives Go a P for each worker and one to spare where the cores
-// allow, and then lets the connections made from now on wait for the
-// server in the kernel (kernelwait): a worker waits on its server for most
+// fitProcs sets Go's Ps for the workload's workers and, where that leaves
+// one to spare, lets the connections made from now on wait for the server
+// in the kernel (kernelwait.Plan): a worker waits on its server for most
 // of each operation, and every wait parked on Go's poller cost a futex
-// hand-off and its monitor's wake-ups. The spare P is what makes the
-// kernel wait cheap: without one the runtime takes a waiting worker's P
-// back after 20 µs. With no core to spare, the workers share the cores and
-// wait on the poller, where a waiting worker holds no P.
-//
-// Measured on 2 cores, the default A/B at 1,500 logins, concurrency 1:
-// system CPU 2.59× pgbench's on the same statements at GOMAXPROCS=2 with
-// the poller, 1.62× at 1, and with the kernel wait at 2 … (README,
-// Performance). GOMAXPROCS in the environment wins; the kernel wait is then
-// used only if it leaves a P to spare. Only the writeamp process does this:
+// hand-off and its monitor's wake-ups. Measured on 2 cores, the default
+// A/B at concurrency 1 against pgbench on the same statements: system CPU
+// 2.59× with the poller at GOMAXPROCS=2, 1.62× at 1, 0.98× waiting in the
+// kernel at 2 (1.07× at 15,000 logins; README, Performance). GOMAXPROCS in
+// the environment wins; the kernel wait is then used only if it leaves a P
+// to spare. Only the writeamp process does this:
 // the tests run commands in-process, beside each other, and must not set
 // each other's GOMAXPROCS.
 func fitProcs(workers int) {
 	if !procsFollowWorkers {
 		return
 	}
-	procs, wait := procsFor(workers, runtime.NumCPU())
+	procs, wait := kernelwait.Plan(workers, runtime.NumCPU())
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(procs)
 	} else {
@@ -219,16 +215,6 @@ func fitProcs(workers int) {
 
 // procsFollowWorkers is set by main.
 var procsFollowWorkers bool
-
-// procsFor is the Ps for so many workers on so many cores, and whether
-// they leave one to spare for the workers to wait in the kernel.
-func procsFor(workers, cores int) (procs int, kernelWait bool) {
-	workers = max(1, workers)
-	if workers < cores {
-		return workers + 1, true
-	}
-	return max(1, cores), false
-}
 
 // heapLive collects garbage and returns the heap left.
 func heapLive() int64 {

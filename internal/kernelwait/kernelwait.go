@@ -37,3 +37,17 @@ func Enabled() bool { return enabled.Load() }
 // where that is not possible (no file descriptor, or not Linux) it returns c
 // itself.
 func Wrap(c net.Conn) net.Conn { return wrap(c) }
+
+// Plan is how many Ps Go should have for so many workers on so many cores,
+// and whether the workers' connections should wait in the kernel: a P per
+// worker and one to spare while the cores allow (a worker waiting in the
+// kernel keeps its P, and without a spare the runtime takes it back after
+// 20 µs), else one per core with the waits on Go's poller, where a waiting
+// worker holds no P.
+func Plan(workers, cores int) (procs int, kernelWait bool) {
+	workers = max(1, workers)
+	if workers < cores {
+		return workers + 1, true
+	}
+	return max(1, cores), false
+}

@@ -149,3 +149,16 @@ func TestDeadlinesEndWaits(t *testing.T) {
 		t.Errorf("write past its deadline: %v, want a timeout", err)
 	}
 }
+
+// A P per worker and one to spare while the cores allow, and only then the
+// kernel wait; else a P per core on the poller.
+func TestPlanSparesAPForTheKernelWait(t *testing.T) {
+	for _, c := range []struct {
+		workers, cores, procs int
+		wait                  bool
+	}{{1, 2, 2, true}, {2, 2, 2, false}, {8, 2, 2, false}, {4, 16, 5, true}, {0, 4, 2, true}, {1, 1, 1, false}, {3, 0, 1, false}} {
+		if procs, wait := Plan(c.workers, c.cores); procs != c.procs || wait != c.wait {
+			t.Errorf("Plan(%d workers, %d cores) = %d, %v; want %d, %v", c.workers, c.cores, procs, wait, c.procs, c.wait)
+		}
+	}
+}
