@@ -5,9 +5,11 @@ import (
 	"database/sql"
 	"flag"
 	"fmt"
+	"github.com/writeamp/writeamp/internal/kernelwait"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -100,7 +102,14 @@ func walReadRate(ctx context.Context, db *sql.DB, s dialects.Server, rows int) (
 		// one pool measured that second reading, not a user's first.
 		pool := db
 		if want == "pg_read_binary_file" {
-			if pool, err = sql.Open("pgx", *dsn); err != nil {
+			// Connections as a run's at its default concurrency (1) wait:
+			// in the kernel where a core is spare (kernelwait.Plan).
+			procs, wait := kernelwait.Plan(1, runtime.NumCPU())
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			kernelwait.Enable(wait)
+			pool, err = pg.Dialect{}.Open(ctx, *dsn)
+			kernelwait.Enable(false)
+			if err != nil {
 				return 0, err
 			}
 			defer pool.Close()
