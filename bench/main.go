@@ -268,7 +268,7 @@ func driverVsPgbench(ctx context.Context, db *sql.DB, s dialects.Server, c int) 
 	per := *updates / c
 	// As `run` at this concurrency: its Ps, and its connections waiting in
 	// the kernel where that leaves a P to spare, dialed after the switch.
-	procs, wait := kernelwait.Plan(c, runtime.NumCPU())
+	procs, wait := kernelwait.Plan(c, runtime.NumCPU(), true)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 	kernelwait.Enable(wait)
 	defer kernelwait.Enable(false)

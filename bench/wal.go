@@ -104,7 +104,7 @@ func walReadRate(ctx context.Context, db *sql.DB, s dialects.Server, rows int) (
 		if want == "pg_read_binary_file" {
 			// Connections as a run's at its default concurrency (1) wait:
 			// in the kernel where a core is spare (kernelwait.Plan).
-			procs, wait := kernelwait.Plan(1, runtime.NumCPU())
+			procs, wait := kernelwait.Plan(1, runtime.NumCPU(), true)
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 			kernelwait.Enable(wait)
 			pool, err = pg.Dialect{}.Open(ctx, *dsn)

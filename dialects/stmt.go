@@ -51,6 +51,13 @@ type Pipeliner interface {
 	Pipeline(ctx context.Context, conn *sql.Conn, stmts []Stmt) ([]StmtResult, error)
 }
 
+// KernelWaiter is implemented by dialects whose connections, dialed while
+// kernelwait is enabled, wait for the server in the kernel
+// (internal/kernelwait): run and check then plan their Ps for it.
+type KernelWaiter interface {
+	KernelWait()
+}
+
 // StatementsCreator is implemented by dialects whose per-statement view is
 // an object writeamp may create for a run when the user consents
 // (PostgreSQL's pg_stat_statements extension): the undo drops only what it

@@ -185,7 +185,7 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 			if beforeConnect != nil && command == nil {
 				beforeConnect(wl)
 			}
-			fitProcs(req.Concurrency) // before connecting: it decides how connections wait
+			fitProcs(req.Concurrency, dsn) // before connecting: it decides how connections wait
 			log := notesWriter(quiet)
 			ctx := cmd.Context()
 			t, err := connect(ctx, dsn, embedOpts{Allow: true}, log)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/writeamp/writeamp/dialects"
 )
 
 // run executes the CLI in-process and returns stdout, stderr and the error.
@@ -188,5 +190,22 @@ func TestTheTestsDoNotFollowTheWorkers(t *testing.T) {
 	t.Parallel()
 	if procsFollowWorkers {
 		t.Error("the tests' process must not follow a command's workers")
+	}
+}
+
+// run and check plan the kernel wait for the dialect the DSN names, before
+// connecting: PostgreSQL's connections can wait in the kernel, MySQL's not.
+func TestKernelWaitFollowsTheDSNsDialect(t *testing.T) {
+	t.Parallel()
+	for dsn, want := range map[string]bool{
+		"postgres://u@db/kc":   true,
+		"host=db dbname=kc":    true,
+		"":                     true, // the PG* environment or a throwaway PostgreSQL
+		"mysql://u@db:3306/kc": false,
+	} {
+		_, got := dialectOf(dsn).(dialects.KernelWaiter)
+		if got != want {
+			t.Errorf("dialectOf(%q) waits in the kernel: %v, want %v", dsn, got, want)
+		}
 	}
 }

@@ -107,6 +107,18 @@ func pgBinOf(flag string, dsnFlag string) (string, error) {
 
 // connect opens the database the flags and environment name, starting a
 // throwaway PostgreSQL when allowed and nothing is named.
+// dialectOf is the dialect connect would use for the --dsn flag's value
+// (nil when the DSN names none: connect then says why).
+func dialectOf(dsnFlag string) dialects.Dialect {
+	dsn, _, embedded := resolveDSN(dsnFlag)
+	if embedded || dsn == "" {
+		d, _ := dialects.Get("postgres")
+		return d
+	}
+	d, _ := dialects.ForDSN(dsn)
+	return d
+}
+
 func connect(ctx context.Context, dsnFlag string, embed embedOpts, log io.Writer) (*target, error) {
 	allowEmbedded := embed.Allow
 	dsn, from, embedded := resolveDSN(dsnFlag)

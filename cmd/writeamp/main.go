@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/internal/kernelwait"
 	"io"
 	"os"
@@ -200,15 +201,16 @@ const followFloor = 32 << 20
 // to spare. Only the writeamp process does this:
 // the tests run commands in-process, beside each other, and must not set
 // each other's GOMAXPROCS.
-func fitProcs(workers int) {
+func fitProcs(workers int, dsnFlag string) {
 	if !procsFollowWorkers {
 		return
 	}
-	procs, wait := kernelwait.Plan(workers, runtime.NumCPU())
+	_, canWait := dialectOf(dsnFlag).(dialects.KernelWaiter)
+	procs, wait := kernelwait.Plan(workers, runtime.NumCPU(), canWait)
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(procs)
 	} else {
-		wait = runtime.GOMAXPROCS(0) > max(1, workers)
+		wait = canWait && runtime.GOMAXPROCS(0) > max(1, workers)
 	}
 	kernelwait.Enable(wait)
 }

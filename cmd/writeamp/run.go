@@ -91,7 +91,7 @@ func newWorkloadRunCmd(use, name string) *cobra.Command {
 				beforeConnect(wl)
 			}
 			top := slices.Max(levels)
-			fitProcs(top) // before connecting: it decides how connections wait
+			fitProcs(top, dsn) // before connecting: it decides how connections wait
 			log := notesWriter(quiet)
 			ctx := cmd.Context()
 			if err := checkNodes(nodeDSNs); err != nil {

@@ -63,7 +63,10 @@ type Dialect struct{}
 
 func init() { dialects.Register(Dialect{}) }
 
-func (Dialect) Name() string      { return Name }
+func (Dialect) Name() string { return Name }
+
+// KernelWait: Config's dialer wraps connections with kernelwait when enabled.
+func (Dialect) KernelWait()       {}
 func (Dialect) Schemes() []string { return []string{"postgres", "postgresql", "pg"} }
 
 // ConnectTimeout bounds how long an unreachable host can hold a command.

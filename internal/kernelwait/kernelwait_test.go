@@ -151,14 +151,21 @@ func TestDeadlinesEndWaits(t *testing.T) {
 }
 
 // A P per worker and one to spare while the cores allow, and only then the
-// kernel wait; else a P per core on the poller.
+// kernel wait; else a P per worker up to the cores, on the poller.
 func TestPlanSparesAPForTheKernelWait(t *testing.T) {
 	for _, c := range []struct {
-		workers, cores, procs int
-		wait                  bool
-	}{{1, 2, 2, true}, {2, 2, 2, false}, {8, 2, 2, false}, {4, 16, 5, true}, {0, 4, 2, true}, {1, 1, 1, false}, {3, 0, 1, false}} {
-		if procs, wait := Plan(c.workers, c.cores); procs != c.procs || wait != c.wait {
-			t.Errorf("Plan(%d workers, %d cores) = %d, %v; want %d, %v", c.workers, c.cores, procs, wait, c.procs, c.wait)
+		workers, cores int
+		canWait        bool
+		procs          int
+		wait           bool
+	}{
+		{1, 2, true, 2, true}, {2, 2, true, 2, false}, {8, 2, true, 2, false}, {4, 16, true, 5, true},
+		{0, 4, true, 2, true}, {1, 1, true, 1, false}, {3, 0, true, 1, false},
+		// Connections that cannot wait in the kernel: a P per worker, up to the cores.
+		{1, 2, false, 1, false}, {8, 2, false, 2, false}, {4, 16, false, 4, false}, {0, 4, false, 1, false},
+	} {
+		if procs, wait := Plan(c.workers, c.cores, c.canWait); procs != c.procs || wait != c.wait {
+			t.Errorf("Plan(%d workers, %d cores, canWait %v) = %d, %v; want %d, %v", c.workers, c.cores, c.canWait, procs, wait, c.procs, c.wait)
 		}
 	}
 }
