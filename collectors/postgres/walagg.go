@@ -23,9 +23,10 @@ type openXact struct {
 // windowAgg sums a window's records as the pg_walinspect query does: per
 // relation of the first block and class of transaction, plus the distinct
 // pages of each scoped relation any block reference changed. It runs once
-// per record, so the maps it keys by relation or transaction are looked up
-// through a one-entry cache of the last key (consecutive records mostly
-// share it), and the pages are bitmaps rather than sets.
+// per record, so the maps it keys by relation are looked up through a cache
+// of the last few keys and the one by transaction through the last
+// (consecutive records mostly share them), and the pages are bitmaps
+// rather than sets.
 //
 // A transaction's class (it wrote a scoped relation, another one, or none)
 // is known once its commit or abort record is read, the last of its
@@ -39,46 +40,71 @@ type windowAgg struct {
 	pages map[int64]*pageSet
 	spare []*openXact // folded transactions, reused
 
-	lastKey aggKey
-	lastRow *walRow
+	// The last few keys of rows and relations looked up, newest replacing
+	// the oldest: a heap record and its indexes' records alternate, so
+	// one entry missed on nearly every record (map lookups were 28% of
+	// the decode).
+	rowKeys [recent]aggKey
+	rowPtrs [recent]*walRow
+	rowN    int
+	relKeys [recent]relEntry
+	relN    int
 	lastXid uint32
 	lastX   *openXact
-	relNode int64 // the last relation looked up in w.rels
-	relKey  relKey
-	relIn   bool
-	relSet  *pageSet
+}
+
+// recent is how many keys windowAgg's caches hold.
+const recent = 8
+
+// relEntry is a relation looked up in w.rels: its key, whether it is
+// measured, and the pages of it the window changed.
+type relEntry struct {
+	node int64
+	key  relKey
+	in   bool
+	set  *pageSet
 }
 
 func newWindowAgg(w *walWindow) *windowAgg {
-	return &windowAgg{w: w, rows: map[aggKey]*walRow{}, open: map[uint32]*openXact{}, pages: map[int64]*pageSet{}, relNode: -1}
+	return &windowAgg{w: w, rows: map[aggKey]*walRow{}, open: map[uint32]*openXact{}, pages: map[int64]*pageSet{}}
 }
 
-// scoped says whether rel of the window's database is a measured relation.
-func (a *windowAgg) scoped(rel int64) (relKey, bool) {
-	if rel != a.relNode {
-		a.relNode = rel
-		a.relKey, a.relIn = a.w.rels[rel]
-		a.relSet = nil
-		if a.relIn {
-			if a.relSet = a.pages[rel]; a.relSet == nil {
-				a.relSet = &pageSet{}
-				a.pages[rel] = a.relSet
-			}
+// scoped says whether rel of the window's database is a measured relation,
+// and returns its entry (the pages it changed are the entry's set).
+func (a *windowAgg) scoped(rel int64) *relEntry {
+	for i := range min(a.relN, recent) {
+		if e := &a.relKeys[i]; e.node == rel {
+			return e
 		}
 	}
-	return a.relKey, a.relIn
+	e := &a.relKeys[a.relN%recent]
+	a.relN++
+	*e = relEntry{node: rel}
+	e.key, e.in = a.w.rels[rel]
+	if e.in {
+		if e.set = a.pages[rel]; e.set == nil {
+			e.set = &pageSet{}
+			a.pages[rel] = e.set
+		}
+	}
+	return e
 }
 
 func (a *windowAgg) add(k aggKey, r *walRow) {
-	if a.lastRow == nil || k != a.lastKey {
-		t := a.rows[k]
-		if t == nil {
-			t = &walRow{db: k.db, node: k.rel, xact: classNames[k.class]}
-			a.rows[k] = t
+	for i := range min(a.rowN, recent) {
+		if a.rowKeys[i] == k {
+			a.rowPtrs[i].add(r)
+			return
 		}
-		a.lastKey, a.lastRow = k, t
 	}
-	a.lastRow.add(r)
+	t := a.rows[k]
+	if t == nil {
+		t = &walRow{db: k.db, node: k.rel, xact: classNames[k.class]}
+		a.rows[k] = t
+	}
+	a.rowKeys[a.rowN%recent], a.rowPtrs[a.rowN%recent] = k, t
+	a.rowN++
+	t.add(r)
 }
 
 func (a *windowAgg) xact(xid uint32) *openXact {
@@ -108,8 +134,8 @@ func (a *windowAgg) record(r *walRecord) {
 			first = i
 		}
 		if int64(b.db) == a.w.dboid && b.fork == 0 {
-			if _, ok := a.scoped(int64(b.rel)); ok {
-				a.relSet.add(b.blk)
+			if e := a.scoped(int64(b.rel)); e.in {
+				e.set.add(b.blk)
 			}
 		}
 	}
@@ -119,7 +145,8 @@ func (a *windowAgg) record(r *walRecord) {
 	var k relKey
 	scoped := false
 	if db == a.w.dboid {
-		k, scoped = a.scoped(rel)
+		e := a.scoped(rel)
+		k, scoped = e.key, e.in
 	}
 	one := walRow{db: db, node: rel, recs: 1, bytes: float64(r.totLen)}
 	if n := r.fpiLen(); n > 0 {
