@@ -10,7 +10,6 @@ import (
 	"database/sql"
 	"flag"
 	"fmt"
-	"github.com/writeamp/writeamp/internal/kernelwait"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,6 +25,7 @@ import (
 	_ "github.com/writeamp/writeamp/collectors/postgres"
 	"github.com/writeamp/writeamp/dialects"
 	pg "github.com/writeamp/writeamp/dialects/postgres"
+	"github.com/writeamp/writeamp/internal/kernelwait"
 	"github.com/writeamp/writeamp/workloads"
 )
 
@@ -266,17 +266,11 @@ func driverVsPgbench(ctx context.Context, db *sql.DB, s dialects.Server, c int) 
 	defer mustExec(db, `DROP TABLE IF EXISTS writeamp_bench_u`)
 	const upd = `UPDATE writeamp_bench_u SET v = v + 1 WHERE id = $1`
 	per := *updates / c
-	// As `run` at this concurrency: its Ps, and its connections waiting in
-	// the kernel where that leaves a P to spare, dialed after the switch.
-	procs, wait := kernelwait.Plan(c, runtime.NumCPU(), true)
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-	kernelwait.Enable(wait)
-	defer kernelwait.Enable(false)
-	workers, err := pg.Dialect{}.Open(ctx, *dsn)
+	workers, done, err := openAsRun(ctx, c)
 	if err != nil {
 		fatal(err.Error())
 	}
-	defer workers.Close()
+	defer done()
 	var wg sync.WaitGroup
 	start := time.Now()
 	for w := 0; w < c; w++ {
@@ -306,6 +300,26 @@ func driverVsPgbench(ctx context.Context, db *sql.DB, s dialects.Server, c int) 
 	t0 := time.Now()
 	run("pgbench", "-n", "-c", strconv.Itoa(c), "-j", strconv.Itoa(c), "-t", strconv.Itoa(per), "-f", script, *dsn)
 	return wa, float64(per*c) / time.Since(t0).Seconds()
+}
+
+// openAsRun opens a pool whose connections wait as `run`'s do at that
+// concurrency, with its Ps (kernelwait.Plan): in the kernel where a P is
+// spare. The wait is decided when a connection is dialed, so it stays
+// switched on until done, which closes the pool and restores both.
+func openAsRun(ctx context.Context, workers int) (*sql.DB, func(), error) {
+	procs, wait := kernelwait.Plan(workers, runtime.NumCPU(), true)
+	prev := runtime.GOMAXPROCS(procs)
+	kernelwait.Enable(wait)
+	restore := func() {
+		kernelwait.Enable(false)
+		runtime.GOMAXPROCS(prev)
+	}
+	db, err := pg.Dialect{}.Open(ctx, *dsn)
+	if err != nil {
+		restore()
+		return nil, nil, err
+	}
+	return db, func() { db.Close(); restore() }, nil
 }
 
 // snapshotCost times one full snapshot with n/10 and n indexes in scope.

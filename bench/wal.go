@@ -5,11 +5,9 @@ import (
 	"database/sql"
 	"flag"
 	"fmt"
-	"github.com/writeamp/writeamp/internal/kernelwait"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -102,17 +100,13 @@ func walReadRate(ctx context.Context, db *sql.DB, s dialects.Server, rows int) (
 		// one pool measured that second reading, not a user's first.
 		pool := db
 		if want == "pg_read_binary_file" {
-			// Connections as a run's at its default concurrency (1) wait:
-			// in the kernel where a core is spare (kernelwait.Plan).
-			procs, wait := kernelwait.Plan(1, runtime.NumCPU(), true)
-			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-			kernelwait.Enable(wait)
-			pool, err = pg.Dialect{}.Open(ctx, *dsn)
-			kernelwait.Enable(false)
-			if err != nil {
+			// Connections as a run's at its default concurrency (1) wait,
+			// the second reader's too (dialed during the read).
+			var done func()
+			if pool, done, err = openAsRun(ctx, 1); err != nil {
 				return 0, err
 			}
-			defer pool.Close()
+			defer done()
 		}
 		stop := peakHeap(want)
 		t0 := time.Now()

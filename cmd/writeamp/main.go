@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/writeamp/writeamp/dialects"
-	"github.com/writeamp/writeamp/internal/kernelwait"
 	"io"
 	"os"
 	"os/signal"
@@ -15,6 +13,9 @@ import (
 	"runtime/metrics"
 	"syscall"
 	"time"
+
+	"github.com/writeamp/writeamp/dialects"
+	"github.com/writeamp/writeamp/internal/kernelwait"
 )
 
 // Exit codes, documented in the README.
