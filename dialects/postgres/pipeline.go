@@ -110,6 +110,5 @@ func readRows(rows pgx.Rows, s dialects.Stmt) (int64, error) {
 		}
 		n++
 	}
-	rows.Close()
-	return n, rows.Err()
+	return n, rows.Err() // Next returning false closed them
 }
