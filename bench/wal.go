@@ -95,9 +95,10 @@ func walReadRate(ctx context.Context, db *sql.DB, s dialects.Server, rows int) (
 		}
 		d.Server = srv
 		// Over the connection, each reading gets connections of its own, as
-		// a run's read does: a backend that has sent a window once sends it
-		// again up to 5x faster (not explained), and the best of readings on
-		// one pool measured that second reading, not a user's first.
+		// a run's read does: a backend's malloc keeps what an earlier read
+		// taught it (the reader's warm_reader_allocator, or a long read
+		// before), and the best of readings on one pool measured that
+		// backend, not a user's first.
 		pool := db
 		if want == "pg_read_binary_file" {
 			// Connections as a run's at its default concurrency (1) wait,

@@ -265,6 +265,23 @@ SELECT pg_walfile_name($1::pg_lsn)
 -- Bytes of a segment for writeamp's WAL decoder: superuser or pg_read_server_files.
 SELECT pg_read_binary_file($1, $2, $3)
 
+-- name: warm_reader_allocator
+-- Run once on a connection before it reads a long window with
+-- read_wal_segment (the same privileges). Each read holds three buffers of
+-- about a chunk (the file's bytes, bytea_send's copy, the DataRow message)
+-- and frees them at its end. glibc's malloc (mallopt(3), M_MMAP_THRESHOLD and
+-- M_TRIM_THRESHOLD) serves a fresh backend's large blocks with mmap, then
+-- raises its mmap threshold to the largest block freed and its heap-trim
+-- threshold to twice that: about 4 MiB for 2 MiB chunks, less than the 6 MiB
+-- a read frees, so every read gave its heap back and faulted it in again,
+-- zeroed (5.5 ms per chunk against 2.4 once the thresholds were higher).
+-- pg_read_binary_file allocates the length asked for before it reads, so
+-- asking 8 MiB of PG_VERSION (a few bytes, in every data directory) frees
+-- an 8 MiB block that was barely touched: the thresholds go to 8 and 16
+-- MiB, under glibc's 32 MiB ceiling, and the heap is kept. Elsewhere it
+-- costs a round trip.
+SELECT octet_length(pg_read_binary_file('PG_VERSION', 0, $1))
+
 -- name: pg_stat_activity_sample
 -- What the measured database's ($3) sessions are doing at this instant: its
 -- active client backends other than the sampler's own, with their pid and,
