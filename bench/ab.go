@@ -126,9 +126,9 @@ func abCostRows(t *progressTable, logins int, tally string, was, peers []cost) {
 	walls, syss := ratios(wall), ratios(sys)
 	n := len(walls)
 	t.AppendRow(table.Row{fmt.Sprintf("A/B run (%d logins, both variants, concurrency 1) vs pgbench -M prepared sending the workload's own statements in its counts, %s (one pipeline per operation, a CHECKPOINT per variant as --checkpoint before does; not the expiration job's few batches), median of %d interleaved pairs (pairs %.2f / %.2f / %.2f min/median/max)", logins, tally, n, walls[0], median(walls), walls[n-1]),
-		fmt.Sprintf("%.1f s", pick(was, wall)), fmt.Sprintf("pgbench %.1f s", pick(peers, wall)), fmt.Sprintf("%.2f", median(walls)), "<= 1.2"})
+		fmt.Sprintf("%.1f s", pick(was, wall)), fmt.Sprintf("pgbench %.1f s", pick(peers, wall)), fmt.Sprintf("%.3f", median(walls)), "<= 1.2"})
 	t.AppendRow(table.Row{fmt.Sprintf("the same A/B's system CPU (%d logins): the writeamp process's against pgbench's (pairs %.2f / %.2f / %.2f)", logins, syss[0], median(syss), syss[n-1]),
-		fmt.Sprintf("%.2f s (user %.2f s)", pick(was, sys), pick(was, user)), fmt.Sprintf("pgbench %.2f s (user %.2f s)", pick(peers, sys), pick(peers, user)), fmt.Sprintf("%.2f", median(syss)), "<= 1.2"})
+		fmt.Sprintf("%.2f s (user %.2f s)", pick(was, sys), pick(was, user)), fmt.Sprintf("pgbench %.2f s (user %.2f s)", pick(peers, sys), pick(peers, user)), fmt.Sprintf("%.3f", median(syss)), "<= 1.2"})
 }
 
 // writeampAB runs the default A/B at concurrency 1 and returns its wall
@@ -189,7 +189,7 @@ func memoryRow(ctx context.Context, t *progressTable, db *sql.DB, srv dialects.S
 		_, _, abRSS = writeampRun(base)
 	}
 	wa, runs, rss10 := writeampRun(10 * base)
-	t.AppendRow(table.Row{fmt.Sprintf("peak memory, %d vs %d logins", 10*base, base), fmt.Sprintf("%d MiB", rss10>>10), fmt.Sprintf("%d MiB", abRSS>>10), fmt.Sprintf("%.2f", float64(rss10)/float64(abRSS)), "<= 1.2 (flat)"})
+	t.AppendRow(table.Row{fmt.Sprintf("peak memory, %d vs %d logins", 10*base, base), fmt.Sprintf("%d MiB", rss10>>10), fmt.Sprintf("%d MiB", abRSS>>10), fmt.Sprintf("%.3f", float64(rss10)/float64(abRSS)), "<= 1.2 (flat)"})
 	peer, tally := peerAB(ctx, db, srv, runs)
 	fmt.Fprintln(os.Stderr, "bench: A/B peer statements at 10x the logins: "+tally)
 	abCostRows(t, 10*base, tally, []cost{wa}, []cost{peer})

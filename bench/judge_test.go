@@ -28,7 +28,7 @@ func TestNoisyRowsAreMissedOnlyWhenEveryPairMisses(t *testing.T) {
 	if want := []string{"straddles", "time straddles"}; len(p.undecided) != 2 || p.undecided[0] != want[0] || p.undecided[1] != want[1] {
 		t.Errorf("undecided %q, want %q", p.undecided, want)
 	}
-	for _, c := range []struct{ ratio, target, want string }{{"0.98", ">= 0.98", "yes"}, {"1.21", "<= 1.2", "NO"}, {"x", "<= 1", "NO (unreadable: x <= 1)"}} {
+	for _, c := range []struct{ ratio, target, want string }{{"0.98", ">= 0.98", "yes"}, {"1.21", "<= 1.2", "NO"}, {"1.203", "<= 1.2", "NO"}, {"x", "<= 1", "NO (unreadable: x <= 1)"}} {
 		if got := met(c.ratio, c.target); got != c.want {
 			t.Errorf("met(%s, %s) = %q, want %q", c.ratio, c.target, got, c.want)
 		}

@@ -91,7 +91,7 @@ func main() {
 		fatal("-only: unknown group " + *only + " (known: " + strings.Join(names, ", ") + ")")
 	}
 	t.Render()
-	fmt.Println("\nratio = writeamp / peer, both measured in this run on the same server; met = the ratio within the target.")
+	fmt.Println("\nratio = writeamp / peer, both measured in this run on the same server; met = the ratio, as printed (3 decimals: 2 had rounded 1.2028 to a met 1.20), within the target.")
 	t.exit()
 }
 
@@ -99,7 +99,7 @@ func main() {
 func updateRows(ctx context.Context, t *progressTable, db *sql.DB, srv dialects.Server) {
 	for _, c := range []int{1, 2, 4} {
 		wa, pgb := driverVsPgbench(ctx, db, srv, c)
-		t.AppendRow(table.Row{fmt.Sprintf("single-row UPDATE rate, concurrency %d", c), fmt.Sprintf("%.0f/s", wa), fmt.Sprintf("pgbench %.0f/s", pgb), fmt.Sprintf("%.2f", wa/pgb), ">= 0.90"})
+		t.AppendRow(table.Row{fmt.Sprintf("single-row UPDATE rate, concurrency %d", c), fmt.Sprintf("%.0f/s", wa), fmt.Sprintf("pgbench %.0f/s", pgb), fmt.Sprintf("%.3f", wa/pgb), ">= 0.90"})
 	}
 }
 
@@ -113,7 +113,7 @@ func walRateRows(ctx context.Context, t *progressTable, db *sql.DB, srv dialects
 	rate := func(d time.Duration) string { return fmt.Sprintf("%.0f k records/s", float64(n)/d.Seconds()/1000) }
 	for i, what := range []string{"decoder, segments read from the data directory", "decoder, segments read with pg_read_binary_file"} {
 		target := []string{"<= 1.5 (time)", "<= 3 (time)"}[i]
-		t.AppendRow(table.Row{fmt.Sprintf("window's WAL read (%d records): %s", n, what), rate(d[i]), "pg_waldump --stats=record " + rate(d[3]), fmt.Sprintf("%.2f", d[i].Seconds()/d[3].Seconds()), target})
+		t.AppendRow(table.Row{fmt.Sprintf("window's WAL read (%d records): %s", n, what), rate(d[i]), "pg_waldump --stats=record " + rate(d[3]), fmt.Sprintf("%.3f", d[i].Seconds()/d[3].Seconds()), target})
 	}
 	// pg_walinspect's peer is its own function: pg_get_wal_records_info
 	// alone reads about 12x slower than pg_waldump, so no reader through it
@@ -121,7 +121,7 @@ func walRateRows(ctx context.Context, t *progressTable, db *sql.DB, srv dialects
 	// (the records by transaction and relation, then every block reference
 	// for pages_touched), parsing text per record.
 	t.AppendRow(table.Row{fmt.Sprintf("window's WAL read (%d records): pg_walinspect (logins granted only its functions; %.0fx pg_waldump)", n, d[2].Seconds()/d[3].Seconds()), rate(d[2]),
-		"pg_get_wal_records_info alone " + rate(d[4]), fmt.Sprintf("%.2f", d[2].Seconds()/d[4].Seconds()), "<= 6 (time: two passes)"})
+		"pg_get_wal_records_info alone " + rate(d[4]), fmt.Sprintf("%.3f", d[2].Seconds()/d[4].Seconds()), "<= 6 (time: two passes)"})
 }
 
 // snapshotRow is the snapshot command's cost at n/10 and n indexes.
