@@ -105,7 +105,7 @@ func updateRows(ctx context.Context, t *progressTable, db *sql.DB, srv dialects.
 
 // walRateRows are the WAL read rates against pg_waldump (bench/wal.go).
 func walRateRows(ctx context.Context, t *progressTable, db *sql.DB, srv dialects.Server) {
-	n, d, err := walReadRate(ctx, db, srv, *walRows)
+	n, bytes, d, err := walReadRate(ctx, db, srv, *walRows)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench: WAL read rate not measured: "+err.Error())
 		return
@@ -113,14 +113,14 @@ func walRateRows(ctx context.Context, t *progressTable, db *sql.DB, srv dialects
 	rate := func(d time.Duration) string { return fmt.Sprintf("%.0f k records/s", float64(n)/d.Seconds()/1000) }
 	for i, what := range []string{"decoder, segments read from the data directory", "decoder, segments read with pg_read_binary_file"} {
 		target := []string{"<= 1.5 (time)", "<= 3 (time)"}[i]
-		t.AppendRow(table.Row{fmt.Sprintf("window's WAL read (%d records): %s", n, what), rate(d[i]), "pg_waldump --stats=record " + rate(d[3]), fmt.Sprintf("%.3f", d[i].Seconds()/d[3].Seconds()), target})
+		t.AppendRow(table.Row{fmt.Sprintf("window's WAL read (%d records, %.0f MB): %s", n, bytes/1e6, what), rate(d[i]), "pg_waldump --stats=record " + rate(d[3]), fmt.Sprintf("%.3f", d[i].Seconds()/d[3].Seconds()), target})
 	}
 	// pg_walinspect's peer is its own function: pg_get_wal_records_info
 	// alone reads about 12x slower than pg_waldump, so no reader through it
 	// could meet a pg_waldump target. writeamp passes over the window twice
 	// (the records by transaction and relation, then every block reference
 	// for pages_touched), parsing text per record.
-	t.AppendRow(table.Row{fmt.Sprintf("window's WAL read (%d records): pg_walinspect (logins granted only its functions; %.0fx pg_waldump)", n, d[2].Seconds()/d[3].Seconds()), rate(d[2]),
+	t.AppendRow(table.Row{fmt.Sprintf("window's WAL read (%d records, %.0f MB): pg_walinspect (logins granted only its functions; %.0fx pg_waldump)", n, bytes/1e6, d[2].Seconds()/d[3].Seconds()), rate(d[2]),
 		"pg_get_wal_records_info alone " + rate(d[4]), fmt.Sprintf("%.3f", d[2].Seconds()/d[4].Seconds()), "<= 6 (time: two passes)"})
 }
 

@@ -27,19 +27,19 @@ var walReps = flag.Int("wal-reps", 3, "readings of the window per reader for the
 // server), and pg_walinspect (for a login granted only its functions). The
 // fifth reading is pg_walinspect's peer: pg_get_wal_records_info's own read
 // of the window (SELECT count(*)), the least any reader through
-// pg_walinspect pays (alone about 12x pg_waldump). It returns the records in
-// the window and the five durations (best of -wal-reps, interleaved, so
+// pg_walinspect pays (alone about 12x pg_waldump). It returns the records and
+// bytes in the window and the five durations (best of -wal-reps, interleaved, so
 // every reader reads from a warm page cache), and prints the decoder's peak
 // heap while it reads.
-func walReadRate(ctx context.Context, db *sql.DB, s dialects.Server, rows int) (int64, [5]time.Duration, error) {
+func walReadRate(ctx context.Context, db *sql.DB, s dialects.Server, rows int) (int64, float64, [5]time.Duration, error) {
 	var out [5]time.Duration
 	waldump, err := exec.LookPath(fmt.Sprintf("/usr/lib/postgresql/%d/bin/pg_waldump", s.VersionNum/10000))
 	if err != nil {
-		return 0, out, fmt.Errorf("no pg_waldump of PostgreSQL %d to compare with: %v", s.VersionNum/10000, err)
+		return 0, 0, out, fmt.Errorf("no pg_waldump of PostgreSQL %d to compare with: %v", s.VersionNum/10000, err)
 	}
 	dataDir := s.Prop(pg.PropDataDirectory)
 	if dataDir == "" {
-		return 0, out, fmt.Errorf("the data directory is not readable: pg_waldump needs it")
+		return 0, 0, out, fmt.Errorf("the data directory is not readable: pg_waldump needs it")
 	}
 	mustExec(db, `DROP TABLE IF EXISTS writeamp_bench_w`)
 	mustExec(db, `CREATE TABLE writeamp_bench_w (id int PRIMARY KEY, v text, k int)`)
@@ -54,27 +54,28 @@ func walReadRate(ctx context.Context, db *sql.DB, s dialects.Server, rows int) (
 	defer mustExec(db, `DROP EXTENSION IF EXISTS pg_walinspect`)
 	s, err = pg.Dialect{}.Probe(ctx, db) // with pg_walinspect installed
 	if err != nil {
-		return 0, out, err
+		return 0, 0, out, err
 	}
 	set, err := collectors.For(pg.Name)
 	if err != nil {
-		return 0, out, err
+		return 0, 0, out, err
 	}
 	sc := collectors.Scope{Tables: []string{"writeamp_bench_w"}}
 	before, err := set.Take(ctx, db, s, sc)
 	if err != nil {
-		return 0, out, err
+		return 0, 0, out, err
 	}
 	mustExec(db, fmt.Sprintf(`INSERT INTO writeamp_bench_w SELECT g, md5(g::text), g %% 1000 FROM generate_series(1, %d) g`, rows))
 	mustExec(db, `UPDATE writeamp_bench_w SET v = v || 'x' WHERE id % 3 = 0`)
 	after, err := set.Take(ctx, db, s, sc)
 	if err != nil {
-		return 0, out, err
+		return 0, 0, out, err
 	}
 	start, end := before.Marks["wal_insert_lsn"], after.Marks["wal_insert_lsn"]
 	var records int64
-	if err := db.QueryRow(`SELECT sum(count) FROM pg_get_wal_stats($1, $2, false)`, start, end).Scan(&records); err != nil {
-		return 0, out, err
+	var bytes float64
+	if err := db.QueryRow(`SELECT sum(count), sum(combined_size) FROM pg_get_wal_stats($1, $2, false)`, start, end).Scan(&records, &bytes); err != nil {
+		return 0, 0, out, err
 	}
 	remote := s
 	remote.Props = map[string]string{}
@@ -149,12 +150,12 @@ func walReadRate(ctx context.Context, db *sql.DB, s dialects.Server, rows int) (
 		} {
 			d, err := f()
 			if err != nil {
-				return 0, out, err
+				return 0, 0, out, err
 			}
 			out[i] = min(out[i], d)
 		}
 	}
-	return records, out, nil
+	return records, bytes, out, nil
 }
 
 // peakHeap samples the heap until the returned stop, which prints the

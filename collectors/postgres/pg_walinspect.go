@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"strings"
 
 	"github.com/writeamp/writeamp/dialects"
@@ -21,28 +22,39 @@ func walinspectWindow(ctx context.Context, qr dialects.Querier, s dialects.Serve
 	if schema == "" {
 		schema = "public"
 	}
-	query := func(name string) (*sql.Rows, error) {
+	query := func(name string, args ...any) (*sql.Rows, error) {
 		text, err := q(name, s)
 		if err != nil {
 			return nil, err
 		}
-		return qr.QueryContext(ctx, strings.ReplaceAll(text, "{{walinspect}}", pg.QuoteIdent(schema)), w.start, w.end, w.dboid, nodes)
+		return qr.QueryContext(ctx, strings.ReplaceAll(text, "{{walinspect}}", pg.QuoteIdent(schema)), append([]any{w.start, w.end, w.dboid, nodes}, args...)...)
 	}
-	rows, err := query("pg_walinspect")
+	// One read of the window gives the relations' rows and, for the split
+	// by operation, each transaction's.
+	rows, err := query("pg_walinspect", w.ops != nil)
 	if err != nil {
 		return nil, nil, "", walinspectErr(s, err)
 	}
 	defer rows.Close()
 	var out []walRow
 	for rows.Next() {
+		var kind string
+		var xid int64
 		var r walRow
-		if err := rows.Scan(&r.db, &r.node, &r.xact, &r.recs, &r.bytes, &r.fpiBytes, &r.fpis, &r.leafIns, &r.leafSplit, &r.newpage); err != nil {
+		if err := rows.Scan(&kind, &xid, &r.db, &r.node, &r.xact, &r.recs, &r.bytes, &r.fpiBytes, &r.fpis, &r.leafIns, &r.leafSplit, &r.newpage); err != nil {
 			return nil, nil, "", err
 		}
-		out = append(out, r)
+		switch kind {
+		case "rel":
+			out = append(out, r)
+		case "xact":
+			w.attribute(uint32(xid), w.rels[r.node], &r)
+		default:
+			return nil, nil, "", fmt.Errorf("pg_walinspect: a row of kind %q", kind)
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, nil, "", err
+		return nil, nil, "", walinspectErr(s, err)
 	}
 	pages := map[int64]float64{}
 	prow, err := query("pg_walinspect_pages")
@@ -61,35 +73,11 @@ func walinspectWindow(ctx context.Context, qr dialects.Querier, s dialects.Serve
 	if err := prow.Err(); err != nil {
 		return nil, nil, "", err
 	}
-	if w.ops != nil {
-		if err := walinspectXacts(query, &w); err != nil {
-			return nil, nil, "", walinspectErr(s, err)
-		}
-	}
 	src := "pg_walinspect pg_get_wal_records_info block_ref"
 	if s.Has(pg.CapWalBlockInfo) {
 		src = "pg_walinspect pg_get_wal_block_info"
 	}
 	return out, pages, src, nil
-}
-
-// walinspectXacts splits the window's in-scope records by the workload's
-// transactions, as the decoder does while it reads.
-func walinspectXacts(query func(name string) (*sql.Rows, error), w *walWindow) error {
-	rows, err := query("pg_walinspect_xacts")
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var xid, node int64
-		var r walRow
-		if err := rows.Scan(&xid, &node, &r.recs, &r.bytes, &r.fpiBytes, &r.fpis, &r.leafIns); err != nil {
-			return err
-		}
-		w.attribute(uint32(xid), w.rels[node], &r)
-	}
-	return rows.Err()
 }
 
 func walinspectErr(s dialects.Server, err error) error {

@@ -159,21 +159,25 @@ func TestWalinspectAttributesRecords(t *testing.T) {
 		if strings.Contains(text, "pg_get_wal_block_info") || strings.Contains(text, "regexp") || !strings.Contains(text, "split_part(block_ref") {
 			t.Fatalf("%d: the relation must be parsed from block_ref with split_part", v)
 		}
+		// The split by transaction comes from the same read, not a second one.
+		if n := strings.Count(text, "pg_get_wal_records_info("); n != 1 {
+			t.Fatalf("%d: pg_get_wal_records_info is called %d times, want once", v, n)
+		}
 		// 15 describes a leaf split as "level 0, ...", 16+ as "level: 0, ...".
 		if !strings.Contains(text, "'level 0,%'") || !strings.Contains(text, "'level: 0,%'") {
 			t.Fatalf("%d: split levels must be read in both majors' words", v)
 		}
 		m.ExpectQuery(mocksql.SQL(t, pg.Name, "flush_lsn", v)).WithArgs("0/200").WillReturnRows(sqlmock.NewRows([]string{"d"}).AddRow(int64(0)))
-		cols := []string{"dboid", "relfilenode", "xact", "count", "bytes", "fpi", "fpis", "leaf", "split", "newpage"}
-		m.ExpectQuery(text).WithArgs("0/100", "0/200", int64(5), sqlmock.AnyArg()).WillReturnRows(sqlmock.NewRows(cols).
-			AddRow(int64(5), int64(1001), "scope", 100, 10000, 0, 0, 0, 0, 12).    // the table's heap
-			AddRow(int64(5), int64(1002), "scope", 110, 8000, 2000, 1, 105, 5, 0). // its index
-			AddRow(int64(5), int64(1003), "scope", 3, 300, 0, 0, 0, 0, 0).         // its TOAST table
-			AddRow(int64(0), int64(0), "scope", 50, 1700, 0, 0, 0, 0, 0).          // commits of those transactions
-			AddRow(int64(5), int64(2000), "other", 4, 900, 800, 1, 0, 0, 3).       // another table
-			AddRow(int64(0), int64(0), "other", 4, 136, 0, 0, 0, 0, 0).            // the commits of its transactions
-			AddRow(int64(9), int64(1001), "other", 2, 90, 0, 0, 0, 0, 0).          // same filenode, other database
-			AddRow(int64(0), int64(0), "none", 3, 150, 0, 0, 0, 0, 0))             // running xacts
+		cols := []string{"kind", "xid", "dboid", "relfilenode", "xact", "count", "bytes", "fpi", "fpis", "leaf", "split", "newpage"}
+		m.ExpectQuery(text).WithArgs("0/100", "0/200", int64(5), sqlmock.AnyArg(), false).WillReturnRows(sqlmock.NewRows(cols).
+			AddRow("rel", int64(0), int64(5), int64(1001), "scope", 100, 10000, 0, 0, 0, 0, 12).    // the table's heap
+			AddRow("rel", int64(0), int64(5), int64(1002), "scope", 110, 8000, 2000, 1, 105, 5, 0). // its index
+			AddRow("rel", int64(0), int64(5), int64(1003), "scope", 3, 300, 0, 0, 0, 0, 0).         // its TOAST table
+			AddRow("rel", int64(0), int64(0), int64(0), "scope", 50, 1700, 0, 0, 0, 0, 0).          // commits of those transactions
+			AddRow("rel", int64(0), int64(5), int64(2000), "other", 4, 900, 800, 1, 0, 0, 3).       // another table
+			AddRow("rel", int64(0), int64(0), int64(0), "other", 4, 136, 0, 0, 0, 0, 0).            // the commits of its transactions
+			AddRow("rel", int64(0), int64(9), int64(1001), "other", 2, 90, 0, 0, 0, 0, 0).          // same filenode, other database
+			AddRow("rel", int64(0), int64(0), int64(0), "none", 3, 150, 0, 0, 0, 0, 0))             // running xacts
 		m.ExpectQuery(strings.ReplaceAll(mocksql.SQL(t, pg.Name, "pg_walinspect_pages", v), "{{walinspect}}", `"public"`)).WithArgs("0/100", "0/200", int64(5), sqlmock.AnyArg()).
 			WillReturnRows(sqlmock.NewRows([]string{"relfilenode", "pages"}).AddRow(int64(1001), 7).AddRow(int64(1003), 2).AddRow(int64(1002), 3))
 		m.ExpectQuery(mocksql.SQL(t, pg.Name, "relation_of_filenode", v)).WithArgs(int64(2000)).WillReturnRows(sqlmock.NewRows([]string{"r"}).AddRow("public.other"))

@@ -198,7 +198,28 @@ func TestDecoderAgreesWithWalinspect(t *testing.T) {
 			return ws.ops
 		}
 		dsplit := split(func(ws walWindow) error { _, _, _, err := decodeWindow(ctx, db, s, ws); return err })
-		isplit := split(func(ws walWindow) error { _, _, _, err := walinspectWindow(ctx, db, s, ws); return err })
+		// pg_walinspect's split comes from the same read of the window:
+		// pg_get_wal_records_info is called once, and once more on 15 for
+		// the pages (16+ read those with pg_get_wal_block_info). Counted by
+		// the server for this transaction (track_functions).
+		var calls int64
+		isplit := split(func(ws walWindow) error {
+			tx, err := db.BeginTx(ctx, nil)
+			if err != nil {
+				return err
+			}
+			defer tx.Rollback()
+			if _, err := tx.Exec(`SET LOCAL track_functions = 'all'`); err != nil {
+				return err
+			}
+			if _, _, _, err := walinspectWindow(ctx, tx, s, ws); err != nil {
+				return err
+			}
+			return tx.QueryRow(`SELECT pg_stat_get_xact_function_calls('pg_get_wal_records_info(pg_lsn, pg_lsn)'::regprocedure)`).Scan(&calls)
+		})
+		if want := map[bool]int64{true: 2, false: 1}[s.VersionNum < 160000]; calls != want {
+			t.Errorf("pg_get_wal_records_info called %d times for the window and its split, want %d", calls, want)
+		}
 		if !reflect.DeepEqual(dsplit, isplit) {
 			t.Errorf("split by operation: decoder %s, pg_walinspect %s", opsString(dsplit), opsString(isplit))
 		}

@@ -130,7 +130,7 @@ FROM pg_stat_database WHERE datname = current_database()
 -- The window's records (pg_walinspect, 15+) per transaction and relation of
 -- their first block, with each group's record and byte counts and its leaf
 -- inserts, leaf splits and heap updates to a new page: what pg_walinspect
--- and pg_walinspect_xacts both read, included in each ({{block:...}}).
+-- reads, included there ({{block:...}}).
 -- $1 start LSN, $2 end LSN.
 -- min_version: 150000
 SELECT xid, dboid, relfilenode, count(*) AS n, sum(record_length)::bigint AS len, sum(fpi_length)::bigint AS fpi,
@@ -156,7 +156,15 @@ GROUP BY 1, 2, 3
 -- Each record's transaction is classed: 'scope' wrote a measured relation,
 -- 'other' wrote only other relations (its commit record belongs with them),
 -- 'none' wrote no relation at all (checkpoints, running-xacts, WAL switches).
--- $1 start LSN, $2 end LSN, $3 database oid, $4 relfilenodes in scope.
+-- These are the 'rel' rows (xid 0). With $5 (the built-in workload's split
+-- by operation) the same read also returns the in-scope records per
+-- transaction, the 'xact' rows: records whose first block is a measured
+-- relation, and the records of no relation (commits) of transactions that
+-- wrote one, per xid and relation. g, read three times, is materialised
+-- once, so the window is read once: the split was a second query, which
+-- read it again. Without $5 that branch is not run (a one-time filter).
+-- $1 start LSN, $2 end LSN, $3 database oid, $4 relfilenodes in scope,
+-- $5 whether to split by transaction.
 -- The relation of block 0 is parsed out of block_ref ("blkref #0: rel
 -- 1663/5/16384 fork main blk 7 blkref #1: ...", the same text on 15 to 18)
 -- with split_part: regexp_match cost ~11 µs a record, 12 times
@@ -176,27 +184,14 @@ WITH g AS (
          bool_or(relfilenode <> 0 AND NOT (dboid = $3 AND relfilenode = ANY($4::bigint[]))) AS other
   FROM g WHERE xid <> 0 GROUP BY xid
 )
-SELECT dboid, relfilenode, CASE WHEN x.scope THEN 'scope' WHEN x.other THEN 'other' ELSE 'none' END AS xact,
+SELECT 'rel' AS kind, 0::bigint AS xid, dboid, relfilenode, CASE WHEN x.scope THEN 'scope' WHEN x.other THEN 'other' ELSE 'none' END AS xact,
        sum(n)::bigint, sum(len)::bigint, sum(fpi)::bigint, sum(fpis)::bigint, sum(leaf)::bigint, sum(split)::bigint, sum(newpage)::bigint
 FROM g LEFT JOIN x USING (xid)
-GROUP BY 1, 2, 3
-
--- name: pg_walinspect_xacts
--- The window's in-scope records per transaction (the built-in workload's
--- split by operation): records whose first block is a measured relation, and
--- the records of no relation (commits) of transactions that wrote one, per
--- xid and relation; the same classes, parsing and grouping as pg_walinspect
--- above.
--- $1 start LSN, $2 end LSN, $3 database oid, $4 relfilenodes in scope.
--- min_version: 150000
-WITH g AS (
-{{block:pg_walinspect_groups}}
-), ws AS (
-  SELECT DISTINCT xid FROM g WHERE dboid = $3 AND relfilenode = ANY($4::bigint[]) AND xid <> 0
-)
-SELECT xid, relfilenode, n, len, fpi, fpis, leaf
+GROUP BY 3, 4, 5
+UNION ALL
+SELECT 'xact', xid, dboid, relfilenode, 'scope', n, len, fpi, fpis, leaf, split, newpage
 FROM g
-WHERE (dboid = $3 AND relfilenode = ANY($4::bigint[])) OR (relfilenode = 0 AND xid IN (SELECT xid FROM ws))
+WHERE $5::boolean AND ((dboid = $3 AND relfilenode = ANY($4::bigint[])) OR (relfilenode = 0 AND xid IN (SELECT xid FROM x WHERE scope)))
 
 -- name: pg_stat_checkpointer
 -- Checkpoints up to 16 live in pg_stat_bgwriter; checkpoints_timed also
