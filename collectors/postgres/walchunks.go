@@ -233,7 +233,9 @@ type segmentFetcher struct {
 }
 
 // warmAbove is the window, in bytes, past which a remote reader first warms
-// its backend's allocator: a few chunks' faults cost less than the warm-up.
+// its backend's allocator: a reader's first read faults its buffers in
+// either way, so with two readers the warm-up pays from the third chunk of
+// the window on; a short window would pay the round trip for nothing.
 const warmAbove = 4 * remoteChunk
 
 // warmBytes is what warm_reader_allocator asks for: 8 MiB, above the
