@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/writeamp/writeamp/collectors"
 	pg "github.com/writeamp/writeamp/dialects/postgres"
+	"github.com/writeamp/writeamp/internal/mocksql"
 	"github.com/writeamp/writeamp/internal/pgmatrix"
 )
 
@@ -75,6 +77,27 @@ func TestWarmedReaderKeepsItsBackendsHeap(t *testing.T) {
 	// faults most of them in; one with it, a few.
 	if warm > 100 || cold < 10*warm || cold < 500 {
 		t.Errorf("minor faults per read: %.0f without the warm-up, %.0f with it; want the warm-up to remove most (fewer than 100 with it)", cold, warm)
+	}
+	// The warm-up needs no privilege beyond the reads' own: the GRANT
+	// doctor names for reading the WAL over the connection.
+	if _, err := db.Exec(`CREATE ROLE walreader LOGIN`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`GRANT EXECUTE ON FUNCTION pg_read_binary_file(text, bigint, bigint) TO walreader`); err != nil {
+		t.Fatal(err)
+	}
+	rdb, err := sql.Open("pgx", strings.Replace(srv.DSN, "user=postgres", "user=walreader", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rdb.Close()
+	var who string
+	if err := rdb.QueryRow(`SELECT current_user`).Scan(&who); err != nil || who != "walreader" {
+		t.Fatalf("connected as %q (%v), want walreader", who, err)
+	}
+	var n int64
+	if err := rdb.QueryRow(mocksql.SQL(t, pg.Name, "warm_reader_allocator", s.VersionNum), int64(warmBytes)).Scan(&n); err != nil || n < 2 {
+		t.Errorf("warm_reader_allocator as a role granted only pg_read_binary_file: %d bytes, %v", n, err)
 	}
 }
 
