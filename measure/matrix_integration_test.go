@@ -54,6 +54,7 @@ func TestEveryPostgresMajor(t *testing.T) {
 		t.Run("interval sampler writes no WAL", func(t *testing.T) { timelineWritesNoWAL(t, db, s) })
 		t.Run("reset inside the window", func(t *testing.T) { matrixResetInWindow(t, db, s) })
 		t.Run("window across checkpoints", func(t *testing.T) { matrixLongWindow(t, srv, db, s) })
+		t.Run("WAL read over the connection", func(t *testing.T) { matrixRemoteWAL(t, srv, db) })
 	})
 }
 

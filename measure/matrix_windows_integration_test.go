@@ -111,3 +111,35 @@ func matrixLongWindow(t *testing.T, srv *pgmatrix.Server, db *sql.DB, s dialects
 		t.Errorf("%d replication slot(s) left on the server", slots)
 	}
 }
+
+// matrixRemoteWAL measures a window as a login that may read the WAL
+// segments only over the connection (EXECUTE on pg_read_binary_file, not
+// the data directory's path: that setting is for superusers): the decoder
+// reads them with pg_read_binary_file, its backends' allocator warmed
+// first (the window spans a WAL switch, far more than four chunks), and
+// the index's leaf inserts are exact, one per row.
+func matrixRemoteWAL(t *testing.T, srv *pgmatrix.Server, db *sql.DB) {
+	const role, rows = "writeamp_remote", 20000
+	mustExec(t, db, `CREATE SCHEMA rw`)
+	mustExec(t, db, `CREATE TABLE rw.r (id int PRIMARY KEY, v text)`)
+	mustExec(t, db, `CREATE ROLE `+role+` LOGIN`)
+	mustExec(t, db, `GRANT EXECUTE ON FUNCTION pg_read_binary_file(text, bigint, bigint) TO `+role)
+	mustExec(t, db, `GRANT USAGE ON SCHEMA rw TO `+role)
+	t.Cleanup(func() {
+		db.Exec(`DROP SCHEMA rw CASCADE`)
+		db.Exec(`DROP OWNED BY ` + role)
+		db.Exec(`DROP ROLE ` + role)
+	})
+	rdb, rs := openPG(t, strings.Replace(srv.DSN, "user=postgres", "user="+role, 1))
+	if !rs.Has(pg.CapWALFiles) || rs.Prop(pg.PropDataDirectory) != "" {
+		t.Fatalf("the role must read the segments over the connection only: %v, data directory %q", rs.Caps, rs.Prop(pg.PropDataDirectory))
+	}
+	run := wrapped(t, rdb, rs, "rw", psqlCmd(t, srv.DSN,
+		fmt.Sprintf(`INSERT INTO rw.r SELECT g, md5(g::text) FROM generate_series(1, %d) g`, rows/2),
+		`SELECT pg_switch_wal()`,
+		fmt.Sprintf(`INSERT INTO rw.r SELECT g, md5(g::text) FROM generate_series(%d, %d) g`, rows/2+1, rows)))
+	li := metric(t, run.Index("r_pkey"), "leaf_inserts")
+	if li.Exactness != result.Exact || li.V() != rows || !strings.Contains(li.Source, "pg_read_binary_file") {
+		t.Errorf("r_pkey leaf_inserts %v (%s, from %q), want exactly %d read with pg_read_binary_file", li.V(), li.Exactness, li.Source, rows)
+	}
+}
