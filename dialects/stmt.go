@@ -22,7 +22,8 @@ type Stmt struct {
 	// expiration job deletes the ids its find returned, not the ones it
 	// expected. An error stops the transaction before the statement, rolled
 	// back. A list with such a statement cannot be pipelined (its arguments
-	// are not known when the others are sent): Pipeliners run it with ExecTx.
+	// are not known when the others are sent): Pipeliners run it one statement
+	// at a time in a transaction (ExecTx, or the driver's own transaction).
 	Late func() (sql string, args []any, err error)
 }
 

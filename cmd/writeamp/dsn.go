@@ -105,8 +105,6 @@ func pgBinOf(flag string, dsnFlag string) (string, error) {
 	return bin, nil
 }
 
-// connect opens the database the flags and environment name, starting a
-// throwaway PostgreSQL when allowed and nothing is named.
 // dialectOf is the dialect connect would use for the --dsn flag's value
 // (nil when the DSN names none: connect then says why).
 func dialectOf(dsnFlag string) dialects.Dialect {
@@ -119,6 +117,8 @@ func dialectOf(dsnFlag string) dialects.Dialect {
 	return d
 }
 
+// connect opens the database the flags and environment name, starting a
+// throwaway PostgreSQL when allowed and nothing is named.
 func connect(ctx context.Context, dsnFlag string, embed embedOpts, log io.Writer) (*target, error) {
 	allowEmbedded := embed.Allow
 	dsn, from, embedded := resolveDSN(dsnFlag)
