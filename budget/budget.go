@@ -15,6 +15,13 @@
 //	          | "0.9" | "90%" | "2KiB"     the after run's value ("%" only for ratio metrics, a byte
 //	                                       unit (result.ByteUnits, read by go-humanize) only for byte metrics)
 //
+// A ratio's value or change is a fraction (at most 1 either way); a byte
+// metric's value or change needs its unit (0 excepted). Both are refused
+// here, before anything connects, naming the threshold probably meant.
+// index_entries is a table's: the leaf inserts of all of its indexes
+// (derived.go). An object absent before the migration is judged on its
+// after value; a relative change of it is reported as New.
+//
 // Examples: log_bytes/op<=+5%, hot_ratio>=0.9, hot_ratio[jobs]>=-0.05, leaf_inserts/op[idx_name]<=+0%,
 // log_bytes/op<=2KiB.
 package budget
@@ -49,7 +56,7 @@ type Budget struct {
 }
 
 // Grammar is the one-line summary shown in errors and help.
-const Grammar = `METRIC[/op][[OBJECT]] (<=|>=|<|>) THRESHOLD, THRESHOLD = +N% or -N% (relative change), +N or -N (absolute change), N (after value; N% for a ratio such as hot_ratio, N with a byte unit B/kB/KiB/MB/MiB/GB/GiB/TB/TiB for a byte metric such as log_bytes)`
+const Grammar = `METRIC[/op][[OBJECT]] (<=|>=|<|>) THRESHOLD, THRESHOLD = +N% or -N% (relative change), +N or -N (absolute change), N (after value); a ratio such as hot_ratio is a fraction from 0 to 1 (0.9) or N% (90%), a byte metric such as log_bytes takes a size with its unit B/kB/KiB/MB/MiB/GB/GiB/TB/TiB (+50B, 2KiB; a bare number is refused)`
 
 // Examples are valid budgets, for help texts and tests.
 var Examples = []string{"log_bytes/op<=+5%", "hot_ratio>=0.9", "leaf_inserts/op[idx_name]<=+0%", "hot_ratio[jobs]>=-0.05", "log_bytes/op<=2KiB"}
@@ -140,6 +147,10 @@ func Parse(s string) (Budget, error) {
 		if signed {
 			b.Kind = Delta
 		}
+		if isBytes(b.Metric) && v != 0 {
+			// A bare number could be bytes, KiB or a count to its reader.
+			return fail("%s is counted in bytes and a size without a unit is refused: write %s%sB (or KiB, MiB ...) for a size, or %s%s%% for a relative change", b.Metric, writtenSign(signed, numText), strings.TrimLeft(numText, "+-"), signOrPlus(numText), strings.TrimLeft(numText, "+-"))
+		}
 	default:
 		f, err := result.ByteMultiplier(suffix)
 		if err != nil {
@@ -156,8 +167,36 @@ func Parse(s string) (Budget, error) {
 			b.Kind = Delta
 		}
 	}
+	if isRatio(b.Metric) && b.Kind != Relative && math.Abs(b.Value) > 1 {
+		// A ratio is a fraction of 0 to 1: 90 is most likely meant as 90%.
+		if b.Kind == Delta {
+			return fail("%s is a fraction from 0 to 1, so a change of %s is out of range: write %s%s for %s points", b.Metric, numText, signOrPlus(numText), fracText(v/100), strings.TrimLeft(numText, "+-"))
+		}
+		if suffix == "%" {
+			return fail("%s is a fraction from 0 to 1: %s%% is above 100%%", b.Metric, numText)
+		}
+		return fail("%s is a fraction from 0 to 1, so %s is out of range: write %s (or %s%%)", b.Metric, numText, fracText(v/100), numText)
+	}
 	return b, nil
 }
+
+// writtenSign is the sign a signed threshold was written with, "" for an unsigned one.
+func writtenSign(signed bool, numText string) string {
+	if signed {
+		return numText[:1]
+	}
+	return ""
+}
+
+// signOrPlus is the sign of numText, "+" when it has none.
+func signOrPlus(numText string) string {
+	if strings.HasPrefix(numText, "-") {
+		return "-"
+	}
+	return "+"
+}
+
+func fracText(v float64) string { return strconv.FormatFloat(math.Abs(v), 'f', -1, 64) }
 
 // ParseAll parses several budgets, stopping at the first error.
 func ParseAll(ss []string) ([]Budget, error) {
@@ -194,6 +233,9 @@ func (b Budget) String() string {
 		t = signedNum(b.Value)
 	default:
 		t = strconv.FormatFloat(b.Value, 'f', -1, 64)
+	}
+	if isBytes(b.Metric) && b.Kind != Relative && b.Value != 0 {
+		t += "B" // a size is written with its unit (Parse refuses one without)
 	}
 	return b.Name() + b.Cmp + t
 }

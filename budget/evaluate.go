@@ -1,6 +1,7 @@
 package budget
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
@@ -22,6 +23,12 @@ const (
 	// (check --repeat) overlap: the change is not told apart from their
 	// spread. Not a failure; the verdict says so.
 	Spread Status = "inside-spread"
+	// New: the object is absent from the before run (the migration created
+	// it) and the budget compares with before (a relative change, or a
+	// ratio's change): there is nothing to compare with, so it neither
+	// passes nor fails; the after value is shown, and the table's
+	// index_entries (or an absolute threshold) is what holds it.
+	New Status = "new"
 )
 
 // Verdict is one budget evaluated on one object.
@@ -76,6 +83,9 @@ func targets(b Budget, before, after *result.Run) ([]target, string) {
 	}
 	indexT := func(name string) target {
 		return target{"index", name, metricOf(func(r *result.Run) *result.Object { return r.Index(name) }, b.Metric)}
+	}
+	if isIndexEntries(b) {
+		return indexEntriesTargets(b, before, after)
 	}
 	if b.Object != "" {
 		name := b.Object
@@ -174,8 +184,24 @@ func Evaluate(b Budget, before, after *result.Run) []Verdict {
 
 func evaluateOne(b Budget, t target, before, after *result.Run) Verdict {
 	v := Verdict{Budget: b.String(), Level: t.level, Object: t.name, Unit: unitOf(b)}
+	_, inBefore := t.get(before)
+	_, inAfter := t.get(after)
 	x, ex, whyB := value(b, t, before)
 	y, ey, whyA := value(b, t, after)
+	if !inBefore && inAfter && whyA == "" && (b.Kind == Relative || b.Kind == Delta && isRatio(b.Metric)) {
+		v.After, v.Before = &y, nil
+		v.Exactness = orExact(ey)
+		v.Status = New
+		v.Test = "new: no before"
+		v.Message = fmt.Sprintf("new: %s %s is absent before the migration, so it has no %s to compare (after: %s); hold it with an absolute threshold", t.level, t.name, map[Kind]string{Relative: "relative change", Delta: "change"}[b.Kind], valueText(b, y))
+		if t.level == "index" {
+			if ix := after.Index(t.name); ix != nil && ix.Table != "" {
+				v.Message += fmt.Sprintf(", or the table with %s%s[%s]", indexEntriesName, map[bool]string{true: "/op"}[b.PerOp], bare(ix.Table))
+			}
+		}
+		v.Hints = hints(b, t, before, after)
+		return v
+	}
 	if whyB == "" {
 		v.Before = &x
 	}
@@ -206,18 +232,24 @@ func evaluateOne(b Budget, t target, before, after *result.Run) Verdict {
 		case x == 0 && y == 0:
 			c = 0
 		case x == 0:
+			// Growth from nothing is beyond any percentage: judged as
+			// such, but no infinity is kept (JSON has none).
 			c = math.Inf(sign(y))
 		default:
 			c = 100 * (y - x) / math.Abs(x)
 		}
 	}
-	v.Compared = &c
 	if compare(c, b.Cmp, b.Value) {
 		v.Status = Pass
 	} else {
 		v.Status = Fail
 	}
-	v.Test = fmt.Sprintf("%s %s %s", Format(b, c), b.Cmp, Format(b, b.Value))
+	if math.IsInf(c, 0) {
+		v.Test = fmt.Sprintf("from 0 to %s, beyond any relative change, %s %s", valueText(b, y), b.Cmp, Format(b, b.Value))
+	} else {
+		v.Compared = &c
+		v.Test = fmt.Sprintf("%s %s %s", Format(b, c), b.Cmp, Format(b, b.Value))
+	}
 	v.Message = v.Test + ": " + strings.ToUpper(string(v.Status))
 	if v.Status == Fail {
 		v.Hints = hints(b, t, before, after)
@@ -258,8 +290,8 @@ func unitOf(b Budget) string {
 // Format shows a compared number or threshold in the budget's unit.
 func Format(b Budget, v float64) string {
 	switch {
-	case math.IsInf(v, 1):
-		return "+∞% (nothing before)"
+	case math.IsInf(v, 0) || math.IsNaN(v):
+		return "n/a"
 	case b.Kind == Relative:
 		return fmt.Sprintf("%+.2f%%", v)
 	case isRatio(b.Metric) && b.Kind == Delta:
@@ -280,6 +312,12 @@ func Format(b Budget, v float64) string {
 		s = "+" + s
 	}
 	return s
+}
+
+// valueText is a value of the budget's metric as a verdict shows it.
+func valueText(b Budget, v float64) string {
+	b.Kind = Absolute
+	return Format(b, v)
 }
 
 // hints explain a failed verdict from what changed between the runs: the
@@ -318,7 +356,7 @@ func definition(ix result.Object) string {
 func Summary(vs []Verdict) (pass, fail, unknown int) {
 	for _, v := range vs {
 		switch v.Status {
-		case Pass, Spread: // a change inside the spread does not fail a check
+		case Pass, Spread, New: // a change inside the spread, or of a new object, does not fail a check
 			pass++
 		case Fail:
 			fail++
@@ -327,4 +365,26 @@ func Summary(vs []Verdict) (pass, fail, unknown int) {
 		}
 	}
 	return
+}
+
+// MarshalJSON leaves out a number that is not finite (JSON has no NaN or
+// infinity, and one would abort the whole document): it reads as n/a.
+func (v Verdict) MarshalJSON() ([]byte, error) {
+	type plain Verdict
+	p := plain(v)
+	fin := func(f *float64) *float64 {
+		if f == nil || math.IsInf(*f, 0) || math.IsNaN(*f) {
+			return nil
+		}
+		return f
+	}
+	rng := func(r *[2]float64) *[2]float64 {
+		if r == nil || fin(&r[0]) == nil || fin(&r[1]) == nil {
+			return nil
+		}
+		return r
+	}
+	p.Before, p.After, p.Compared = fin(p.Before), fin(p.After), fin(p.Compared)
+	p.BeforeRange, p.AfterRange = rng(p.BeforeRange), rng(p.AfterRange)
+	return json.Marshal(p)
 }

@@ -15,6 +15,7 @@ var (
 	// rows_written: a table's rows inserted + updated + deleted where the
 	// server counts only their sum (MariaDB's TABLE_STATISTICS.ROWS_CHANGED).
 	RowsWritten          = def(Info{Name: "rows_written", Levels: tb, Unit: Count, Label: "rows written", Better: Neither})
+	IndexEntries         = def(Info{Name: "index_entries", Levels: tb, Unit: Count, Label: "index entries", Better: Lower, Show: JSONOnly}) // all of a table's indexes' leaf inserts, for budgets (budget/derived.go)
 	LeafInserts          = def(Info{Name: "leaf_inserts", Levels: ix, Unit: Count, Label: "leaf inserts", Better: Lower, Finding: &FindingSpec{Level: LevelIndex, Verb: "writes", Noun: "index entries", Rank: 0}, Chart: "leaf", ChartLevel: LevelIndex})
 	LeafDeletes          = def(Info{Name: "leaf_deletes", Levels: ix, Unit: Count, Label: "leaf deletes", Better: Lower, Finding: &FindingSpec{Level: LevelIndex, Verb: "deletes", Noun: "index entries", Rank: 3}})
 	LeafUpdates          = def(Info{Name: "leaf_updates", Levels: ix, Unit: Count, Label: "leaf updates", Better: Lower})
