@@ -75,9 +75,12 @@ type Server struct {
 	Dir  string // holds the data directory, the socket and the log
 	Port int
 	Bin  string
-	cmd  *exec.Cmd
-	cred *owner
-	done chan error
+	// Loopback: the server also listens on 127.0.0.1:Port, for clients
+	// that cannot use a socket (a wrapped command given a TCP DSN).
+	Loopback bool
+	cmd      *exec.Cmd
+	cred     *owner
+	done     chan error
 }
 
 // DSN connects over the socket in Dir as the bootstrap superuser.
@@ -127,7 +130,16 @@ func Start(ctx context.Context, log io.Writer) (*Server, error) {
 
 // StartBin is Start with the server binaries in bin ("" = look for them), so
 // one workload can be measured on several major versions.
-func StartBin(ctx context.Context, bin string, log io.Writer) (_ *Server, err error) {
+func StartBin(ctx context.Context, bin string, log io.Writer) (*Server, error) {
+	return start(ctx, bin, log, false)
+}
+
+// StartLoopback is StartBin with the server listening on 127.0.0.1 too.
+func StartLoopback(ctx context.Context, bin string, log io.Writer) (*Server, error) {
+	return start(ctx, bin, log, true)
+}
+
+func start(ctx context.Context, bin string, log io.Writer, loopback bool) (_ *Server, err error) {
 	if bin == "" {
 		if bin, err = findBinaries(); err != nil {
 			return nil, err
@@ -143,7 +155,7 @@ func StartBin(ctx context.Context, bin string, log io.Writer) (_ *Server, err er
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{Dir: dir, Bin: bin, cred: cred}
+	s := &Server{Dir: dir, Bin: bin, cred: cred, Loopback: loopback}
 	defer func() {
 		if err != nil {
 			s.Stop()
@@ -176,8 +188,12 @@ func StartBin(ctx context.Context, bin string, log io.Writer) (_ *Server, err er
 func (s *Server) launch(ctx context.Context, logf *os.File) error {
 	// Not tied to ctx: an interrupt must not kill the server before the
 	// workload's cleanup ran; Stop ends it.
+	listen := ""
+	if s.Loopback {
+		listen = "127.0.0.1"
+	}
 	s.cmd = s.command(context.Background(), "postgres", "-D", filepath.Join(s.Dir, "data"), "-p", strconv.Itoa(s.Port),
-		"-k", s.Dir, "-c", "listen_addresses=", "-c", "logging_collector=off")
+		"-k", s.Dir, "-c", "listen_addresses="+listen, "-c", "logging_collector=off")
 	s.cmd.Stdout, s.cmd.Stderr = logf, logf
 	if err := s.cmd.Start(); err != nil {
 		return fmt.Errorf("start postgres: %w", err)

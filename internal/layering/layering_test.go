@@ -18,7 +18,7 @@ const module = "github.com/writeamp/writeamp/"
 // layer and on none of its own or a higher one. A new package goes in one.
 var layers = [][]string{
 	{"internal/safeio", "sqlparse", "queries", "pgembed", "internal/ghaction", "internal/testenv", "internal/heappeak", "internal/kernelwait"},
-	{"result", "dialects"},
+	{"result", "dialects", "internal/scratch"},
 	{"dialects/mysql", "dialects/oracle", "dialects/postgres", "dialects/sqlserver", "budget", "workloads/owned"},
 	{"collectors", "config"},
 	{"collectors/mysql", "collectors/oracle", "collectors/postgres", "collectors/sqlserver", "workloads", "explain"},
