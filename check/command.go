@@ -61,11 +61,6 @@ func (c *Command) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, e
 		if user == nil {
 			out.Restore.Limits = append(out.Restore.Limits, g.server().Dialect+": rows are not counted or checksummed, only the catalog is compared")
 		}
-		for k, t := range user {
-			if t.size > checksumLimit {
-				out.Restore.Limits = append(out.Restore.Limits, fmt.Sprintf("%s is above %d MiB: its rows are counted, not checksummed", k, checksumLimit>>20))
-			}
-		}
 		g.logf("after measuring, check undoes %s", plan.describe())
 		// The record goes in before anything is applied: a check killed
 		// with -9 from here on leaves it for clean, doctor and the next check.
@@ -107,6 +102,7 @@ func (c *Command) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, e
 			g.undo(ctx, plan.migration, out.Restore, false, migTarget)
 			migTarget = nil
 		}
+		quiet := g.quietBefore(ctx, plan, i, user, start)
 		before, notes, err := g.measureCommand(ctx, g.Window, repLabel("before", i, g.repeat()), c.Argv, nil, c.Output)
 		if err != nil {
 			return nil, err
@@ -116,6 +112,7 @@ func (c *Command) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, e
 			if migTarget, err = g.targetBefore(ctx, user); err != nil {
 				return nil, measureErr("before the migration", err)
 			}
+			migTarget.quiet = quiet
 		}
 		g.logf("applying the migration %s", paths(g.Migration))
 		var applyErr error
@@ -180,8 +177,10 @@ func (g *Gate) targetBefore(ctx context.Context, user map[string]tableInfo) (*un
 
 // afterApply reads the database the migration left (t.post). A migration
 // that changed nothing check can see (a CREATE … IF NOT EXISTS of what is
-// there, a BEGIN rolled back) is not undone: its down could only destroy
-// what was there before it.
+// there, a BEGIN rolled back) is not undone by check's computed inverse,
+// which could only destroy what was there before it; a down the user gave
+// runs even so, under the same proof (a CREATE RULE changes nothing the
+// catalog lists, and only its down removes it).
 func (g *Gate) afterApply(ctx context.Context, t *undoTarget, r *Restoration) {
 	post, err := g.take(context.WithoutCancel(ctx), g.Window.DB, t.tabs)
 	if err != nil {
@@ -193,6 +192,9 @@ func (g *Gate) afterApply(ctx context.Context, t *undoTarget, r *Restoration) {
 	if t.pre.same(post) {
 		applied := false
 		for i := range g.Migration {
+			if g.givenDown(&g.Migration[i]) {
+				continue // a down the user gave always runs: what it undoes may be what check cannot see
+			}
 			applied = applied || g.Migration[i].Applied > 0
 			g.Migration[i].Applied = 0
 		}

@@ -30,6 +30,10 @@ type undoTarget struct {
 	pre, post snapshot
 	user      map[string]tableInfo
 	tabs      map[string]tableInfo // every table at pre, with its columns then
+	// quiet are the user's tables' rows just before the command ran on the
+	// before side (nil: not read): a table the command left as it was there
+	// is not the command's to write (see rowsAfterUndo).
+	quiet map[string]rowSum
 }
 
 var (
@@ -58,26 +62,27 @@ func transactional(stmts []string) ([]string, bool) {
 // provedUndo runs stmts in one transaction on conn and commits only when
 // the catalog read inside it equals t.pre's and no user table's rows
 // changed in a way the undo may not change them; otherwise it rolls back
-// and says why. unproven lists what the rows cannot prove (committed).
-func (g *Gate) provedUndo(ctx context.Context, conn *sql.Conn, stmts []string, t *undoTarget, bu map[string]rowSum) (ran []string, why []string, unproven []string) {
+// and says why. rows is what the rows say of the undo that committed:
+// unproven and left are not the undo's doing, so they do not roll it back.
+func (g *Gate) provedUndo(ctx context.Context, conn *sql.Conn, stmts []string, t *undoTarget, bu map[string]rowSum) (ran []string, why []string, rows rowVerdict) {
 	begin, _ := g.ownSQL("begin")
 	commit, _ := g.ownSQL("commit")
 	rollback, _ := g.ownSQL("rollback")
 	if _, err := conn.ExecContext(ctx, begin); err != nil {
-		return nil, []string{"BEGIN: " + err.Error()}, nil
+		return nil, []string{"BEGIN: " + err.Error()}, rows
 	}
 	sess := g.lockedOn(conn)
 	for _, s := range stmts {
 		if err := sess.exec(ctx, s); err != nil {
 			conn.ExecContext(ctx, rollback)
-			return nil, []string{fmt.Sprintf("%s failed (%v): rolled back, nothing of it stays", short(s), err)}, nil
+			return nil, []string{fmt.Sprintf("%s failed (%v): rolled back, nothing of it stays", short(s), err)}, rows
 		}
 		ran = append(ran, short(s))
 	}
 	after, err := ReadCatalog(ctx, conn, g.server())
 	if err != nil {
 		conn.ExecContext(ctx, rollback)
-		return nil, []string{"the catalog could not be read inside the undo's transaction (" + err.Error() + "): rolled back"}, nil
+		return nil, []string{"the catalog could not be read inside the undo's transaction (" + err.Error() + "): rolled back"}, rows
 	}
 	added, removed := t.pre.cat.Diff(after)
 	for _, a := range removed {
@@ -87,16 +92,16 @@ func (g *Gate) provedUndo(ctx context.Context, conn *sql.Conn, stmts []string, t
 		why = append(why, "it would leave what the migration created: "+a)
 	}
 	au := g.rowSums(ctx, conn, t.tabs)
-	changed, unproven := rowsAfterUndo(t.user, t.pre.rows, t.post.rows, bu, au)
-	why = append(why, changed...)
+	rows = rowsAfterUndo(t, bu, au)
+	why = append(why, rows.changed...)
 	if len(why) > 0 {
 		conn.ExecContext(ctx, rollback)
-		return nil, append([]string{fmt.Sprintf("the undo (%s) ran inside a transaction that was rolled back: the database it would have left is not the one before the migration", strings.Join(ran, "; "))}, why...), nil
+		return nil, append([]string{fmt.Sprintf("the undo (%s) ran inside a transaction that was rolled back: the database it would have left is not the one before the migration", strings.Join(ran, "; "))}, why...), rowVerdict{}
 	}
 	if _, err := conn.ExecContext(ctx, commit); err != nil {
-		return nil, []string{"COMMIT: " + err.Error()}, nil
+		return nil, []string{"COMMIT: " + err.Error()}, rowVerdict{}
 	}
-	return ran, nil, unproven
+	return ran, nil, rows
 }
 
 // staticRefusal holds undo statements, before any runs, to what the

@@ -58,6 +58,9 @@ func downBeside(path string) string {
 // answers IF [NOT] EXISTS from the catalog before anything is applied (nil:
 // refused).
 func planUndo(dialect string, schema, migration, downs []File, ex *sqlparse.Existence) (*undoPlan, error) {
+	if err := refuseUncovered(dialect, schema, migration, len(downs) > 0); err != nil {
+		return nil, err
+	}
 	p := &undoPlan{}
 	var refused []string
 	var earlier []sqlparse.Statement
@@ -116,6 +119,36 @@ func planUndo(dialect string, schema, migration, downs []File, ex *sqlparse.Exis
 			strings.Join(refused, "\n  "))
 	}
 	return p, nil
+}
+
+// refuseUncovered refuses, before anything is applied, a statement whose
+// effect the in-place proof does not cover (sqlparse.Coverage: an
+// allowlist) in a file no down of the user's undoes: check could neither
+// compute its undo nor prove the database as it was afterwards. A file
+// with a goose Down section, a NAME.down.sql, or any migration file when
+// --down is given (migrationDown) pairs with a down, which always runs.
+func refuseUncovered(dialect string, schema, migration []File, migrationDown bool) error {
+	cov := sqlparse.NewCoverage(dialect)
+	var out []string
+	check := func(files []File, paired bool) {
+		for _, f := range files {
+			given := paired || len(f.Down) > 0 || downBeside(f.Path) != ""
+			for _, st := range f.Statements {
+				if why := cov.Uncovered(st); why != "" && !given {
+					out = append(out, fmt.Sprintf("%s %s:%d (%s): %s", f.Flag, f.Path, st.Line, short(st.Text), why))
+				}
+			}
+		}
+	}
+	check(schema, false)
+	check(migration, migrationDown)
+	if len(out) == 0 {
+		return nil
+	}
+	return fmt.Errorf("in place, check proves the restore by comparing the catalog and the tables' rows, and these statements change what that comparison does not show:\n  %s\n"+
+		"give each such file its undo (NAME.down.sql next to NAME.sql or NAME.up.sql, a goose \"-- +goose Down\" section, or --down FILE|DIR): "+
+		"a down you give always runs, under the same proof; or measure on a copy of the database instead of in place; nothing was applied",
+		strings.Join(out, "\n  "))
 }
 
 // describe says how the plan undoes the files, for the report.
@@ -217,17 +250,19 @@ func (g *Gate) runUndo(ctx context.Context, conn *sql.Conn, steps []undoStep, t 
 	bu := g.rowSums(ctx, conn, t.tabs)
 	if g.traits().UndoInTransaction() {
 		if txs, ok := transactional(stmts); ok {
-			ran, why, unproven := g.provedUndo(ctx, conn, txs, t, bu)
+			ran, why, rows := g.provedUndo(ctx, conn, txs, t, bu)
 			if why == nil {
 				record(ran)
-				r.Unproven = append(r.Unproven, unproven...)
+				r.Unproven = append(r.Unproven, rows.unproven...)
+				r.Rows = append(r.Rows, rows.left...)
 				return
 			}
 			if inv, _ := diffInverse(t.pre.cat, t.post.cat); len(inv) > 0 {
-				ran2, why2, unproven2 := g.provedUndo(ctx, conn, inv, t, bu)
+				ran2, why2, rows2 := g.provedUndo(ctx, conn, inv, t, bu)
 				if why2 == nil {
 					record(ran2)
-					r.Unproven = append(r.Unproven, unproven2...)
+					r.Unproven = append(r.Unproven, rows2.unproven...)
+					r.Rows = append(r.Rows, rows2.left...)
 					g.replaced(steps, r, "the planned undo was rolled back, not kept: "+strings.Join(why, "; ")+"; the migration was undone instead by what the catalog difference proves ("+strings.Join(ran2, "; ")+")")
 					return
 				}
@@ -261,9 +296,9 @@ func (g *Gate) runUndo(ctx context.Context, conn *sql.Conn, steps []undoStep, t 
 	}
 	record(ran)
 	au := g.rowSums(ctx, conn, t.tabs)
-	changed, unproven := rowsAfterUndo(t.user, t.pre.rows, t.post.rows, bu, au)
-	r.Rows = append(r.Rows, changed...)
-	r.Unproven = append(r.Unproven, unproven...)
+	rows := rowsAfterUndo(t, bu, au)
+	r.Rows = append(append(r.Rows, rows.changed...), rows.left...)
+	r.Unproven = append(r.Unproven, rows.unproven...)
 }
 
 // pairName is the migration a file belongs to: its name without
@@ -341,4 +376,23 @@ func (p *undoPlan) statements(g *Gate) []string {
 		}
 	}
 	return out
+}
+
+// givenDown reports a migration file whose undo the user gave (its goose
+// Down section, its NAME.down.sql, or --down).
+func (g *Gate) givenDown(f *File) bool {
+	return len(f.Down) > 0 || downBeside(f.Path) != "" || len(downs(g.Mode)) > 0
+}
+
+// quietBefore reads the user's tables' rows just before the command runs on
+// the before side of repetition i (nil without an undo plan): the first
+// repetition without --schema starts where start was read.
+func (g *Gate) quietBefore(ctx context.Context, plan *undoPlan, i int, user map[string]tableInfo, start snapshot) map[string]rowSum {
+	if plan == nil {
+		return nil
+	}
+	if i == 0 && len(g.Schema) == 0 {
+		return start.rows
+	}
+	return g.rowSums(ctx, g.Window.DB, user)
 }
