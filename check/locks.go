@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -69,6 +70,65 @@ func (g *Gate) lockTimeout() time.Duration {
 	return *g.LockTimeout
 }
 
+// boundedRead runs read on one session whose lock waits are bounded by
+// --lock-timeout, as the migration's are: a read of check's (the catalog,
+// the tables, their checksums) that waits behind another session's lock
+// gives up in time instead of as long as that lock is held. q is the
+// measured pool (a connection is taken from it, and keeps the bound when
+// it goes back, so what else check reads on it is bounded too) or a
+// session of the undo. A read that gave up names the sessions that held it
+// up, sampled while it waited: the server forgets them when the wait ends.
+func (g *Gate) boundedRead(ctx context.Context, q dialects.Querier, read func(q dialects.Querier) error) error {
+	var conn *sql.Conn
+	switch c := q.(type) {
+	case *sql.DB:
+		cn, err := c.Conn(ctx)
+		if err != nil {
+			return err
+		}
+		defer cn.Close()
+		conn = cn
+	case *sql.Conn:
+		conn = c
+	default:
+		return read(q) // a transaction: its session was bounded when it began
+	}
+	s := g.lockedOn(conn)
+	if err := s.bound(ctx); err != nil {
+		return err
+	}
+	w := s.watch(ctx)
+	err := read(conn)
+	return s.explain(err, w.stop())
+}
+
+// ErrBlocked marks a statement of check's that gave up waiting for a lock
+// another session holds (--lock-timeout); its text names the blockers.
+var ErrBlocked = errors.New("blocked by another session")
+
+// explain adds to a statement's error what held it up: for a lock
+// timeout, the flag that bounds the wait; the blocking sessions seen.
+func (s *lockedSession) explain(err error, blockers []string) error {
+	if err == nil {
+		return nil
+	}
+	var parts []string
+	timedOut := isLockTimeout(s.g.server().Dialect, err)
+	if timedOut {
+		parts = append(parts, fmt.Sprintf("it waited longer than --lock-timeout %v for a lock", s.g.lockTimeout()))
+	}
+	if len(blockers) > 0 {
+		parts = append(parts, "blocked by "+strings.Join(blockers, "; "))
+	}
+	if len(parts) == 0 {
+		return err
+	}
+	if timedOut {
+		return fmt.Errorf("%w (%s; end that session or wait for it, or raise --lock-timeout): %w", err, strings.Join(parts, ": "), ErrBlocked)
+	}
+	return fmt.Errorf("%w (%s)", err, strings.Join(parts, ": "))
+}
+
 // exec runs one statement. When it fails after waiting, the error names the
 // sessions that held it up (sampled while it ran) and, for a lock timeout,
 // the flag that bounds it.
@@ -78,21 +138,7 @@ func (s *lockedSession) exec(ctx context.Context, text string) error {
 	}
 	w := s.watch(ctx)
 	_, err := s.conn.ExecContext(ctx, text)
-	blockers := w.stop()
-	if err == nil {
-		return nil
-	}
-	var parts []string
-	if isLockTimeout(s.g.server().Dialect, err) {
-		parts = append(parts, fmt.Sprintf("it waited longer than --lock-timeout %v for a lock", s.g.lockTimeout()))
-	}
-	if len(blockers) > 0 {
-		parts = append(parts, "blocked by "+strings.Join(blockers, "; "))
-	}
-	if len(parts) == 0 {
-		return err
-	}
-	return fmt.Errorf("%w (%s)", err, strings.Join(parts, ": "))
+	return s.explain(err, w.stop())
 }
 
 type blockWatch struct {
