@@ -39,6 +39,10 @@ type Request struct {
 	Allow []Suppression
 	// Advisory are budgets (among Budgets) that report without failing.
 	Advisory []string
+	// ReportOnly (--report-only) measures and reports without a verdict:
+	// no budget is needed, and every budget given is advisory. Without it
+	// a check with no budget is refused: it could only ever pass.
+	ReportOnly bool
 }
 
 // MaxRepeat bounds --repeat: each repetition is two full measurements.
@@ -79,6 +83,12 @@ func (r Request) Gate() (*Gate, error) {
 	}
 	if err := budget.CheckMetrics(bs); err != nil {
 		return nil, err
+	}
+	if len(bs) == 0 && !r.ReportOnly {
+		return nil, fmt.Errorf("no --budget given (nor budgets in the config file): a check without one could only pass; give at least one, e.g. --budget '%s' --budget '%s', or --report-only to measure and report without a verdict", budget.Examples[0], budget.Examples[1])
+	}
+	if r.ReportOnly {
+		r.Advisory = append(r.Advisory, r.Budgets...)
 	}
 	if r.Command == nil {
 		if r.Workload == nil {
@@ -136,6 +146,11 @@ func (r Request) Gate() (*Gate, error) {
 	sups, err := InlineSuppressions(migration)
 	if err != nil {
 		return nil, err
+	}
+	if r.Command == nil {
+		if err := r.checkBuiltinObjects(bs, schema, migration); err != nil {
+			return nil, err
+		}
 	}
 	g := &Gate{Suppressions: append(sups, r.Allow...), Advisory: advisory, Schema: schema, Migration: migration, Budgets: bs, LockTimeout: r.LockTimeout,
 		Scope: collectors.Scope{Schemas: r.ScopeSchemas}, KeepMigration: r.KeepMigration, Repeat: r.Repeat}

@@ -8,10 +8,6 @@ import (
 	"github.com/writeamp/writeamp/dialects"
 )
 
-// checksumLimit is the largest table whose rows are checksummed: above it
-// only its row count is compared, and the restore says so.
-const checksumLimit = 256 << 20
-
 // tableInfo is a user table as check found it: its quoted name, the
 // columns it had then (quoted, comma-joined) and its size in bytes.
 type tableInfo struct {
@@ -19,16 +15,19 @@ type tableInfo struct {
 	size         int64
 }
 
-// rowSum is a table's row count and checksum ("" when the table is above
-// checksumLimit, "error: …" when it could not be read: a column gone).
+// rowSum is a table's row count and checksum ("error: …" when it could
+// not be read: a column gone, a lock not granted in time).
 type rowSum struct {
 	count int64
 	sum   string
 }
 
+// computed reports a checksum that was read: only those prove anything.
+func (r rowSum) computed() bool { return r.sum != "" && !strings.HasPrefix(r.sum, "error: ") }
+
 func (r rowSum) String() string {
 	if r.sum == "" {
-		return fmt.Sprintf("%d rows (too big to checksum)", r.count)
+		return fmt.Sprintf("%d rows (not checksummed)", r.count)
 	}
 	if strings.HasPrefix(r.sum, "error: ") {
 		return r.sum
@@ -73,7 +72,8 @@ func (g *Gate) tables(ctx context.Context, q dialects.Querier) (map[string]table
 }
 
 // rowSums counts and checksums the rows of tabs, over the columns each had
-// when listed.
+// when listed. Every table is checksummed whatever its size: a table only
+// counted let a down that rewrote every value pass as a restore.
 // Each read waits for a lock at most --lock-timeout: a table that could not
 // be read in time is an "error: …" naming who held it up, which proves
 // nothing.
@@ -116,9 +116,6 @@ func (g *Gate) sumRows(ctx context.Context, q dialects.Querier, tabs map[string]
 	for key, t := range tabs {
 		stmt := strings.NewReplacer("{{table}}", t.quoted, "{{columns}}", g.traits().HashColumns(t.cols)).Replace(text)
 		var r rowSum
-		if t.size > checksumLimit {
-			stmt = "SELECT count(*), '' FROM " + t.quoted
-		}
 		if err := q.QueryRowContext(ctx, stmt).Scan(&r.count, &r.sum); err != nil {
 			if isLockTimeout(g.server().Dialect, err) {
 				err = fmt.Errorf("checksum of %s: %w", key, err)
@@ -169,38 +166,73 @@ func (s snapshot) same(o snapshot) bool {
 	return true
 }
 
+// rowVerdict is what the rows say about an undo: changed are tables the
+// undo got wrong (it is rolled back where it can be), unproven those whose
+// rows cannot be proved as they were, left those written while the
+// command ran after the migration by something other than the command
+// (objects the migration created, or another session), which no undo
+// statement removes: the database is not as it was, yet the undo is kept.
+type rowVerdict struct {
+	changed, unproven, left []string
+}
+
 // rowsAfterUndo holds the user's tables (those there before check) to
-// what an undo may do to their rows. pre and post are the rows just before
-// and after the migration was applied, bu and au just before and after the
-// undo. A table the migration did not write must come out of the undo
-// unchanged; one it wrote must be back to pre, which can be proved only
-// when the workload did not write it as well (post = bu).
-func rowsAfterUndo(user map[string]tableInfo, pre, post, bu, au map[string]rowSum) (changed, unproven []string) {
-	for key := range user {
-		p, ok := pre[key]
+// what an undo may do to their rows. t.pre and t.post are the rows just
+// before and after the migration was applied, t.quiet just before the
+// command ran on the before side, bu and au just before and after the
+// undo.
+//
+// A table the command did not write over the before side (t.quiet = t.pre)
+// is not the workload's: it must come out of the undo exactly as it was
+// before the migration. Rows written into it during the after side were
+// written by what the migration created (a trigger into an audit table, a
+// rule) or by another session; they are listed as left. For a table the
+// command writes, its writes stay (they are the workload): one the
+// migration did not write must come out of the undo unchanged, one it
+// wrote must be back to t.pre, which can be proved only when the command
+// did not write it as well over the after side (t.post = bu).
+//
+// A table whose checksum could not be read before the migration or after
+// the undo makes the restore unproven, never proven.
+func rowsAfterUndo(t *undoTarget, bu, au map[string]rowSum) (v rowVerdict) {
+	for key := range t.user {
+		p, ok := t.pre.rows[key]
 		if !ok {
 			continue
 		}
+		post, b, a := t.post.rows[key], bu[key], au[key]
+		if !p.computed() || !a.computed() {
+			what := p
+			if p.computed() {
+				what = a
+			}
+			v.unproven = append(v.unproven, fmt.Sprintf("%s: its rows could not be checksummed (%s), so check cannot prove them as they were", key, what))
+			continue
+		}
+		q, known := t.quiet[key]
 		switch {
-		case p.sum == "" || bu[key].sum == "":
-			if au[key].count != bu[key].count && p == post[key] {
-				changed = append(changed, fmt.Sprintf("%s: the undo changed its row count (%s before it, %s after)", key, bu[key], au[key]))
-			} else if p != post[key] || bu[key] != au[key] {
-				unproven = append(unproven, fmt.Sprintf("%s is above %d MiB: only its row count is compared (%s before the undo, %s after)", key, checksumLimit>>20, bu[key], au[key]))
+		case known && q.computed() && q == p:
+			if a == p {
+				continue
 			}
-		case p == post[key]:
-			if bu[key] != au[key] {
-				changed = append(changed, fmt.Sprintf("%s: the undo changed its rows, which the migration did not write (%s before the undo, %s after)", key, bu[key], au[key]))
+			if b != post {
+				v.left = append(v.left, fmt.Sprintf("%s: rows were written to it while the command ran after the migration, though the command wrote none of it before the migration: what the migration created (a trigger, a rule) or another session wrote them, and they stay (%s before the migration, %s after the undo)", key, p, a))
+				continue
 			}
-		case post[key] == bu[key]:
-			if au[key] != p {
-				changed = append(changed, fmt.Sprintf("%s: the migration changed its rows and the undo did not put them back (%s before the migration, %s after the undo)", key, p, au[key]))
+			v.changed = append(v.changed, fmt.Sprintf("%s: the migration or its undo changed its rows and they are not back (%s before the migration, %s after the undo)", key, p, a))
+		case p == post:
+			if b != a {
+				v.changed = append(v.changed, fmt.Sprintf("%s: the undo changed its rows, which the migration did not write (%s before the undo, %s after)", key, b, a))
+			}
+		case post == b:
+			if a != p {
+				v.changed = append(v.changed, fmt.Sprintf("%s: the migration changed its rows and the undo did not put them back (%s before the migration, %s after the undo)", key, p, a))
 			}
 		default:
-			if au[key] != p {
-				unproven = append(unproven, fmt.Sprintf("%s: the migration changed its rows and the workload wrote to it too, so check cannot prove its rows are as they were (%s before the migration, %s after the undo)", key, p, au[key]))
+			if a != p {
+				v.unproven = append(v.unproven, fmt.Sprintf("%s: the migration changed its rows and the workload wrote to it too, so check cannot prove its rows are as they were (%s before the migration, %s after the undo)", key, p, a))
 			}
 		}
 	}
-	return changed, unproven
+	return v
 }
