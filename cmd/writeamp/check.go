@@ -110,7 +110,15 @@ Budgets (repeatable; grammar: ` + budget.Grammar + `):
   hot_ratio[jobs]>=-0.05         ... or loses at most 5 points
   leaf_inserts/op[idx_name]<=+0% no more leaf inserts per operation in that index
   log_bytes/op<=2KiB             an absolute ceiling
+  index_entries/op[jobs]<=+0%    no more index entries per operation in all of jobs' indexes,
+                                 whatever indexes the migration adds or drops
 A table/index budget without [object] applies to every object that has the metric.
+Budgets are checked before anything runs, exit 2: a ratio is a fraction (hot_ratio>=90
+suggests 0.9), a byte metric's threshold needs its unit (+50 suggests +50B or +50%),
+and at least one budget is needed unless --report-only. An [object] is looked up in the
+database (or the built-in workload's objects) before the workload runs, with the closest
+names suggested; one only the migration creates is judged on its value after it, and
+under a relative budget it is reported as new (nothing before to compare), not failing.
 Metrics are those of the result JSON. On PostgreSQL log_bytes is the whole cluster's
 WAL in the window (other sessions included); log_bytes_in_scope counts only the
 measured objects' transactions (pg_walinspect) and is the steadier one to budget.
@@ -200,6 +208,11 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 				return exitError{code: exitUsage, err: err}
 			}
 			g.Window, g.Log, g.Progress = win, log, progressFor(!quiet)
+			g.OpenAs = t.openAs()
+			// A misspelled budget object fails now, not after the workload.
+			if err := g.CheckBudgetObjects(ctx); err != nil {
+				return usageError{err}
+			}
 			if req.Clone {
 				c, closeAdmin, err := newCloner(ctx, t, log)
 				if err != nil {
@@ -222,7 +235,8 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 	f.StringVar(&dsn, "dsn", "", "database URL; default: WRITEAMP_DSN, DATABASE_URL, PG* variables, else a throwaway local PostgreSQL")
 	f.StringArrayVar(&req.Schemas, "schema", nil, "SQL file or directory to start from, applied before the first measurement (repeatable)")
 	f.StringArrayVar(&req.Migrations, "migration", nil, "the migration: SQL file or directory of *.sql in name order (repeatable, in order)")
-	f.StringArrayVar(&req.Budgets, "budget", nil, "budget, e.g. 'log_bytes/op<=+5%' or 'hot_ratio>=0.9' (repeatable; see the grammar above)")
+	f.StringArrayVar(&req.Budgets, "budget", nil, "budget, e.g. 'log_bytes/op<=+5%' or 'hot_ratio>=0.9' (repeatable; see the grammar above; at least one unless --report-only)")
+	f.BoolVar(&req.ReportOnly, "report-only", false, "measure and report without a verdict: no budget needed, and every budget given is advisory (reported, never failing)")
 	formatFlag(cmd, &outputs.Format, check.Formats)
 	f.StringVarP(&outputs.Report, "output", "o", "", "write the report to this file instead of stdout")
 	f.StringVar(&outputs.JUnit, "junit", "", "also write a JUnit XML report (one test case per budget) to this file (- for stdout)")
