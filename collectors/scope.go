@@ -19,8 +19,12 @@ type Scope struct {
 	Exact bool `json:"exact,omitempty"`
 }
 
-// InScope reports whether schema.table passes the scope filter.
+// InScope reports whether schema.table passes the scope filter. writeamp's
+// own objects never do, whatever the scope names.
 func (sc Scope) InScope(schema, table string) bool {
+	if Own(schema, table) {
+		return false
+	}
 	if sc.Exact {
 		return (len(sc.Schemas) == 0 || slices.Contains(sc.Schemas, schema)) &&
 			(len(sc.Tables) == 0 || slices.Contains(sc.Tables, schema+"."+table))
@@ -32,6 +36,24 @@ func (sc Scope) InScope(schema, table string) bool {
 		return false
 	}
 	return true
+}
+
+// Own reports writeamp's own bookkeeping: check's undo journal
+// (writeamp_undo_<run>, a schema on PostgreSQL and SQL Server, a database
+// on MySQL/MariaDB), the MySQL/MariaDB monitor ledger (writeamp_ledger) and
+// the owner marker table (writeamp_owner) of a schema a workload created.
+// Only writeamp creates these names; measured, the journal and its
+// primary key showed up in findings, budgets and the per-row denominator.
+// table "" asks about the schema as a whole.
+func Own(schema, table string) bool {
+	s := strings.ToLower(schema)
+	switch {
+	case strings.HasPrefix(s, "writeamp_undo_"), s == "writeamp_ledger":
+		return true
+	case strings.HasPrefix(s, "writeamp_") && strings.EqualFold(table, "writeamp_owner"):
+		return true
+	}
+	return false
 }
 
 func containsFold(list []string, s string) bool {
@@ -78,6 +100,8 @@ func Resolve(ctx context.Context, q dialects.Querier, s dialects.Server, sc Scop
 	if err != nil {
 		return sc, fmt.Errorf("list tables: %w", err)
 	}
+	schemas = slices.DeleteFunc(schemas, func(n []string) bool { return Own(n[0], "") })
+	tables = slices.DeleteFunc(tables, func(n []string) bool { return Own(n[0], n[1]) })
 	out := Scope{Exact: true}
 	for _, typed := range sc.Schemas {
 		found := false
