@@ -19,6 +19,9 @@ import (
 // the workload's schema, which is dropped after each measurement; the
 // catalog read before and after proves it.
 func (b *Builtin) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, error) {
+	if err := g.canConfine(ctx); err != nil {
+		return nil, err
+	}
 	cat, err := ReadCatalog(ctx, g.Window.DB, g.server())
 	if err != nil {
 		return nil, measureErr("before", err)

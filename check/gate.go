@@ -46,6 +46,10 @@ type Gate struct {
 	// LockTimeout bounds each lock wait of the migration and its undo
 	// (--lock-timeout; nil: DefaultLockTimeout, 0: as long as it takes).
 	LockTimeout *time.Duration
+	// OpenAs reconnects to the measured database as another login: the
+	// built-in workload's migration runs as a login confined to its schema
+	// (confine.go). Nil on a dialect without one.
+	OpenAs dialects.OpenAs
 	// runID names the built-in workload's schemas (random when ""): the
 	// sqlmock tests expect their exact text.
 	runID string
@@ -202,15 +206,16 @@ func (o *Outcome) Exit() int {
 // Applied.
 func (g *Gate) apply(ctx context.Context, conn *sql.Conn, schema string, files []File) (err error) {
 	if schema != "" {
-		leave, err := g.inSchema(ctx, conn, schema)
-		if err != nil {
-			return err
+		confined, leave, cerr := g.confine(ctx, conn, schema)
+		if cerr != nil {
+			return cerr
 		}
 		defer func() {
-			if lerr := leave(context.WithoutCancel(ctx)); lerr != nil && err == nil {
-				err = lerr
+			if lerr := leave(context.WithoutCancel(ctx)); lerr != nil {
+				err = errors.Join(err, lerr)
 			}
 		}()
+		conn = confined
 	}
 	sess := g.lockedOn(conn)
 	for fi := range files {

@@ -27,6 +27,9 @@ func (g *Gate) inSchema(ctx context.Context, conn *sql.Conn, schema string) (lea
 
 // howInSchema names how inSchema works on the gate's server, for reports.
 func (g *Gate) howInSchema() string {
+	if _, err := dialects.ConfinerOf(g.server().Dialect); err == nil && g.OpenAs != nil {
+		return "as a login created for the run that owns only that schema"
+	}
 	if e, err := dialects.SchemaEntererOf(g.server().Dialect); err == nil {
 		return e.HowSchemaEntered()
 	}

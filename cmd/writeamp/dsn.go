@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"github.com/spf13/pflag"
@@ -21,6 +22,19 @@ type target struct {
 	Close func()
 	Where string // redacted DSN, or "throwaway PostgreSQL"
 	DSN   string // as connected to ("" for the PG* environment)
+}
+
+// openAs reconnects to the target's database as another login (nil when
+// its dialect cannot).
+func (t *target) openAs() dialects.OpenAs {
+	uo, ok := t.Dialect.(dialects.UserOpener)
+	if !ok {
+		return nil
+	}
+	dsn := t.DSN
+	return func(ctx context.Context, user, password, database string) (*sql.DB, error) {
+		return uo.OpenAs(ctx, dsn, user, password, database)
+	}
 }
 
 // window is the measured window on the target.
