@@ -5,7 +5,9 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -97,17 +99,32 @@ func postgresQuoting() (pgQuoting, error) {
 func (c *Cloner) ident(name string) string { return c.quote.QuoteIdent(name) }
 
 // prepare checks what a copy needs, before anything is copied, with an
-// error that says what to do.
+// error that says what to do, and takes the run's lock.
 func (c *Cloner) prepare(ctx context.Context, s dialects.Server) error {
+	sessions, err := c.requirements(ctx, s)
+	if err != nil {
+		return err
+	}
+	if sessions > 0 {
+		return fmt.Errorf("--clone: %d other session(s) are connected to %s, and PostgreSQL copies a database only while nobody is connected to it: stop them (SELECT pid, usename, application_name FROM pg_stat_activity WHERE datname = '%s'), check against a database nobody uses, or drop --clone (check then copies %s into a scratch server)", sessions, c.Template, strings.ReplaceAll(c.Template, "'", "''"), c.Template)
+	}
+	return c.lock(ctx)
+}
+
+// requirements closes writeamp's own sessions on the database and reads
+// whether a TEMPLATE copy may be made: the error says what the login
+// lacks; sessions are the other sessions connected to the database (a
+// copy waits for none).
+func (c *Cloner) requirements(ctx context.Context, s dialects.Server) (int, error) {
 	if s.Dialect != "postgres" {
-		return fmt.Errorf("--clone copies a database with CREATE DATABASE … TEMPLATE, which only PostgreSQL has; on %s pass --down or let check invert the migration", s)
+		return 0, fmt.Errorf("--clone copies a database with CREATE DATABASE … TEMPLATE, which only PostgreSQL has; on %s drop --clone (check then measures on a scratch server)", s)
 	}
 	if err := c.setServer(s); err != nil {
-		return err
+		return 0, err
 	}
 	q, err := postgresQuoting()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	c.quote = q
 	b := make([]byte, 4)
@@ -122,7 +139,7 @@ func (c *Cloner) prepare(ctx context.Context, s dialects.Server) error {
 	for deadline := time.Now().Add(3 * time.Second); ; {
 		err := c.Admin.QueryRowContext(ctx, c.sql("clone_requirements"), c.Template).Scan(&super, &createdb, &template, &owner, &sessions, &c.size)
 		if err != nil {
-			return fmt.Errorf("--clone: read what copying %s needs: %w", c.Template, err)
+			return 0, fmt.Errorf("--clone: read what copying %s needs: %w", c.Template, err)
 		}
 		if sessions == 0 || time.Now().After(deadline) {
 			break
@@ -132,13 +149,11 @@ func (c *Cloner) prepare(ctx context.Context, s dialects.Server) error {
 	user := s.User
 	switch {
 	case !super && !createdb:
-		return fmt.Errorf("--clone: %s may not create databases: ALTER ROLE %s CREATEDB (as a superuser), or run check without --clone", user, c.ident(user))
+		return sessions, fmt.Errorf("--clone: %s may not create databases: ALTER ROLE %s CREATEDB (as a superuser), or drop --clone (check then measures on a scratch server)", user, c.ident(user))
 	case !super && !owner && !template:
-		return fmt.Errorf("--clone: only a superuser or the owner of %s may copy it (it is not a template): ALTER DATABASE %s OWNER TO %s, or run check as its owner", c.Template, c.ident(c.Template), c.ident(user))
-	case sessions > 0:
-		return fmt.Errorf("--clone: %d other session(s) are connected to %s, and PostgreSQL copies a database only while nobody is connected to it: stop them (SELECT pid, usename, application_name FROM pg_stat_activity WHERE datname = '%s') or check against a database nobody uses", sessions, c.Template, strings.ReplaceAll(c.Template, "'", "''"))
+		return sessions, fmt.Errorf("--clone: only a superuser or the owner of %s may copy it (it is not a template): ALTER DATABASE %s OWNER TO %s, or run check as its owner", c.Template, c.ident(c.Template), c.ident(user))
 	}
-	return c.lock(ctx)
+	return sessions, nil
 }
 
 // copyOf creates a copy named for the side and repetition and returns its
@@ -210,6 +225,15 @@ func (c *Cloner) env(name, dsn string) []string {
 	return env
 }
 
+// open, how: the Cloner as a copySource.
+func (c *Cloner) open(ctx context.Context, name string) (*measure.Window, string, func(), error) {
+	return c.Open(ctx, name)
+}
+
+func (c *Cloner) how() string {
+	return "measured on copies of " + c.Template + " (CREATE DATABASE … TEMPLATE), each dropped after its measurement"
+}
+
 // measure measures each side on a copy of its own, --schema (and after, the
 // migration) applied to the copy. Nothing is applied to the database
 // itself, so there is nothing to undo: the copies are dropped.
@@ -235,42 +259,66 @@ func (cl *Clone) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, er
 	if err := c.prepare(ctx, g.server()); err != nil {
 		return nil, fmt.Errorf("%w: %w", errRefused, err)
 	}
-	if c.DSN != "" && !strings.Contains(strings.Join(cl.Argv, "\x00"), c.DSN) {
-		g.logf("note: no argument of the command holds the --dsn text, so only its environment points it at the copies (PGDATABASE, WRITEAMP_CHECK_DSN%s)", strings.Join(append([]string{""}, c.EnvDSN...), ", "))
-	}
-	defer c.unlock(ctx) // after the copies are dropped (the deferred check below runs first)
-	r := &Restoration{Method: MethodClone, How: "measured on copies of " + c.Template + " (CREATE DATABASE … TEMPLATE), each dropped after its measurement"}
-	out.Restore = r
-	defer func() {
-		r.Cost = c.cost()
-		if n, err := c.left(context.WithoutCancel(ctx)); err != nil || n > 0 {
-			r.Failed = append(r.Failed, fmt.Sprintf("copies left on the server: %d (%v); DROP DATABASE writeamp_ck_%s_… by hand", n, err, c.runID))
-			r.Added = append(r.Added, fmt.Sprintf("database writeamp_ck_%s_… (%d)", c.runID, n))
-		}
-		win, _, closeWin, err := c.Open(context.WithoutCancel(ctx), c.Template)
+	defer c.unlock(ctx) // after the copies are dropped (the deferred check in measureCopies runs first)
+	return measureCopies(ctx, g, out, cl.Argv, cl.Output, c, c.DSN, c.EnvDSN, func(ctx context.Context, r *Restoration) {
+		win, _, closeWin, err := c.Open(ctx, c.Template)
 		if err != nil {
 			r.CatalogError = err.Error()
 			return
 		}
 		defer closeWin()
 		g.compareCatalog(ctx, win.DB, cat, r)
-		c.watchOriginal(context.WithoutCancel(ctx), win.DB, writes, r)
+		c.watchOriginal(ctx, win.DB, writes, r)
+	})
+}
+
+// copySource makes, opens and drops the copies a wrapped command is
+// measured on: a Cloner on the database's own server, or a scratch server.
+type copySource interface {
+	copyOf(ctx context.Context, side string, i int) (string, error)
+	drop(ctx context.Context, name string) error
+	open(ctx context.Context, name string) (win *measure.Window, dsn string, close func(), err error)
+	command(args []string, dsn string) []string
+	env(name, dsn string) []string
+	left(ctx context.Context) (int, error)
+	cost() string
+	how() string
+}
+
+// measureCopies measures each side on a copy of its own from src; verify
+// reads the original database at the end (after every copy is dropped)
+// and records in r what is not as it was.
+func measureCopies(ctx context.Context, g *Gate, out *Outcome, argv []string, output io.Writer, src copySource, dsnText string, envDSN []string, verify func(context.Context, *Restoration)) (*sides, error) {
+	if dsnText != "" && !strings.Contains(strings.Join(argv, "\x00"), dsnText) {
+		g.logf("note: no argument of the command holds the --dsn text, so only its environment points it at the copies (PG*/MYSQL_* variables, WRITEAMP_CHECK_DSN%s)", strings.Join(append([]string{""}, envDSN...), ", "))
+	}
+	r := &Restoration{Method: MethodClone, How: src.how()}
+	out.Restore = r
+	var made []string
+	defer func() {
+		r.Cost = src.cost()
+		if n, err := src.left(context.WithoutCancel(ctx)); err != nil || n > 0 {
+			r.Failed = append(r.Failed, fmt.Sprintf("copies left: %d (%v); drop them by hand: %s", n, err, strings.Join(made, ", ")))
+			r.Added = append(r.Added, fmt.Sprintf("copies %s (%d left)", strings.Join(made, ", "), n))
+		}
+		verify(context.WithoutCancel(ctx), r)
 	}()
 	res := measure.NewResult(g.server())
-	res.Workload = result.Workload{Name: "command", Params: map[string]any{"command": strings.Join(measure.RedactArgs(cl.Argv), " ")}}
+	res.Workload = result.Workload{Name: "command", Params: map[string]any{"command": strings.Join(measure.RedactArgs(argv), " ")}}
 	// measureMig: the copy gets --schema first, then the migration alone in
 	// a window of its own (applycost.go), on the first "after" copy.
 	side := func(label, tag string, i int, files []File, measureMig bool) (run *result.Run, notes []string, err error) {
-		name, err := c.copyOf(ctx, tag, i)
+		name, err := src.copyOf(ctx, tag, i)
 		if err != nil {
 			return nil, nil, err
 		}
+		made = append(made, name)
 		defer func() {
-			if derr := c.drop(ctx, name); derr != nil {
-				err = fmt.Errorf("%w (and dropping the copy %s failed: %v)", err, name, derr)
+			if derr := src.drop(ctx, name); derr != nil {
+				err = errors.Join(err, fmt.Errorf("dropping the copy %s failed: %v", name, derr))
 			}
 		}()
-		win, dsn, closeWin, err := c.Open(ctx, name)
+		win, dsn, closeWin, err := src.open(ctx, name)
 		if err != nil {
 			return nil, nil, measureErr(label, err)
 		}
@@ -295,7 +343,7 @@ func (cl *Clone) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, er
 		if g.Scope, err = collectors.Resolve(ctx, win.DB, win.Server, g.Scope); err != nil {
 			return nil, nil, fmt.Errorf("--scope-schema: %w", err)
 		}
-		return g.measureCommand(ctx, win, label, c.command(cl.Argv, dsn), c.env(name, dsn), cl.Output)
+		return g.measureCommand(ctx, win, label, src.command(argv, dsn), src.env(name, dsn), output)
 	}
 	var befores, afters []*result.Run
 	for i := range g.repeat() {
@@ -313,7 +361,7 @@ func (cl *Clone) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, er
 	if res.Migration != nil {
 		res.Notes = append(res.Notes, migrationNote(res.Migration))
 	}
-	res.Notes = append(res.Notes, fmt.Sprintf("before: the command on a copy of %s%s; after: the same command on another copy with the migration (%s) applied; %s; --clone: %s",
-		c.Template, withSchema(g.Schema), paths(g.Migration), perOpNote(afters[0]), c.cost()))
+	res.Notes = append(res.Notes, fmt.Sprintf("before: the command on a copy of %s%s; after: the same command on another copy with the migration (%s) applied; %s; copies: %s",
+		g.server().Database, withSchema(g.Schema), paths(g.Migration), perOpNote(afters[0]), src.cost()))
 	return &sides{res, befores, afters}, nil
 }

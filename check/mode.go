@@ -11,7 +11,8 @@ import (
 
 // Mode is how a check runs its workload on each side: the built-in
 // workload in schemas of its own (*Builtin), a wrapped command on the
-// database itself (*Command) or on copies of it (*Clone). Each holds only
+// database itself (*Command, --in-place), or on copies of it (*Copy, the
+// default; *Clone, --clone: TEMPLATE copies only). Each holds only
 // what it uses, so a Gate cannot be half one mode and half another, and a
 // new mode is a new type, not one more nil field that every path tests.
 type Mode interface {
@@ -39,8 +40,8 @@ type Builtin struct {
 	Concurrency int
 }
 
-// Command runs Argv once before and once after the migration, on the
-// database itself; the migration is undone afterwards by Down (--down)
+// Command (--in-place) runs Argv once before and once after the migration,
+// on the database itself; the migration is undone afterwards by Down (--down)
 // or, without it, each file's own undo (goose Down section, NAME.down.sql)
 // or the inverse of its statements (see planUndo).
 type Command struct {
@@ -96,6 +97,8 @@ func ShowOutput(m Mode, w io.Writer) {
 	case *Command:
 		m.Output = w
 	case *Clone:
+		m.Output = w
+	case *Copy:
 		m.Output = w
 	}
 }

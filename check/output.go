@@ -105,7 +105,7 @@ func (o *Outcome) Write(w Outputs, runErr error) error {
 	}
 	try("--output", w.Report, func(b io.Writer) error { return o.render(b, w.Format) })
 	if w.Result != "" {
-		try("--result", w.Result, func(b io.Writer) error { return reports.JSON(b, o.Result) })
+		try("--result", w.Result, func(b io.Writer) error { finite(o.Result); return reports.JSON(b, o.Result) })
 	}
 	if w.Push != "" {
 		if err := reports.Push(context.Background(), w.Push, o.Families()); err != nil {
@@ -149,12 +149,17 @@ func (o *Outcome) render(w io.Writer, format string) error {
 	case "openmetrics":
 		return o.openMetrics(w)
 	}
+	markdown := format == "markdown"
+	if markdown {
+		// A PR comment is read from its first line: the verdict leads.
+		fmt.Fprintf(w, "### %s\n\n", o.Headline())
+	}
 	if o.Result != nil {
 		if err := reports.Render(w, format, o.Result, reports.Options{}); err != nil {
 			return err
 		}
 	}
-	o.RenderVerdicts(w, format == "markdown")
+	o.renderVerdicts(w, markdown, !markdown)
 	return nil
 }
 

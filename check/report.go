@@ -30,15 +30,21 @@ func (o *Outcome) VerdictWord() string {
 // Headline is the one line that sums a check up.
 func (o *Outcome) Headline() string {
 	p, f, u := budget.Summary(o.Verdicts)
-	spread := 0
+	spread, fresh := 0, 0
 	for _, v := range o.Verdicts {
-		if v.Status == budget.Spread {
+		switch v.Status {
+		case budget.Spread:
 			spread++
+		case budget.New:
+			fresh++
 		}
 	}
-	s := fmt.Sprintf("writeamp check: %s — %d within budget, %d exceeded", o.VerdictWord(), p-spread, f)
+	s := fmt.Sprintf("writeamp check: %s — %d within budget, %d exceeded", o.VerdictWord(), p-spread-fresh, f)
 	if spread > 0 {
 		s += fmt.Sprintf(", %d exceeded on the medians but inside the spread of the repetitions", spread)
+	}
+	if fresh > 0 {
+		s += fmt.Sprintf(", %d on objects new after the migration (no before to compare)", fresh)
 	}
 	if u > 0 {
 		s += fmt.Sprintf(", %d could not be evaluated", u)
@@ -47,7 +53,7 @@ func (o *Outcome) Headline() string {
 		s += fmt.Sprintf(" (%d of them advisory: reported, not failing)", n)
 	}
 	if len(o.Verdicts) == 0 {
-		s = "writeamp check: " + o.VerdictWord() + " — no budgets given (measured only)"
+		s = "writeamp check: " + o.VerdictWord() + " — no budgets given (--report-only: measured only)"
 	}
 	if !o.Restore.OK() {
 		s += "; the database is NOT as it was (see restore)"
@@ -77,14 +83,25 @@ func val(b *float64, v budget.Verdict) string {
 	return budget.Format(bb, *b)
 }
 
-// RenderVerdicts writes the static warnings and one line per verdict.
-func (o *Outcome) RenderVerdicts(w io.Writer, markdown bool) {
+// RenderVerdicts writes the headline, the static warnings and one line per verdict.
+func (o *Outcome) RenderVerdicts(w io.Writer, markdown bool) { o.renderVerdicts(w, markdown, true) }
+
+// renderVerdicts is RenderVerdicts, with the headline only when asked (a
+// markdown report starts with it instead).
+func (o *Outcome) renderVerdicts(w io.Writer, markdown, headline bool) {
 	bullet := ""
-	if markdown {
+	switch {
+	case markdown:
 		bullet = "- "
-		fmt.Fprintf(w, "\n### %s\n\n", o.Headline())
-	} else {
+		if headline {
+			fmt.Fprintf(w, "\n### %s\n\n", o.Headline())
+		} else {
+			fmt.Fprintln(w)
+		}
+	case headline:
 		fmt.Fprintf(w, "\n%s\n\n", o.Headline())
+	default:
+		fmt.Fprintln(w)
 	}
 	if len(o.Static) > 0 {
 		fmt.Fprintln(w, bullet+"static check (before running):")
@@ -192,6 +209,7 @@ func (o *Outcome) JSON(w io.Writer) error {
 	for _, s := range o.Static {
 		d.Warnings = append(d.Warnings, s.Text)
 	}
+	finite(&d)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(d)

@@ -31,7 +31,13 @@ type Request struct {
 	Downs         []string
 	KeepMigration bool
 	Clone         bool
-	Repeat        int
+	// InPlace (--in-place) applies, measures and undoes the migration on
+	// the database itself; without it (and without --clone) a wrapped
+	// command is measured on copies (Copy) of at most CopyMaxSize bytes
+	// (--copy-max-size; 0: DefaultCopyMaxSize).
+	InPlace     bool
+	CopyMaxSize int64
+	Repeat      int
 	// LockTimeout is --lock-timeout (nil: DefaultLockTimeout).
 	LockTimeout *time.Duration
 	// Allow are the config file's suppressions (the inline ones are read
@@ -111,7 +117,7 @@ func (r Request) Gate() (*Gate, error) {
 		if len(r.ScopeSchemas) > 0 {
 			return nil, fmt.Errorf("--scope-schema is for -- COMMAND; the built-in workload measures its own schema")
 		}
-		for flag, set := range map[string]bool{"--down": len(r.Downs) > 0, "--keep-migration": r.KeepMigration, "--clone": r.Clone} {
+		for flag, set := range map[string]bool{"--down": len(r.Downs) > 0, "--keep-migration": r.KeepMigration, "--clone": r.Clone, "--in-place": r.InPlace} {
 			if set {
 				return nil, fmt.Errorf("%s is for -- COMMAND: the built-in workload applies the migration inside schemas of its own and drops them, so the database is left as it was without it", flag)
 			}
@@ -122,8 +128,16 @@ func (r Request) Gate() (*Gate, error) {
 		return nil, fmt.Errorf("--repeat %d: measure each side 1 to %d times", r.Repeat, MaxRepeat)
 	case len(r.Downs) > 0 && r.KeepMigration:
 		return nil, fmt.Errorf("--down undoes the migration and --keep-migration keeps it: give one of them")
+	case r.Clone && r.InPlace:
+		return nil, fmt.Errorf("--clone measures on copies and --in-place on the database itself: give one of them")
 	case r.Clone && (len(r.Downs) > 0 || r.KeepMigration):
 		return nil, fmt.Errorf("--clone measures on copies and leaves the database untouched: --down and --keep-migration have nothing to do with it")
+	case r.Command != nil && !r.InPlace && !r.Clone && len(r.Downs) > 0:
+		return nil, fmt.Errorf("--down undoes the migration on the database itself, but -- COMMAND is measured on copies of it unless --in-place is given (nothing to undo): add --in-place to apply, measure and undo it on the database, or drop --down")
+	case r.Command != nil && !r.InPlace && !r.Clone && r.KeepMigration:
+		return nil, fmt.Errorf("--keep-migration leaves the migration applied to the database itself, but -- COMMAND is measured on copies of it unless --in-place is given: add --in-place")
+	case r.CopyMaxSize < 0:
+		return nil, fmt.Errorf("--copy-max-size %d: give a size such as 2GiB", r.CopyMaxSize)
 	case r.KeepMigration && r.Repeat > 1 && !r.Clone:
 		return nil, fmt.Errorf("--repeat measures each side on a fresh state, which needs the migration undone between repetitions: drop --keep-migration, or use --clone")
 	}
@@ -159,8 +173,14 @@ func (r Request) Gate() (*Gate, error) {
 		g.Mode = &Builtin{Workload: r.Workload.(workloads.CheckHooks), Variant: r.Variant, Concurrency: r.Concurrency}
 	case r.Clone:
 		g.Mode = &Clone{Argv: r.Command}
-	default:
+	case r.InPlace:
 		g.Mode = &Command{Argv: r.Command, Down: downFiles}
+	default:
+		max := r.CopyMaxSize
+		if max == 0 {
+			max = DefaultCopyMaxSize
+		}
+		g.Mode = &Copy{Argv: r.Command, MaxSize: max}
 	}
 	return g, nil
 }

@@ -6,10 +6,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dustin/go-humanize"
 	"github.com/spf13/cobra"
 
 	"github.com/writeamp/writeamp/budget"
 	"github.com/writeamp/writeamp/check"
+	"github.com/writeamp/writeamp/internal/scratch"
 	"github.com/writeamp/writeamp/workloads/refreshtoken"
 )
 
@@ -22,6 +24,7 @@ func newCheckCmd() *cobra.Command {
 		dsn               string
 		quiet, showOutput bool
 		lockTimeout       time.Duration
+		copyMax, pgBin    string
 		conf              checkConfig
 	)
 	cmd := &cobra.Command{
@@ -183,6 +186,21 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 			if conf.print {
 				return printConfig(cmd.OutOrStdout(), file, req, conf.dsnOrigin(cmd))
 			}
+			if copyMax != "" {
+				n, err := humanize.ParseBytes(copyMax)
+				if err != nil || n == 0 {
+					return usagef("--copy-max-size %q: give a size such as 2GiB or 500MB", copyMax)
+				}
+				req.CopyMaxSize = int64(n)
+			}
+			if pgBin != "" {
+				if command == nil || req.InPlace || req.Clone {
+					return usagef("--pg-bin chooses the binaries of the scratch PostgreSQL that -- COMMAND is measured on by default; it has no use with --in-place, --clone or the built-in workload")
+				}
+				if err := scratch.CheckPostgresBin(pgBin); err != nil {
+					return usagef("--pg-bin: %v", err)
+				}
+			}
 			g, err := req.Gate()
 			if err != nil {
 				return usageError{err}
@@ -221,6 +239,13 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 				defer closeAdmin()
 				g.Mode.(*check.Clone).Cloner = c
 			}
+			if cp, ok := g.Mode.(*check.Copy); ok {
+				closeCopy, err := wireCopy(ctx, cp, t, log, copyOpts{PgBin: pgBin})
+				if err != nil {
+					return err
+				}
+				defer closeCopy()
+			}
 			if showOutput {
 				check.ShowOutput(g.Mode, os.Stderr)
 			}
@@ -249,7 +274,10 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 	f.AddFlagSet(workloadFlags(wl, "built-in workload: "))
 	f.IntVar(&req.Concurrency, "concurrency", req.Concurrency, "built-in workload: workers, each on its own connection")
 	f.StringArrayVar(&req.Downs, "down", nil, "-- COMMAND only: SQL file or directory that undoes the migration, applied after measuring (repeatable; a directory's *.down.sql in reverse name order)")
-	f.BoolVar(&req.Clone, "clone", false, "-- COMMAND only, PostgreSQL: measure on throwaway copies of the database (CREATE DATABASE … TEMPLATE), dropped afterwards; needs CREATEDB and no other session on the database")
+	f.BoolVar(&req.InPlace, "in-place", false, "-- COMMAND only: apply, measure and undo the migration on the database itself instead of on copies (for a disposable database, or one that cannot be copied); see \"Where -- COMMAND is measured\" above")
+	f.StringVar(&copyMax, "copy-max-size", "", "-- COMMAND only: the largest database check copies (default 2GiB); a larger one is refused before anything runs")
+	f.StringVar(&pgBin, "pg-bin", "", "-- COMMAND only, PostgreSQL: the bin directory (initdb, postgres, pg_dump, pg_restore) of the scratch server the database is copied into when it cannot be copied on its own server; default: the binaries of the same major version found on this machine")
+	f.BoolVar(&req.Clone, "clone", false, "-- COMMAND only, PostgreSQL: measure only on CREATE DATABASE … TEMPLATE copies on the database's own server (never a scratch server); needs CREATEDB and no other session on the database")
 	f.BoolVar(&req.KeepMigration, "keep-migration", false, "-- COMMAND only: leave the migration (and --schema) applied instead of undoing them")
 	f.IntVar(&req.Repeat, "repeat", 1, "measure each side N times on a fresh state; budgets judge the median and show the spread")
 	f.DurationVar(&lockTimeout, "lock-timeout", check.DefaultLockTimeout, "longest wait of one statement of the migration or its undo for a lock another session holds (0: as long as the server lets it); the error names the blocking session")

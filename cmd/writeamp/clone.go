@@ -2,13 +2,16 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"io"
 	"os"
 
 	"github.com/writeamp/writeamp/check"
 	"github.com/writeamp/writeamp/dialects"
+	mysqld "github.com/writeamp/writeamp/dialects/mysql"
 	pgd "github.com/writeamp/writeamp/dialects/postgres"
+	"github.com/writeamp/writeamp/internal/scratch"
 	"github.com/writeamp/writeamp/measure"
 )
 
@@ -70,4 +73,84 @@ func newCloner(ctx context.Context, t *target, log io.Writer) (*check.Cloner, fu
 		}
 	}
 	return c, func() { admin.DB.Close() }, nil
+}
+
+// copyOpts are check's flags for the default copy of -- COMMAND.
+type copyOpts struct {
+	PgBin string // --pg-bin: the scratch PostgreSQL's binaries
+}
+
+// wireCopy sets up check's default mode for -- COMMAND: TEMPLATE copies on
+// the database's own PostgreSQL when nobody else is connected to it, else
+// a scratch server from this machine's binaries loaded from a dump.
+func wireCopy(ctx context.Context, cp *check.Copy, t *target, log io.Writer, o copyOpts) (func(), error) {
+	cp.DSN = t.DSN
+	for _, v := range []string{"WRITEAMP_DSN", "DATABASE_URL"} {
+		if os.Getenv(v) != "" && os.Getenv(v) == t.DSN {
+			cp.EnvDSN = append(cp.EnvDSN, v)
+		}
+	}
+	openDSN := func(ctx context.Context, dsn string) (*measure.Window, func(), error) {
+		db, err := t.Dialect.Open(ctx, dsn)
+		if err != nil {
+			return nil, nil, err
+		}
+		db.SetMaxOpenConns(9) // one more for the wait sampler
+		target, err := dialects.NewTarget(ctx, t.Dialect, db)
+		if err != nil {
+			db.Close()
+			return nil, nil, err
+		}
+		win, err := measure.NewWindow(target, log)
+		if err != nil {
+			db.Close()
+			return nil, nil, err
+		}
+		win.Observers = append(win.Observers, &measure.Waits{})
+		return win, func() { db.Close() }, nil
+	}
+	cp.OpenCopy = openDSN
+	cp.OpenOriginal = func(ctx context.Context) (*measure.Window, func(), error) { return openDSN(ctx, t.DSN) }
+	database := t.Server.Database
+	switch t.Dialect.(type) {
+	case pgd.Dialect:
+		c, closeAdmin, err := newCloner(ctx, t, log)
+		if err != nil {
+			return nil, err
+		}
+		cp.Template = c
+		user := t.Server.User
+		if cfg, err := pgd.Config(t.DSN); err == nil && cfg.User != "" {
+			user = cfg.User
+		}
+		major := t.Server.VersionNum / 10000
+		cp.Scratch = func(ctx context.Context) (check.ScratchServer, error) {
+			return scratch.StartPostgres(ctx, scratch.PostgresOptions{Bin: o.PgBin, Major: major, SourceDSN: t.DSN, SourceEnv: os.Environ(),
+				Database: database, User: user, Log: log})
+		}
+		return closeAdmin, nil
+	case mysqld.Dialect:
+		cfg, err := mysqld.Config(t.DSN)
+		if err != nil {
+			return nil, err
+		}
+		var args []string
+		var ps string
+		if t.DB.QueryRowContext(ctx, "SELECT @@performance_schema").Scan(&ps) == nil && (ps == "1" || ps == "ON") {
+			args = append(args, "--performance-schema=ON")
+		}
+		if t.DB.QueryRowContext(ctx, "SELECT @@userstat").Scan(&ps) == nil && (ps == "1" || ps == "ON") {
+			args = append(args, "--userstat=ON")
+		}
+		cp.Size = func(ctx context.Context) (int64, error) {
+			var n sql.NullInt64
+			err := t.DB.QueryRowContext(ctx, "SELECT SUM(data_length + index_length) FROM information_schema.tables WHERE table_schema = ?", database).Scan(&n)
+			return n.Int64, err
+		}
+		cp.Scratch = func(ctx context.Context) (check.ScratchServer, error) {
+			return scratch.StartMariaDB(ctx, scratch.MariaDBOptions{Source: cfg, Database: database, Args: args, Log: log})
+		}
+		return func() {}, nil
+	}
+	return func() {}, nil // no copy here: check refuses, naming --in-place
 }

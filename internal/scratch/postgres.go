@@ -245,8 +245,10 @@ func (p *Postgres) DropCopy(ctx context.Context, name string) error {
 }
 
 func (p *Postgres) Env(name string) []string {
-	return []string{"PGHOST=127.0.0.1", "PGHOSTADDR=", "PGPORT=" + strconv.Itoa(p.srv.Port), "PGDATABASE=" + name, "PGUSER=" + p.o.User,
-		"PGPASSWORD=", "PGSERVICE=", "PGSSLMODE=disable", "PGOPTIONS="}
+	// Variables of the user's server the copy does not share are emptied
+	// (an empty PGSERVICE names a service, so it is left alone).
+	return []string{"PGHOST=127.0.0.1", "PGHOSTADDR=127.0.0.1", "PGPORT=" + strconv.Itoa(p.srv.Port), "PGDATABASE=" + name, "PGUSER=" + p.o.User,
+		"PGPASSWORD=", "PGSSLMODE=disable", "PGOPTIONS="}
 }
 
 func (p *Postgres) Method() string {
