@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/writeamp/writeamp/check"
 	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/internal/kernelwait"
 )
@@ -88,19 +89,11 @@ func main() {
 	procsFollowWorkers = true
 	ctx, cancel := context.WithCancelCause(context.Background())
 	stop = cancel
-	sigs := make(chan os.Signal, 1)
+	sigs := make(chan os.Signal, 4)
 	// SIGHUP (a closed terminal or CI runner) and SIGQUIT stop writeamp the
 	// same way: a check then still undoes its migration.
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
-	go func() {
-		s := <-sigs
-		// A second Ctrl-C ends writeamp at once: whatever it was doing
-		// (cleanup included) can be finished later by `writeamp clean` or
-		// the next run.
-		signal.Reset(os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
-		fmt.Fprintf(stderr, "writeamp: %v: stopping and cleaning up (again to quit at once)\n", s)
-		cancel(errInterrupted)
-	}()
+	go onSignals(sigs, cancel, cleanupGrace, func() { os.Exit(exitInterrupted) })
 	cmd := newRoot()
 	cmd.SetOut(pipeGuard{os.Stdout})
 	cmd.SetErr(stderr)
@@ -117,7 +110,9 @@ func main() {
 	}
 	fmt.Fprintln(stderr, "writeamp: "+err.Error())
 	var ec exitCoder // check, doctor and measure: their own documented codes
-	if errors.As(err, &ec) && ctx.Err() == nil {
+	if errors.As(err, &ec) && (ctx.Err() == nil || ec.ExitCode() == check.ExitNotAsItWas) {
+		// A database left not as it was outranks the interruption: CI
+		// must not read it as a mere cancel.
 		os.Exit(ec.ExitCode())
 	}
 	var ue usageError
@@ -128,6 +123,44 @@ func main() {
 		os.Exit(exitInterrupted)
 	}
 	os.Exit(exitFailed)
+}
+
+// cleanupGrace is how long after the first signal writeamp keeps
+// cleaning up (a check's undo, a copy's drop, a run's schema) before a
+// repeated signal makes it quit without finishing. CI runners cancel a job
+// with SIGTERM to its whole process group and then again, and a terminal's
+// impatient Ctrl-C comes twice: the second must not skip the undo.
+const cleanupGrace = 30 * time.Second
+
+// onSignals turns the first signal into a stop (cancel, as Ctrl-C), and
+// keeps catching every later one: the default action of a repeated
+// SIGINT/SIGTERM would kill writeamp in the middle of its cleanup. A later
+// signal is acknowledged and arms quit for grace after the first signal;
+// one that comes when grace has passed quits at once. SIGKILL stays the
+// way out, and what it interrupts the next check or writeamp clean
+// --drop finishes.
+func onSignals(sigs <-chan os.Signal, cancel context.CancelCauseFunc, grace time.Duration, quit func()) {
+	s := <-sigs
+	first := time.Now()
+	fmt.Fprintf(stderr, "writeamp: %v: stopping; what writeamp changed is undone or dropped first (a repeated signal quits only %s after the first, kill -9 at once)\n", s, grace)
+	cancel(errInterrupted)
+	armed := false
+	for s := range sigs {
+		left := grace - time.Since(first)
+		if left <= 0 {
+			fmt.Fprintf(stderr, "writeamp: %v again after %s: quitting without finishing the cleanup; the next writeamp check, or writeamp clean --dsn … --drop, finishes it\n", s, grace)
+			quit()
+			return
+		}
+		fmt.Fprintf(stderr, "writeamp: %v again: still cleaning up; quitting without finishing in %s if not done by then (kill -9 quits now)\n", s, left.Round(time.Second))
+		if !armed {
+			armed = true
+			time.AfterFunc(left, func() {
+				fmt.Fprintf(stderr, "writeamp: cleanup not done %s after the first signal: quitting without finishing it; the next writeamp check, or writeamp clean --dsn … --drop, finishes it\n", grace)
+				quit()
+			})
+		}
+	}
 }
 
 // tuneGC lets the heap grow further between collections than Go's default
