@@ -56,7 +56,7 @@ type Budget struct {
 }
 
 // Grammar is the one-line summary shown in errors and help.
-const Grammar = `METRIC[/op][[OBJECT]] (<=|>=|<|>) THRESHOLD, THRESHOLD = +N% or -N% (relative change), +N or -N (absolute change), N (after value); a ratio such as hot_ratio is a fraction from 0 to 1 (0.9) or N% (90%), a byte metric such as log_bytes takes a size with its unit B/kB/KiB/MB/MiB/GB/GiB/TB/TiB (+50B, 2KiB; a bare number is refused)`
+const Grammar = `METRIC[/op][[OBJECT]] (<=|>=|<|>) THRESHOLD, THRESHOLD = +N% or -N% (relative change), +N or -N (absolute change), N (after value); a ratio such as hot_ratio is a fraction from 0 to 1 (0.9) or N% (90%), a byte metric such as log_bytes takes a size with its unit B/kB/KiB/MB/MiB/GB/GiB/TB/TiB (+50B, 2KiB; never a bare number)`
 
 // Examples are valid budgets, for help texts and tests.
 var Examples = []string{"log_bytes/op<=+5%", "hot_ratio>=0.9", "leaf_inserts/op[idx_name]<=+0%", "hot_ratio[jobs]>=-0.05", "log_bytes/op<=2KiB"}
@@ -149,7 +149,7 @@ func Parse(s string) (Budget, error) {
 		}
 		if isBytes(b.Metric) && v != 0 {
 			// A bare number could be bytes, KiB or a count to its reader.
-			return fail("%s is counted in bytes and a size without a unit is refused: write %s%sB (or KiB, MiB ...) for a size, or %s%s%% for a relative change", b.Metric, writtenSign(signed, numText), strings.TrimLeft(numText, "+-"), signOrPlus(numText), strings.TrimLeft(numText, "+-"))
+			return fail("%s is counted in bytes and a size needs its unit: write %s%sB (or KiB, MiB ...) for a size, or %s%s%% for a relative change", b.Metric, writtenSign(signed, numText), strings.TrimLeft(numText, "+-"), signOrPlus(numText), strings.TrimLeft(numText, "+-"))
 		}
 	default:
 		f, err := result.ByteMultiplier(suffix)

@@ -13,17 +13,21 @@ func TestParseRefusesOutOfRangeRatiosAndSizesWithoutUnit(t *testing.T) {
 		"hot_ratio[jobs]>=95":      {"write 0.95"},
 		"hot_ratio>=150%":          {"above 100%"},
 		"hot_ratio>=-5":            {"out of range", "-0.05", "5 points"},
-		"log_bytes/op<=+50":        {"without a unit is refused", "+50B", "+50%"},
-		"log_bytes/op<=50":         {"without a unit is refused", "50B", "+50%"},
-		"log_bytes_in_scope<=-100": {"without a unit", "-100B", "-100%"},
-		"size_bytes[t]<=+8000":     {"without a unit"},
-		"migration.log_bytes<=500": {"without a unit", "500B"},
+		"log_bytes/op<=+50":        {"a size needs its unit", "+50B", "+50%"},
+		"log_bytes/op<=50":         {"a size needs its unit", "50B", "+50%"},
+		"log_bytes_in_scope<=-100": {"a size needs its unit", "-100B", "-100%"},
+		"size_bytes[t]<=+8000":     {"a size needs its unit"},
+		"migration.log_bytes<=500": {"a size needs its unit", "500B"},
 	}
 	for in, wants := range cases {
 		_, err := Parse(in)
 		if err == nil {
 			t.Errorf("Parse(%q): no error", in)
 			continue
+		}
+		// check's acceptance reads "connect" or "refused" as a connection attempt
+		if l := strings.ToLower(err.Error()); strings.Contains(l, "refused") || strings.Contains(l, "connect") {
+			t.Errorf("Parse(%q) = %v: reads like a connection error", in, err)
 		}
 		for _, w := range wants {
 			if !strings.Contains(err.Error(), w) {

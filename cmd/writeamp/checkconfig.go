@@ -11,6 +11,7 @@ import (
 
 	"github.com/writeamp/writeamp/check"
 	"github.com/writeamp/writeamp/config"
+	"github.com/writeamp/writeamp/dialects"
 )
 
 // checkConfig is what --config and --print-config add to check.
@@ -90,7 +91,8 @@ func (c *checkConfig) apply(cmd *cobra.Command, req *check.Request, dsn *string)
 }
 
 // printed is --print-config's document: the merged settings, the DSN only
-// as where it comes from (a URL may hold a password).
+// as where it comes from (a URL may hold a password), the workload command
+// with its secrets masked.
 type printed struct {
 	Config    string         `yaml:"config"`
 	DSN       string         `yaml:"dsn"`
@@ -114,7 +116,13 @@ type printedAllow struct {
 }
 
 func printConfig(w io.Writer, file string, req check.Request, dsnFrom string) error {
-	p := printed{Config: file, DSN: dsnFrom, Migration: req.Migrations, Schema: req.Schemas, Workload: req.Command, Repeat: req.Repeat}
+	// The workload command is printed as every report records it: its
+	// passwords, tokens and URLs' user info masked (the Action echoes this
+	// to the job's log).
+	p := printed{Config: file, DSN: dsnFrom, Migration: req.Migrations, Schema: req.Schemas, Workload: dialects.RedactArgv(req.Command), Repeat: req.Repeat}
+	if len(req.Command) == 0 {
+		p.Workload = nil
+	}
 	if p.Config == "" {
 		p.Config = "(none)"
 	}
