@@ -71,6 +71,9 @@ func StartMariaDB(ctx context.Context, o MariaDBOptions) (_ *MariaDB, err error)
 	if m.port, err = freePort(); err != nil {
 		return nil, err
 	}
+	if o.Log != nil {
+		fmt.Fprintf(o.Log, "starting a scratch server (%s) in %s\n", m.server, m.dir)
+	}
 	data := filepath.Join(m.dir, "data")
 	var user []string
 	if os.Geteuid() == 0 { // mariadbd refuses to run as root unless told to
@@ -104,6 +107,7 @@ func StartMariaDB(ctx context.Context, o MariaDBOptions) (_ *MariaDB, err error)
 		return nil, err
 	}
 	m.loaded = time.Since(t0)
+	m.disk = dirSize(m.dir)
 	return m, nil
 }
 
@@ -217,7 +221,7 @@ func (m *MariaDB) Env(name string) []string {
 }
 
 func (m *MariaDB) Method() string {
-	return fmt.Sprintf("a scratch server (%s, port %d) loaded with %s of %s, the dump loaded again for each side", m.version, m.port, filepath.Base(m.dump), m.o.Database)
+	return fmt.Sprintf("a scratch server (%s, port %d, in %s) loaded with %s of %s, the dump loaded again for each side", m.version, m.port, m.dir, filepath.Base(m.dump), m.o.Database)
 }
 func (m *MariaDB) Loaded() time.Duration { return m.loaded }
 func (m *MariaDB) Disk() int64           { return m.disk }

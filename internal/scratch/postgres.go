@@ -252,8 +252,8 @@ func (p *Postgres) Env(name string) []string {
 }
 
 func (p *Postgres) Method() string {
-	return fmt.Sprintf("a scratch PostgreSQL %d (%s, port %d) loaded with pg_dump | pg_restore --no-owner --no-privileges (objects owned by %s, GRANTs not copied), one CREATE DATABASE … TEMPLATE copy per side there",
-		p.o.Major, p.srv.Bin, p.srv.Port, p.o.User)
+	return fmt.Sprintf("a scratch PostgreSQL %d (%s, port %d, in %s) loaded with pg_dump | pg_restore --no-owner --no-privileges (objects owned by %s, GRANTs not copied), one CREATE DATABASE … TEMPLATE copy per side there",
+		p.o.Major, p.srv.Bin, p.srv.Port, p.srv.Dir, p.o.User)
 }
 func (p *Postgres) Loaded() time.Duration { return p.loaded }
 func (p *Postgres) Disk() int64           { return p.disk }
