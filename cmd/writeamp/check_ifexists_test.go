@@ -84,7 +84,7 @@ create table queue (id int primary key, status text, touched_at int not null def
 insert into queue select g, 'ready', 0 from generate_series(1, 200) g`); err != nil {
 		t.Fatal(err)
 	}
-	common := []string{"check", "-q", "--dsn", dsn, "--format", "json", "--budget", "hot_ratio[queue]>=0"}
+	common := []string{"check", "--in-place", "-q", "--dsn", dsn, "--format", "json", "--budget", "hot_ratio[queue]>=0"}
 	work := []string{"--", psql, dsn, "-XAtq", "-v", "ON_ERROR_STOP=1", "-c", "update queue set touched_at = touched_at + 1 where id <= 100"}
 	checkIfExists(t, db, func() string { return pgCatalog(t, db) }, common, work, []ifExistsCase{
 		{name: "CREATE INDEX IF NOT EXISTS, missing", migration: "create index if not exists queue_touched on queue (touched_at);",
@@ -114,7 +114,7 @@ func TestCheckIfExistsOnMariaDB(t *testing.T) {
 	user, hostPort, _ := strings.Cut(userHost, "@")
 	host, port, _ := strings.Cut(hostPort, ":")
 	work := []string{"--", "sh", "-c", client + ` -u"$1" -h"$2" -P"$3" "$4" -e 'update jobs set touched = touched + 1 where id <= 100'`, "sh", user, host, port, name}
-	common := []string{"check", "-q", "--dsn", dsn, "--format", "json", "--budget", "log_bytes/op<=+1000%"}
+	common := []string{"check", "--in-place", "-q", "--dsn", dsn, "--format", "json", "--budget", "log_bytes/op<=+1000%"}
 	checkIfExists(t, db, func() string { return mariaCatalog(t, db, name) }, common, work, []ifExistsCase{
 		{name: "CREATE INDEX IF NOT EXISTS, missing", migration: "create index if not exists jobs_touched on jobs (touched);",
 			ran: "DROP INDEX `jobs_touched`"},

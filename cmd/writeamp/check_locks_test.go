@@ -47,7 +47,7 @@ func TestCheckLockTimeoutNamesTheBlockerOnPostgres(t *testing.T) {
 	}
 	mig := write(t, t.TempDir(), "m.sql", "create index jobs_v on jobs (v);\n")
 	t0 := time.Now()
-	_, _, err = run(t, "check", "-q", "--dsn", dsn, "--lock-timeout", "2s", "--migration", mig, "--budget", "log_bytes/op<=+1000%",
+	_, _, err = run(t, "check", "--in-place", "-q", "--dsn", dsn, "--lock-timeout", "2s", "--migration", mig, "--budget", "log_bytes/op<=+1000%",
 		"--", psql, dsn, "-Xq", "-c", "update jobs set v = v + 1 where id > 10")
 	took := time.Since(t0)
 	tx.Rollback()
@@ -101,7 +101,7 @@ func TestCheckLockTimeoutOnMariaDB(t *testing.T) {
 	user, hostPort, _ := strings.Cut(userHost, "@")
 	host, port, _ := strings.Cut(hostPort, ":")
 	t0 := time.Now()
-	_, _, err = run(t, "check", "-q", "--dsn", dsn, "--lock-timeout", "2s", "--migration", mig, "--budget", "log_bytes/op<=+1000%",
+	_, _, err = run(t, "check", "--in-place", "-q", "--dsn", dsn, "--lock-timeout", "2s", "--migration", mig, "--budget", "log_bytes/op<=+1000%",
 		"--", client, "-u"+user, "-h"+host, "-P"+port, name, "-e", "update jobs set v = v + 1 where id > 10")
 	took := time.Since(t0)
 	tx.Rollback()

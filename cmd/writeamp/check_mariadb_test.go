@@ -113,7 +113,7 @@ func TestCheckOnMariaDB(t *testing.T) {
 			// --repeat 3: the server's redo is whole-server and a loaded
 			// machine's background work (purge, flushing) landed in single
 			// windows often enough to flip a +22% change or a +1% one.
-			out, _, err := run(t, append([]string{"check", "-q", "--dsn", dsn, "--migration", up, "--budget", "log_bytes/op<=+10%", "--repeat", "3", "--format", "json"}, cmd...)...)
+			out, _, err := run(t, append([]string{"check", "--in-place", "-q", "--dsn", dsn, "--migration", up, "--budget", "log_bytes/op<=+10%", "--repeat", "3", "--format", "json"}, cmd...)...)
 			d := readCheck(t, out)
 			verdicts = append(verdicts, d.Check)
 			if exitCode(err) == 2 || d.Restore.Method != "undo" || !d.Restore.Checked || len(d.Restore.Left) > 0 || len(d.Budgets) != 1 || d.Budgets[0].Unit != c.perOp {

@@ -26,7 +26,7 @@ func TestCheckDoesNotJudgeAWindowWithAReset(t *testing.T) {
 		t.Fatal(err)
 	}
 	mig := write(t, t.TempDir(), "m.sql", "create index jobs_v on jobs (v);\n")
-	_, _, err = run(t, "check", "-q", "--dsn", dsn, "--migration", mig, "--budget", "log_bytes/op<=+1000%",
+	_, _, err = run(t, "check", "--in-place", "-q", "--dsn", dsn, "--migration", mig, "--budget", "log_bytes/op<=+1000%",
 		"--", psql, dsn, "-XAtq", "-c", "update jobs set v = v + 1", "-c", "select pg_stat_reset()")
 	if exitCode(err) != 2 || !strings.Contains(errText(err), "counters were reset during the window") {
 		t.Fatalf("a reset inside the window: exit %d (%v), want 2 saying the counters were reset", exitCode(err), err)

@@ -99,7 +99,7 @@ insert into jobs select g, 'ready', 0 from generate_series(1, 300) g`); err != n
 	base := write(t, dir, "base.sql", `create table queue (id int primary key, touched_at int not null default 0) with (fillfactor = 70);
 insert into queue select g, 0 from generate_series(1, 300) g;`)
 	work := []string{"--", psql, dsn, "-XAtq", "-v", "ON_ERROR_STOP=1", "-c", "update queue set touched_at = touched_at + 1 where id <= 300"}
-	common := []string{"check", "-q", "--dsn", dsn, "--format", "json", "--budget", "hot_ratio[queue]>=0.9"}
+	common := []string{"check", "--in-place", "-q", "--dsn", dsn, "--format", "json", "--budget", "hot_ratio[queue]>=0.9"}
 	bad := write(t, dir, "bad.sql", "alter table queue add column note text;\ncreate index queue_touched on queue (touched_at);\ncreate table audit (id int);")
 	goose := write(t, dir, "00002_touched.sql", "-- +goose Up\ncreate index queue_touched on queue (touched_at);\n-- +goose Down\ndrop index queue_touched;\n")
 	updir := filepath.Join(dir, "migrate")
