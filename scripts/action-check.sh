@@ -79,6 +79,19 @@ while IFS= read -r l; do args+=(--budget "$l"); done < <(lines "${INPUT_BUDGETS:
 [ -z "${INPUT_CONFIG:-}" ] || args+=(--config "$INPUT_CONFIG")
 read -r -a extra <<<"${INPUT_ARGS:-}"
 args+=("${extra[@]}")
+# The job's log never shows a secret the inputs hold: GitHub masks every
+# value ::add-mask:: names from here on (check and --print-config mask them
+# in what they print too): a URL's password, password=..., and NAME=value
+# whose name says secret (PGPASSWORD=..., API_TOKEN=...).
+mask_secrets() {
+  local s
+  while IFS= read -r s; do [ -z "$s" ] || echo "::add-mask::$s"; done < <(
+    grep -oE '://[^/?#@[:space:]]*:[^@[:space:]]+@' <<<"$1" | sed -E 's|^://[^:]*:||; s|@$||'
+    grep -oiE '(^|[?&[:space:]])(password|sslpassword|pwd)=[^&[:space:]]+' <<<"$1" | sed -E "s/^[^=]*=//; s/^[\"']//; s/[\"']\$//"
+    grep -oiE '[a-z0-9_]*(pass|pwd|secret|token|api_?key)[a-z0-9_]*=[^[:space:]]+' <<<"$1" | sed -E "s/^[^=]*=//; s/^[\"']//; s/[\"']\$//"
+  )
+}
+for text in "${INPUT_DSN:-}" "${INPUT_WORKLOAD:-}" "${INPUT_ARGS:-}"; do mask_secrets "$text"; done
 if ! settings=$("$bin" check --print-config "${args[@]}" 2>&1); then
   could_not "the settings (input config, writeamp.yaml, the inputs) are not valid: $settings"
 fi
