@@ -111,7 +111,7 @@ insert into jobs select g, 'ready', 0 from generate_series(1, 500) g`); err != n
 	if err := busy.Ping(); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = run(t, append([]string{"check", "-q", "--dsn", dsn, "--clone", "--migration", bad}, cmd...)...)
+	_, _, err = run(t, append([]string{"check", "-q", "--report-only", "--dsn", dsn, "--clone", "--migration", bad}, cmd...)...)
 	busy.Close()
 	if exitCode(err) != 2 || err == nil || !strings.Contains(err.Error(), "other session(s) are connected") || !strings.Contains(err.Error(), "pg_stat_activity") {
 		t.Errorf("a busy database: exit %d (%v), want 2 naming the sessions", exitCode(err), err)
@@ -123,7 +123,7 @@ insert into jobs select g, 'ready', 0 from generate_series(1, 500) g`); err != n
 	bin := buildBinary(t)
 	for _, mode := range [][]string{{"--clone"}, {}} {
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-		args := append(append([]string{"check", "-q", "--dsn", dsn}, mode...), "--migration", bad, "--", psql, dsn, "-XAtqc",
+		args := append(append([]string{"check", "-q", "--report-only", "--dsn", dsn}, mode...), "--migration", bad, "--", psql, dsn, "-XAtqc",
 			"select pg_sleep(case when exists (select from pg_indexes where indexname = 'jobs_touched') then 60 else 0 end)")
 		p := exec.CommandContext(ctx, bin, args...)
 		var stderr strings.Builder
