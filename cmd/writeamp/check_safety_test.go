@@ -117,7 +117,7 @@ create schema other;`); err != nil {
 		{"a down that leaves a comment and UNLOGGED", []string{"--migration", up6}, check.ExitNotAsItWas, "refused", "persistence u"},
 		{"BEGIN without COMMIT", []string{"--migration", open, "--down", write(t, dir, "open.down.sql", "drop index accounts_v;")}, check.ExitBadInput, "as-it-was", "inside an open transaction"},
 	} {
-		args := append(append([]string{"check", "-q", "--dsn", dsn, "--format", "json"}, c.args...), cmd...)
+		args := append(append([]string{"check", "-q", "--report-only", "--dsn", dsn, "--format", "json"}, c.args...), cmd...)
 		out, _, err := run(t, args...)
 		var state string
 		var text string
@@ -154,7 +154,7 @@ create schema other;`); err != nil {
 			if out, _, err := run(t, "clean", "--dsn", dsn); err != nil || !strings.Contains(out, "pending") || !strings.Contains(out, "drop index work_n") {
 				t.Errorf("clean after a refused undo: %v\n%s", err, out)
 			}
-			if _, _, err := run(t, append([]string{"check", "-q", "--dsn", dsn, "--migration", up3}, cmd...)...); exitCode(err) != check.ExitNotAsItWas || !strings.Contains(err.Error(), "clean --dsn … --drop") {
+			if _, _, err := run(t, append([]string{"check", "-q", "--report-only", "--dsn", dsn, "--migration", up3}, cmd...)...); exitCode(err) != check.ExitNotAsItWas || !strings.Contains(err.Error(), "clean --dsn … --drop") {
 				t.Errorf("a check with an undo pending: exit %d (%v), want %d naming clean --drop", exitCode(err), err, check.ExitNotAsItWas)
 			}
 			db.Exec("drop index if exists work_n; comment on table accounts is null; alter table accounts set logged")

@@ -236,11 +236,12 @@ func TestCheckRefusesBadInput(t *testing.T) {
 		{[]string{"check", "--budget", "hot_ratio>=0.9"}, "--migration is required"},
 		{[]string{"check", "--migration", m, "--budget", "hot_ratio=>0.9"}, "grammar"},
 		{[]string{"check", "--migration", m, "--budget", "log_bytes<=5%"}, "only fits a ratio"},
-		{[]string{"check", "--migration", filepath.Join(dir, "none.sql")}, "--migration"},
-		{[]string{"check", "--migration", m, "--variant", "fast"}, "--variant"},
+		{[]string{"check", "--migration", filepath.Join(dir, "none.sql"), "--budget", "hot_ratio>=0.9"}, "--migration"},
+		{[]string{"check", "--migration", m, "--budget", "hot_ratio>=0.9", "--variant", "fast"}, "--variant"},
 		{[]string{"check", "--migration", m, "stray"}, "after --"},
 		{[]string{"check", "--migration", m, "--format", "yaml"}, "--format"},
-		{[]string{"check", "--migration", m, "--", "true"}, "-- COMMAND needs --dsn"},
+		{[]string{"check", "--migration", m, "--budget", "hot_ratio>=0.9", "--", "true"}, "-- COMMAND needs --dsn"},
+		{[]string{"check", "--migration", m, "--", "true"}, "--report-only"},
 	}
 	for _, v := range append(pgEnv, "WRITEAMP_DSN", "DATABASE_URL") {
 		t.Setenv(v, "")
@@ -279,7 +280,7 @@ func TestCheckCommandLineRedactedAndSummaryFIFODoesNotHang(t *testing.T) {
 	bad := write(t, dir, "bad.sql", "this is not sql;")
 	done := make(chan error, 1)
 	go func() {
-		_, _, err := run(t, "check", "-q", "--dsn", dsn, "--migration", bad, "--", psql, dsn, "-XAtqc", "select 1")
+		_, _, err := run(t, "check", "-q", "--report-only", "--dsn", dsn, "--migration", bad, "--", psql, dsn, "-XAtqc", "select 1")
 		done <- err
 	}()
 	select {
