@@ -53,6 +53,9 @@ type Gate struct {
 	// runID names the built-in workload's schemas (random when ""): the
 	// sqlmock tests expect their exact text.
 	runID string
+	// finished says what a killed check left that this one finished
+	// first (pending.go), for the report's notes.
+	finished []string
 }
 
 // Outcome is what a check found.
@@ -116,6 +119,11 @@ func (g *Gate) Run(ctx context.Context) (*Outcome, error) {
 	for _, w := range out.Static {
 		g.logf("warning: %s", w.Text)
 	}
+	if _, inPlace := g.Mode.(*Command); !inPlace {
+		if err := g.settlePending(ctx); err != nil { // in place, measure takes the lock and does it
+			return out, err
+		}
+	}
 	sd, err := g.Mode.measure(ctx, g, out)
 	if err != nil {
 		return out, err
@@ -134,6 +142,7 @@ func (g *Gate) Run(ctx context.Context) (*Outcome, error) {
 	}
 	res.Runs = []result.Run{*before, *after}
 	out.Result = res
+	res.Notes = append(res.Notes, g.finished...)
 	for _, w := range out.Static {
 		res.Notes = append(res.Notes, "static check: "+w.Text)
 	}

@@ -81,8 +81,28 @@ func (g *Gate) acquire(ctx context.Context) (*guard, error) {
 		return nil, err
 	}
 	if len(pending) > 0 {
-		gd.release()
-		return nil, &pendingError{fmt.Errorf("a check that was killed before it undid its migration left %s on database %s (the migration may still be applied): run writeamp clean --dsn … to see its undo, and writeamp clean --dsn … --drop to finish it; check will not measure on top of it", strings.Join(pending, ", "), s.Database)}
+		// A check killed before its undo (kill -9, a crash, a lost server)
+		// left its record; the lock is ours, so that check is gone: finish
+		// its undo, with the same proof as clean --drop, before measuring.
+		// It runs to its end even when this check is interrupted meanwhile.
+		g.logf("a check that was killed before it undid its migration left %s on database %s: finishing that undo first", strings.Join(pending, ", "), s.Database)
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		lines, left, err := finishPending(fctx, g.Window.DB, conn, s, pending, true)
+		cancel()
+		for _, l := range lines {
+			g.logf("  %s", strings.TrimSpace(l))
+		}
+		if err != nil || left > 0 {
+			gd.release()
+			why := strings.Join(lines, "; ")
+			if err != nil {
+				why = strings.TrimPrefix(why+"; "+err.Error(), "; ")
+			}
+			return nil, &pendingError{fmt.Errorf("a check that was killed before it undid its migration left %s on database %s, and its undo could not be finished: %s. Put the database back by hand, then writeamp clean --dsn … --drop drops the record; check will not measure on top of it", strings.Join(pending, ", "), s.Database, why)}
+		}
+		note := fmt.Sprintf("before measuring, check finished the undo of a check that was killed before it undid its migration (%s): %s", strings.Join(pending, ", "), strings.Join(lines, "; "))
+		g.finished = append(g.finished, note)
+		g.logf("the killed check's undo is finished (record dropped); the database is as recorded before its migration")
 	}
 	return gd, nil
 }
@@ -191,4 +211,18 @@ func undoMarkers(ctx context.Context, q dialects.Querier, s dialects.Server) ([]
 		}
 	}
 	return out, nil
+}
+
+// settlePending finishes, before a check that works on a copy (or in its
+// own schema) starts, the undo a killed in-place check left on the
+// database: a copy made of a database with the migration still applied
+// would measure that migration as the "before". It waits for an in-place
+// check running there, as acquire does.
+func (g *Gate) settlePending(ctx context.Context) error {
+	gd, err := g.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	gd.release()
+	return nil
 }

@@ -33,21 +33,37 @@ func PendingUndos(ctx context.Context, db *sql.DB, s dialects.Server, finish boo
 	if lock, err := queries.Get(s.Dialect, "check_lock", s.VersionNum); err == nil {
 		free, _, _ = dialects.CheckOf(s.Dialect).TakeLock(ctx, conn, lock, 0)
 	}
-	g := &Gate{Window: &measure.Window{Target: dialects.Target{DB: db, Server: s}}}
 	var out []string
-	for _, m := range markers {
-		if !free {
+	if !free {
+		for _, m := range markers {
 			out = append(out, fmt.Sprintf("in use     %s  a check is running on this database (it holds the check lock); never touched", m))
-			continue
 		}
+		return out, nil
+	}
+	defer func() {
+		if unlock, err := queries.Get(s.Dialect, "check_unlock", s.VersionNum); err == nil {
+			conn.ExecContext(context.WithoutCancel(ctx), unlock)
+		}
+	}()
+	out, _, err = finishPending(ctx, db, conn, s, markers, finish)
+	return out, err
+}
+
+// finishPending reports, and with finish undoes, the records markers on
+// conn, which holds the database's check lock. left is how many stay
+// (their undo could not be proved, their record not read or dropped).
+func finishPending(ctx context.Context, db *sql.DB, conn *sql.Conn, s dialects.Server, markers []string, finish bool) (out []string, left int, err error) {
+	g := &Gate{Window: &measure.Window{Target: dialects.Target{DB: db, Server: s}}}
+	for _, m := range markers {
 		meta, undo, pre, err := readMarker(ctx, conn, s, m)
 		if err != nil {
 			out = append(out, fmt.Sprintf("pending    %s  its record cannot be read: %v", m, err))
+			left++
 			continue
 		}
 		now, err := ReadCatalog(ctx, conn, s)
 		if err != nil {
-			return out, err
+			return out, left + 1, err
 		}
 		added, removed := pre.Diff(now)
 		line := fmt.Sprintf("pending    %s  %s; the migration is applied: %d definitions added and %d changed or removed since before it; its undo: %s",
@@ -57,6 +73,7 @@ func PendingUndos(ctx context.Context, db *sql.DB, s dialects.Server, finish boo
 		}
 		if !finish {
 			out = append(out, line)
+			left++
 			continue
 		}
 		if len(added) > 0 || len(removed) > 0 {
@@ -65,10 +82,11 @@ func PendingUndos(ctx context.Context, db *sql.DB, s dialects.Server, finish boo
 			g.runUndo(ctx, conn, []undoStep{{files: []*File{{Applied: 1}}, down: []File{stmtsFile(undo)}, kind: UndoDownFile}}, t, r, true)
 			after, err := ReadCatalog(ctx, conn, s)
 			if err != nil {
-				return out, err
+				return out, left + 1, err
 			}
 			if a, rm := pre.Diff(after); len(a) > 0 || len(rm) > 0 {
 				out = append(out, line+fmt.Sprintf("; NOT finished: the undo could not be proved (%s): put it back by hand, then clean --drop drops the record", strings.Join(append(r.Refused, r.Failed...), "; ")))
+				left++
 				continue
 			}
 			line += "; undone (" + strings.Join(r.Ran, "; ") + "), the catalog is as recorded"
@@ -76,17 +94,13 @@ func PendingUndos(ctx context.Context, db *sql.DB, s dialects.Server, finish boo
 		if text, err := sqlFor(s, "undo_marker_drop", m); err == nil {
 			if _, err := conn.ExecContext(ctx, text); err != nil {
 				out = append(out, line+"; the record could not be dropped: "+err.Error())
+				left++
 				continue
 			}
 		}
 		out = append(out, line+"; record dropped")
 	}
-	if free {
-		if unlock, err := queries.Get(s.Dialect, "check_unlock", s.VersionNum); err == nil {
-			conn.ExecContext(ctx, unlock)
-		}
-	}
-	return out, nil
+	return out, left, nil
 }
 
 func stmtsFile(stmts []string) File {
