@@ -75,9 +75,17 @@ func TestRequestRefusesBadInput(t *testing.T) {
 		{func(r *Request) { r.Clone = true }, "--clone is for -- COMMAND"},
 		{func(r *Request) { cmd(r); r.Downs = []string{m}; r.KeepMigration = true }, "give one of them"},
 		{func(r *Request) { cmd(r); r.Clone = true; r.Downs = []string{m} }, "nothing to do with it"},
-		{func(r *Request) { cmd(r); r.KeepMigration = true; r.Repeat = 2 }, "needs the migration undone"},
-		{func(r *Request) { cmd(r); r.Downs = []string{filepath.Join(t.TempDir(), "none.down.sql")} }, "--down"},
-		{func(r *Request) { cmd(r); r.Downs = []string{t.TempDir()} }, "holds no *.sql"},
+		{func(r *Request) { cmd(r); r.InPlace = true; r.KeepMigration = true; r.Repeat = 2 }, "needs the migration undone"},
+		{func(r *Request) {
+			cmd(r)
+			r.InPlace = true
+			r.Downs = []string{filepath.Join(t.TempDir(), "none.down.sql")}
+		}, "--down"},
+		{func(r *Request) { cmd(r); r.InPlace = true; r.Downs = []string{t.TempDir()} }, "holds no *.sql"},
+		{func(r *Request) { cmd(r); r.Downs = []string{m} }, "add --in-place"},
+		{func(r *Request) { cmd(r); r.KeepMigration = true }, "add --in-place"},
+		{func(r *Request) { cmd(r); r.Clone = true; r.InPlace = true }, "give one of them"},
+		{func(r *Request) { r.InPlace = true }, "--in-place is for -- COMMAND"},
 	} {
 		r := ok
 		r.Workload = refreshtoken.New(refreshtoken.DefaultParams())
@@ -106,7 +114,7 @@ func TestRequestGate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c, ok := g.Mode.(*Command); !ok || len(g.Budgets) != 2 || len(g.Migration) != 1 || len(g.Schema) != 0 || !slices.Equal(c.Argv, r.Command) ||
+	if c, ok := g.Mode.(*Copy); !ok || c.MaxSize != DefaultCopyMaxSize || len(g.Budgets) != 2 || len(g.Migration) != 1 || len(g.Schema) != 0 || !slices.Equal(c.Argv, r.Command) ||
 		!slices.Equal(g.Scope.Schemas, []string{"app"}) || g.Window != nil {
 		t.Errorf("gate %+v, mode %#v", g, g.Mode)
 	}
@@ -130,7 +138,9 @@ func TestRequestChoosesOneMode(t *testing.T) {
 				b, ok := md.(*Builtin)
 				return ok && b.Variant == "baseline" && b.Concurrency == 2 && b.Workload == workloads.CheckHooks(wl)
 			}},
-		{"command", Request{Migrations: []string{m}, Budgets: []string{"hot_ratio>=0.9"}, Command: cmd, Downs: []string{d}, Repeat: 1},
+		{"copy (the default)", Request{Migrations: []string{m}, Budgets: []string{"hot_ratio>=0.9"}, Command: cmd, CopyMaxSize: 1 << 20, Repeat: 1},
+			func(md Mode) bool { c, ok := md.(*Copy); return ok && slices.Equal(c.Argv, cmd) && c.MaxSize == 1<<20 }},
+		{"in place", Request{Migrations: []string{m}, Budgets: []string{"hot_ratio>=0.9"}, Command: cmd, InPlace: true, Downs: []string{d}, Repeat: 1},
 			func(md Mode) bool { c, ok := md.(*Command); return ok && slices.Equal(c.Argv, cmd) && len(c.Down) == 1 }},
 		{"clone", Request{Migrations: []string{m}, Budgets: []string{"hot_ratio>=0.9"}, Command: cmd, Clone: true, Repeat: 1},
 			func(md Mode) bool { c, ok := md.(*Clone); return ok && slices.Equal(c.Argv, cmd) && c.Cloner == nil }},
