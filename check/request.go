@@ -90,9 +90,6 @@ func (r Request) Gate() (*Gate, error) {
 	if err := budget.CheckMetrics(bs); err != nil {
 		return nil, err
 	}
-	if len(bs) == 0 && !r.ReportOnly {
-		return nil, fmt.Errorf("no --budget given (nor budgets in the config file): a check without one could only pass; give at least one, e.g. --budget '%s' --budget '%s', or --report-only to measure and report without a verdict", budget.Examples[0], budget.Examples[1])
-	}
 	if r.ReportOnly {
 		r.Advisory = append(r.Advisory, r.Budgets...)
 	}
@@ -165,6 +162,10 @@ func (r Request) Gate() (*Gate, error) {
 		if err := r.checkBuiltinObjects(bs, schema, migration); err != nil {
 			return nil, err
 		}
+	}
+	// Last: an error naming a flag that is wrong is worth more than this one.
+	if len(bs) == 0 && !r.ReportOnly {
+		return nil, fmt.Errorf("no --budget given (nor budgets in the config file): a check without one could only pass; give at least one, e.g. --budget '%s' --budget '%s', or --report-only to measure and report without a verdict", budget.Examples[0], budget.Examples[1])
 	}
 	g := &Gate{Suppressions: append(sups, r.Allow...), Advisory: advisory, Schema: schema, Migration: migration, Budgets: bs, LockTimeout: r.LockTimeout,
 		Scope: collectors.Scope{Schemas: r.ScopeSchemas}, KeepMigration: r.KeepMigration, Repeat: r.Repeat}
