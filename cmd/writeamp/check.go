@@ -43,7 +43,7 @@ Workload:
     user without login whose default schema it is (needs ALTER ANY USER and ALTER ANY
     ROLE, or db_owner). The schema is dropped after each measurement.
   - or -- COMMAND: run before and after the migration (psql -f work.sql, pgbench,
-    your test suite ...). --schema and --migration are applied to the database itself.
+    your test suite ...), on copies of the database (below) unless --in-place.
     Per operation (/op) is per row written in the measured tables (inserted + updated
     + deleted) where the server counts rows per table: PostgreSQL always; MySQL and
     MariaDB with performance_schema table I/O (MySQL's default) or, on MariaDB,
@@ -51,8 +51,29 @@ Workload:
     counts (derived). Otherwise (Oracle, MariaDB without either) /op is per command
     (each side's one run of the command), and the report and every /op budget say so.
 
-Leaving the database as it was (-- COMMAND; the built-in workload needs none of this):
-  - by default check undoes what it applied after measuring, the migration and then
+Where -- COMMAND is measured:
+  - by default on copies, so the migration never reaches the database: on PostgreSQL
+    CREATE DATABASE ... TEMPLATE on its own server when no other session is connected
+    to it (needs CREATEDB and to own it), else a scratch server started from this
+    machine's binaries of the same major (or --pg-bin), on a free loopback port in a
+    temporary directory, loaded with pg_dump | pg_restore --no-owner --no-privileges
+    (objects owned by the DSN's user there, GRANTs not copied); on MariaDB/MySQL a
+    scratch server (mariadbd/mysqld) loaded with mariadb-dump/mysqldump. The command
+    reaches each copy through its arguments (the --dsn text replaced by the copy's)
+    and PGHOST/PGPORT/PGDATABASE/PGUSER or MYSQL_HOST/MYSQL_TCP_PORT/MYSQL_PWD,
+    WRITEAMP_CHECK_DSN (and WRITEAMP_DSN/DATABASE_URL when they named the database);
+    a write that still reaches the database itself fails the check (exit 3, PostgreSQL).
+    The copies and the scratch server are removed at the end, on failure and on
+    signals too; the report states the method, the time and the disk. A database
+    larger than --copy-max-size (default 2GiB) is refused before anything runs.
+  - --in-place: apply, measure and undo on the database itself, for a disposable one
+    (a CI service container) or one that cannot be copied. The proof below covers the
+    catalog and the rows of the tables; it cannot cover what it does not read (other
+    databases, server settings, files, effects outside the server), so use it only
+    where a change it misses would not matter.
+
+Leaving the database as it was (--in-place; the built-in workload needs none of this):
+  - check undoes what it applied after measuring, the migration and then
     --schema: a file's "-- +goose Down" section, else NAME.down.sql next to NAME.sql
     or NAME.up.sql (golang-migrate, Flyway undo), else the inverse it can prove from
     the statements (CREATE TABLE/INDEX/VIEW/SEQUENCE/SCHEMA, MySQL routines and
