@@ -177,10 +177,12 @@ func (g *Gate) targetBefore(ctx context.Context, user map[string]tableInfo) (*un
 
 // afterApply reads the database the migration left (t.post). A migration
 // that changed nothing check can see (a CREATE … IF NOT EXISTS of what is
-// there, a BEGIN rolled back) is not undone by check's computed inverse,
-// which could only destroy what was there before it; a down the user gave
-// runs even so, under the same proof (a CREATE RULE changes nothing the
-// catalog lists, and only its down removes it).
+// there, a BEGIN rolled back) is not undone when the proof covers every
+// statement it applied: then it did nothing, and its down could only
+// destroy what was there before it. When a statement the proof does not
+// cover was applied (a CREATE RULE changes nothing the catalog lists, and
+// only its down removes it), the down the user gave runs, under the same
+// proof.
 func (g *Gate) afterApply(ctx context.Context, t *undoTarget, r *Restoration) {
 	post, err := g.take(context.WithoutCancel(ctx), g.Window.DB, t.tabs)
 	if err != nil {
@@ -191,10 +193,11 @@ func (g *Gate) afterApply(ctx context.Context, t *undoTarget, r *Restoration) {
 	t.post = post
 	if t.pre.same(post) {
 		applied := false
+		if why := g.uncoveredApplied(); why != "" {
+			r.Limits = append(r.Limits, "the migration changed nothing the catalog or the rows show, and its down ran even so: "+why)
+			return
+		}
 		for i := range g.Migration {
-			if g.givenDown(&g.Migration[i]) {
-				continue // a down the user gave always runs: what it undoes may be what check cannot see
-			}
 			applied = applied || g.Migration[i].Applied > 0
 			g.Migration[i].Applied = 0
 		}

@@ -219,7 +219,11 @@ func rowsAfterUndo(t *undoTarget, bu, au map[string]rowSum) (v rowVerdict) {
 				v.left = append(v.left, fmt.Sprintf("%s: rows were written to it while the command ran after the migration, though the command wrote none of it before the migration: what the migration created (a trigger, a rule) or another session wrote them, and they stay (%s before the migration, %s after the undo)", key, p, a))
 				continue
 			}
-			v.changed = append(v.changed, fmt.Sprintf("%s: the migration or its undo changed its rows and they are not back (%s before the migration, %s after the undo)", key, p, a))
+			if p == post {
+				v.changed = append(v.changed, fmt.Sprintf("%s: the undo changed its rows, which the migration did not write (%s before the undo, %s after)", key, b, a))
+			} else {
+				v.changed = append(v.changed, fmt.Sprintf("%s: the migration changed its rows and the undo did not put them back (%s before the migration, %s after the undo)", key, p, a))
+			}
 		case p == post:
 			if b != a {
 				v.changed = append(v.changed, fmt.Sprintf("%s: the undo changed its rows, which the migration did not write (%s before the undo, %s after)", key, b, a))

@@ -269,7 +269,11 @@ func (g *Gate) runUndo(ctx context.Context, conn *sql.Conn, steps []undoStep, t 
 				why = append(why, "the undo the catalog difference proves ("+strings.Join(inv, "; ")+") was rolled back too: "+strings.Join(why2, "; "))
 			}
 			r.Refused = append(r.Refused, why...)
-			r.Refused = append(r.Refused, "nothing that could be proved undoes the migration: it is left applied")
+			if t.pre.same(t.post) {
+				r.Refused = append(r.Refused, "the migration changed nothing the catalog or the rows show, but it ran statements they do not cover: what those did may be left")
+			} else {
+				r.Refused = append(r.Refused, "nothing that could be proved undoes the migration: it is left applied")
+			}
 			return
 		}
 	}
@@ -378,10 +382,21 @@ func (p *undoPlan) statements(g *Gate) []string {
 	return out
 }
 
-// givenDown reports a migration file whose undo the user gave (its goose
-// Down section, its NAME.down.sql, or --down).
-func (g *Gate) givenDown(f *File) bool {
-	return len(f.Down) > 0 || downBeside(f.Path) != "" || len(downs(g.Mode)) > 0
+// uncoveredApplied names the first applied migration statement whose
+// effect the proof does not cover ("" when it covers them all): such a
+// statement got past planUndo only because a down the user gave pairs
+// with it, and that down must run even when nothing the proof reads
+// changed.
+func (g *Gate) uncoveredApplied() string {
+	cov := sqlparse.NewCoverage(g.server().Dialect)
+	for _, f := range g.Migration {
+		for i, st := range f.Statements {
+			if why := cov.Uncovered(st); why != "" && i < f.Applied {
+				return fmt.Sprintf("%s:%d (%s): %s", f.Path, st.Line, short(st.Text), why)
+			}
+		}
+	}
+	return ""
 }
 
 // quietBefore reads the user's tables' rows just before the command runs on
