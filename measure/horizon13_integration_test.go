@@ -10,6 +10,7 @@ import (
 	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/internal/pgmatrix"
 	"github.com/writeamp/writeamp/measure"
+	"github.com/writeamp/writeamp/pgembed"
 	"github.com/writeamp/writeamp/result"
 )
 
@@ -60,7 +61,7 @@ func TestPostgres13WarningNamesTheWaitSampler(t *testing.T) {
 	t.Parallel()
 	srv := pgmatrix.Start(t, 13)
 	db, s := openPG(t, srv.DSN)
-	other, err := sql.Open("pgx", strings.Replace(srv.DSN, "dbname=postgres", "dbname=template1", 1))
+	other, err := sql.Open("pgx", strings.Replace(srv.DSN, "dbname="+pgembed.Database, "dbname=postgres", 1))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -80,8 +80,21 @@ func hotUpdates(t *testing.T, db *sql.DB, n int, table string, during func() fun
 // runs for the per-operation shares); --waits=false removes it. On 13 it is
 // then measured through a window (samplerHorizonWindow13): the updates it
 // cost are the warning's, which names the sampler. 15-18 are as 14.
-func matrixSamplerHorizon(t *testing.T, db *sql.DB, s dialects.Server) {
+func matrixSamplerHorizon(t *testing.T, dsn string, admin *sql.DB, s dialects.Server) {
 	ctx := context.Background()
+	// The matrix measures its server's postgres database, where the sampler
+	// has no other database to read from: this measures a database of its
+	// own, as a user's would be.
+	if _, err := admin.Exec(`CREATE DATABASE wa_horizon TEMPLATE template0`); err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Exec(`DROP DATABASE wa_horizon WITH (FORCE)`)
+	db, err := sql.Open("pgx", pg.WithDatabase(dsn, "wa_horizon"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	s.Database = "wa_horizon"
 	side, note, err := (pgcollect.PgStatActivity{}).OpenSampler(ctx, db, s)
 	if err != nil || side == nil {
 		t.Fatalf("no database of its own for the sampler: %v %s", err, note)

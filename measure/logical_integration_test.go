@@ -13,6 +13,7 @@ import (
 	pg "github.com/writeamp/writeamp/dialects/postgres"
 	"github.com/writeamp/writeamp/internal/pgmatrix"
 	"github.com/writeamp/writeamp/measure"
+	"github.com/writeamp/writeamp/pgembed"
 	"github.com/writeamp/writeamp/result"
 )
 
@@ -40,7 +41,7 @@ func TestPostgresLogicalSubscriber(t *testing.T) {
 	}
 	mustExec(t, pdb, `INSERT INTO lr.t SELECT g, 0, 'x' FROM generate_series(1, 1000) g`)
 	mustExec(t, pdb, `CREATE PUBLICATION wa_pub FOR TABLE lr.t`)
-	mustExec(t, sdb, fmt.Sprintf(`CREATE SUBSCRIPTION wa_sub CONNECTION 'host=%s port=%d user=postgres dbname=postgres' PUBLICATION wa_pub`, pub.Dir, pub.Port))
+	mustExec(t, sdb, fmt.Sprintf(`CREATE SUBSCRIPTION wa_sub CONNECTION 'host=%s port=%d user=postgres dbname=%s' PUBLICATION wa_pub`, pub.Dir, pub.Port, pgembed.Database))
 	t.Cleanup(func() { sdb.Exec(`DROP SUBSCRIPTION IF EXISTS wa_sub`) })
 	awaitSubscribed(t, pdb, sdb, 1000)
 

@@ -48,7 +48,7 @@ func TestEveryPostgresMajor(t *testing.T) {
 		// 14 computes the horizon per database as 15-18 do and stands for
 		// them; on those the subtest would only repeat 14's.
 		if s.VersionNum < 150000 {
-			t.Run("wait sampler and the pruning horizon", func(t *testing.T) { matrixSamplerHorizon(t, db, s) })
+			t.Run("wait sampler and the pruning horizon", func(t *testing.T) { matrixSamplerHorizon(t, srv.DSN, db, s) })
 		}
 		t.Run("the window sees a row lock wait", func(t *testing.T) { pgLockWait(t, db, s) })
 		t.Run("interval sampler writes no WAL", func(t *testing.T) { timelineWritesNoWAL(t, db, s) })

@@ -37,9 +37,8 @@ func pgbenchDB(t *testing.T) (dsn string, db *sql.DB) {
 	if _, err := admin.Exec("DROP DATABASE IF EXISTS " + name); err != nil {
 		t.Fatal(err)
 	}
-	// TEMPLATE template0: a writeamp measuring the postgres database of this
-	// shared server samples pg_stat_activity from template1, and CREATE
-	// DATABASE from a template others are connected to fails (README, Waits).
+	// TEMPLATE template0: CREATE DATABASE from a template others are
+	// connected to fails, and other tests' sessions come and go.
 	if _, err := admin.Exec("CREATE DATABASE " + name + " TEMPLATE template0"); err != nil {
 		t.Fatal(err)
 	}

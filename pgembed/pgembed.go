@@ -83,9 +83,10 @@ type Server struct {
 	done     chan error
 }
 
-// DSN connects over the socket in Dir as the bootstrap superuser.
+// DSN connects over the socket in Dir as the bootstrap superuser, to the
+// server's own database (Database).
 func (s *Server) DSN() string {
-	return fmt.Sprintf("host=%s port=%d user=postgres dbname=postgres sslmode=disable", s.Dir, s.Port)
+	return fmt.Sprintf("host=%s port=%d user=postgres dbname=%s sslmode=disable", s.Dir, s.Port, Database)
 }
 
 func freePort() (int, error) {

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // TemplateEnv names a directory where initdb's output is kept per server
@@ -45,8 +46,20 @@ func (s *Server) initdb(ctx context.Context, data string) error {
 	if out, err := initdb.CombinedOutput(); err != nil {
 		return fmt.Errorf("initdb failed: %v\n%s", err, tail(string(out), 15))
 	}
+	// The database measured is one of its own, not postgres: writeamp's
+	// wait sampler reads from postgres, so that its snapshots never hold
+	// back pruning in the measured database (see pg_stat_activity.go).
+	// Single-user mode creates it before the server first starts.
+	single := s.command(ctx, "postgres", "--single", "-F", "-D", data, "postgres")
+	single.Stdin = strings.NewReader("CREATE DATABASE " + Database + "\n")
+	if out, err := single.CombinedOutput(); err != nil {
+		return fmt.Errorf("create database %s: %v\n%s", Database, err, tail(string(out), 15))
+	}
 	return nil
 }
+
+// Database is the database a throwaway server's DSN names.
+const Database = "writeamp"
 
 // makeTemplate runs initdb into a private directory and renames it into
 // place, so concurrent starts never copy a half-written template (the

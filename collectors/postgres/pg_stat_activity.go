@@ -30,12 +30,12 @@ func (PgStatActivity) Supports(dialects.Server) error { return nil }
 // database's xmin horizon. Read from the measured database, each sample's
 // snapshot would keep the workload's dead row versions for its few
 // milliseconds, and an update that finds its page full while one is held
-// cannot prune and is not HOT. "postgres" is the usual other database;
-// when it is the measured one, template1: nothing is created or written
-// there, but a CREATE DATABASE from template1 (the default template)
-// fails, after 5 s, while the sampler is connected (the README says so).
-// When neither accepts the login, it returns nil: the measured pool, and a
-// note that says what that costs.
+// cannot prune and is not HOT. The other database is "postgres", the one
+// every cluster has for connecting to; never template1: CREATE DATABASE
+// copies from it and fails while anyone is connected to it, anyone's and
+// check's own copies. When the measured database is "postgres", or that
+// database does not accept the login, it returns nil: the measured pool,
+// and a note that says what that costs.
 func (PgStatActivity) OpenSampler(ctx context.Context, db *sql.DB, s dialects.Server) (*sql.DB, string, error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
@@ -57,7 +57,7 @@ func (PgStatActivity) OpenSampler(ctx context.Context, db *sql.DB, s dialects.Se
 	cfg := base.Conn().Config() // a copy
 	conn.Close()
 	var errs []error
-	for _, other := range []string{"postgres", "template1"} {
+	for _, other := range []string{"postgres"} {
 		if other == cfg.Database {
 			continue
 		}
@@ -72,7 +72,11 @@ func (PgStatActivity) OpenSampler(ctx context.Context, db *sql.DB, s dialects.Se
 		}
 		return side, "", nil
 	}
-	return nil, fmt.Sprintf("sampled from the measured database itself (no other database of the cluster accepted the login: %v): each sample's snapshot may briefly keep dead row versions from being pruned", errors.Join(errs...)), nil
+	why := "the measured database is postgres, the one other database writeamp connects to"
+	if len(errs) > 0 {
+		why = fmt.Sprintf("the postgres database did not accept the login: %v", errors.Join(errs...))
+	}
+	return nil, "waits sampled from the measured database itself (" + why + "): each sample's snapshot may briefly keep dead row versions from being pruned", nil
 }
 
 // Start reads pg_stat_activity every t.Every (10 ms) on a connection of db

@@ -76,7 +76,7 @@ func startWithWaitSampling(t *testing.T) (admin, work *sql.DB) {
 	if _, err := admin.Exec(`CREATE DATABASE work`); err != nil {
 		t.Fatal(err)
 	}
-	if work, err = sql.Open("pgx", strings.Replace(srv.DSN(), "dbname=postgres", "dbname=work", 1)); err != nil {
+	if work, err = sql.Open("pgx", strings.Replace(srv.DSN(), "dbname="+pgembed.Database, "dbname=work", 1)); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { work.Close() })

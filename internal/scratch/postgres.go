@@ -156,7 +156,9 @@ func (p *Postgres) setup() []string {
 	if p.o.User != "postgres" {
 		q = append(q, "CREATE ROLE "+quoteIdent(p.o.User)+" SUPERUSER LOGIN")
 	}
-	return append(q, "CREATE DATABASE "+quoteIdent(p.o.Database)+" OWNER "+quoteIdent(p.o.User))
+	// The throwaway server comes with a database of its own
+	// (pgembed.Database): a user's database of that name replaces it.
+	return append(q, "DROP DATABASE IF EXISTS "+quoteIdent(p.o.Database), "CREATE DATABASE "+quoteIdent(p.o.Database)+" OWNER "+quoteIdent(p.o.User))
 }
 
 // dsn is a URL for a database of the scratch server over loopback TCP.
