@@ -206,13 +206,11 @@ func slotLeftovers(ctx context.Context, db *sql.DB, s dialects.Server, drop bool
 		switch {
 		case sl.Active:
 			out = append(out, what+"; in use)")
-		case !drop:
-			out = append(out, what+"; diff --dsn with its snapshot, or clean --drop, drops it)")
 		default:
-			if err := (Dialect{}).ReleaseWAL(ctx, db, s, sl.Name); err != nil {
-				return out, err
-			}
-			out = append(out, what+"; dropped)")
+			// Between a snapshot and its diff nothing holds the slot, so
+			// a window in progress cannot be told from a forgotten one:
+			// only the user can say no diff will read it.
+			out = append(out, what+"; waiting for its diff: diff --dsn with its snapshot drops it, or clean --slot "+sl.Name+" once no diff will read it)")
 		}
 	}
 	return out, nil
