@@ -37,11 +37,16 @@ database as it was before check ran.
 Workload:
   - the built-in refresh-token workload (default; --variant and its knobs), on every
     dialect. It runs in its own schema writeamp_rt_<run>_<variant> (MySQL/MariaDB: a
-    database; Oracle: a user), and --schema and --migration are applied inside it with
-    unqualified table names (offline_user_session ...): PostgreSQL search_path,
-    MySQL/MariaDB USE, Oracle ALTER SESSION SET CURRENT_SCHEMA, SQL Server EXECUTE AS a
-    user without login whose default schema it is (needs ALTER ANY USER and ALTER ANY
-    ROLE, or db_owner). The schema is dropped after each measurement.
+    database; Oracle: a user), and --schema and --migration run there, with
+    unqualified table names (offline_user_session ...), as a login created for the
+    run that owns that schema and holds no other privilege: the server itself refuses
+    a statement that names anything else (exit 2, file, line and the server's words).
+    PostgreSQL: a LOGIN role, search_path that schema alone (needs CREATEROLE);
+    MySQL/MariaDB: an account granted only that database (needs CREATE USER and the
+    grant option on writeamp_rt_*); SQL Server: a user without login that owns the
+    schema, impersonated WITH NO REVERT (needs ALTER ANY USER and db_owner); Oracle:
+    the workload's own user (needs ALTER USER, GRANT ANY PRIVILEGE). The login is
+    dropped after the apply step, the schema after each measurement.
   - or -- COMMAND: run before and after the migration (psql -f work.sql, pgbench,
     your test suite ...), on copies of the database (below) unless --in-place.
     Per operation (/op) is per row written in the measured tables (inserted + updated
