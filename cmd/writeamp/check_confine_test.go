@@ -138,7 +138,7 @@ func TestCheckBuiltinMigrationConfinedMariaDB(t *testing.T) {
 	dsn := mariaDSN(t, name)
 	state := func() string {
 		var n, sum, accts sql.NullString
-		db.QueryRow("select count(*), sum(crc32(concat_ws(',', id, status))) from " + name + ".accounts").Scan(&n, &sum)
+		db.QueryRow("select count(*), sum(crc32(concat_ws(',', id, status))) from "+name+".accounts").Scan(&n, &sum)
 		db.QueryRow("select count(*) from mysql.user where user like 'writeamp\\_mig\\_%'").Scan(&accts)
 		return n.String + " " + sum.String + " accounts " + accts.String
 	}
