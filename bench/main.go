@@ -36,8 +36,12 @@ var (
 	indexes = flag.Int("indexes", 10000, "indexes for the snapshot-cost row")
 	walRows = flag.Int("wal-rows", 200000, "rows inserted for the WAL read-rate rows")
 	quick   = flag.Bool("quick", false, "smaller sizes (for a smoke run)")
-	only    = flag.String("only", "", "run only one group of rows: updates (driver vs pgbench), wal (WAL read rates), snapshot, sampler (the interval and wait samplers' cost), xacts (the per-operation transaction-id read), ab (the A/B run vs pgbench on its statement mix), memory (run's peak RSS at 10x the logins), diff (writeamp diff vs jq at 1k/10k/50k indexes)")
-	rowsOut [][]string
+	only    = flag.String("only", "", "run only one group of rows: updates (driver vs pgbench), wal (WAL read rates), snapshot, sampler (the interval and wait samplers' cost), xacts (the per-operation transaction-id read), ab (the A/B run vs pgbench on its statement mix), memory (run's peak RSS at 10x the logins), diff (writeamp diff vs jq at 1k/10k/50k indexes), copy (check's copies vs createdb -T and pg_dump | pg_restore by hand)")
+	// The copy rows' database lives on a throwaway server of the bench's
+	// own, generated for the run: about this size, plus one copy at a time.
+	copySize = flag.String("copy-size", "1GiB", "size of the database the copy rows copy (e.g. 200MiB); it and one copy at a time need that much free disk in the temporary directory")
+	copyReps = flag.Int("copy-reps", 3, "alternating pairs per copy row")
+	rowsOut  [][]string
 )
 
 func main() {
@@ -77,6 +81,7 @@ func main() {
 		{"ab", func() { abRows(ctx, t, db, srv) }},
 		{"memory", func() { memoryRow(ctx, t, db, srv) }},
 		{"diff", func() { diffRows(t, db) }},
+		{"copy", func() { copyRows(ctx, t, srv) }},
 	}
 	var names []string
 	ran := false
