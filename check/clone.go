@@ -45,6 +45,10 @@ type Cloner struct {
 	// pointed at the copy.
 	EnvDSN []string
 
+	// Dropped are the copies of Template an earlier, killed check left,
+	// which this one dropped before copying (for the log).
+	Dropped []string
+
 	server   dialects.Server
 	texts    map[string]string // the clone blocks of server's version (setServer)
 	quote    pgQuoting
@@ -127,6 +131,15 @@ func (c *Cloner) requirements(ctx context.Context, s dialects.Server) (int, erro
 		return 0, err
 	}
 	c.quote = q
+	// Copies of this database that a killed check left go first: their
+	// lock is free and no session uses them, so no run of writeamp can.
+	if left, err := CloneLeftovers(ctx, c.Admin, s, c.Template, true); err == nil {
+		for _, l := range left {
+			if strings.HasSuffix(l, "; dropped") {
+				c.Dropped = append(c.Dropped, strings.TrimSpace(l))
+			}
+		}
+	}
 	b := make([]byte, 4)
 	rand.Read(b)
 	c.runID = hex.EncodeToString(b)
@@ -256,7 +269,11 @@ func (cl *Clone) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, er
 	if err != nil {
 		return nil, measureErr("before", fmt.Errorf("--clone: read the rows written in %s's tables (pg_stat_user_tables): %w", c.Template, err))
 	}
-	if err := c.prepare(ctx, g.server()); err != nil {
+	err = c.prepare(ctx, g.server())
+	for _, d := range c.Dropped {
+		g.logf("a copy an earlier check left: %s", d)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errRefused, err)
 	}
 	defer c.unlock(ctx) // after the copies are dropped (the deferred check in measureCopies runs first)

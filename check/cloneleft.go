@@ -59,11 +59,12 @@ func (c *Cloner) mark(ctx context.Context, name string) error {
 	return err
 }
 
-// CloneLeftovers lists (PostgreSQL) the copies check --clone left on the
-// server, and with drop removes those of a check that is gone: marked
-// ours, their run's lock free, no session on them. A copy in use, or
-// without the marker, is listed and never touched.
-func CloneLeftovers(ctx context.Context, db *sql.DB, s dialects.Server, drop bool) ([]string, error) {
+// CloneLeftovers lists (PostgreSQL) the copies of source that a check left
+// on the server, and with drop removes those of a check that is gone:
+// marked ours, their run's lock free, no session on them. A copy in use,
+// without the marker, or of another database is listed and never touched:
+// clean and check act on the database they were given only.
+func CloneLeftovers(ctx context.Context, db *sql.DB, s dialects.Server, source string, drop bool) ([]string, error) {
 	if s.Dialect != "postgres" {
 		return nil, nil
 	}
@@ -108,6 +109,8 @@ func CloneLeftovers(ctx context.Context, db *sql.DB, s dialects.Server, drop boo
 		switch {
 		case !strings.HasPrefix(l.marker, cloneMarker):
 			out = append(out, fmt.Sprintf("%-9s  database %s (no writeamp marker; %s); never touched", "not ours", l.name, size))
+		case !strings.HasPrefix(l.marker, cloneMarker+"copy of "+source+", "):
+			out = append(out, fmt.Sprintf("%-9s  %s: a copy of another database; never touched from this one (clean with that database's DSN)", "other", what))
 		case l.locked || l.sessions > 0:
 			out = append(out, fmt.Sprintf("%-9s  %s: its check holds the run's lock or %d session(s) use it; never touched", "in use", what, l.sessions))
 		case !drop:

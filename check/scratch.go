@@ -79,6 +79,9 @@ func (cp *Copy) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, err
 			return nil, measureErr("before", fmt.Errorf("read the rows written in %s's tables (pg_stat_user_tables): %w", db, err))
 		}
 		sessions, rerr := t.requirements(ctx, g.server())
+		for _, d := range t.Dropped {
+			g.logf("a copy an earlier check left: %s", d)
+		}
 		size = t.size
 		switch {
 		case rerr != nil:

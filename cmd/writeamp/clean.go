@@ -100,7 +100,7 @@ the lines above say what; 2 could not connect or bad input.`,
 					return err
 				}
 			}
-			copies, err := check.CloneLeftovers(ctx, t.DB, t.Server, drop && len(schemas) == 0)
+			copies, err := check.CloneLeftovers(ctx, t.DB, t.Server, t.Server.Database, drop && len(schemas) == 0)
 			if err != nil {
 				return err
 			}
@@ -202,7 +202,7 @@ func leftoverKind(line string) int {
 		strings.Contains(l, "cannot be read"), strings.Contains(l, "waiting for its diff"):
 		return leftByHand
 	case strings.HasSuffix(l, "dropped") || strings.HasSuffix(l, "dropped)") || strings.HasPrefix(l, "in use") ||
-		strings.Contains(l, "; in use") || strings.Contains(l, "(in use") || strings.HasPrefix(l, "not ours"):
+		strings.Contains(l, "; in use") || strings.Contains(l, "(in use") || strings.HasPrefix(l, "not ours") || strings.HasPrefix(l, "other "):
 		return leftNothing
 	}
 	return leftForDrop
