@@ -1,6 +1,7 @@
 package check
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/writeamp/writeamp/result"
@@ -30,6 +31,33 @@ const (
 // ExitCodes is the exit-code table as --help, the report and the JUnit
 // output print it.
 const ExitCodes = "exit codes: 0 pass; 1 a budget exceeded; 2 bad input or could not measure; 3 the database is not as it was (restore refused, failed or unproven)"
+
+// ExitError is a check that did not pass, with its documented exit code
+// (ExitBudget, ExitBadInput, ExitNotAsItWas).
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string { return e.Err.Error() }
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// ExitCode is the process's exit status for this error.
+func (e *ExitError) ExitCode() int { return e.Code }
+
+// ExitWith is the exit code of a check that ended with runErr (nil: it
+// measured): could not measure is ExitBadInput, unless the restore is worse.
+func (o *Outcome) ExitWith(runErr error) int {
+	if runErr == nil {
+		return o.Exit()
+	}
+	code := ExitBadInput
+	var pe *pendingError
+	if !o.Restore.OK() || errors.As(runErr, &pe) {
+		code = ExitNotAsItWas
+	}
+	return code
+}
 
 // worse is the more severe of two exit codes.
 func worse(a, b int) int {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/writeamp/writeamp/budget"
 	"github.com/writeamp/writeamp/check"
+	"github.com/writeamp/writeamp/check/ciout"
 	"github.com/writeamp/writeamp/internal/scratch"
 	"github.com/writeamp/writeamp/workloads/refreshtoken"
 )
@@ -20,7 +21,7 @@ func newCheckCmd() *cobra.Command {
 	wl.P.Logins = 300
 	req := check.Request{Workload: wl, Concurrency: 1, Repeat: 1}
 	var (
-		outputs           check.Outputs
+		outputs           ciout.Outputs
 		dsn               string
 		quiet, showOutput bool
 		lockTimeout       time.Duration
@@ -279,7 +280,7 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 			outputs.StepSummary = os.Getenv("GITHUB_STEP_SUMMARY")
 			outputs.Annotate = os.Getenv("GITHUB_ACTIONS") == "true"
 			outputs.Stdout, outputs.Stderr, outputs.Log = cmd.OutOrStdout(), cmd.ErrOrStderr(), log
-			return out.Write(outputs, runErr)
+			return ciout.Write(out, outputs, runErr)
 		},
 	}
 	f := cmd.Flags()
@@ -288,7 +289,7 @@ See docs/check-ci-example.md for a GitHub Actions workflow.`,
 	f.StringArrayVar(&req.Migrations, "migration", nil, "the migration: SQL file or directory of *.sql in name order (repeatable, in order)")
 	f.StringArrayVar(&req.Budgets, "budget", nil, "budget, e.g. 'log_bytes/op<=+5%' or 'hot_ratio>=0.9' (repeatable; see the grammar above; at least one unless --report-only)")
 	f.BoolVar(&req.ReportOnly, "report-only", false, "measure and report without a verdict: no budget needed, and every budget given is advisory (reported, never failing)")
-	formatFlag(cmd, &outputs.Format, check.Formats)
+	formatFlag(cmd, &outputs.Format, ciout.Formats)
 	f.StringVarP(&outputs.Report, "output", "o", "", "write the report to this file instead of stdout")
 	f.StringVar(&outputs.JUnit, "junit", "", "also write a JUnit XML report (one test case per budget) to this file (- for stdout)")
 	pushVar(cmd, &outputs.Push)

@@ -1,4 +1,4 @@
-package check
+package ciout
 
 import (
 	"encoding/json"
@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+
+	"github.com/writeamp/writeamp/check"
 )
 
 // ruleHelp is what code scanning shows for each rule: what it found, why
@@ -19,7 +21,7 @@ var ruleHelp = []struct{ id, name, short, help string }{
 	{RuleBudgetUnevaluated, "BudgetUnevaluated", "A budget could not be evaluated",
 		"The budget's metric was unavailable on this server or the object it names was not measured, so the budget neither passed nor failed. " +
 			"The message says why (a missing privilege, a server that does not count it); fix that or budget a metric the server reports."},
-	{RuleIndexOnUpdatedColumn, "IndexOnUpdatedColumn", "The migration indexes a column the workload updates",
+	{check.RuleIndexOnUpdatedColumn, "IndexOnUpdatedColumn", "The migration indexes a column the workload updates",
 		"On PostgreSQL an update of an indexed column can no longer be HOT: each one adds an entry to every index of the table and may move the row. " +
 			"On MySQL/MariaDB (InnoDB has no HOT) each such update also delete-marks and inserts an entry of that index. " +
 			"Index a column that is not updated, or suppress with -- writeamp:allow index-on-updated-column reason: … when the cost is accepted."},
@@ -106,7 +108,7 @@ type sarifResult struct {
 // its rules with help text, a result per problem at its statement's
 // file and line), the format code scanning uploads read. runErr is a
 // check that could not measure: the invocation says so.
-func (o *Outcome) SARIF(w io.Writer, runErr error) error {
+func SARIF(w io.Writer, o *check.Outcome, runErr error) error {
 	d := sarifDriver{Name: "writeamp", InformationURI: "https://github.com/writeamp/writeamp"}
 	if o.Result != nil {
 		d.Version = o.Result.Tool.Version
@@ -115,7 +117,7 @@ func (o *Outcome) SARIF(w io.Writer, runErr error) error {
 	for i, r := range ruleHelp {
 		sr := sarifRule{ID: r.id, Name: r.name, Short: sarifText{r.short}, Full: sarifText{r.help}, Help: sarifText{r.help}}
 		sr.Default.Level = "error"
-		if r.id == RuleIndexOnUpdatedColumn {
+		if r.id == check.RuleIndexOnUpdatedColumn {
 			sr.Default.Level = "warning"
 		}
 		d.Rules = append(d.Rules, sr)
@@ -127,7 +129,7 @@ func (o *Outcome) SARIF(w io.Writer, runErr error) error {
 		inv.Notifications = []sarifNotification{{Level: "error", Message: sarifText{runErr.Error()}}}
 	}
 	run.Invocations = []sarifInvocation{inv}
-	for _, p := range o.Problems() {
+	for _, p := range Problems(o) {
 		r := sarifResult{RuleID: p.Rule, RuleIndex: index[p.Rule], Level: p.Level, Message: sarifText{p.Title + "\n" + p.Text}}
 		if p.Path != "" {
 			var l sarifLocation

@@ -1,4 +1,4 @@
-package check
+package ciout
 
 import (
 	"io"
@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/writeamp/writeamp/budget"
+	"github.com/writeamp/writeamp/check"
 	"github.com/writeamp/writeamp/reports"
 )
 
@@ -14,7 +15,7 @@ import (
 // metrics (reports.Families, variant="before"/"after") and one
 // writeamp_budget_verdict sample per verdict, 1 for its status, so a
 // dashboard can count failures over time.
-func (o *Outcome) Families() []*dto.MetricFamily {
+func Families(o *check.Outcome) []*dto.MetricFamily {
 	var fams []*dto.MetricFamily
 	dialect := o.Dialect
 	if o.Result != nil {
@@ -41,6 +42,6 @@ func (o *Outcome) Families() []*dto.MetricFamily {
 	return fams
 }
 
-func (o *Outcome) openMetrics(w io.Writer) error {
-	return reports.WriteOpenMetrics(w, o.Families())
+func openMetrics(w io.Writer, o *check.Outcome) error {
+	return reports.WriteOpenMetrics(w, Families(o))
 }

@@ -1,4 +1,4 @@
-package check
+package ciout
 
 import (
 	"bytes"
@@ -10,19 +10,20 @@ import (
 	"testing"
 
 	"github.com/writeamp/writeamp/budget"
+	"github.com/writeamp/writeamp/check"
 	"github.com/writeamp/writeamp/result"
 )
 
 // outcome holds the saved PostgreSQL run's two variants against a budget,
 // as a check does with its before and after runs.
-func outcome(t *testing.T, budgets ...string) *Outcome {
+func outcome(t *testing.T, budgets ...string) *check.Outcome {
 	t.Helper()
-	res, err := result.Read(filepath.Join("..", "reports", "testdata", "refresh_token_pg15.json"))
+	res, err := result.Read(filepath.Join("..", "..", "reports", "testdata", "refresh_token_pg15.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	before, after := &res.Runs[0], &res.Runs[1] // baseline, coarse
-	o := &Outcome{Result: res, Static: []Warning{{Index: "idx_x", Table: "offline_user_session", Column: "last_session_refresh", Text: "index idx_x includes last_session_refresh"}}}
+	o := &check.Outcome{Result: res, Static: []check.Warning{{Index: "idx_x", Table: "offline_user_session", Column: "last_session_refresh", Text: "index idx_x includes last_session_refresh"}}}
 	for _, s := range budgets {
 		b, err := budget.Parse(s)
 		if err != nil {
@@ -71,8 +72,8 @@ func TestWriteOutputsAndExitCodes(t *testing.T) {
 		var stdout, log bytes.Buffer
 		w := Outputs{Format: "markdown", Report: filepath.Join(dir, "r.md"), JUnit: filepath.Join(dir, "j.xml"), Result: filepath.Join(dir, "r.json"),
 			StepSummary: summary, Stdout: &stdout, Log: &log}
-		err := outcome(t, c.budget).Write(w, nil)
-		var ee *ExitError
+		err := Write(outcome(t, c.budget), w, nil)
+		var ee *check.ExitError
 		switch {
 		case c.code == 0 && err != nil:
 			t.Errorf("%s: %v, want a pass", c.budget, err)
@@ -108,7 +109,7 @@ func TestWriteDashIsStdout(t *testing.T) {
 	t.Parallel()
 	var stdout bytes.Buffer
 	w := Outputs{Format: "json", JUnit: "-", Result: "-", Stdout: &stdout}
-	if err := outcome(t, "hot_ratio[offline_user_session]>=0.9").Write(w, nil); err != nil {
+	if err := Write(outcome(t, "hot_ratio[offline_user_session]>=0.9"), w, nil); err != nil {
 		t.Fatal(err)
 	}
 	out := stdout.String()
@@ -127,10 +128,10 @@ func TestWriteCouldNotMeasure(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	w := Outputs{Format: "table", Report: filepath.Join(dir, "r.txt"), JUnit: filepath.Join(dir, "j.xml"), Result: filepath.Join(dir, "r.json"),
 		StepSummary: summary, Stdout: &stdout, Stderr: &stderr}
-	o := &Outcome{Static: outcome(t).Static}
+	o := &check.Outcome{Static: outcome(t).Static}
 	cause := errors.New("could not measure: the migration failed: syntax error")
-	err := o.Write(w, cause)
-	var ee *ExitError
+	err := Write(o, w, cause)
+	var ee *check.ExitError
 	if !errors.As(err, &ee) || ee.Code != 2 || !errors.Is(err, cause) {
 		t.Fatalf("%v, want exit 2 wrapping the cause", err)
 	}
@@ -156,13 +157,13 @@ func TestWriteStepSummaryFailureIsANote(t *testing.T) {
 	t.Parallel()
 	var stdout, log bytes.Buffer
 	w := Outputs{Format: "table", StepSummary: t.TempDir(), Stdout: &stdout, Log: &log}
-	if err := outcome(t, "hot_ratio[offline_user_session]>=0.9").Write(w, nil); err != nil {
+	if err := Write(outcome(t, "hot_ratio[offline_user_session]>=0.9"), w, nil); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(log.String(), "warning: GITHUB_STEP_SUMMARY:") {
 		t.Errorf("notes: %q", log.String())
 	}
-	if err := outcome(t).Write(Outputs{Format: "yaml"}, nil); err == nil || !strings.Contains(err.Error(), "yaml") {
+	if err := Write(outcome(t), Outputs{Format: "yaml"}, nil); err == nil || !strings.Contains(err.Error(), "yaml") {
 		t.Errorf("unknown format: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package check
+package ciout
 
 import (
 	"encoding/json"
@@ -10,56 +10,10 @@ import (
 	"github.com/jedib0t/go-pretty/v6/table"
 
 	"github.com/writeamp/writeamp/budget"
+	"github.com/writeamp/writeamp/check"
 	"github.com/writeamp/writeamp/reports"
 	"github.com/writeamp/writeamp/result"
 )
-
-// VerdictWord is the one-word outcome of a check.
-func (o *Outcome) VerdictWord() string {
-	switch o.Exit() {
-	case ExitPass:
-		return "PASS"
-	case ExitBudget:
-		return "FAIL"
-	case ExitNotAsItWas:
-		return "NOT-AS-IT-WAS"
-	}
-	return "UNKNOWN"
-}
-
-// Headline is the one line that sums a check up.
-func (o *Outcome) Headline() string {
-	p, f, u := budget.Summary(o.Verdicts)
-	spread, fresh := 0, 0
-	for _, v := range o.Verdicts {
-		switch v.Status {
-		case budget.Spread:
-			spread++
-		case budget.New:
-			fresh++
-		}
-	}
-	s := fmt.Sprintf("writeamp check: %s — %d within budget, %d exceeded", o.VerdictWord(), p-spread-fresh, f)
-	if spread > 0 {
-		s += fmt.Sprintf(", %d exceeded on the medians but inside the spread of the repetitions", spread)
-	}
-	if fresh > 0 {
-		s += fmt.Sprintf(", %d on objects new after the migration (no before to compare)", fresh)
-	}
-	if u > 0 {
-		s += fmt.Sprintf(", %d could not be evaluated", u)
-	}
-	if n := len(o.Verdicts) - len(o.enforced()); n > 0 {
-		s += fmt.Sprintf(" (%d of them advisory: reported, not failing)", n)
-	}
-	if len(o.Verdicts) == 0 {
-		s = "writeamp check: " + o.VerdictWord() + " — no budgets given (--report-only: measured only)"
-	}
-	if !o.Restore.OK() {
-		s += "; the database is NOT as it was (see restore)"
-	}
-	return s
-}
 
 func where(v budget.Verdict) string {
 	switch v.Level {
@@ -84,11 +38,13 @@ func val(b *float64, v budget.Verdict) string {
 }
 
 // RenderVerdicts writes the headline, the static warnings and one line per verdict.
-func (o *Outcome) RenderVerdicts(w io.Writer, markdown bool) { o.renderVerdicts(w, markdown, true) }
+func RenderVerdicts(w io.Writer, o *check.Outcome, markdown bool) {
+	renderVerdicts(w, o, markdown, true)
+}
 
 // renderVerdicts is RenderVerdicts, with the headline only when asked (a
 // markdown report starts with it instead).
-func (o *Outcome) renderVerdicts(w io.Writer, markdown, headline bool) {
+func renderVerdicts(w io.Writer, o *check.Outcome, markdown, headline bool) {
 	bullet := ""
 	switch {
 	case markdown:
@@ -173,7 +129,7 @@ func (o *Outcome) renderVerdicts(w io.Writer, markdown, headline bool) {
 		}
 	}
 	fmt.Fprintln(w, bullet+"budgets compare the after run (migration applied) with the before run; relative changes in %, ratios as % of updates; "+
-		"with --repeat the medians, [lowest to highest] of the repetitions beside them; "+ExitCodes)
+		"with --repeat the medians, [lowest to highest] of the repetitions beside them; "+check.ExitCodes)
 }
 
 // spreadOf shows a side's range over the repetitions beside its median.
@@ -187,18 +143,18 @@ func spreadOf(r *[2]float64, v budget.Verdict) string {
 
 // Document is the JSON output of check.
 type Document struct {
-	Check    string           `json:"check"` // pass, fail, unknown
-	Exit     int              `json:"exit_code"`
-	Budgets  []budget.Verdict `json:"budgets"`
-	Warnings []string         `json:"static_warnings,omitempty"`
-	Restore  *Restoration     `json:"restore,omitempty"`
+	Check    string             `json:"check"` // pass, fail, unknown
+	Exit     int                `json:"exit_code"`
+	Budgets  []budget.Verdict   `json:"budgets"`
+	Warnings []string           `json:"static_warnings,omitempty"`
+	Restore  *check.Restoration `json:"restore,omitempty"`
 	// Repetitions are every run of each side (--repeat); Result has their medians.
-	Repetitions *Repetitions   `json:"repetitions,omitempty"`
-	Result      *result.Result `json:"result"`
+	Repetitions *check.Repetitions `json:"repetitions,omitempty"`
+	Result      *result.Result     `json:"result"`
 }
 
 // JSON writes the check document.
-func (o *Outcome) JSON(w io.Writer) error {
+func JSON(w io.Writer, o *check.Outcome) error {
 	d := Document{Check: strings.ToLower(o.VerdictWord()), Exit: o.Exit(), Budgets: o.Verdicts, Result: o.Result, Restore: o.Restore, Repetitions: o.Repetitions}
 	if o.Result != nil {
 		d.Result = reports.FindingsOf(o.Result) // the before/after findings and change column, as every result file has them
@@ -242,7 +198,7 @@ type junitProblem struct {
 }
 
 // JUnit writes one test case per verdict, for CI systems that read JUnit XML.
-func (o *Outcome) JUnit(w io.Writer, err error) error {
+func JUnit(w io.Writer, o *check.Outcome, err error) error {
 	s := junitSuite{Name: "writeamp check"}
 	for _, v := range o.Verdicts {
 		c := junitCase{Name: v.Budget + " on " + where(v), Classname: "writeamp.check"}
@@ -274,7 +230,7 @@ func (o *Outcome) JUnit(w io.Writer, err error) error {
 	for _, st := range o.Static {
 		out = append(out, "static check: "+st.Text)
 	}
-	out = append(out, fmt.Sprintf("exit code %d (%s)", o.exitWith(err), ExitCodes))
+	out = append(out, fmt.Sprintf("exit code %d (%s)", o.ExitWith(err), check.ExitCodes))
 	s.Out = strings.Join(out, "\n")
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
@@ -286,4 +242,17 @@ func (o *Outcome) JUnit(w io.Writer, err error) error {
 	}
 	_, err = io.WriteString(w, "\n")
 	return err
+}
+
+// dedupe keeps the first of each repeated line, in order.
+func dedupe(in []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range in {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
 }

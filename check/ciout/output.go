@@ -1,14 +1,14 @@
-package check
+package ciout
 
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 
+	"github.com/writeamp/writeamp/check"
 	"github.com/writeamp/writeamp/internal/safeio"
 	"github.com/writeamp/writeamp/reports"
 )
@@ -38,43 +38,16 @@ type Outputs struct {
 	Stderr, Log io.Writer
 }
 
-// ExitError is a check that did not pass, with its documented exit code
-// (ExitBudget, ExitBadInput, ExitNotAsItWas).
-type ExitError struct {
-	Code int
-	Err  error
-}
-
-func (e *ExitError) Error() string { return e.Err.Error() }
-func (e *ExitError) Unwrap() error { return e.Err }
-
-// ExitCode is the process's exit status for this error.
-func (e *ExitError) ExitCode() int { return e.Code }
-
-// exitWith is the exit code of a check that ended with runErr (nil: it
-// measured): could not measure is ExitBadInput, unless the restore is worse.
-func (o *Outcome) exitWith(runErr error) int {
-	if runErr == nil {
-		return o.Exit()
-	}
-	code := ExitBadInput
-	var pe *pendingError
-	if !o.Restore.OK() || errors.As(runErr, &pe) {
-		code = ExitNotAsItWas
-	}
-	return code
-}
-
 // Write writes every output of a check that ran (runErr nil) or could not
-// measure (runErr), and returns nil for a pass or an *ExitError. The JUnit
+// measure (runErr), and returns nil for a pass or a *check.ExitError. The JUnit
 // report is written either way, so CI shows why a check could not measure;
 // the report and the result only for a check that measured. An output that
 // cannot be written never hides the verdict or the restore: both go to
 // stderr, and the exit code is the verdict's or ExitBadInput, whichever is
 // worse (never ExitBudget for a full disk).
-func (o *Outcome) Write(w Outputs, runErr error) error {
+func Write(o *check.Outcome, w Outputs, runErr error) error {
 	if !slices.Contains(Formats, w.Format) {
-		return &ExitError{Code: ExitBadInput, Err: fmt.Errorf("check: unknown format %q (use one of: %s)", w.Format, strings.Join(Formats, ", "))}
+		return &check.ExitError{Code: check.ExitBadInput, Err: fmt.Errorf("check: unknown format %q (use one of: %s)", w.Format, strings.Join(Formats, ", "))}
 	}
 	var writeErrs []string
 	try := func(flag, path string, render func(io.Writer) error) {
@@ -83,9 +56,9 @@ func (o *Outcome) Write(w Outputs, runErr error) error {
 		}
 	}
 	if w.JUnit != "" {
-		try("--junit", w.JUnit, func(b io.Writer) error { return o.JUnit(b, runErr) })
+		try("--junit", w.JUnit, func(b io.Writer) error { return JUnit(b, o, runErr) })
 	}
-	if err := o.writeCI(w, runErr); err != nil {
+	if err := writeCI(o, w, runErr); err != nil {
 		return err
 	}
 	if runErr != nil {
@@ -94,28 +67,28 @@ func (o *Outcome) Write(w Outputs, runErr error) error {
 			// user must know either way.
 			runErr = fmt.Errorf("%w\n%s", runErr, strings.Join(o.Restore.Lines(), "\n"))
 		}
-		w.summary("### writeamp check: could not measure\n\n" + runErr.Error() + "\n\n" + ExitCodes + "\n")
+		w.summary("### writeamp check: could not measure\n\n" + runErr.Error() + "\n\n" + check.ExitCodes + "\n")
 		for _, s := range o.Static {
 			fmt.Fprintln(orDiscard(w.Stderr), "warning: "+s.Text)
 		}
 		if len(writeErrs) > 0 {
 			runErr = fmt.Errorf("%w\n%s", runErr, strings.Join(writeErrs, "\n"))
 		}
-		return &ExitError{Code: o.exitWith(runErr), Err: runErr}
+		return &check.ExitError{Code: o.ExitWith(runErr), Err: runErr}
 	}
-	try("--output", w.Report, func(b io.Writer) error { return o.render(b, w.Format) })
+	try("--output", w.Report, func(b io.Writer) error { return render(b, o, w.Format) })
 	if w.Result != "" {
 		try("--result", w.Result, func(b io.Writer) error { finite(o.Result); return reports.JSON(b, o.Result) })
 	}
 	if w.Push != "" {
-		if err := reports.Push(context.Background(), w.Push, o.Families()); err != nil {
+		if err := reports.Push(context.Background(), w.Push, Families(o)); err != nil {
 			return err
 		}
 	}
 	if w.StepSummary != "" {
 		var sb bytes.Buffer
-		if err := o.render(&sb, "markdown"); err == nil {
-			w.summary(sb.String() + "\n" + ExitCodes + "\n")
+		if err := render(&sb, o, "markdown"); err == nil {
+			w.summary(sb.String() + "\n" + check.ExitCodes + "\n")
 		}
 	}
 	headline := strings.TrimPrefix(o.Headline(), "writeamp check: ")
@@ -131,10 +104,10 @@ func (o *Outcome) Write(w Outputs, runErr error) error {
 		for _, l := range lines {
 			fmt.Fprintln(orDiscard(w.Stderr), l)
 		}
-		return &ExitError{Code: worse(code, ExitBadInput), Err: fmt.Errorf("%s; but an output could not be written: %s", headline, strings.Join(writeErrs, "; "))}
+		return &check.ExitError{Code: max(code, check.ExitBadInput), Err: fmt.Errorf("%s; but an output could not be written: %s", headline, strings.Join(writeErrs, "; "))}
 	}
-	if code != ExitPass {
-		return &ExitError{Code: code, Err: fmt.Errorf("%s", headline)}
+	if code != check.ExitPass {
+		return &check.ExitError{Code: code, Err: fmt.Errorf("%s", headline)}
 	}
 	fmt.Fprintln(orDiscard(w.Log), o.Headline())
 	return nil
@@ -142,12 +115,12 @@ func (o *Outcome) Write(w Outputs, runErr error) error {
 
 // render writes the report: the check document for json, else the
 // comparison and a verdict per budget.
-func (o *Outcome) render(w io.Writer, format string) error {
+func render(w io.Writer, o *check.Outcome, format string) error {
 	switch format {
 	case "json":
-		return o.JSON(w)
+		return JSON(w, o)
 	case "openmetrics":
-		return o.openMetrics(w)
+		return openMetrics(w, o)
 	}
 	markdown := format == "markdown"
 	if markdown {
@@ -159,7 +132,7 @@ func (o *Outcome) render(w io.Writer, format string) error {
 			return err
 		}
 	}
-	o.renderVerdicts(w, markdown, !markdown)
+	renderVerdicts(w, o, markdown, !markdown)
 	return nil
 }
 

@@ -1,4 +1,4 @@
-package check
+package ciout
 
 import (
 	"bytes"
@@ -24,7 +24,7 @@ func TestJSONSurvivesNonFiniteNumbers(t *testing.T) {
 	run.PerOperation["refresh"] = map[string]float64{"bad": inf, "good": 1}
 	run.ElapsedSeconds = nan
 	var out bytes.Buffer
-	if err := o.JSON(&out); err != nil {
+	if err := JSON(&out, o); err != nil {
 		t.Fatalf("JSON: %v", err)
 	}
 	var d map[string]any
@@ -36,7 +36,7 @@ func TestJSONSurvivesNonFiniteNumbers(t *testing.T) {
 	}
 	out.Reset()
 	w := Outputs{Format: "json", Stdout: &out, Result: "-"}
-	_ = o.Write(w, nil)
+	_ = Write(o, w, nil)
 	if strings.Contains(out.String(), "unsupported value") || strings.Count(out.String(), `"schema_version"`) < 1 {
 		t.Errorf("--result: %.300s", out.String())
 	}
@@ -47,7 +47,7 @@ func TestMarkdownStartsWithTheVerdict(t *testing.T) {
 	t.Parallel()
 	o := outcome(t, "log_bytes/op<=+5%")
 	var out bytes.Buffer
-	if err := o.render(&out, "markdown"); err != nil {
+	if err := render(&out, o, "markdown"); err != nil {
 		t.Fatal(err)
 	}
 	first, _, _ := strings.Cut(out.String(), "\n")
@@ -58,7 +58,7 @@ func TestMarkdownStartsWithTheVerdict(t *testing.T) {
 		t.Errorf("the headline appears %d times", n)
 	}
 	out.Reset()
-	if err := o.render(&out, "table"); err != nil || !strings.Contains(out.String(), o.Headline()) {
+	if err := render(&out, o, "table"); err != nil || !strings.Contains(out.String(), o.Headline()) {
 		t.Errorf("the table report keeps its headline: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package check
+package ciout
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/writeamp/writeamp/budget"
+	"github.com/writeamp/writeamp/check"
 	"github.com/writeamp/writeamp/sqlparse"
 )
 
@@ -26,13 +27,13 @@ type Problem struct {
 	Text  string
 	// Suppressed: a suppression silenced it (SARIF lists it as suppressed;
 	// no annotation is written).
-	Suppressed *Suppression
+	Suppressed *check.Suppression
 }
 
 // Problems lists what CI should show at the migration's lines: each failed
 // or unevaluated budget, at the statement that most plausibly caused it,
 // and each static warning at the index's statement.
-func (o *Outcome) Problems() []Problem {
+func Problems(o *check.Outcome) []Problem {
 	var out []Problem
 	for _, v := range o.Verdicts {
 		var p Problem
@@ -48,12 +49,12 @@ func (o *Outcome) Problems() []Problem {
 			p.Level = "warning"
 		}
 		p.Text = strings.Join(append([]string{v.Message}, v.Hints...), "\n")
-		p.Path, p.Line = o.locate(v)
+		p.Path, p.Line = locate(o, v)
 		out = append(out, p)
 	}
-	for _, ws := range [][]Warning{o.Static, o.Suppressed} {
+	for _, ws := range [][]check.Warning{o.Static, o.Suppressed} {
 		for _, w := range ws {
-			out = append(out, Problem{Rule: RuleIndexOnUpdatedColumn, Level: "warning", Path: w.IndexSource, Line: w.Line,
+			out = append(out, Problem{Rule: check.RuleIndexOnUpdatedColumn, Level: "warning", Path: w.IndexSource, Line: w.Line,
 				Title: fmt.Sprintf("writeamp: index %s covers %s.%s, which the workload updates", w.Index, w.Table, w.Column),
 				Text:  w.Text, Suppressed: w.Suppressed})
 		}
@@ -66,7 +67,7 @@ func (o *Outcome) Problems() []Problem {
 // creates on it, else the first statement naming the table; otherwise (a
 // database-wide budget, or an object no statement names) the first
 // statement of the migration.
-func (o *Outcome) locate(v budget.Verdict) (string, int) {
+func locate(o *check.Outcome, v budget.Verdict) (string, int) {
 	name := v.Object
 	if i := strings.LastIndex(name, "."); i >= 0 {
 		name = name[i+1:]

@@ -1,4 +1,4 @@
-package check
+package ciout
 
 import (
 	"bytes"
@@ -13,13 +13,15 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/writeamp/writeamp/budget"
+	"github.com/writeamp/writeamp/check"
 	"github.com/writeamp/writeamp/sqlparse"
 )
 
 // ciOutcome is a check whose migration (a comment, a blank line, then the
 // index) fails a HOT budget on jobs and draws the static warning; a second
-// file's index is suppressed inline.
-func ciOutcome(t *testing.T) (*Outcome, string) {
+// file's index is suppressed inline (check's own tests prove that
+// suppression; here it is set as check sets it).
+func ciOutcome(t *testing.T) (*check.Outcome, string) {
 	t.Helper()
 	dir := t.TempDir()
 	t.Chdir(dir)
@@ -29,21 +31,28 @@ func ciOutcome(t *testing.T) (*Outcome, string) {
 	os.WriteFile(m1, []byte("-- add an index\n\ncreate index jobs_touched on jobs (touched);\n"), 0o644)
 	m2 := filepath.Join(dir, "db", "migrations", "0003_note.sql")
 	os.WriteFile(m2, []byte("alter table jobs add column note text;\n-- writeamp:allow index-on-updated-column reason: note is written once, at insert\ncreate index jobs_note on jobs (note);\n"), 0o644)
-	files, err := LoadFiles("--migration", []string{filepath.Join(dir, "db", "migrations")})
+	files, err := check.LoadFiles("--migration", []string{filepath.Join(dir, "db", "migrations")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Split(sqlparse.Postgres, files); err != nil {
+	if err := check.Split(sqlparse.Postgres, files); err != nil {
 		t.Fatal(err)
 	}
-	sups, err := InlineSuppressions(files)
+	sups, err := check.InlineSuppressions(files)
 	if err != nil || len(sups) != 1 || sups[0].Line != 2 {
 		t.Fatalf("suppressions %+v %v", sups, err)
 	}
-	idx, _ := IndexesIn(sqlparse.Postgres, files)
-	ups := []Update{{Table: "jobs", Columns: []string{"note", "touched"}, Example: "update jobs set touched = touched + 1", Source: "w.sql"}}
-	o := &Outcome{Migration: files, Dialect: sqlparse.Postgres}
-	o.Static, o.Suppressed = suppress(Warn(sqlparse.Postgres, idx, ups), sups, files)
+	idx, _ := check.IndexesIn(sqlparse.Postgres, files)
+	ups := []check.Update{{Table: "jobs", Columns: []string{"note", "touched"}, Example: "update jobs set touched = touched + 1", Source: "w.sql"}}
+	o := &check.Outcome{Migration: files, Dialect: sqlparse.Postgres}
+	for _, w := range check.Warn(sqlparse.Postgres, idx, ups) {
+		if w.Index == "jobs_note" {
+			w.Suppressed = &sups[0]
+			o.Suppressed = append(o.Suppressed, w)
+		} else {
+			o.Static = append(o.Static, w)
+		}
+	}
 	if len(o.Static) != 1 || o.Static[0].Index != "jobs_touched" || len(o.Suppressed) != 1 || o.Suppressed[0].Index != "jobs_note" {
 		t.Fatalf("static %+v suppressed %+v", o.Static, o.Suppressed)
 	}
@@ -57,7 +66,7 @@ func ciOutcome(t *testing.T) (*Outcome, string) {
 func TestAnnotationsAtTheStatementLine(t *testing.T) {
 	o, _ := ciOutcome(t)
 	var b bytes.Buffer
-	if err := Annotate(&b, o.Problems()); err != nil {
+	if err := Annotate(&b, Problems(o)); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
@@ -96,7 +105,7 @@ func TestSARIFValidatesAndPointsAtTheStatement(t *testing.T) {
 	o, dir := ciOutcome(t)
 	for _, runErr := range []error{nil, errors.New("could not measure: psql exited 3")} {
 		var b bytes.Buffer
-		if err := o.SARIF(&b, runErr); err != nil {
+		if err := SARIF(&b, o, runErr); err != nil {
 			t.Fatal(err)
 		}
 		validateSARIF(t, b.Bytes())
@@ -166,26 +175,6 @@ func TestSARIFValidatesAndPointsAtTheStatement(t *testing.T) {
 
 // testdataAbs is read before a test changes directory.
 var testdataAbs, _ = filepath.Abs("testdata")
-
-func TestInlineSuppressionNeedsAReasonAndAKnownRule(t *testing.T) {
-	t.Parallel()
-	for text, want := range map[string]string{
-		"-- writeamp:allow index-on-updated-column\ncreate index i on t (c);\n":            "0003_noreason.sql:1: -- writeamp:allow index-on-updated-column has no reason",
-		"create index i on t (c);\n-- writeamp:allow index-on-updated-column reason:   \n": "0003_noreason.sql:2: -- writeamp:allow index-on-updated-column has no reason",
-		"--writeamp:allow hot-ratio reason: fine\n":                                        "0003_noreason.sql:1: -- writeamp:allow hot-ratio: unknown rule (known: index-on-updated-column)",
-		"select 1; -- writeamp:allow\n":                                                    "0003_noreason.sql:1: -- writeamp:allow names no rule",
-		"-- writeamp:allow index-on-updated-column budget-exceeded reason: x\n":            "0003_noreason.sql:1: -- writeamp:allow index-on-updated-column budget-exceeded: one rule per comment",
-	} {
-		_, err := InlineSuppressions([]File{{Path: "db/0003_noreason.sql", Text: text}})
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%q: error %v, want %q", text, err, want)
-		}
-	}
-	s, err := InlineSuppressions([]File{{Path: "a.sql", Text: "select 1;\r\n  -- writeamp:allow index-on-updated-column reason: written once\r\n"}})
-	if err != nil || len(s) != 1 || s[0] != (Suppression{Rule: RuleIndexOnUpdatedColumn, Reason: "written once", Path: "a.sql", Line: 2, Inline: true}) {
-		t.Errorf("suppression %+v %v", s, err)
-	}
-}
 
 func validateSARIF(t *testing.T, doc []byte) {
 	t.Helper()
