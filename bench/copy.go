@@ -198,7 +198,7 @@ func templateRow(ctx context.Context, t *progressTable, admin *sql.DB, s dialect
 // pg_dump -Fc | pg_restore into it), against the same by hand: a server
 // started the same way (pgembed.StartLoopback), createdb, and
 // pg_dump -Fc -Z0 | pg_restore --no-owner --no-privileges (check's flags:
-// a hand run's default compression would only slow the peer down).
+// a compressing peer would time zlib, not check's overhead over the load).
 func scratchRow(ctx context.Context, t *progressTable, admin *sql.DB, bin string, major, port int, size int64, reps int) {
 	source := loopbackDSN(port, copyDB)
 	var disk int64

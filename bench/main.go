@@ -40,7 +40,7 @@ var (
 	// The copy rows' database lives on a throwaway server of the bench's
 	// own, generated for the run: about this size, plus one copy at a time.
 	copySize = flag.String("copy-size", "1GiB", "size of the database the copy rows copy (e.g. 200MiB); it and one copy at a time need that much free disk in the temporary directory")
-	copyReps = flag.Int("copy-reps", 3, "alternating pairs per copy row")
+	copyReps = flag.Int("copy-reps", 5, "alternating pairs per copy row")
 	rowsOut  [][]string
 )
 
