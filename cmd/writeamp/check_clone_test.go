@@ -42,7 +42,8 @@ func pgAdmin(t *testing.T) *sql.DB {
 // check --clone measures on copies and leaves no database behind after a
 // success, a failure (a migration that does not apply, a refused copy) or
 // a real SIGINT to the process, and never writes to the database itself:
-// its catalog and its rows are what they were.
+// its catalog and its rows are what they were. A SIGINT leaves the same
+// nothing by default (copies) and with --in-place (undone on the way out).
 func TestCheckCloneLeavesNothingBehind(t *testing.T) {
 	t.Parallel()
 	psql := testenv.Tool(t, "psql")
@@ -118,10 +119,11 @@ insert into jobs select g, 'ready', 0 from generate_series(1, 500) g`); err != n
 	}
 	after("busy database")
 
-	// A real SIGINT while the command runs: on a copy (--clone), and on the
-	// database itself (the migration's inverse undoes it on the way out).
+	// A real SIGINT while the command runs: on a copy (--clone, and the
+	// default, which copies too), and on the database itself (--in-place:
+	// the migration's inverse undoes it on the way out).
 	bin := buildBinary(t)
-	for _, mode := range [][]string{{"--clone"}, {}} {
+	for _, mode := range [][]string{{"--clone"}, {}, {"--in-place"}} {
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 		args := append(append([]string{"check", "-q", "--report-only", "--dsn", dsn}, mode...), "--migration", bad, "--", psql, dsn, "-XAtqc",
 			"select pg_sleep(case when exists (select from pg_indexes where indexname = 'jobs_touched') then 60 else 0 end)")
@@ -134,7 +136,7 @@ insert into jobs select g, 'ready', 0 from generate_series(1, 500) g`); err != n
 		// Interrupt once the command runs: on the copy, or in the after
 		// run, with the migration applied.
 		probe := func() bool {
-			if len(mode) > 0 {
+			if len(mode) == 0 || mode[0] != "--in-place" {
 				return copiesLeft(t, admin) > left
 			}
 			var n int

@@ -12,7 +12,10 @@ import (
 // A migration repository with a config file: check run from a
 // subdirectory finds it, reads the DSN from the variable it names, runs its
 // workload, and its advisory HOT budget fails without failing the check;
-// the config's allow silences the static warning with its reason.
+// the config's allow silences the static warning with its reason. The
+// workload is measured on copies of the database: it reaches them through
+// WRITEAMP_CHECK_DSN (falling back to the config's variable outside check),
+// as the database itself never gets --schema.
 func TestCheckReadsTheRepositoryConfig(t *testing.T) {
 	testenv.Tool(t, "psql")
 	repo := t.TempDir()
@@ -28,7 +31,7 @@ func TestCheckReadsTheRepositoryConfig(t *testing.T) {
 	write(t, repo, "writeamp.yaml", `dsn_env: APP_TEST_DSN
 migration: [db/migrations]
 schema: [db/base.sql]
-workload: psql "$APP_TEST_DSN" -XAtq -v ON_ERROR_STOP=1 -f db/w.sql
+workload: psql "${WRITEAMP_CHECK_DSN:-$APP_TEST_DSN}" -XAtq -v ON_ERROR_STOP=1 -f db/w.sql
 budgets:
   - budget: hot_ratio[jobs]>=0.9
     paths: [db/migrations/*_touched.sql]

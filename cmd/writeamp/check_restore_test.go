@@ -159,9 +159,11 @@ insert into queue select g, 0 from generate_series(1, 300) g;`)
 	}
 
 	// A change check cannot undo is refused before anything is applied,
-	// naming the three ways out.
+	// naming the three ways out. --schema creates queue, which the budget
+	// names: a budget on an object neither the database nor the files name
+	// is refused first, before the undo is planned.
 	alter := write(t, dir, "alter.sql", "create index jobs_status on jobs (status);\nalter table jobs alter column touched_at type bigint;")
-	_, _, err = run(t, append(append([]string{}, common...), append([]string{"--migration", alter}, work...)...)...)
+	_, _, err = run(t, append(append([]string{}, common...), append([]string{"--schema", base, "--migration", alter}, work...)...)...)
 	if exitCode(err) != 2 || err == nil {
 		t.Fatalf("an ALTER TYPE migration without --down: exit %d (%v), want 2", exitCode(err), err)
 	}
@@ -174,9 +176,10 @@ insert into queue select g, 0 from generate_series(1, 300) g;`)
 		t.Fatalf("a refused check changed the catalog:\n%s", now)
 	}
 
-	// --keep-migration: the migration stays, as asked.
+	// --keep-migration: the migration stays, as asked (no budget: measured
+	// and reported only).
 	keep := write(t, dir, "keep.sql", "create index jobs_status on jobs (status);")
-	out, _, err = run(t, append(append([]string{}, common[:len(common)-2]...), append([]string{"--migration", keep, "--keep-migration"},
+	out, _, err = run(t, append(append([]string{}, common[:len(common)-2]...), append([]string{"--report-only", "--migration", keep, "--keep-migration"},
 		"--", psql, dsn, "-XAtqc", "update jobs set touched_at = touched_at + 1 where id <= 10")...)...)
 	if d := readCheck(t, out); exitCode(err) != 0 || d.Restore.Method != "kept" {
 		t.Errorf("--keep-migration: exit %d (%v), restore %+v", exitCode(err), err, d.Restore)

@@ -25,7 +25,9 @@ func mariaSafetyState(t *testing.T, db *sql.DB, name string) string {
 // down that drops the user's table is not run; a down that would drop a
 // table there before is refused (exit 3) and the migration undone by the
 // inverse of its statements instead; BEGIN without COMMIT is rolled back
-// (exit 2). jobs and its rows come through each case exactly.
+// (exit 2). jobs and its rows come through each case exactly. All of this
+// is --in-place: by default -- COMMAND is measured on a copy and nothing
+// is undone on the database.
 func TestCheckNeverLosesMariaDBData(t *testing.T) {
 	t.Parallel()
 	client := testenv.Tool(t, "mariadb", "mysql")
@@ -62,7 +64,7 @@ func TestCheckNeverLosesMariaDBData(t *testing.T) {
 		{"a down that drops a table there before", []string{"--migration", up2}, check.ExitNotAsItWas, "DROP TABLE jobs: it would drop or empty jobs"},
 		{"START TRANSACTION without COMMIT", []string{"--migration", up3}, check.ExitBadInput, "inside an open transaction"},
 	} {
-		out, _, err := run(t, append(append([]string{"check", "-q", "--report-only", "--dsn", dsn, "--format", "json"}, c.args...), cmd...)...)
+		out, _, err := run(t, append(append([]string{"check", "-q", "--in-place", "--report-only", "--dsn", dsn, "--format", "json"}, c.args...), cmd...)...)
 		text := out
 		if err != nil {
 			text += err.Error()

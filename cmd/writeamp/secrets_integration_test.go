@@ -15,7 +15,10 @@ import (
 // A password on the wrapped command's line (env PGPASSWORD=…, MYSQL_PWD=…,
 // a URL's user info, --password=…, a shell string) never leaves writeamp:
 // not on stdout or stderr, not in the report, the result JSON, JUnit or the
-// step summary, for measure and check alike.
+// step summary, for measure and check alike. The command's DSN carries a
+// password the --dsn lacks, so check cannot point it at a copy: --in-place
+// measures it on the database; by default it writes the database itself,
+// which check reports (exit 3) without showing the password either.
 func TestNoSecretOfTheCommandLineLeavesWriteamp(t *testing.T) {
 	t.Parallel()
 	psql := testenv.Tool(t, "psql")
@@ -41,24 +44,30 @@ func TestNoSecretOfTheCommandLineLeavesWriteamp(t *testing.T) {
 	shell := []string{"--", "sh", "-c", "PGPASSWORD='" + secret + "' " + psql + " '" + withPw + "' -Xq -c 'update t set v = v + 1'"}
 	summary := filepath.Join(dir, "summary.md")
 	for _, c := range []struct {
-		name  string
-		args  []string
-		files []string
+		name     string
+		args     []string
+		files    []string
+		copyMode bool // exit 3 expected: the command reaches the database itself
 	}{
-		{"measure json", append([]string{"measure", "--dsn", dsn, "--format", "json", "-o", filepath.Join(dir, "m.json")}, command...), []string{"m.json"}},
-		{"measure table", append([]string{"measure", "--dsn", dsn}, shell...), nil},
-		{"measure markdown", append([]string{"measure", "--dsn", dsn, "--format", "markdown"}, command...), nil},
-		{"check", append([]string{"check", "--dsn", dsn, "--migration", mig, "--budget", "log_bytes/op<=+1000%", "--format", "markdown",
+		{"measure json", append([]string{"measure", "--dsn", dsn, "--format", "json", "-o", filepath.Join(dir, "m.json")}, command...), []string{"m.json"}, false},
+		{"measure table", append([]string{"measure", "--dsn", dsn}, shell...), nil, false},
+		{"measure markdown", append([]string{"measure", "--dsn", dsn, "--format", "markdown"}, command...), nil, false},
+		{"check", append([]string{"check", "--in-place", "--dsn", dsn, "--migration", mig, "--budget", "log_bytes/op<=+1000%", "--format", "markdown",
 			"-o", filepath.Join(dir, "c.md"), "--junit", filepath.Join(dir, "c.xml"), "--result", filepath.Join(dir, "c.json")}, command...),
-			[]string{"c.md", "c.xml", "c.json", "summary.md"}},
-		{"check shell", append([]string{"check", "--dsn", dsn, "--migration", mig, "--budget", "log_bytes/op<=+1000%", "--format", "json"}, shell...), []string{"summary.md"}},
+			[]string{"c.md", "c.xml", "c.json", "summary.md"}, false},
+		{"check shell", append([]string{"check", "--in-place", "--dsn", dsn, "--migration", mig, "--budget", "log_bytes/op<=+1000%", "--format", "json"}, shell...), []string{"summary.md"}, false},
+		{"check copy", append([]string{"check", "--dsn", dsn, "--migration", mig, "--budget", "log_bytes/op<=+1000%", "--format", "json"}, command...), []string{"summary.md"}, true},
 	} {
 		cmd := exec.Command(bin, c.args...)
 		cmd.Env = append(os.Environ(), "GITHUB_STEP_SUMMARY="+summary)
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
 		runErr := cmd.Run()
-		if ee, ok := runErr.(*exec.ExitError); runErr != nil && (!ok || ee.ExitCode() > 1) {
+		ee, ok := runErr.(*exec.ExitError)
+		switch {
+		case c.copyMode && (!ok || ee.ExitCode() != 3):
+			t.Errorf("%s: %v, want exit 3 (the command wrote the database itself, not the copy)\n%s", c.name, runErr, errb.String())
+		case !c.copyMode && runErr != nil && (!ok || ee.ExitCode() > 1):
 			t.Fatalf("%s: %v\n%s", c.name, runErr, errb.String())
 		}
 		texts := map[string]string{"stdout": out.String(), "stderr": errb.String()}
