@@ -149,7 +149,12 @@ func TestCheckBuiltinMigrationConfinedMariaDB(t *testing.T) {
 		{"a table in the user's database", "create table " + name + ".planted (i int);", check.ExitBadInput, "CREATE command denied"},
 		{"a new database", "create database wa_planted_" + name + ";", check.ExitBadInput, "Access denied"},
 		{"ordinary migration", "create index wa_user on offline_user_session (user_id);", check.ExitPass, "PASS"},
+		{"a grant to PUBLIC", "create index wa_user on offline_user_session (user_id);", check.ExitBadInput, "UPDATE on " + name + ".accounts (granted to PUBLIC)"},
 	} {
+		if strings.HasPrefix(c.name, "a grant to PUBLIC") {
+			mysqltest.Exec(t, db, "GRANT UPDATE ON "+name+".accounts TO PUBLIC")
+			defer db.Exec("REVOKE UPDATE ON " + name + ".accounts FROM PUBLIC")
+		}
 		m := write(t, dir, fmt.Sprintf("m%d.sql", i), c.sql)
 		out, _, err := run(t, "check", "-q", "--dsn", dsn, "--migration", m, "--budget", "log_bytes/op<=+1000%", "--logins", "10", "--expiration-job=false")
 		text := out

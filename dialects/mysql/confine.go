@@ -128,6 +128,9 @@ func (d Dialect) Confine(ctx context.Context, admin *sql.Conn, s dialects.Server
 	if err := exec(ctx, "grant the workload's database to the confined account", "confine_grant", "{{schema}}", QuoteIdent(grantPattern(schema)), "{{account}}", acct); err != nil {
 		return nil, fmt.Errorf("%w: %w", dialects.ErrCannotConfine, err)
 	}
+	if err := reach(ctx, admin, s, schema); err != nil {
+		return nil, err
+	}
 	db, err = open(ctx, login, password, schema)
 	if err != nil {
 		return nil, fmt.Errorf("log in as %s, the account check created to apply the migration inside the workload's database only: %w", acct, err)
@@ -206,4 +209,34 @@ func dropStale(ctx context.Context, admin *sql.Conn, s dialects.Server) {
 	for _, a := range accts {
 		admin.ExecContext(ctx, strings.ReplaceAll(drop, "{{account}}", a))
 	}
+}
+
+// reach refuses a server where grants to PUBLIC let every account write
+// outside the workload's database: there the server would let the
+// migration through.
+func reach(ctx context.Context, admin *sql.Conn, s dialects.Server, schema string) error {
+	q, err := queries.Get(Name, "confine_reach", s.VersionNum)
+	if err != nil {
+		return err
+	}
+	rows, err := admin.QueryContext(ctx, q, schema, schema, schema)
+	if err != nil {
+		return fmt.Errorf("read what every account may write (grants to PUBLIC): %w", err)
+	}
+	defer rows.Close()
+	var found []string
+	for rows.Next() {
+		var g string
+		if err := rows.Scan(&g); err != nil {
+			return err
+		}
+		found = append(found, g)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(found) > 0 {
+		return fmt.Errorf("%w: every account may %s (granted to PUBLIC), so the server would not keep the migration inside the workload's database; REVOKE those from PUBLIC, or run check against a server without such grants", dialects.ErrCannotConfine, strings.Join(found, ", "))
+	}
+	return nil
 }

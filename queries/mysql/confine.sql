@@ -44,3 +44,20 @@ WHERE d.User LIKE 'writeamp\_mig\_%'
 
 -- name: confine_drop
 DROP USER IF EXISTS {{account}}
+
+-- name: confine_reach
+-- What every account may change outside the workload's database through
+-- grants to PUBLIC (MariaDB 10.11+; MySQL has no PUBLIC and returns no
+-- row): there the server would not keep the migration inside. Reading is
+-- refused before the migration runs.
+-- https://mariadb.com/kb/en/grant/#grant-to-public
+-- https://mariadb.com/kb/en/information-schema-schema_privileges-table/
+SELECT CONCAT(PRIVILEGE_TYPE, ' on ', TABLE_SCHEMA, '.*') FROM information_schema.SCHEMA_PRIVILEGES
+WHERE GRANTEE = '''PUBLIC''@''''' AND PRIVILEGE_TYPE NOT IN ('SELECT', 'SHOW VIEW') AND TABLE_SCHEMA <> ?
+UNION ALL
+SELECT CONCAT(PRIVILEGE_TYPE, ' on ', TABLE_SCHEMA, '.', TABLE_NAME) FROM information_schema.TABLE_PRIVILEGES
+WHERE GRANTEE = '''PUBLIC''@''''' AND PRIVILEGE_TYPE NOT IN ('SELECT', 'SHOW VIEW') AND TABLE_SCHEMA <> ?
+UNION ALL
+SELECT CONCAT(PRIVILEGE_TYPE, ' on ', TABLE_SCHEMA, '.', TABLE_NAME, '.', COLUMN_NAME) FROM information_schema.COLUMN_PRIVILEGES
+WHERE GRANTEE = '''PUBLIC''@''''' AND PRIVILEGE_TYPE NOT IN ('SELECT') AND TABLE_SCHEMA <> ?
+LIMIT 20
