@@ -31,7 +31,7 @@ func TestCheckReadsTheRepositoryConfig(t *testing.T) {
 	write(t, repo, "writeamp.yaml", `dsn_env: APP_TEST_DSN
 migration: [db/migrations]
 schema: [db/base.sql]
-workload: psql "${WRITEAMP_CHECK_DSN:-$APP_TEST_DSN}" -XAtq -v ON_ERROR_STOP=1 -f db/w.sql
+workload: psql "$APP_TEST_DSN" -XAtq -v ON_ERROR_STOP=1 -f db/w.sql
 budgets:
   - budget: hot_ratio[jobs]>=0.9
     paths: [db/migrations/*_touched.sql]

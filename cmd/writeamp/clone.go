@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/writeamp/writeamp/check"
 	"github.com/writeamp/writeamp/dialects"
@@ -67,11 +69,7 @@ func newCloner(ctx context.Context, t *target, log io.Writer) (*check.Cloner, fu
 			return win, pgd.WithDatabase(t.DSN, database), func() { db.Close() }, nil
 		},
 	}
-	for _, v := range []string{"WRITEAMP_DSN", "DATABASE_URL"} {
-		if os.Getenv(v) != "" && os.Getenv(v) == t.DSN {
-			c.EnvDSN = append(c.EnvDSN, v)
-		}
-	}
+	c.EnvDSN = envNaming(t.DSN)
 	return c, func() { admin.DB.Close() }, nil
 }
 
@@ -85,11 +83,7 @@ type copyOpts struct {
 // a scratch server from this machine's binaries loaded from a dump.
 func wireCopy(ctx context.Context, cp *check.Copy, t *target, log io.Writer, o copyOpts) (func(), error) {
 	cp.DSN = t.DSN
-	for _, v := range []string{"WRITEAMP_DSN", "DATABASE_URL"} {
-		if os.Getenv(v) != "" && os.Getenv(v) == t.DSN {
-			cp.EnvDSN = append(cp.EnvDSN, v)
-		}
-	}
+	cp.EnvDSN = envNaming(t.DSN)
 	openDSN := func(ctx context.Context, dsn string) (*measure.Window, func(), error) {
 		db, err := t.Dialect.Open(ctx, dsn)
 		if err != nil {
@@ -153,4 +147,23 @@ func wireCopy(ctx context.Context, cp *check.Copy, t *target, log io.Writer, o c
 		return func() {}, nil
 	}
 	return func() {}, nil // no copy here: check refuses, naming --in-place
+}
+
+// envNaming are the variables of writeamp's environment whose value is the
+// measured database's DSN exactly (WRITEAMP_DSN, DATABASE_URL, a config's
+// dsn_env, a test suite's own): the wrapped command gets each pointed at
+// the copy, so a workload that reads the DSN from one never reaches the
+// database itself.
+func envNaming(dsn string) []string {
+	if dsn == "" {
+		return nil
+	}
+	var out []string
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok && v == dsn && k != "" {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
