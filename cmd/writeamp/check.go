@@ -67,7 +67,8 @@ Where -- COMMAND is measured:
     scratch server (mariadbd/mysqld) loaded with mariadb-dump/mysqldump. The command
     reaches each copy through its arguments (the --dsn text replaced by the copy's)
     and PGHOST/PGPORT/PGDATABASE/PGUSER or MYSQL_HOST/MYSQL_TCP_PORT/MYSQL_PWD,
-    WRITEAMP_CHECK_DSN (and WRITEAMP_DSN/DATABASE_URL when they named the database);
+    WRITEAMP_CHECK_DSN, and every variable whose value is the --dsn text (WRITEAMP_DSN,
+    DATABASE_URL, a config's dsn_env ...);
     a write that still reaches the database itself fails the check (exit 3, PostgreSQL).
     The copies and the scratch server are removed at the end, on failure and on
     signals too; the report states the method, the time and the disk. A database
@@ -99,8 +100,8 @@ Leaving the database as it was (--in-place; the built-in workload needs none of 
     database, or superuser) and no other session connected to it while it is copied;
     each copy costs the database's size in disk and its copy time, both reported. The
     command reaches the copy through its arguments (each --dsn text in them is replaced
-    by the copy's) and PGDATABASE, WRITEAMP_CHECK_DSN (and WRITEAMP_DSN/DATABASE_URL
-    when they named the database). Each copy is marked as writeamp's (a comment on
+    by the copy's) and PGDATABASE, WRITEAMP_CHECK_DSN and every variable whose value
+    is the --dsn text. Each copy is marked as writeamp's (a comment on
     it) and the run holds a lock until its copies are dropped: copies a killed check
     left are listed by writeamp clean, and dropped by clean --drop once that lock is
     free and no session uses them.
