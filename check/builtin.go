@@ -22,7 +22,7 @@ func (b *Builtin) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, e
 	if err := g.canConfine(ctx); err != nil {
 		return nil, err
 	}
-	cat, err := ReadCatalog(ctx, g.Window.DB, g.server())
+	cat, err := g.readCatalog(ctx, g.Window.DB)
 	if err != nil {
 		return nil, measureErr("before", err)
 	}

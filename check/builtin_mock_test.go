@@ -54,7 +54,9 @@ func (b builtinHarness) run(t *testing.T, migration, added string, writes int64,
 		for _, l := range lines {
 			rows.AddRow(l)
 		}
-		mock.ExpectQuery(sqlOf(t, s.Dialect, "check_catalog", vn, "")).WillReturnRows(rows)
+		expectBoundedRead(t, mock, s.Dialect, vn, func() {
+			mock.ExpectQuery(sqlOf(t, s.Dialect, "check_catalog", vn, "")).WillReturnRows(rows)
+		})
 	}
 	cat(b.catalog)
 	survey := func() {

@@ -255,7 +255,7 @@ func (cl *Clone) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, er
 	if c == nil {
 		return nil, fmt.Errorf("%w: --clone needs an administrative connection to copy the database, and none was opened", errRefused)
 	}
-	cat, err := ReadCatalog(ctx, g.Window.DB, g.server())
+	cat, err := g.readCatalog(ctx, g.Window.DB)
 	if err != nil {
 		return nil, measureErr("before", err)
 	}

@@ -178,3 +178,12 @@ func TestReadCatalogPerDialect(t *testing.T) {
 		}
 	}
 }
+
+// expectBoundedRead is one of check's reads on a pooled session: bounded by
+// --lock-timeout, read, and the bound reset before the session goes back.
+func expectBoundedRead(t *testing.T, mock sqlmock.Sqlmock, dialect string, version int, read func()) {
+	t.Helper()
+	expectLockTimeout(t, mock, dialect, version)
+	read()
+	mock.ExpectExec(sqlOf(t, dialect, "lock_timeout_reset", version, "")).WillReturnResult(sqlmock.NewResult(0, 0))
+}

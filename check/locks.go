@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"strconv"
@@ -86,7 +87,17 @@ func (g *Gate) boundedRead(ctx context.Context, q dialects.Querier, read func(q 
 		if err != nil {
 			return err
 		}
-		defer cn.Close()
+		// The session goes back to the pool without the bound, so no
+		// workload statement inherits --lock-timeout; one whose reset fails
+		// is closed instead.
+		defer func() {
+			if reset, err := g.ownSQL("lock_timeout_reset"); err == nil && g.lockTimeout() > 0 {
+				if _, err := cn.ExecContext(context.WithoutCancel(ctx), reset); err != nil {
+					cn.Raw(func(any) error { return driver.ErrBadConn })
+				}
+			}
+			cn.Close()
+		}()
 		conn = cn
 	case *sql.Conn:
 		conn = c

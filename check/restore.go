@@ -158,7 +158,7 @@ func (r *Restoration) Lines() []string {
 func (g *Gate) compareCatalog(ctx context.Context, q dialects.Querier, before Catalog, r *Restoration) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	after, err := ReadCatalog(cctx, q, g.server())
+	after, err := g.readCatalog(cctx, q)
 	if err != nil {
 		r.CatalogError = err.Error()
 		g.logf("warning: restore not proven: %v", err)

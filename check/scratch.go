@@ -60,7 +60,7 @@ type Copy struct {
 func (cp *Copy) updates(g *Gate) []Update { return g.commandUpdates(cp.Argv) }
 
 func (cp *Copy) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, error) {
-	cat, err := ReadCatalog(ctx, g.Window.DB, g.server())
+	cat, err := g.readCatalog(ctx, g.Window.DB)
 	if err != nil {
 		return nil, measureErr("before", err)
 	}

@@ -130,6 +130,11 @@ WHERE EVENT_SCHEMA = COALESCE(NULLIF(?, ''), DATABASE()) AND EVENT_NAME = ?
 -- Both take whole seconds, at least 1; errors 1205 (ER_LOCK_WAIT_TIMEOUT).
 SET SESSION lock_wait_timeout = {{s}}, SESSION innodb_lock_wait_timeout = {{s}}
 
+-- name: lock_timeout_reset
+-- A pooled session that served one of check's bounded reads goes back to
+-- the pool with the server's values.
+SET SESSION lock_wait_timeout = DEFAULT, innodb_lock_wait_timeout = DEFAULT
+
 -- name: check_session_id
 SELECT CAST(CONNECTION_ID() AS CHAR)
 

@@ -43,6 +43,11 @@ ORDER BY 1
 -- https://docs.oracle.com/en/database/oracle/oracle-database/19/refrn/DDL_LOCK_TIMEOUT.html
 ALTER SESSION SET DDL_LOCK_TIMEOUT = {{s}}
 
+-- name: lock_timeout_reset
+-- A pooled session that served one of check's bounded reads goes back to
+-- the pool with the default (0: NOWAIT).
+ALTER SESSION SET DDL_LOCK_TIMEOUT = 0
+
 -- name: check_session_id
 SELECT TO_CHAR(SYS_CONTEXT('USERENV', 'SID')) FROM dual
 

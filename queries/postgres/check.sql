@@ -182,6 +182,11 @@ DROP DATABASE {{clone}}
 -- (a lock not granted in time fails the statement with SQLSTATE 55P03).
 SELECT set_config('lock_timeout', '{{ms}}ms', false)
 
+-- name: lock_timeout_reset
+-- A pooled session that served one of check's bounded reads goes back to
+-- the pool as it came (the workload's statements keep the server's value).
+RESET lock_timeout
+
 -- name: check_session_id
 SELECT pg_backend_pid()::text
 

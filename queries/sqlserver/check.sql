@@ -69,6 +69,11 @@ ORDER BY 1
 -- https://learn.microsoft.com/en-us/sql/t-sql/statements/set-lock-timeout-transact-sql
 SET LOCK_TIMEOUT {{ms}}
 
+-- name: lock_timeout_reset
+-- A pooled session that served one of check's bounded reads goes back to
+-- the pool waiting as long as it takes (the default).
+SET LOCK_TIMEOUT -1
+
 -- name: check_session_id
 SELECT CAST(@@SPID AS nvarchar(10))
 
