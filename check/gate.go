@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/writeamp/writeamp/budget"
+	"github.com/writeamp/writeamp/check/sqlfile"
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/measure"
@@ -104,7 +105,7 @@ func (g *Gate) Updates() []Update { return g.Mode.updates(g) }
 func (g *Gate) Run(ctx context.Context) (*Outcome, error) {
 	out := &Outcome{Migration: g.Migration, Dialect: g.server().Dialect}
 	for _, files := range [][]File{g.Schema, g.Migration, downs(g.Mode)} {
-		if err := SplitContext(ctx, g.server().Dialect, files); err != nil {
+		if err := sqlfile.SplitContext(ctx, g.server().Dialect, files); err != nil {
 			return out, fmt.Errorf("%w: %w", errApply, err)
 		}
 	}

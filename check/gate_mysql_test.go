@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/writeamp/writeamp/check/sqlfile"
 	_ "github.com/writeamp/writeamp/collectors/mysql" // registers the collectors a measurement reads
 	"github.com/writeamp/writeamp/dialects"
 	my "github.com/writeamp/writeamp/dialects/mysql"
@@ -69,7 +70,7 @@ func TestGateMariaDBSplitsAndWarns(t *testing.T) {
 		fmt.Fprintf(&work, "UPDATE jobs SET touched_at = touched_at + 1 WHERE id = %d;\n", i)
 	}
 	workSQL := put("work.sql", work.String())
-	schema, err := LoadFiles("--schema", []string{put("base.sql", `CREATE TABLE jobs (id INT PRIMARY KEY, note TEXT, touched_at INT NOT NULL DEFAULT 0);
+	schema, err := sqlfile.Load("--schema", []string{put("base.sql", `CREATE TABLE jobs (id INT PRIMARY KEY, note TEXT, touched_at INT NOT NULL DEFAULT 0);
 INSERT INTO jobs SELECT seq, 'O\'Reilly; x', 0 FROM seq_1_to_200;
 DELIMITER //
 CREATE PROCEDURE touch(IN p INT) BEGIN UPDATE jobs SET touched_at = touched_at + 1 WHERE id = p; SELECT 1; END//
@@ -78,7 +79,7 @@ DELIMITER ;
 	if err != nil {
 		t.Fatal(err)
 	}
-	mig, err := LoadFiles("--migration", []string{put("001_touched.sql", "-- +goose Up\nCREATE INDEX jobs_touched ON jobs (touched_at);\n-- +goose Down\nDROP TABLE jobs;\n")})
+	mig, err := sqlfile.Load("--migration", []string{put("001_touched.sql", "-- +goose Up\nCREATE INDEX jobs_touched ON jobs (touched_at);\n-- +goose Down\nDROP TABLE jobs;\n")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/writeamp/writeamp/budget"
+	"github.com/writeamp/writeamp/check/sqlfile"
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/workloads"
 )
@@ -138,15 +139,15 @@ func (r Request) Gate() (*Gate, error) {
 	case r.KeepMigration && r.Repeat > 1 && !r.Clone:
 		return nil, fmt.Errorf("--repeat measures each side on a fresh state, which needs the migration undone between repetitions: drop --keep-migration, or use --clone")
 	}
-	schema, err := LoadFiles("--schema", r.Schemas)
+	schema, err := sqlfile.Load("--schema", r.Schemas)
 	if err != nil {
 		return nil, err
 	}
-	migration, err := LoadFiles("--migration", r.Migrations)
+	migration, err := sqlfile.Load("--migration", r.Migrations)
 	if err != nil {
 		return nil, err
 	}
-	downFiles, err := LoadDownFiles("--down", r.Downs)
+	downFiles, err := sqlfile.LoadDown("--down", r.Downs)
 	if err != nil {
 		return nil, err
 	}

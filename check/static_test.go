@@ -2,17 +2,17 @@ package check
 
 import (
 	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/writeamp/writeamp/check/sqlfile"
 	"github.com/writeamp/writeamp/sqlparse"
 )
 
 func files(t *testing.T, dialect string, fs ...File) []File {
 	t.Helper()
-	if err := Split(dialect, fs); err != nil {
+	if err := sqlfile.Split(dialect, fs); err != nil {
 		t.Fatal(err)
 	}
 	return fs
@@ -122,27 +122,6 @@ func TestWarnMySQL(t *testing.T) {
 	ws := Warn(sqlparse.MySQL, idx, ups)
 	if len(ws) != 2 || ws[0].Index != "jobs_touched" || ws[1].Index != "jobs_status" || !strings.Contains(ws[0].Text, "InnoDB has no HOT") {
 		t.Fatalf("warnings: %+v", ws)
-	}
-}
-
-func TestLoadFilesGoose(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "001_up.sql"), []byte("-- +goose Up\ncreate index i on t (a);\n-- +goose Down\ndrop index i;\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "001_x.down.sql"), []byte("drop table t;"), 0o644)
-	fs, err := LoadFiles("--migration", []string{dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := Split(sqlparse.Postgres, fs); err != nil {
-		t.Fatal(err)
-	}
-	if len(fs) != 1 || len(fs[0].Statements) != 1 || fs[0].Statements[0].Text != "create index i on t (a)" {
-		t.Fatalf("a goose file applies its Up section only: %+v", fs)
-	}
-	bad := []File{{Path: "bad.sql", Flag: "--migration", Text: "select 'open"}}
-	if err := Split(sqlparse.Postgres, bad); err == nil || !strings.Contains(err.Error(), "--migration bad.sql: line 1, column 8: unterminated quoted string") {
-		t.Fatalf("error: %v", err)
 	}
 }
 

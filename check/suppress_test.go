@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/writeamp/writeamp/check/sqlfile"
 	"github.com/writeamp/writeamp/sqlparse"
 )
 
@@ -16,11 +17,11 @@ func TestSuppressSilencesTheStatementBelow(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "0002_touched.sql"), []byte("-- add an index\n\ncreate index jobs_touched on jobs (touched);\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "0003_note.sql"), []byte("alter table jobs add column note text;\n-- writeamp:allow index-on-updated-column reason: note is written once, at insert\ncreate index jobs_note on jobs (note);\n"), 0o644)
-	files, err := LoadFiles("--migration", []string{dir})
+	files, err := sqlfile.Load("--migration", []string{dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Split(sqlparse.Postgres, files); err != nil {
+	if err := sqlfile.Split(sqlparse.Postgres, files); err != nil {
 		t.Fatal(err)
 	}
 	sups, err := InlineSuppressions(files)

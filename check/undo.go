@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/writeamp/writeamp/check/sqlfile"
 	"github.com/writeamp/writeamp/sqlparse"
 )
 
@@ -74,11 +75,11 @@ func planUndo(dialect string, schema, migration, downs []File, ex *sqlparse.Exis
 				st.how, st.kind = "its goose Down section", UndoGooseDown
 				st.down = []File{{Path: f.Path + " (goose Down)", Flag: f.Flag, Statements: f.Down}}
 			case downBeside(f.Path) != "":
-				df, err := LoadFiles(f.Flag+" (its down file)", []string{downBeside(f.Path)})
+				df, err := sqlfile.Load(f.Flag+" (its down file)", []string{downBeside(f.Path)})
 				if err != nil {
 					return nil, err
 				}
-				if err := Split(dialect, df); err != nil {
+				if err := sqlfile.Split(dialect, df); err != nil {
 					return nil, err
 				}
 				st.how, st.down, st.kind = "its down file "+df[0].Path, df, UndoDownFile

@@ -9,6 +9,7 @@ import (
 
 	"github.com/DATA-DOG/go-sqlmock"
 
+	"github.com/writeamp/writeamp/check/sqlfile"
 	"github.com/writeamp/writeamp/internal/mocksql"
 )
 
@@ -23,11 +24,11 @@ func put(t *testing.T, dir, name, text string) string {
 
 func loaded(t *testing.T, dialect, flag string, paths ...string) []File {
 	t.Helper()
-	fs, err := LoadFiles(flag, paths)
+	fs, err := sqlfile.Load(flag, paths)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Split(dialect, fs); err != nil {
+	if err := sqlfile.Split(dialect, fs); err != nil {
 		t.Fatal(err)
 	}
 	return fs
@@ -59,7 +60,7 @@ func TestPlanUndo(t *testing.T) {
 			t.Errorf("plan %q lacks %q", got, want)
 		}
 	}
-	if d, err := LoadDownFiles("--down", []string{dir}); err != nil || len(d) != 2 || !strings.HasSuffix(d[0].Path, "0003_c.down.sql") || !strings.HasSuffix(d[1].Path, "000002_b.down.sql") {
+	if d, err := sqlfile.LoadDown("--down", []string{dir}); err != nil || len(d) != 2 || !strings.HasSuffix(d[0].Path, "0003_c.down.sql") || !strings.HasSuffix(d[1].Path, "000002_b.down.sql") {
 		t.Errorf("--down DIR: its *.down.sql, last first: %+v %v", d, err)
 	}
 	downs := loaded(t, "mysql", "--down", put(t, dir, "all.down", "DROP TABLE a;"))

@@ -14,6 +14,7 @@ import (
 
 	"github.com/writeamp/writeamp/budget"
 	"github.com/writeamp/writeamp/check"
+	"github.com/writeamp/writeamp/check/sqlfile"
 	"github.com/writeamp/writeamp/sqlparse"
 )
 
@@ -31,11 +32,11 @@ func ciOutcome(t *testing.T) (*check.Outcome, string) {
 	os.WriteFile(m1, []byte("-- add an index\n\ncreate index jobs_touched on jobs (touched);\n"), 0o644)
 	m2 := filepath.Join(dir, "db", "migrations", "0003_note.sql")
 	os.WriteFile(m2, []byte("alter table jobs add column note text;\n-- writeamp:allow index-on-updated-column reason: note is written once, at insert\ncreate index jobs_note on jobs (note);\n"), 0o644)
-	files, err := check.LoadFiles("--migration", []string{filepath.Join(dir, "db", "migrations")})
+	files, err := sqlfile.Load("--migration", []string{filepath.Join(dir, "db", "migrations")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := check.Split(sqlparse.Postgres, files); err != nil {
+	if err := sqlfile.Split(sqlparse.Postgres, files); err != nil {
 		t.Fatal(err)
 	}
 	sups, err := check.InlineSuppressions(files)

@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/writeamp/writeamp/check"
+	"github.com/writeamp/writeamp/check/sqlfile"
 	"github.com/writeamp/writeamp/config"
 	"github.com/writeamp/writeamp/dialects"
 )
@@ -73,7 +74,7 @@ func (c *checkConfig) apply(cmd *cobra.Command, req *check.Request, dsn *string)
 	if !set("budget") {
 		// Globs match files: a directory stands for its *.sql files.
 		var names []string
-		files, _ := check.LoadFiles("--migration", req.Migrations) // an error is reported by Gate, naming the flag
+		files, _ := sqlfile.Load("--migration", req.Migrations) // an error is reported by Gate, naming the flag
 		for _, mf := range files {
 			names = append(names, mf.Path)
 		}

@@ -18,7 +18,7 @@ const module = "github.com/writeamp/writeamp/"
 // layer and on none of its own or a higher one. A new package goes in one.
 var layers = [][]string{
 	{"internal/safeio", "sqlparse", "queries", "pgembed", "internal/ghaction", "internal/testenv", "internal/heappeak", "internal/kernelwait"},
-	{"result", "dialects", "internal/scratch"},
+	{"result", "dialects", "internal/scratch", "check/sqlfile"},
 	{"dialects/mysql", "dialects/oracle", "dialects/postgres", "dialects/sqlserver", "budget", "workloads/owned"},
 	{"collectors", "config"},
 	{"collectors/mysql", "collectors/oracle", "collectors/postgres", "collectors/sqlserver", "workloads", "explain"},
@@ -38,7 +38,7 @@ var layers = [][]string{
 
 // generic packages depend on no dialect's or workload's own package, even
 // where the layers would let them.
-var generic = []string{"result", "reports", "budget", "capacity", "collectors", "workloads", "measure", "check", "check/ciout"}
+var generic = []string{"result", "reports", "budget", "capacity", "collectors", "workloads", "measure", "check", "check/ciout", "check/sqlfile"}
 
 func specific(p string) bool {
 	for _, dir := range []string{"dialects/", "collectors/", "workloads/"} {

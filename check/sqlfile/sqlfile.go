@@ -1,9 +1,4 @@
-// Package check is `writeamp check`: measure a workload, apply a migration,
-// measure again, and hold the difference against budgets. It also warns,
-// before anything runs, when a migration indexes a column the workload
-// updates (on PostgreSQL that turns HOT updates into non-HOT ones; on
-// MySQL/MariaDB each such update also rewrites an index entry).
-package check
+package sqlfile
 
 import (
 	"context"
@@ -33,10 +28,10 @@ type File struct {
 	Applied int
 }
 
-// LoadFiles reads SQL files in the order given; a directory contributes its
+// Load reads SQL files in the order given; a directory contributes its
 // *.sql files in name order, skipping *.down.sql (goose/migrate style "down"
 // migrations).
-func LoadFiles(flag string, paths []string) ([]File, error) {
+func Load(flag string, paths []string) ([]File, error) {
 	var out []File
 	for _, p := range paths {
 		st, err := os.Stat(p)
@@ -72,11 +67,11 @@ func LoadFiles(flag string, paths []string) ([]File, error) {
 	return out, nil
 }
 
-// LoadDownFiles reads the files of --down in the order given; a directory
+// LoadDown reads the files of --down in the order given; a directory
 // contributes its *.down.sql files (its *.sql files when it has none) in
 // reverse name order: the last migration is undone first, as
 // golang-migrate's down does.
-func LoadDownFiles(flag string, paths []string) ([]File, error) {
+func LoadDown(flag string, paths []string) ([]File, error) {
 	var out []File
 	for _, p := range paths {
 		st, err := os.Stat(p)
@@ -84,7 +79,7 @@ func LoadDownFiles(flag string, paths []string) ([]File, error) {
 			return nil, fmt.Errorf("%s: %w", flag, err)
 		}
 		if !st.IsDir() {
-			fs, err := LoadFiles(flag, []string{p})
+			fs, err := Load(flag, []string{p})
 			if err != nil {
 				return nil, err
 			}
@@ -113,7 +108,7 @@ func LoadDownFiles(flag string, paths []string) ([]File, error) {
 			return nil, fmt.Errorf("%s: %s holds no *.sql files", flag, p)
 		}
 		sort.Sort(sort.Reverse(sort.StringSlice(all)))
-		fs, err := LoadFiles(flag, all)
+		fs, err := Load(flag, all)
 		if err != nil {
 			return nil, err
 		}
