@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/writeamp/writeamp/check/restore"
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/measure"
 	"github.com/writeamp/writeamp/result"
@@ -26,7 +27,7 @@ func (b *Builtin) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, e
 	if err != nil {
 		return nil, measureErr("before", err)
 	}
-	out.Restore = &Restoration{Method: MethodWorkload, How: "the migration was applied inside the workload's own schemas (" + g.howInSchema() + "), which were dropped after each measurement"}
+	out.Restore = &restore.Restoration{Method: restore.MethodWorkload, How: "the migration was applied inside the workload's own schemas (" + g.howInSchema() + "), which were dropped after each measurement"}
 	defer g.compareCatalog(ctx, g.Window.DB, cat, out.Restore)
 	// The first "after" measures the apply step in a window of its own
 	// (applycost.go): the workload's schema filled and --schema applied,

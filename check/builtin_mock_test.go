@@ -10,6 +10,7 @@ import (
 	"github.com/DATA-DOG/go-sqlmock"
 
 	"github.com/writeamp/writeamp/budget"
+	"github.com/writeamp/writeamp/check/restore"
 	"github.com/writeamp/writeamp/collectors"
 	oracol "github.com/writeamp/writeamp/collectors/oracle"
 	mscol "github.com/writeamp/writeamp/collectors/sqlserver"
@@ -182,7 +183,7 @@ func (b builtinHarness) check(t *testing.T, onUpdated, unrelated string) {
 			failed = append(failed, v.Object)
 		}
 	}
-	if out.Exit() != 1 || len(failed) != 1 || failed[0] != b.failsOn || out.Restore.Method != MethodWorkload || !out.Restore.OK() || out.Restore.Compared != len(b.catalog) {
+	if out.Exit() != 1 || len(failed) != 1 || failed[0] != b.failsOn || out.Restore.Method != restore.MethodWorkload || !out.Restore.OK() || out.Restore.Compared != len(b.catalog) {
 		t.Errorf("index on the updated column: exit %d, failed %q, verdicts %+v, restore %+v", out.Exit(), failed, out.Verdicts, out.Restore)
 	}
 	if len(out.Static) == 0 {

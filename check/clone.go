@@ -13,6 +13,7 @@ import (
 
 	"github.com/dustin/go-humanize"
 
+	"github.com/writeamp/writeamp/check/restore"
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/measure"
@@ -277,7 +278,7 @@ func (cl *Clone) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, er
 		return nil, fmt.Errorf("%w: %w", errRefused, err)
 	}
 	defer c.unlock(ctx) // after the copies are dropped (the deferred check in measureCopies runs first)
-	return measureCopies(ctx, g, out, cl.Argv, cl.Output, c, c.DSN, c.EnvDSN, func(ctx context.Context, r *Restoration) {
+	return measureCopies(ctx, g, out, cl.Argv, cl.Output, c, c.DSN, c.EnvDSN, func(ctx context.Context, r *restore.Restoration) {
 		win, _, closeWin, err := c.Open(ctx, c.Template)
 		if err != nil {
 			r.CatalogError = err.Error()
@@ -305,11 +306,11 @@ type copySource interface {
 // measureCopies measures each side on a copy of its own from src; verify
 // reads the original database at the end (after every copy is dropped)
 // and records in r what is not as it was.
-func measureCopies(ctx context.Context, g *Gate, out *Outcome, argv []string, output io.Writer, src copySource, dsnText string, envDSN []string, verify func(context.Context, *Restoration)) (*sides, error) {
+func measureCopies(ctx context.Context, g *Gate, out *Outcome, argv []string, output io.Writer, src copySource, dsnText string, envDSN []string, verify func(context.Context, *restore.Restoration)) (*sides, error) {
 	if dsnText != "" && !strings.Contains(strings.Join(argv, "\x00"), dsnText) {
 		g.logf("note: no argument of the command holds the --dsn text, so only its environment points it at the copies (PG*/MYSQL_* variables, WRITEAMP_CHECK_DSN%s)", strings.Join(append([]string{""}, envDSN...), ", "))
 	}
-	r := &Restoration{Method: MethodClone, How: src.how()}
+	r := &restore.Restoration{Method: restore.MethodClone, How: src.how()}
 	out.Restore = r
 	var made []string
 	defer func() {

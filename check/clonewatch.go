@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/writeamp/writeamp/check/restore"
 	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/sqlparse"
 )
@@ -77,7 +78,7 @@ func (c *Cloner) tableWrites(ctx context.Context, q dialects.Querier) (map[strin
 // read before the first copy: any row written there (by the command
 // reaching it under another spelling of its DSN, or by another session)
 // makes the check "not as it was".
-func (c *Cloner) watchOriginal(ctx context.Context, q dialects.Querier, before map[string]int64, r *Restoration) {
+func (c *Cloner) watchOriginal(ctx context.Context, q dialects.Querier, before map[string]int64, r *restore.Restoration) {
 	if before == nil {
 		return
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/writeamp/writeamp/check/restore"
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/measure"
 	"github.com/writeamp/writeamp/result"
@@ -42,7 +43,7 @@ func (c *Command) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, e
 		if g.repeat() > 1 {
 			return nil, fmt.Errorf("%w: --repeat measures each side on a fresh state, which needs the migration undone between repetitions: drop --keep-migration, or use --clone", errRefused)
 		}
-		out.Restore = &Restoration{Method: MethodKept, How: "the --schema files and the migration stay applied"}
+		out.Restore = &restore.Restoration{Method: restore.MethodKept, How: "the --schema files and the migration stay applied"}
 	} else {
 		var err error
 		ce := newCatalogExistence(ctx, g.Window.DB, g.server())
@@ -57,7 +58,7 @@ func (c *Command) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, e
 		if start, err = g.take(ctx, g.Window.DB, user); err != nil {
 			return nil, measureErr("before", err)
 		}
-		out.Restore = &Restoration{Method: MethodUndo, How: "undone: " + plan.describe()}
+		out.Restore = &restore.Restoration{Method: restore.MethodUndo, How: "undone: " + plan.describe()}
 		if user == nil {
 			out.Restore.Limits = append(out.Restore.Limits, g.server().Dialect+": rows are not counted or checksummed, only the catalog is compared")
 		}
@@ -183,7 +184,7 @@ func (g *Gate) targetBefore(ctx context.Context, user map[string]tableInfo) (*un
 // cover was applied (a CREATE RULE changes nothing the catalog lists, and
 // only its down removes it), the down the user gave runs, under the same
 // proof.
-func (g *Gate) afterApply(ctx context.Context, t *undoTarget, r *Restoration) {
+func (g *Gate) afterApply(ctx context.Context, t *undoTarget, r *restore.Restoration) {
 	post, err := g.take(context.WithoutCancel(ctx), g.Window.DB, t.tabs)
 	if err != nil {
 		r.Unproven = append(r.Unproven, "the catalog could not be read after the migration: "+err.Error())
@@ -210,7 +211,7 @@ func (g *Gate) afterApply(ctx context.Context, t *undoTarget, r *Restoration) {
 // undo runs steps' undo on a connection of its own, within a minute even
 // after an interrupt, and records it in r; final says it is the last
 // undo, whose statements the report lists.
-func (g *Gate) undo(ctx context.Context, steps []undoStep, r *Restoration, final bool, t *undoTarget) {
+func (g *Gate) undo(ctx context.Context, steps []undoStep, r *restore.Restoration, final bool, t *undoTarget) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 	defer cancel()
 	conn, err := g.Window.DB.Conn(cctx)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/writeamp/writeamp/check/restore"
 	"github.com/writeamp/writeamp/result"
 )
 
@@ -25,7 +26,7 @@ const (
 	// ExitNotAsItWas: the database is not as it was before check: the
 	// restore was refused (it would have destroyed what the migration did
 	// not create), failed, or could not be proved.
-	ExitNotAsItWas = 3
+	ExitNotAsItWas = restore.ExitNotAsItWas
 )
 
 // ExitCodes is the exit-code table as --help, the report and the JUnit
@@ -66,45 +67,6 @@ func worse(a, b int) int {
 	}
 	return a
 }
-
-// RestoreState is how a check left the database, as a value the report,
-// the exit code and the tests branch on (never on the wording).
-type RestoreState int
-
-const (
-	// RestoreNone: nothing was applied yet.
-	RestoreNone RestoreState = iota
-	// RestoreKept: --keep-migration, the migration stays as asked.
-	RestoreKept
-	// RestoreAsItWas: undone, and the catalog and the rows compared equal.
-	RestoreAsItWas
-	// RestoreRefused: an undo would have touched what the migration did not
-	// create; it was not run (or rolled back), and nothing that could be
-	// proved put the database back.
-	RestoreRefused
-	// RestoreFailed: the undo ran, and the database differs from before.
-	RestoreFailed
-	// RestoreUnproven: the comparison could not be made.
-	RestoreUnproven
-)
-
-func (s RestoreState) String() string {
-	return [...]string{"none", "kept", "as-it-was", "refused", "not-restored", "unproven"}[s]
-}
-
-// MarshalText writes the state by name in the JSON document.
-func (s RestoreState) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
-
-// UndoKind is what undoes a step: typed, so the report's wording is not
-// what the code branches on.
-type UndoKind int
-
-const (
-	UndoGooseDown UndoKind = iota // a goose "-- +goose Down" section
-	UndoDownFile                  // NAME.down.sql beside the file
-	UndoDownFlag                  // --down FILE|DIR for the whole migration
-	UndoInverse                   // computed from the statements (or, on PostgreSQL, the catalog difference)
-)
 
 // resetRefusal makes a side whose window saw counters reset (a statistics
 // reset, a server restart or failover) "could not measure": its figures

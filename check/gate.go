@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/writeamp/writeamp/budget"
+	"github.com/writeamp/writeamp/check/restore"
 	"github.com/writeamp/writeamp/check/sqlfile"
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
@@ -66,7 +67,7 @@ type Outcome struct {
 	Verdicts []budget.Verdict
 	// Restore says how the database was put back and whether its catalog
 	// is as it was (nil before anything was applied).
-	Restore *Restoration
+	Restore *restore.Restoration
 	// Repetitions are the runs of each side when --repeat is above 1
 	// (Result holds their medians).
 	Repetitions *Repetitions

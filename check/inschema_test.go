@@ -9,6 +9,7 @@ import (
 
 	"github.com/DATA-DOG/go-sqlmock"
 
+	"github.com/writeamp/writeamp/check/restore"
 	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/internal/mocksql"
 	"github.com/writeamp/writeamp/measure"
@@ -163,7 +164,7 @@ func TestReadCatalogPerDialect(t *testing.T) {
 		}
 		mock.ExpectQuery(q).WithArgs(args...).WillReturnRows(rows)
 		g := gateOn(c.dialect, c.version)
-		got, err := ReadCatalog(context.Background(), db, g.server())
+		got, err := restore.ReadCatalog(context.Background(), db, g.server())
 		if err != nil {
 			t.Fatalf("%s: %v", c.dialect, err)
 		}
@@ -172,7 +173,7 @@ func TestReadCatalogPerDialect(t *testing.T) {
 				t.Errorf("%s: not sorted: %q", c.dialect, got)
 			}
 		}
-		added, removed := got.Diff(append(Catalog{"index left behind"}, got[1:]...))
+		added, removed := got.Diff(append(restore.Catalog{"index left behind"}, got[1:]...))
 		if len(added) != 1 || added[0] != "index left behind" || len(removed) != 1 || removed[0] != got[0] {
 			t.Errorf("%s: diff %q %q", c.dialect, added, removed)
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/writeamp/writeamp/check/restore"
 	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/queries"
 )
@@ -115,7 +116,7 @@ func (e *pendingError) Unwrap() error { return e.error }
 
 // mark writes the record of the migration about to be applied: its undo
 // statements and the catalog the undo must give back.
-func (gd *guard) mark(ctx context.Context, undo []string, pre Catalog) error {
+func (gd *guard) mark(ctx context.Context, undo []string, pre restore.Catalog) error {
 	if gd == nil {
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/writeamp/writeamp/check/restore"
 	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/measure"
 	"github.com/writeamp/writeamp/queries"
@@ -61,7 +62,7 @@ func finishPending(ctx context.Context, db *sql.DB, conn *sql.Conn, s dialects.S
 			left++
 			continue
 		}
-		now, err := ReadCatalog(ctx, conn, s)
+		now, err := restore.ReadCatalog(ctx, conn, s)
 		if err != nil {
 			return out, left + 1, err
 		}
@@ -78,9 +79,9 @@ func finishPending(ctx context.Context, db *sql.DB, conn *sql.Conn, s dialects.S
 		}
 		if len(added) > 0 || len(removed) > 0 {
 			t := &undoTarget{pre: snapshot{cat: pre}, post: snapshot{cat: now}}
-			r := &Restoration{}
-			g.runUndo(ctx, conn, []undoStep{{files: []*File{{Applied: 1}}, down: []File{stmtsFile(undo)}, kind: UndoDownFile}}, t, r, true)
-			after, err := ReadCatalog(ctx, conn, s)
+			r := &restore.Restoration{}
+			g.runUndo(ctx, conn, []undoStep{{files: []*File{{Applied: 1}}, down: []File{stmtsFile(undo)}, kind: restore.UndoDownFile}}, t, r, true)
+			after, err := restore.ReadCatalog(ctx, conn, s)
 			if err != nil {
 				return out, left + 1, err
 			}
@@ -111,7 +112,7 @@ func stmtsFile(stmts []string) File {
 	return f
 }
 
-func readMarker(ctx context.Context, conn *sql.Conn, s dialects.Server, m string) (meta string, undo []string, pre Catalog, err error) {
+func readMarker(ctx context.Context, conn *sql.Conn, s dialects.Server, m string) (meta string, undo []string, pre restore.Catalog, err error) {
 	text, err := sqlFor(s, "undo_marker_read", m)
 	if err != nil {
 		return "", nil, nil, err

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/writeamp/writeamp/check/restore"
 	"github.com/writeamp/writeamp/sqlparse"
 )
 
@@ -79,7 +80,7 @@ func (g *Gate) provedUndo(ctx context.Context, conn *sql.Conn, stmts []string, t
 		}
 		ran = append(ran, short(s))
 	}
-	after, err := ReadCatalog(ctx, conn, g.server())
+	after, err := restore.ReadCatalog(ctx, conn, g.server())
 	if err != nil {
 		conn.ExecContext(ctx, rollback)
 		return nil, []string{"the catalog could not be read inside the undo's transaction (" + err.Error() + "): rolled back"}, rows

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/writeamp/writeamp/check/restore"
 	"github.com/writeamp/writeamp/dialects"
 )
 
@@ -37,7 +38,7 @@ func (r rowSum) String() string {
 
 // snapshot is the database at one moment: its catalog and its tables' rows.
 type snapshot struct {
-	cat  Catalog
+	cat  restore.Catalog
 	rows map[string]rowSum
 }
 
@@ -138,7 +139,7 @@ func (g *Gate) sumRows(ctx context.Context, q dialects.Querier, tabs map[string]
 func (g *Gate) take(ctx context.Context, q dialects.Querier, tabs map[string]tableInfo) (snapshot, error) {
 	var snap snapshot
 	err := g.boundedRead(ctx, q, func(q dialects.Querier) error {
-		cat, err := ReadCatalog(ctx, q, g.server())
+		cat, err := restore.ReadCatalog(ctx, q, g.server())
 		if err != nil {
 			return err
 		}

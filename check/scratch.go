@@ -9,6 +9,7 @@ import (
 
 	"github.com/dustin/go-humanize"
 
+	"github.com/writeamp/writeamp/check/restore"
 	"github.com/writeamp/writeamp/measure"
 )
 
@@ -100,7 +101,7 @@ func (cp *Copy) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, err
 		return nil, fmt.Errorf("%w: %s is %s, more than --copy-max-size %s: check measures a wrapped command on copies of the database, each costing its size in disk and its copy time. Give a larger --copy-max-size (e.g. --copy-max-size %s), or --in-place to apply, measure and undo the migration on the database itself (for a disposable database)",
 			errRefused, db, humanize.IBytes(uint64(size)), humanize.IBytes(uint64(cp.MaxSize)), humanize.IBytes(uint64(size)*2))
 	}
-	verify := func(ctx context.Context, r *Restoration) {
+	verify := func(ctx context.Context, r *restore.Restoration) {
 		win, closeWin, err := cp.OpenOriginal(ctx)
 		if err != nil {
 			r.CatalogError = err.Error()

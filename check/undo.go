@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/writeamp/writeamp/check/restore"
 	"github.com/writeamp/writeamp/check/sqlfile"
 	"github.com/writeamp/writeamp/sqlparse"
 )
@@ -19,7 +20,7 @@ import (
 type undoStep struct {
 	files []*File // what it undoes, in the order they were applied
 	how   string  // for the report: "its goose Down section", …
-	kind  UndoKind
+	kind  restore.UndoKind
 	down  []File
 	// inverse: computed from the applied statements; earlier are the
 	// statements of the files before it that are undone the same way (a
@@ -72,7 +73,7 @@ func planUndo(dialect string, schema, migration, downs []File, ex *sqlparse.Exis
 			st := undoStep{files: []*File{f}, exist: ex}
 			switch {
 			case len(f.Down) > 0:
-				st.how, st.kind = "its goose Down section", UndoGooseDown
+				st.how, st.kind = "its goose Down section", restore.UndoGooseDown
 				st.down = []File{{Path: f.Path + " (goose Down)", Flag: f.Flag, Statements: f.Down}}
 			case downBeside(f.Path) != "":
 				df, err := sqlfile.Load(f.Flag+" (its down file)", []string{downBeside(f.Path)})
@@ -82,7 +83,7 @@ func planUndo(dialect string, schema, migration, downs []File, ex *sqlparse.Exis
 				if err := sqlfile.Split(dialect, df); err != nil {
 					return nil, err
 				}
-				st.how, st.down, st.kind = "its down file "+df[0].Path, df, UndoDownFile
+				st.how, st.down, st.kind = "its down file "+df[0].Path, df, restore.UndoDownFile
 			default:
 				inv, err := sqlparse.InvertWith(dialect, earlier, f.Statements, ex)
 				if err != nil {
@@ -91,7 +92,7 @@ func planUndo(dialect string, schema, migration, downs []File, ex *sqlparse.Exis
 				for _, r := range inv.Refused {
 					refused = append(refused, fmt.Sprintf("%s %s %s", f.Flag, f.Path, r))
 				}
-				st.how, st.inverse, st.kind, st.earlier = "the inverse of its statements", true, UndoInverse, append([]sqlparse.Statement(nil), earlier...)
+				st.how, st.inverse, st.kind, st.earlier = "the inverse of its statements", true, restore.UndoInverse, append([]sqlparse.Statement(nil), earlier...)
 				earlier = append(earlier, f.Statements...)
 			}
 			ex = ex.After(f.Statements)
@@ -104,7 +105,7 @@ func planUndo(dialect string, schema, migration, downs []File, ex *sqlparse.Exis
 		return nil, err
 	}
 	if len(downs) > 0 {
-		st := undoStep{how: "--down " + paths(downs), down: downs, kind: UndoDownFlag}
+		st := undoStep{how: "--down " + paths(downs), down: downs, kind: restore.UndoDownFlag}
 		for i := range migration {
 			st.files = append(st.files, &migration[i])
 		}
@@ -157,7 +158,7 @@ func (p *undoPlan) describe() string {
 	var parts []string
 	for _, steps := range [][]undoStep{p.migration, p.schema} {
 		for _, st := range steps {
-			if len(st.files) == 1 && st.kind != UndoDownFlag {
+			if len(st.files) == 1 && st.kind != restore.UndoDownFlag {
 				parts = append(parts, st.files[0].Path+" by "+st.how)
 			} else {
 				parts = append(parts, "the migration by "+st.how)
@@ -232,7 +233,7 @@ func (g *Gate) undoStatements(steps []undoStep) (stmts, fallback, failed []strin
 // held to what the migration changed before any runs (staticRefusal), then
 // every statement is tried (one failing does not stop the rest) and the
 // rows are compared after. It records in r what ran, failed and was refused.
-func (g *Gate) runUndo(ctx context.Context, conn *sql.Conn, steps []undoStep, t *undoTarget, r *Restoration, final bool) {
+func (g *Gate) runUndo(ctx context.Context, conn *sql.Conn, steps []undoStep, t *undoTarget, r *restore.Restoration, final bool) {
 	stmts, fallback, failed, applied := g.undoStatements(steps)
 	r.Failed = append(r.Failed, failed...)
 	if !applied {
@@ -258,7 +259,7 @@ func (g *Gate) runUndo(ctx context.Context, conn *sql.Conn, steps []undoStep, t 
 				r.Rows = append(r.Rows, rows.left...)
 				return
 			}
-			if inv, _ := diffInverse(t.pre.cat, t.post.cat); len(inv) > 0 {
+			if inv, _ := restore.DiffInverse(t.pre.cat, t.post.cat); len(inv) > 0 {
 				ran2, why2, rows2 := g.provedUndo(ctx, conn, inv, t, bu)
 				if why2 == nil {
 					record(ran2)
@@ -323,7 +324,7 @@ func pairName(path string) string {
 // those whose up file was applied (a down of a migration that never ran
 // would undo something check did not do); otherwise all of them.
 func appliedDowns(st undoStep) []File {
-	if st.kind != UndoDownFlag {
+	if st.kind != restore.UndoDownFlag {
 		return st.down
 	}
 	given, applied := map[string]bool{}, map[string]bool{}
@@ -352,9 +353,9 @@ func appliedDowns(st undoStep) []File {
 // not have left the database as it was is a refusal even so (exit 3: the
 // undo CI relies on is wrong); check's own computed inverse that the
 // proof caught is a note.
-func (g *Gate) replaced(steps []undoStep, r *Restoration, why string) {
+func (g *Gate) replaced(steps []undoStep, r *restore.Restoration, why string) {
 	for _, st := range steps {
-		if st.kind != UndoInverse {
+		if st.kind != restore.UndoInverse {
 			r.Refused = append(r.Refused, why+"; the database is as it was, but the undo given is wrong")
 			return
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/DATA-DOG/go-sqlmock"
 
+	"github.com/writeamp/writeamp/check/restore"
 	"github.com/writeamp/writeamp/check/sqlfile"
 	"github.com/writeamp/writeamp/internal/mocksql"
 )
@@ -99,12 +100,12 @@ func TestUndoAsFarAsApplied(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	r := &Restoration{}
+	r := &restore.Restoration{}
 	g.runUndo(context.Background(), conn, p.migration, &undoTarget{}, r, true)
 	if len(r.Ran) != 2 || len(r.Failed) != 0 || len(r.Refused) != 0 || mig[0].Applied != 0 {
 		t.Errorf("restore %+v, applied %d", r, mig[0].Applied)
 	}
-	again := &Restoration{}
+	again := &restore.Restoration{}
 	if g.runUndo(context.Background(), conn, p.migration, &undoTarget{}, again, true); len(again.Ran) != 0 {
 		t.Errorf("undone twice: %q", again.Ran)
 	}

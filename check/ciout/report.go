@@ -11,6 +11,7 @@ import (
 
 	"github.com/writeamp/writeamp/budget"
 	"github.com/writeamp/writeamp/check"
+	"github.com/writeamp/writeamp/check/restore"
 	"github.com/writeamp/writeamp/reports"
 	"github.com/writeamp/writeamp/result"
 )
@@ -143,11 +144,11 @@ func spreadOf(r *[2]float64, v budget.Verdict) string {
 
 // Document is the JSON output of check.
 type Document struct {
-	Check    string             `json:"check"` // pass, fail, unknown
-	Exit     int                `json:"exit_code"`
-	Budgets  []budget.Verdict   `json:"budgets"`
-	Warnings []string           `json:"static_warnings,omitempty"`
-	Restore  *check.Restoration `json:"restore,omitempty"`
+	Check    string               `json:"check"` // pass, fail, unknown
+	Exit     int                  `json:"exit_code"`
+	Budgets  []budget.Verdict     `json:"budgets"`
+	Warnings []string             `json:"static_warnings,omitempty"`
+	Restore  *restore.Restoration `json:"restore,omitempty"`
 	// Repetitions are every run of each side (--repeat); Result has their medians.
 	Repetitions *check.Repetitions `json:"repetitions,omitempty"`
 	Result      *result.Result     `json:"result"`

@@ -27,6 +27,8 @@ var layers = [][]string{
 	{"reports", "capacity"},
 	// a workload's own package may render its claims through reports
 	{"workloads/refreshtoken"},
+	// how a check puts the database back and proves it, below what orchestrates it
+	{"check/restore"},
 	{"check", "doctor"},
 	// what a check found, written for people and CI, above what decides it
 	{"check/ciout"},
@@ -38,7 +40,7 @@ var layers = [][]string{
 
 // generic packages depend on no dialect's or workload's own package, even
 // where the layers would let them.
-var generic = []string{"result", "reports", "budget", "capacity", "collectors", "workloads", "measure", "check", "check/ciout", "check/sqlfile"}
+var generic = []string{"result", "reports", "budget", "capacity", "collectors", "workloads", "measure", "check", "check/ciout", "check/sqlfile", "check/restore"}
 
 func specific(p string) bool {
 	for _, dir := range []string{"dialects/", "collectors/", "workloads/"} {

@@ -1,14 +1,15 @@
-package check
+package restore
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
-
-	"github.com/writeamp/writeamp/dialects"
 )
+
+// ExitNotAsItWas is the exit code of a check that leaves the database not
+// as it was (check.ExitNotAsItWas is this code): the report's restore lines
+// name it.
+const ExitNotAsItWas = 3
 
 // How a check put the database back.
 const (
@@ -63,34 +64,34 @@ type Restoration struct {
 // OK reports a database as it was before the check (or kept as asked).
 func (r *Restoration) OK() bool {
 	switch r.State() {
-	case RestoreNone, RestoreKept, RestoreAsItWas:
+	case None, Kept, AsItWas:
 		return true
 	}
 	return false
 }
 
 // State is the restore as a typed value.
-func (r *Restoration) State() RestoreState {
+func (r *Restoration) State() State {
 	switch {
 	case r == nil:
-		return RestoreNone
+		return None
 	case r.Method == MethodKept:
-		return RestoreKept
+		return Kept
 	case len(r.Refused) > 0:
-		return RestoreRefused
+		return Refused
 	case !r.Checked || len(r.Unproven) > 0:
-		return RestoreUnproven
+		return Unproven
 	case len(r.Added) > 0 || len(r.Removed) > 0 || len(r.Rows) > 0 || len(r.Original) > 0:
-		return RestoreFailed
+		return Failed
 	}
-	return RestoreAsItWas
+	return AsItWas
 }
 
 // MarshalJSON adds the typed state to the document.
 func (r *Restoration) MarshalJSON() ([]byte, error) {
 	type plain Restoration
 	return json.Marshal(struct {
-		State RestoreState `json:"state"`
+		State State `json:"state"`
 		*plain
 	}{r.State(), (*plain)(r)})
 }
@@ -98,13 +99,13 @@ func (r *Restoration) MarshalJSON() ([]byte, error) {
 // Sentence is the restore in one line, for the result's notes and logs.
 func (r *Restoration) Sentence() string {
 	switch r.State() {
-	case RestoreKept:
+	case Kept:
 		return "restore: none, as asked (--keep-migration): " + r.How
-	case RestoreAsItWas:
+	case AsItWas:
 		return fmt.Sprintf("restore: %s; the catalog (%d definitions: objects, columns, indexes, constraints, owners, privileges, policies, comments, settings) and the rows of the tables the migration or its undo wrote to are as they were before check", r.How, r.Compared)
-	case RestoreRefused:
+	case Refused:
 		return fmt.Sprintf("restore: %s; REFUSED: the undo would not have left the database as it was (it would destroy what the migration did not create, or leave what it did); it was not run or was rolled back (listed below)", r.How)
-	case RestoreUnproven:
+	case Unproven:
 		if !r.Checked {
 			return fmt.Sprintf("restore: %s; NOT PROVEN: the catalog could not be read again (%s)", r.How, r.CatalogError)
 		}
@@ -151,22 +152,4 @@ func (r *Restoration) Lines() []string {
 		out = append(out, fmt.Sprintf("  the database is not as it was before check (what is listed above: what the undo refused or missed, or what the command or another session changed); exit code %d", ExitNotAsItWas))
 	}
 	return out
-}
-
-// compareCatalog reads the catalog again, even after an interrupt, and
-// holds it to before.
-func (g *Gate) compareCatalog(ctx context.Context, q dialects.Querier, before Catalog, r *Restoration) {
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	after, err := g.readCatalog(cctx, q)
-	if err != nil {
-		r.CatalogError = err.Error()
-		g.logf("warning: restore not proven: %v", err)
-		return
-	}
-	r.Checked, r.Compared = true, len(before)
-	r.Added, r.Removed = before.Diff(after)
-	if !r.OK() {
-		g.logf("warning: %s", strings.Join(r.Lines(), "\n"))
-	}
 }

@@ -1,4 +1,4 @@
-package check
+package restore
 
 import (
 	"context"
@@ -14,16 +14,6 @@ import (
 // sorted: two readings compare as text. queries/<dialect>/check.sql
 // (check_catalog) says what each dialect lists and what it leaves out.
 type Catalog []string
-
-// readCatalog is ReadCatalog on a session bounded by --lock-timeout: a
-// catalog read that waits longer on a lock gives up naming the blocker.
-func (g *Gate) readCatalog(ctx context.Context, q dialects.Querier) (cat Catalog, err error) {
-	err = g.boundedRead(ctx, q, func(q dialects.Querier) error {
-		cat, err = ReadCatalog(ctx, q, g.server())
-		return err
-	})
-	return cat, err
-}
 
 // ReadCatalog reads the catalog of the database s names: on MySQL/MariaDB
 // the DSN's database in detail (every user database when it names none)

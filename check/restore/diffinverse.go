@@ -1,10 +1,10 @@
-package check
+package restore
 
 import (
 	"strings"
 )
 
-// diffInverse is the undo PostgreSQL's catalog difference proves, for a
+// DiffInverse is the undo PostgreSQL's catalog difference proves, for a
 // migration that only added things (nothing there before it is gone or
 // changed): DROP … IF EXISTS of each added object, by the schema-qualified
 // name the server resolved (so a SET search_path inside the migration
@@ -14,7 +14,7 @@ import (
 // has lines it cannot drop (something changed rather than added); the
 // caller runs the result inside provedUndo either way, so an incomplete
 // list is rolled back, never half-applied.
-func diffInverse(pre, post Catalog) (stmts []string, ok bool) {
+func DiffInverse(pre, post Catalog) (stmts []string, ok bool) {
 	added, removed := pre.Diff(post)
 	if len(removed) > 0 || len(added) == 0 {
 		return nil, false

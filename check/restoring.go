@@ -1,0 +1,38 @@
+package check
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/writeamp/writeamp/check/restore"
+	"github.com/writeamp/writeamp/dialects"
+)
+
+// readCatalog is ReadCatalog on a session bounded by --lock-timeout: a
+// catalog read that waits longer on a lock gives up naming the blocker.
+func (g *Gate) readCatalog(ctx context.Context, q dialects.Querier) (cat restore.Catalog, err error) {
+	err = g.boundedRead(ctx, q, func(q dialects.Querier) error {
+		cat, err = restore.ReadCatalog(ctx, q, g.server())
+		return err
+	})
+	return cat, err
+}
+
+// compareCatalog reads the catalog again, even after an interrupt, and
+// holds it to before.
+func (g *Gate) compareCatalog(ctx context.Context, q dialects.Querier, before restore.Catalog, r *restore.Restoration) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	after, err := g.readCatalog(cctx, q)
+	if err != nil {
+		r.CatalogError = err.Error()
+		g.logf("warning: restore not proven: %v", err)
+		return
+	}
+	r.Checked, r.Compared = true, len(before)
+	r.Added, r.Removed = before.Diff(after)
+	if !r.OK() {
+		g.logf("warning: %s", strings.Join(r.Lines(), "\n"))
+	}
+}
