@@ -228,12 +228,12 @@ func (g *Gate) apply(ctx context.Context, conn *sql.Conn, schema string, files [
 		}()
 		conn = confined
 	}
-	sess := g.lockedOn(conn)
+	sess := g.env().Session(conn)
 	for fi := range files {
 		f := &files[fi]
 		f.Applied = 0
 		for i, st := range f.Statements {
-			if err := sess.exec(ctx, st.Text); err != nil {
+			if err := sess.Exec(ctx, st.Text); err != nil {
 				if rb, e := g.ownSQL("rollback"); e == nil {
 					conn.ExecContext(context.WithoutCancel(ctx), rb) // leave no open transaction behind
 				}
@@ -260,13 +260,7 @@ func (g *Gate) ownSQL(name string) (string, error) {
 	return queries.Get(g.server().Dialect, name, g.server().VersionNum)
 }
 
-func short(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 80 {
-		return s[:77] + "..."
-	}
-	return s
-}
+func short(s string) string { return restore.Short(s) }
 
 // applyPublished applies files to the database on a connection of its
 // own, and publishes the session's statistics so the DDL is not counted

@@ -72,9 +72,9 @@ func (g *Gate) provedUndo(ctx context.Context, conn *sql.Conn, stmts []string, t
 	if _, err := conn.ExecContext(ctx, begin); err != nil {
 		return nil, []string{"BEGIN: " + err.Error()}, rows
 	}
-	sess := g.lockedOn(conn)
+	sess := g.env().Session(conn)
 	for _, s := range stmts {
-		if err := sess.exec(ctx, s); err != nil {
+		if err := sess.Exec(ctx, s); err != nil {
 			conn.ExecContext(ctx, rollback)
 			return nil, []string{fmt.Sprintf("%s failed (%v): rolled back, nothing of it stays", short(s), err)}, rows
 		}

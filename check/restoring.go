@@ -9,10 +9,26 @@ import (
 	"github.com/writeamp/writeamp/dialects"
 )
 
+// DefaultLockTimeout is restore.DefaultLockTimeout, --lock-timeout's default.
+const DefaultLockTimeout = restore.DefaultLockTimeout
+
+func (g *Gate) lockTimeout() time.Duration {
+	if g.LockTimeout == nil {
+		return DefaultLockTimeout
+	}
+	return *g.LockTimeout
+}
+
+// env is what the restore needs of the gate: the measured server and pool,
+// the lock-wait bound and the log.
+func (g *Gate) env() *restore.Env {
+	return &restore.Env{Server: g.server(), DB: g.Window.DB, LockTimeout: g.lockTimeout(), Log: g.logf}
+}
+
 // readCatalog is ReadCatalog on a session bounded by --lock-timeout: a
 // catalog read that waits longer on a lock gives up naming the blocker.
 func (g *Gate) readCatalog(ctx context.Context, q dialects.Querier) (cat restore.Catalog, err error) {
-	err = g.boundedRead(ctx, q, func(q dialects.Querier) error {
+	err = g.env().BoundedRead(ctx, q, func(q dialects.Querier) error {
 		cat, err = restore.ReadCatalog(ctx, q, g.server())
 		return err
 	})

@@ -49,7 +49,7 @@ func (g *Gate) tables(ctx context.Context, q dialects.Querier) (map[string]table
 		return nil, nil
 	}
 	var out map[string]tableInfo
-	err = g.boundedRead(ctx, q, func(q dialects.Querier) error {
+	err = g.env().BoundedRead(ctx, q, func(q dialects.Querier) error {
 		rows, err := q.QueryContext(ctx, text, g.traits().QueryArgs(g.server(), text)...)
 		if err != nil {
 			return err
@@ -84,7 +84,7 @@ func (g *Gate) rowSums(ctx context.Context, q dialects.Querier, tabs map[string]
 	}
 	var out map[string]rowSum
 	var plain string
-	err := g.boundedRead(ctx, q, func(q dialects.Querier) error {
+	err := g.env().BoundedRead(ctx, q, func(q dialects.Querier) error {
 		var err error
 		out, err = g.sumRows(ctx, q, tabs)
 		if err != nil {
@@ -118,7 +118,7 @@ func (g *Gate) sumRows(ctx context.Context, q dialects.Querier, tabs map[string]
 		stmt := strings.NewReplacer("{{table}}", t.quoted, "{{columns}}", g.traits().HashColumns(t.cols)).Replace(text)
 		var r rowSum
 		if err := q.QueryRowContext(ctx, stmt).Scan(&r.count, &r.sum); err != nil {
-			if isLockTimeout(g.server().Dialect, err) {
+			if dialects.IsLockTimeout(g.server().Dialect, err) {
 				err = fmt.Errorf("checksum of %s: %w", key, err)
 				for k := range tabs {
 					if _, done := out[k]; !done {
@@ -138,7 +138,7 @@ func (g *Gate) sumRows(ctx context.Context, q dialects.Querier, tabs map[string]
 // session whose lock waits are bounded; a read that gave up is an error.
 func (g *Gate) take(ctx context.Context, q dialects.Querier, tabs map[string]tableInfo) (snapshot, error) {
 	var snap snapshot
-	err := g.boundedRead(ctx, q, func(q dialects.Querier) error {
+	err := g.env().BoundedRead(ctx, q, func(q dialects.Querier) error {
 		cat, err := restore.ReadCatalog(ctx, q, g.server())
 		if err != nil {
 			return err

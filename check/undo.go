@@ -289,9 +289,9 @@ func (g *Gate) runUndo(ctx context.Context, conn *sql.Conn, steps []undoStep, t 
 		stmts = fallback
 	}
 	var ran []string
-	sess := g.lockedOn(conn)
+	sess := g.env().Session(conn)
 	for _, s := range stmts {
-		if err := sess.exec(ctx, s); err != nil {
+		if err := sess.Exec(ctx, s); err != nil {
 			r.Failed = append(r.Failed, fmt.Sprintf("%s: %v", short(s), err))
 			if rb, e := g.ownSQL("rollback"); e == nil {
 				conn.ExecContext(ctx, rb) // leave no failed transaction open for the next statement

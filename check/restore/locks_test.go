@@ -1,4 +1,4 @@
-package check
+package restore
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/DATA-DOG/go-sqlmock"
 
 	"github.com/writeamp/writeamp/internal/mocksql"
+	"github.com/writeamp/writeamp/queries"
 )
 
 // The blockers' rows as SQL Server (nvarchar session id, login, status, the
@@ -27,7 +28,10 @@ func TestBlockersAreNamedFromTheServersRows(t *testing.T) {
 			"session 143 (user -, INACTIVE): sqlplus@db1 (TNS V1-V3)"},
 	} {
 		db, mock := mocksql.New(t)
-		q := sqlOf(t, c.dialect, "blocking_sessions", c.version, "")
+		q, err := queries.Get(c.dialect, "blocking_sessions", c.version)
+		if err != nil {
+			t.Fatal(err)
+		}
 		mock.ExpectQuery(q).WithArgs("57").WillReturnRows(sqlmock.NewRows([]string{"a", "b", "c", "d"}).AddRow(c.row...))
 		got, err := readBlockers(context.Background(), db, q, "57")
 		if err != nil || len(got) != 1 || got[0] != c.want {
