@@ -35,10 +35,10 @@ func (c *Command) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, e
 		return nil, err
 	}
 	defer gd.release()
-	var plan *undoPlan
-	var user map[string]tableInfo // the user's tables, there before check
-	var start snapshot
-	var migTarget *undoTarget
+	var plan *restore.Plan
+	var user map[string]restore.Table // the user's tables, there before check
+	var start restore.Snapshot
+	var migTarget *restore.Target
 	if g.KeepMigration {
 		if g.repeat() > 1 {
 			return nil, fmt.Errorf("%w: --repeat measures each side on a fresh state, which needs the migration undone between repetitions: drop --keep-migration, or use --clone", errRefused)
@@ -47,34 +47,34 @@ func (c *Command) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, e
 	} else {
 		var err error
 		ce := newCatalogExistence(ctx, g.Window.DB, g.server())
-		plan, err = planUndo(g.server().Dialect, g.Schema, g.Migration, c.Down, sqlparse.NewExistence(g.server().Dialect, ce.exists))
+		plan, err = restore.PlanUndo(g.server().Dialect, g.Schema, g.Migration, c.Down, sqlparse.NewExistence(g.server().Dialect, ce.exists))
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", errRefused, err)
 		}
 		ce.freeze()
-		if user, err = g.tables(ctx, g.Window.DB); err != nil {
+		if user, err = g.env().Tables(ctx, g.Window.DB); err != nil {
 			return nil, measureErr("before", err)
 		}
-		if start, err = g.take(ctx, g.Window.DB, user); err != nil {
+		if start, err = g.env().Take(ctx, g.Window.DB, user); err != nil {
 			return nil, measureErr("before", err)
 		}
-		out.Restore = &restore.Restoration{Method: restore.MethodUndo, How: "undone: " + plan.describe()}
+		out.Restore = &restore.Restoration{Method: restore.MethodUndo, How: "undone: " + plan.Describe()}
 		if user == nil {
 			out.Restore.Limits = append(out.Restore.Limits, g.server().Dialect+": rows are not counted or checksummed, only the catalog is compared")
 		}
-		g.logf("after measuring, check undoes %s", plan.describe())
+		g.logf("after measuring, check undoes %s", plan.Describe())
 		// The record goes in before anything is applied: a check killed
 		// with -9 from here on leaves it for clean, doctor and the next check.
-		if err := gd.mark(ctx, plan.statements(g), start.cat); err != nil {
+		if err := gd.mark(ctx, plan.Statements(g.env()), start.Cat); err != nil {
 			gd.unmark(context.WithoutCancel(ctx))
 			return nil, measureErr("before", err)
 		}
 		defer func() {
 			if migTarget != nil {
-				g.undo(ctx, plan.migration, out.Restore, true, migTarget)
+				g.undo(ctx, plan.Migration, out.Restore, true, migTarget)
 			}
-			g.undo(ctx, plan.schema, out.Restore, true, &undoTarget{pre: start, post: start, user: user, tabs: user})
-			g.compareCatalog(ctx, g.Window.DB, start.cat, out.Restore)
+			g.undo(ctx, plan.Schema, out.Restore, true, &restore.Target{Pre: start, Post: start, User: user, Tabs: user})
+			g.compareCatalog(ctx, g.Window.DB, start.Cat, out.Restore)
 			if r := out.Restore; r.Checked && len(r.Added) == 0 && len(r.Removed) == 0 && len(r.Rows) == 0 {
 				gd.unmark(context.WithoutCancel(ctx))
 			} else {
@@ -100,7 +100,7 @@ func (c *Command) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, e
 	var befores, afters []*result.Run
 	for i := range g.repeat() {
 		if i > 0 {
-			g.undo(ctx, plan.migration, out.Restore, false, migTarget)
+			g.undo(ctx, plan.Migration, out.Restore, false, migTarget)
 			migTarget = nil
 		}
 		quiet := g.quietBefore(ctx, plan, i, user, start)
@@ -110,10 +110,10 @@ func (c *Command) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, e
 		}
 		res.Notes = append(res.Notes, notes...)
 		if plan != nil {
-			if migTarget, err = g.targetBefore(ctx, user); err != nil {
+			if migTarget, err = g.env().TargetBefore(ctx, user); err != nil {
 				return nil, measureErr("before the migration", err)
 			}
-			migTarget.quiet = quiet
+			migTarget.Quiet = quiet
 		}
 		g.logf("applying the migration %s", paths(g.Migration))
 		var applyErr error
@@ -124,7 +124,7 @@ func (c *Command) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, e
 			applyErr = fmt.Errorf("%w: --migration: %w", errApply, applyErr)
 		}
 		if migTarget != nil {
-			g.afterApply(ctx, migTarget, out.Restore)
+			g.env().AfterApply(ctx, migTarget, g.Migration, out.Restore)
 		}
 		if applyErr != nil {
 			return nil, applyErr
@@ -162,56 +162,10 @@ func rowCountsWhy(r *result.Run) string {
 	return "no table counter of rows written changed"
 }
 
-// targetBefore reads what the migration's undo must restore, just before
-// it is applied: the catalog, and the rows of every table there.
-func (g *Gate) targetBefore(ctx context.Context, user map[string]tableInfo) (*undoTarget, error) {
-	tabs, err := g.tables(ctx, g.Window.DB)
-	if err != nil {
-		return nil, err
-	}
-	pre, err := g.take(ctx, g.Window.DB, tabs)
-	if err != nil {
-		return nil, err
-	}
-	return &undoTarget{pre: pre, user: user, tabs: tabs}, nil
-}
-
-// afterApply reads the database the migration left (t.post). A migration
-// that changed nothing check can see (a CREATE … IF NOT EXISTS of what is
-// there, a BEGIN rolled back) is not undone when the proof covers every
-// statement it applied: then it did nothing, and its down could only
-// destroy what was there before it. When a statement the proof does not
-// cover was applied (a CREATE RULE changes nothing the catalog lists, and
-// only its down removes it), the down the user gave runs, under the same
-// proof.
-func (g *Gate) afterApply(ctx context.Context, t *undoTarget, r *restore.Restoration) {
-	post, err := g.take(context.WithoutCancel(ctx), g.Window.DB, t.tabs)
-	if err != nil {
-		r.Unproven = append(r.Unproven, "the catalog could not be read after the migration: "+err.Error())
-		t.post = t.pre
-		return
-	}
-	t.post = post
-	if t.pre.same(post) {
-		applied := false
-		if why := g.uncoveredApplied(); why != "" {
-			r.Limits = append(r.Limits, "the migration changed nothing the catalog or the rows show, and its down ran even so: "+why)
-			return
-		}
-		for i := range g.Migration {
-			applied = applied || g.Migration[i].Applied > 0
-			g.Migration[i].Applied = 0
-		}
-		if applied {
-			r.Skipped = append(r.Skipped, fmt.Sprintf("the migration's undo: the migration changed nothing check can see (%d catalog definitions and the rows of %d tables read before and after it), so running its undo could only destroy what was there before it", len(post.cat), len(post.rows)))
-		}
-	}
-}
-
 // undo runs steps' undo on a connection of its own, within a minute even
 // after an interrupt, and records it in r; final says it is the last
 // undo, whose statements the report lists.
-func (g *Gate) undo(ctx context.Context, steps []undoStep, r *restore.Restoration, final bool, t *undoTarget) {
+func (g *Gate) undo(ctx context.Context, steps []restore.Step, r *restore.Restoration, final bool, t *restore.Target) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 	defer cancel()
 	conn, err := g.Window.DB.Conn(cctx)
@@ -220,7 +174,7 @@ func (g *Gate) undo(ctx context.Context, steps []undoStep, r *restore.Restoratio
 		return
 	}
 	defer conn.Close()
-	g.runUndo(cctx, conn, steps, t, r, final)
+	g.env().RunUndo(cctx, conn, steps, t, r, final)
 	if err := g.Window.EndSession(cctx, conn); err != nil {
 		g.logf("warning: %v", err)
 	}
@@ -249,4 +203,17 @@ func (g *Gate) measureCommand(ctx context.Context, win *measure.Window, label st
 	}
 	run.Label, _, _ = strings.Cut(label, " ")
 	return &run, res.Notes, nil
+}
+
+// quietBefore reads the user's tables' rows just before the command runs on
+// the before side of repetition i (nil without an undo plan): the first
+// repetition without --schema starts where start was read.
+func (g *Gate) quietBefore(ctx context.Context, plan *restore.Plan, i int, user map[string]restore.Table, start restore.Snapshot) map[string]restore.RowSum {
+	if plan == nil {
+		return nil
+	}
+	if i == 0 && len(g.Schema) == 0 {
+		return start.Rows
+	}
+	return g.env().RowSums(ctx, g.Window.DB, user)
 }

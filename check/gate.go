@@ -251,6 +251,18 @@ func (g *Gate) apply(ctx context.Context, conn *sql.Conn, schema string, files [
 	return nil
 }
 
+// errUncommitted marks a migration that left its session inside an open or
+// failed transaction: what it did would have been rolled back when its
+// connection closed, and the after side would measure the database without
+// it (exit 2, after the rollback and the undo).
+var errUncommitted = errors.New("the migration left its session inside a transaction")
+
+// openTransaction says why conn is inside a transaction block ("" when it
+// is not): BEGIN without COMMIT, or a block a failed statement aborted.
+func (g *Gate) openTransaction(ctx context.Context, conn *sql.Conn) string {
+	return g.traits().OpenTransaction(ctx, conn, g.server())
+}
+
 // ownSQL is one of check's own statements for the server's dialect
 // (queries/<dialect>/check.sql).
 // traits is how check's queries and undo work on the gate's dialect.

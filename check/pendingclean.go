@@ -10,7 +10,6 @@ import (
 	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/measure"
 	"github.com/writeamp/writeamp/queries"
-	"github.com/writeamp/writeamp/sqlparse"
 )
 
 // PendingUndos lists the records of migrations a check applied and did not
@@ -78,9 +77,9 @@ func finishPending(ctx context.Context, db *sql.DB, conn *sql.Conn, s dialects.S
 			continue
 		}
 		if len(added) > 0 || len(removed) > 0 {
-			t := &undoTarget{pre: snapshot{cat: pre}, post: snapshot{cat: now}}
+			t := &restore.Target{Pre: restore.Snapshot{Cat: pre}, Post: restore.Snapshot{Cat: now}}
 			r := &restore.Restoration{}
-			g.runUndo(ctx, conn, []undoStep{{files: []*File{{Applied: 1}}, down: []File{stmtsFile(undo)}, kind: restore.UndoDownFile}}, t, r, true)
+			g.env().RunUndo(ctx, conn, restore.RecordedUndo(undo), t, r, true)
 			after, err := restore.ReadCatalog(ctx, conn, s)
 			if err != nil {
 				return out, left + 1, err
@@ -102,14 +101,6 @@ func finishPending(ctx context.Context, db *sql.DB, conn *sql.Conn, s dialects.S
 		out = append(out, line+"; record dropped")
 	}
 	return out, left, nil
-}
-
-func stmtsFile(stmts []string) File {
-	f := File{Path: "the recorded undo"}
-	for _, s := range stmts {
-		f.Statements = append(f.Statements, stmtOf(s))
-	}
-	return f
 }
 
 func readMarker(ctx context.Context, conn *sql.Conn, s dialects.Server, m string) (meta string, undo []string, pre restore.Catalog, err error) {
@@ -138,5 +129,3 @@ func readMarker(ctx context.Context, conn *sql.Conn, s dialects.Server, m string
 	}
 	return meta, undo, pre, rows.Err()
 }
-
-func stmtOf(s string) sqlparse.Statement { return sqlparse.Statement{Text: s} }

@@ -50,11 +50,11 @@ func TestPlanUndo(t *testing.T) {
 	inv := put(t, dir, "0004_d.sql", "CREATE INDEX id2 ON a (id);")
 	schema := loaded(t, "mysql", "--schema", put(t, dir, "base.sql", "CREATE TABLE s (id int);\nINSERT INTO s VALUES (1);"))
 	mig := loaded(t, "mysql", "--migration", goose, up, plain, inv)
-	p, err := planUndo("mysql", schema, mig, nil, nil)
+	p, err := restore.PlanUndo("mysql", schema, mig, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := p.describe()
+	got := p.Describe()
 	for _, want := range []string{"0004_d.sql by the inverse of its statements", "0003_c.sql by its down file " + filepath.Join(dir, "0003_c.down.sql"),
 		"000002_b.up.sql by its down file " + filepath.Join(dir, "000002_b.down.sql"), "00001_a.sql by its goose Down section", "base.sql by the inverse of its statements"} {
 		if !strings.Contains(got, want) {
@@ -65,11 +65,11 @@ func TestPlanUndo(t *testing.T) {
 		t.Errorf("--down DIR: its *.down.sql, last first: %+v %v", d, err)
 	}
 	downs := loaded(t, "mysql", "--down", put(t, dir, "all.down", "DROP TABLE a;"))
-	if p, err := planUndo("mysql", schema, loaded(t, "mysql", "--migration", up), downs, nil); err != nil || !strings.Contains(p.describe(), "the migration by --down") {
+	if p, err := restore.PlanUndo("mysql", schema, loaded(t, "mysql", "--migration", up), downs, nil); err != nil || !strings.Contains(p.Describe(), "the migration by --down") {
 		t.Errorf("--down: %v %v", p, err)
 	}
 	bare := loaded(t, "mysql", "--migration", put(t, t.TempDir(), "x.sql", "CREATE INDEX ok ON a (id);\nUPDATE a SET id = 2;\nALTER TABLE a MODIFY id bigint;"))
-	_, err = planUndo("mysql", schema, bare, nil, nil)
+	_, err = restore.PlanUndo("mysql", schema, bare, nil, nil)
 	if err == nil {
 		t.Fatal("a migration with an UPDATE of an existing table and an ALTER … MODIFY was not refused")
 	}
@@ -87,7 +87,7 @@ func TestUndoAsFarAsApplied(t *testing.T) {
 	db, mock := mocksql.New(t)
 	g := gateOn("mysql", 1101119)
 	mig := loaded(t, "mysql", "--migration", put(t, t.TempDir(), "m.sql", "CREATE TABLE a (id int);\nCREATE INDEX ia ON a (id);\nCREATE TABLE b (id int);"))
-	p, err := planUndo("mysql", nil, mig, nil, nil)
+	p, err := restore.PlanUndo("mysql", nil, mig, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,12 +101,12 @@ func TestUndoAsFarAsApplied(t *testing.T) {
 	}
 	defer conn.Close()
 	r := &restore.Restoration{}
-	g.runUndo(context.Background(), conn, p.migration, &undoTarget{}, r, true)
+	g.env().RunUndo(context.Background(), conn, p.Migration, &restore.Target{}, r, true)
 	if len(r.Ran) != 2 || len(r.Failed) != 0 || len(r.Refused) != 0 || mig[0].Applied != 0 {
 		t.Errorf("restore %+v, applied %d", r, mig[0].Applied)
 	}
 	again := &restore.Restoration{}
-	if g.runUndo(context.Background(), conn, p.migration, &undoTarget{}, again, true); len(again.Ran) != 0 {
+	if g.env().RunUndo(context.Background(), conn, p.Migration, &restore.Target{}, again, true); len(again.Ran) != 0 {
 		t.Errorf("undone twice: %q", again.Ran)
 	}
 }

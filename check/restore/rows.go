@@ -1,32 +1,31 @@
-package check
+package restore
 
 import (
 	"context"
 	"fmt"
 	"strings"
 
-	"github.com/writeamp/writeamp/check/restore"
 	"github.com/writeamp/writeamp/dialects"
 )
 
-// tableInfo is a user table as check found it: its quoted name, the
+// Table is a user table as check found it: its quoted name, the
 // columns it had then (quoted, comma-joined) and its size in bytes.
-type tableInfo struct {
+type Table struct {
 	quoted, cols string
 	size         int64
 }
 
-// rowSum is a table's row count and checksum ("error: …" when it could
+// RowSum is a table's row count and checksum ("error: …" when it could
 // not be read: a column gone, a lock not granted in time).
-type rowSum struct {
+type RowSum struct {
 	count int64
 	sum   string
 }
 
 // computed reports a checksum that was read: only those prove anything.
-func (r rowSum) computed() bool { return r.sum != "" && !strings.HasPrefix(r.sum, "error: ") }
+func (r RowSum) computed() bool { return r.sum != "" && !strings.HasPrefix(r.sum, "error: ") }
 
-func (r rowSum) String() string {
+func (r RowSum) String() string {
 	if r.sum == "" {
 		return fmt.Sprintf("%d rows (not checksummed)", r.count)
 	}
@@ -36,29 +35,29 @@ func (r rowSum) String() string {
 	return fmt.Sprintf("%d rows, checksum %s", r.count, r.sum)
 }
 
-// snapshot is the database at one moment: its catalog and its tables' rows.
-type snapshot struct {
-	cat  restore.Catalog
-	rows map[string]rowSum
+// Snapshot is the database at one moment: its catalog and its tables' rows.
+type Snapshot struct {
+	Cat  Catalog
+	Rows map[string]RowSum
 }
 
-// tables lists the user tables, or nil where the dialect has no query.
-func (g *Gate) tables(ctx context.Context, q dialects.Querier) (map[string]tableInfo, error) {
-	text, err := g.ownSQL("check_tables")
+// Tables lists the user tables, or nil where the dialect has no query.
+func (e *Env) Tables(ctx context.Context, q dialects.Querier) (map[string]Table, error) {
+	text, err := e.ownSQL("check_tables")
 	if err != nil {
 		return nil, nil
 	}
-	var out map[string]tableInfo
-	err = g.env().BoundedRead(ctx, q, func(q dialects.Querier) error {
-		rows, err := q.QueryContext(ctx, text, g.traits().QueryArgs(g.server(), text)...)
+	var out map[string]Table
+	err = e.BoundedRead(ctx, q, func(q dialects.Querier) error {
+		rows, err := q.QueryContext(ctx, text, e.traits().QueryArgs(e.Server, text)...)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
-		out = map[string]tableInfo{}
+		out = map[string]Table{}
 		for rows.Next() {
 			var key string
-			var t tableInfo
+			var t Table
 			if err := rows.Scan(&key, &t.quoted, &t.cols, &t.size); err != nil {
 				return err
 			}
@@ -72,21 +71,21 @@ func (g *Gate) tables(ctx context.Context, q dialects.Querier) (map[string]table
 	return out, nil
 }
 
-// rowSums counts and checksums the rows of tabs, over the columns each had
+// RowSums counts and checksums the rows of tabs, over the columns each had
 // when listed. Every table is checksummed whatever its size: a table only
-// counted let a down that rewrote every value pass as a restore.
+// counted let a down that rewrote every value pass as a
 // Each read waits for a lock at most --lock-timeout: a table that could not
 // be read in time is an "error: …" naming who held it up, which proves
 // nothing.
-func (g *Gate) rowSums(ctx context.Context, q dialects.Querier, tabs map[string]tableInfo) map[string]rowSum {
+func (e *Env) RowSums(ctx context.Context, q dialects.Querier, tabs map[string]Table) map[string]RowSum {
 	if tabs == nil {
 		return nil
 	}
-	var out map[string]rowSum
+	var out map[string]RowSum
 	var plain string
-	err := g.env().BoundedRead(ctx, q, func(q dialects.Querier) error {
+	err := e.BoundedRead(ctx, q, func(q dialects.Querier) error {
 		var err error
-		out, err = g.sumRows(ctx, q, tabs)
+		out, err = e.sumRows(ctx, q, tabs)
 		if err != nil {
 			plain = "error: " + err.Error()
 		}
@@ -95,7 +94,7 @@ func (g *Gate) rowSums(ctx context.Context, q dialects.Querier, tabs map[string]
 	if err != nil && plain != "" {
 		for k, r := range out {
 			if r.sum == plain {
-				out[k] = rowSum{sum: "error: " + err.Error()} // with who held it up
+				out[k] = RowSum{sum: "error: " + err.Error()} // with who held it up
 			}
 		}
 	}
@@ -105,62 +104,62 @@ func (g *Gate) rowSums(ctx context.Context, q dialects.Querier, tabs map[string]
 // sumRows is rowSums on one session. It stops at the first table that
 // waited too long for a lock (the others would wait as long), and returns
 // that error.
-func (g *Gate) sumRows(ctx context.Context, q dialects.Querier, tabs map[string]tableInfo) (map[string]rowSum, error) {
+func (e *Env) sumRows(ctx context.Context, q dialects.Querier, tabs map[string]Table) (map[string]RowSum, error) {
 	if tabs == nil {
 		return nil, nil
 	}
-	text, err := g.ownSQL("table_checksum")
+	text, err := e.ownSQL("table_checksum")
 	if err != nil {
 		return nil, nil
 	}
-	out := map[string]rowSum{}
+	out := map[string]RowSum{}
 	for key, t := range tabs {
-		stmt := strings.NewReplacer("{{table}}", t.quoted, "{{columns}}", g.traits().HashColumns(t.cols)).Replace(text)
-		var r rowSum
+		stmt := strings.NewReplacer("{{table}}", t.quoted, "{{columns}}", e.traits().HashColumns(t.cols)).Replace(text)
+		var r RowSum
 		if err := q.QueryRowContext(ctx, stmt).Scan(&r.count, &r.sum); err != nil {
-			if dialects.IsLockTimeout(g.server().Dialect, err) {
+			if dialects.IsLockTimeout(e.Server.Dialect, err) {
 				err = fmt.Errorf("checksum of %s: %w", key, err)
 				for k := range tabs {
 					if _, done := out[k]; !done {
-						out[k] = rowSum{sum: "error: " + err.Error()}
+						out[k] = RowSum{sum: "error: " + err.Error()}
 					}
 				}
 				return out, err
 			}
-			r = rowSum{sum: "error: " + err.Error()}
+			r = RowSum{sum: "error: " + err.Error()}
 		}
 		out[key] = r
 	}
 	return out, nil
 }
 
-// take reads a snapshot: the catalog, and the rows of tabs, on one
+// take reads a Snapshot: the catalog, and the rows of tabs, on one
 // session whose lock waits are bounded; a read that gave up is an error.
-func (g *Gate) take(ctx context.Context, q dialects.Querier, tabs map[string]tableInfo) (snapshot, error) {
-	var snap snapshot
-	err := g.env().BoundedRead(ctx, q, func(q dialects.Querier) error {
-		cat, err := restore.ReadCatalog(ctx, q, g.server())
+func (e *Env) Take(ctx context.Context, q dialects.Querier, tabs map[string]Table) (Snapshot, error) {
+	var snap Snapshot
+	err := e.BoundedRead(ctx, q, func(q dialects.Querier) error {
+		cat, err := ReadCatalog(ctx, q, e.Server)
 		if err != nil {
 			return err
 		}
-		snap.cat = cat
-		snap.rows, err = g.sumRows(ctx, q, tabs)
+		snap.Cat = cat
+		snap.Rows, err = e.sumRows(ctx, q, tabs)
 		return err
 	})
 	if err != nil {
-		return snapshot{}, err
+		return Snapshot{}, err
 	}
 	return snap, nil
 }
 
 // same reports two snapshots that show no difference check can see (a
 // table counted only is not proof of anything).
-func (s snapshot) same(o snapshot) bool {
-	if !s.cat.Equal(o.cat) || s.rows == nil || len(s.rows) != len(o.rows) {
+func (s Snapshot) same(o Snapshot) bool {
+	if !s.Cat.Equal(o.Cat) || s.Rows == nil || len(s.Rows) != len(o.Rows) {
 		return false
 	}
-	for k, r := range s.rows {
-		if r.sum == "" || strings.HasPrefix(r.sum, "error: ") || o.rows[k] != r {
+	for k, r := range s.Rows {
+		if r.sum == "" || strings.HasPrefix(r.sum, "error: ") || o.Rows[k] != r {
 			return false
 		}
 	}
@@ -178,30 +177,30 @@ type rowVerdict struct {
 }
 
 // rowsAfterUndo holds the user's tables (those there before check) to
-// what an undo may do to their rows. t.pre and t.post are the rows just
-// before and after the migration was applied, t.quiet just before the
+// what an undo may do to their rows. t.Pre and t.Post are the rows just
+// before and after the migration was applied, t.Quiet just before the
 // command ran on the before side, bu and au just before and after the
 // undo.
 //
-// A table the command did not write over the before side (t.quiet = t.pre)
+// A table the command did not write over the before side (t.Quiet = t.Pre)
 // is not the workload's: it must come out of the undo exactly as it was
 // before the migration. Rows written into it during the after side were
 // written by what the migration created (a trigger into an audit table, a
 // rule) or by another session; they are listed as left. For a table the
 // command writes, its writes stay (they are the workload): one the
 // migration did not write must come out of the undo unchanged, one it
-// wrote must be back to t.pre, which can be proved only when the command
-// did not write it as well over the after side (t.post = bu).
+// wrote must be back to t.Pre, which can be proved only when the command
+// did not write it as well over the after side (t.Post = bu).
 //
 // A table whose checksum could not be read before the migration or after
 // the undo makes the restore unproven, never proven.
-func rowsAfterUndo(t *undoTarget, bu, au map[string]rowSum) (v rowVerdict) {
-	for key := range t.user {
-		p, ok := t.pre.rows[key]
+func rowsAfterUndo(t *Target, bu, au map[string]RowSum) (v rowVerdict) {
+	for key := range t.User {
+		p, ok := t.Pre.Rows[key]
 		if !ok {
 			continue
 		}
-		post, b, a := t.post.rows[key], bu[key], au[key]
+		post, b, a := t.Post.Rows[key], bu[key], au[key]
 		if !p.computed() || !a.computed() {
 			what := p
 			if p.computed() {
@@ -210,7 +209,7 @@ func rowsAfterUndo(t *undoTarget, bu, au map[string]rowSum) (v rowVerdict) {
 			v.unproven = append(v.unproven, fmt.Sprintf("%s: its rows could not be checksummed (%s), so check cannot prove them as they were", key, what))
 			continue
 		}
-		q, known := t.quiet[key]
+		q, known := t.Quiet[key]
 		switch {
 		case known && q.computed() && q == p:
 			if a == p {

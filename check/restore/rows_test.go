@@ -1,4 +1,4 @@
-package check
+package restore
 
 import (
 	"strings"
@@ -10,11 +10,11 @@ import (
 // table the command left alone on the before side are left (reported,
 // the undo kept); the command's own writes stay.
 func TestRowsAfterUndoHasNoGaps(t *testing.T) {
-	s := func(n int64, sum string) rowSum { return rowSum{count: n, sum: sum} }
-	user := map[string]tableInfo{"public.t": {}}
+	s := func(n int64, sum string) RowSum { return RowSum{count: n, sum: sum} }
+	user := map[string]Table{"public.t": {}}
 	for _, c := range []struct {
 		name                     string
-		quiet, pre, post, bu, au rowSum
+		quiet, pre, post, bu, au RowSum
 		changed, unproven, left  int
 		want                     string
 	}{
@@ -26,9 +26,9 @@ func TestRowsAfterUndoHasNoGaps(t *testing.T) {
 		{"the command's own writes stay", s(5, "a"), s(5, "c"), s(5, "c"), s(5, "d"), s(5, "d"), 0, 0, 0, ""},
 		{"as it was", s(5, "a"), s(5, "a"), s(5, "a"), s(5, "a"), s(5, "a"), 0, 0, 0, ""},
 	} {
-		tg := &undoTarget{user: user, quiet: map[string]rowSum{"public.t": c.quiet},
-			pre: snapshot{rows: map[string]rowSum{"public.t": c.pre}}, post: snapshot{rows: map[string]rowSum{"public.t": c.post}}}
-		v := rowsAfterUndo(tg, map[string]rowSum{"public.t": c.bu}, map[string]rowSum{"public.t": c.au})
+		tg := &Target{User: user, Quiet: map[string]RowSum{"public.t": c.quiet},
+			Pre: Snapshot{Rows: map[string]RowSum{"public.t": c.pre}}, Post: Snapshot{Rows: map[string]RowSum{"public.t": c.post}}}
+		v := rowsAfterUndo(tg, map[string]RowSum{"public.t": c.bu}, map[string]RowSum{"public.t": c.au})
 		all := strings.Join(append(append(v.changed, v.unproven...), v.left...), "; ")
 		if len(v.changed) != c.changed || len(v.unproven) != c.unproven || len(v.left) != c.left || !strings.Contains(all, c.want) {
 			t.Errorf("%s: %+v, want %d changed, %d unproven, %d left, %q", c.name, v, c.changed, c.unproven, c.left, c.want)

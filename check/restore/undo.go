@@ -1,4 +1,4 @@
-package check
+package restore
 
 import (
 	"context"
@@ -8,19 +8,18 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/writeamp/writeamp/check/restore"
 	"github.com/writeamp/writeamp/check/sqlfile"
 	"github.com/writeamp/writeamp/sqlparse"
 )
 
-// undoStep is how one applied file (or, with --down, the whole migration)
+// Step is how one applied file (or, with --down, the whole migration)
 // is undone: by statements run whole (a NAME.down.sql file, a goose Down
 // section, the --down files), or by the inverse sqlparse computes from the
 // statements that were applied.
-type undoStep struct {
+type Step struct {
 	files []*File // what it undoes, in the order they were applied
 	how   string  // for the report: "its goose Down section", …
-	kind  restore.UndoKind
+	kind  UndoKind
 	down  []File
 	// inverse: computed from the applied statements; earlier are the
 	// statements of the files before it that are undone the same way (a
@@ -32,10 +31,10 @@ type undoStep struct {
 	exist *sqlparse.Existence
 }
 
-// undoPlan undoes what check applies to a database: the --schema files
+// Plan undoes what check applies to a database: the --schema files
 // and the migration, each in reverse order of application.
-type undoPlan struct {
-	schema, migration []undoStep
+type Plan struct {
+	Schema, Migration []Step
 }
 
 // downBeside is the golang-migrate/Flyway-style undo file of path
@@ -53,27 +52,27 @@ func downBeside(path string) string {
 	return ""
 }
 
-// planUndo finds, for every file, how it is undone: downs (--down) for the
+// PlanUndo finds, for every file, how it is undone: downs (--down) for the
 // whole migration when given; otherwise a file's goose Down section, its
 // NAME.down.sql, or the inverse of its statements. A file with none of
 // them makes the whole check refuse before anything is applied. ex
 // answers IF [NOT] EXISTS from the catalog before anything is applied (nil:
 // refused).
-func planUndo(dialect string, schema, migration, downs []File, ex *sqlparse.Existence) (*undoPlan, error) {
+func PlanUndo(dialect string, schema, migration, downs []File, ex *sqlparse.Existence) (*Plan, error) {
 	if err := refuseUncovered(dialect, schema, migration, len(downs) > 0); err != nil {
 		return nil, err
 	}
-	p := &undoPlan{}
+	p := &Plan{}
 	var refused []string
 	var earlier []sqlparse.Statement
-	perFile := func(files []File) ([]undoStep, error) {
-		var steps []undoStep
+	perFile := func(files []File) ([]Step, error) {
+		var steps []Step
 		for i := range files {
 			f := &files[i]
-			st := undoStep{files: []*File{f}, exist: ex}
+			st := Step{files: []*File{f}, exist: ex}
 			switch {
 			case len(f.Down) > 0:
-				st.how, st.kind = "its goose Down section", restore.UndoGooseDown
+				st.how, st.kind = "its goose Down section", UndoGooseDown
 				st.down = []File{{Path: f.Path + " (goose Down)", Flag: f.Flag, Statements: f.Down}}
 			case downBeside(f.Path) != "":
 				df, err := sqlfile.Load(f.Flag+" (its down file)", []string{downBeside(f.Path)})
@@ -83,7 +82,7 @@ func planUndo(dialect string, schema, migration, downs []File, ex *sqlparse.Exis
 				if err := sqlfile.Split(dialect, df); err != nil {
 					return nil, err
 				}
-				st.how, st.down, st.kind = "its down file "+df[0].Path, df, restore.UndoDownFile
+				st.how, st.down, st.kind = "its down file "+df[0].Path, df, UndoDownFile
 			default:
 				inv, err := sqlparse.InvertWith(dialect, earlier, f.Statements, ex)
 				if err != nil {
@@ -92,7 +91,7 @@ func planUndo(dialect string, schema, migration, downs []File, ex *sqlparse.Exis
 				for _, r := range inv.Refused {
 					refused = append(refused, fmt.Sprintf("%s %s %s", f.Flag, f.Path, r))
 				}
-				st.how, st.inverse, st.kind, st.earlier = "the inverse of its statements", true, restore.UndoInverse, append([]sqlparse.Statement(nil), earlier...)
+				st.how, st.inverse, st.kind, st.earlier = "the inverse of its statements", true, UndoInverse, append([]sqlparse.Statement(nil), earlier...)
 				earlier = append(earlier, f.Statements...)
 			}
 			ex = ex.After(f.Statements)
@@ -101,16 +100,16 @@ func planUndo(dialect string, schema, migration, downs []File, ex *sqlparse.Exis
 		return steps, nil
 	}
 	var err error
-	if p.schema, err = perFile(schema); err != nil {
+	if p.Schema, err = perFile(schema); err != nil {
 		return nil, err
 	}
 	if len(downs) > 0 {
-		st := undoStep{how: "--down " + paths(downs), down: downs, kind: restore.UndoDownFlag}
+		st := Step{how: "--down " + paths(downs), down: downs, kind: UndoDownFlag}
 		for i := range migration {
 			st.files = append(st.files, &migration[i])
 		}
-		p.migration = []undoStep{st}
-	} else if p.migration, err = perFile(migration); err != nil {
+		p.Migration = []Step{st}
+	} else if p.Migration, err = perFile(migration); err != nil {
 		return nil, err
 	}
 	if len(refused) > 0 {
@@ -137,7 +136,7 @@ func refuseUncovered(dialect string, schema, migration []File, migrationDown boo
 			given := paired || len(f.Down) > 0 || downBeside(f.Path) != ""
 			for _, st := range f.Statements {
 				if why := cov.Uncovered(st); why != "" && !given {
-					out = append(out, fmt.Sprintf("%s %s:%d (%s): %s", f.Flag, f.Path, st.Line, short(st.Text), why))
+					out = append(out, fmt.Sprintf("%s %s:%d (%s): %s", f.Flag, f.Path, st.Line, Short(st.Text), why))
 				}
 			}
 		}
@@ -153,12 +152,12 @@ func refuseUncovered(dialect string, schema, migration []File, migrationDown boo
 		strings.Join(out, "\n  "))
 }
 
-// describe says how the plan undoes the files, for the report.
-func (p *undoPlan) describe() string {
+// Describe says how the plan undoes the files, for the report.
+func (p *Plan) Describe() string {
 	var parts []string
-	for _, steps := range [][]undoStep{p.migration, p.schema} {
+	for _, steps := range [][]Step{p.Migration, p.Schema} {
 		for _, st := range steps {
-			if len(st.files) == 1 && st.kind != restore.UndoDownFlag {
+			if len(st.files) == 1 && st.kind != UndoDownFlag {
 				parts = append(parts, st.files[0].Path+" by "+st.how)
 			} else {
 				parts = append(parts, "the migration by "+st.how)
@@ -173,8 +172,8 @@ func (p *undoPlan) describe() string {
 // the applied statements of steps undone by a down file or section (nil
 // when it has none), for when that down is refused. applied is false when
 // nothing of steps was applied.
-func (g *Gate) undoStatements(steps []undoStep) (stmts, fallback, failed []string, applied bool) {
-	dialect := g.server().Dialect
+func (e *Env) undoStatements(steps []Step) (stmts, fallback, failed []string, applied bool) {
+	dialect := e.Server.Dialect
 	fallbackOK := true
 	for i := len(steps) - 1; i >= 0; i-- {
 		st := steps[i]
@@ -226,15 +225,15 @@ func (g *Gate) undoStatements(steps []undoStep) (stmts, fallback, failed []strin
 	return stmts, fallback, failed, applied
 }
 
-// runUndo undoes steps on conn, proving it before it stays: on PostgreSQL
+// RunUndo undoes steps on conn, proving it before it stays: on PostgreSQL
 // inside one transaction that commits only when the catalog and the rows
-// are those of t.pre (else it is rolled back, and the undo the catalog
+// are those of t.Pre (else it is rolled back, and the undo the catalog
 // difference proves is tried the same way); elsewhere each statement is
 // held to what the migration changed before any runs (staticRefusal), then
 // every statement is tried (one failing does not stop the rest) and the
 // rows are compared after. It records in r what ran, failed and was refused.
-func (g *Gate) runUndo(ctx context.Context, conn *sql.Conn, steps []undoStep, t *undoTarget, r *restore.Restoration, final bool) {
-	stmts, fallback, failed, applied := g.undoStatements(steps)
+func (e *Env) RunUndo(ctx context.Context, conn *sql.Conn, steps []Step, t *Target, r *Restoration, final bool) {
+	stmts, fallback, failed, applied := e.undoStatements(steps)
 	r.Failed = append(r.Failed, failed...)
 	if !applied {
 		return
@@ -249,29 +248,29 @@ func (g *Gate) runUndo(ctx context.Context, conn *sql.Conn, steps []undoStep, t 
 			r.Ran = append(r.Ran, ran...)
 		}
 	}
-	bu := g.rowSums(ctx, conn, t.tabs)
-	if g.traits().UndoInTransaction() {
+	bu := e.RowSums(ctx, conn, t.Tabs)
+	if e.traits().UndoInTransaction() {
 		if txs, ok := transactional(stmts); ok {
-			ran, why, rows := g.provedUndo(ctx, conn, txs, t, bu)
+			ran, why, rows := e.provedUndo(ctx, conn, txs, t, bu)
 			if why == nil {
 				record(ran)
 				r.Unproven = append(r.Unproven, rows.unproven...)
 				r.Rows = append(r.Rows, rows.left...)
 				return
 			}
-			if inv, _ := restore.DiffInverse(t.pre.cat, t.post.cat); len(inv) > 0 {
-				ran2, why2, rows2 := g.provedUndo(ctx, conn, inv, t, bu)
+			if inv, _ := DiffInverse(t.Pre.Cat, t.Post.Cat); len(inv) > 0 {
+				ran2, why2, rows2 := e.provedUndo(ctx, conn, inv, t, bu)
 				if why2 == nil {
 					record(ran2)
 					r.Unproven = append(r.Unproven, rows2.unproven...)
 					r.Rows = append(r.Rows, rows2.left...)
-					g.replaced(steps, r, "the planned undo was rolled back, not kept: "+strings.Join(why, "; ")+"; the migration was undone instead by what the catalog difference proves ("+strings.Join(ran2, "; ")+")")
+					e.replaced(steps, r, "the planned undo was rolled back, not kept: "+strings.Join(why, "; ")+"; the migration was undone instead by what the catalog difference proves ("+strings.Join(ran2, "; ")+")")
 					return
 				}
 				why = append(why, "the undo the catalog difference proves ("+strings.Join(inv, "; ")+") was rolled back too: "+strings.Join(why2, "; "))
 			}
 			r.Refused = append(r.Refused, why...)
-			if t.pre.same(t.post) {
+			if t.Pre.same(t.Post) {
 				r.Refused = append(r.Refused, "the migration changed nothing the catalog or the rows show, but it ran statements they do not cover: what those did may be left")
 			} else {
 				r.Refused = append(r.Refused, "nothing that could be proved undoes the migration: it is left applied")
@@ -279,29 +278,29 @@ func (g *Gate) runUndo(ctx context.Context, conn *sql.Conn, steps []undoStep, t 
 			return
 		}
 	}
-	if refusal := g.staticRefusal(stmts, t); len(refusal) > 0 {
-		if fallback == nil || len(g.staticRefusal(fallback, t)) > 0 {
+	if refusal := e.staticRefusal(stmts, t); len(refusal) > 0 {
+		if fallback == nil || len(e.staticRefusal(fallback, t)) > 0 {
 			r.Refused = append(r.Refused, refusal...)
 			r.Refused = append(r.Refused, "none of it was run, and nothing that could be proved undoes the migration: it is left applied")
 			return
 		}
-		g.replaced(steps, r, "the planned undo was not run: "+strings.Join(refusal, "; ")+"; the migration was undone instead by the inverse of the applied statements")
+		e.replaced(steps, r, "the planned undo was not run: "+strings.Join(refusal, "; ")+"; the migration was undone instead by the inverse of the applied statements")
 		stmts = fallback
 	}
 	var ran []string
-	sess := g.env().Session(conn)
+	sess := e.Session(conn)
 	for _, s := range stmts {
 		if err := sess.Exec(ctx, s); err != nil {
-			r.Failed = append(r.Failed, fmt.Sprintf("%s: %v", short(s), err))
-			if rb, e := g.ownSQL("rollback"); e == nil {
+			r.Failed = append(r.Failed, fmt.Sprintf("%s: %v", Short(s), err))
+			if rb, e := e.ownSQL("rollback"); e == nil {
 				conn.ExecContext(ctx, rb) // leave no failed transaction open for the next statement
 			}
 			continue
 		}
-		ran = append(ran, short(s))
+		ran = append(ran, Short(s))
 	}
 	record(ran)
-	au := g.rowSums(ctx, conn, t.tabs)
+	au := e.RowSums(ctx, conn, t.Tabs)
 	rows := rowsAfterUndo(t, bu, au)
 	r.Rows = append(append(r.Rows, rows.changed...), rows.left...)
 	r.Unproven = append(r.Unproven, rows.unproven...)
@@ -323,8 +322,8 @@ func pairName(path string) string {
 // --down DIR whose files pair by name with the migration's files, only
 // those whose up file was applied (a down of a migration that never ran
 // would undo something check did not do); otherwise all of them.
-func appliedDowns(st undoStep) []File {
-	if st.kind != restore.UndoDownFlag {
+func appliedDowns(st Step) []File {
+	if st.kind != UndoDownFlag {
 		return st.down
 	}
 	given, applied := map[string]bool{}, map[string]bool{}
@@ -353,9 +352,9 @@ func appliedDowns(st undoStep) []File {
 // not have left the database as it was is a refusal even so (exit 3: the
 // undo CI relies on is wrong); check's own computed inverse that the
 // proof caught is a note.
-func (g *Gate) replaced(steps []undoStep, r *restore.Restoration, why string) {
+func (e *Env) replaced(steps []Step, r *Restoration, why string) {
 	for _, st := range steps {
-		if st.kind != restore.UndoInverse {
+		if st.kind != UndoInverse {
 			r.Refused = append(r.Refused, why+"; the database is as it was, but the undo given is wrong")
 			return
 		}
@@ -363,11 +362,11 @@ func (g *Gate) replaced(steps []undoStep, r *restore.Restoration, why string) {
 	r.Skipped = append(r.Skipped, why)
 }
 
-// statements are every undo statement of the plan as if all were applied:
+// Statements are every undo statement of the plan as if all were applied:
 // the migration's, then the --schema files', for the record of the check.
-func (p *undoPlan) statements(g *Gate) []string {
+func (p *Plan) Statements(e *Env) []string {
 	var out []string
-	for _, steps := range [][]undoStep{p.migration, p.schema} {
+	for _, steps := range [][]Step{p.Migration, p.Schema} {
 		saved := map[*File]int{}
 		for _, st := range steps {
 			for _, f := range st.files {
@@ -375,7 +374,7 @@ func (p *undoPlan) statements(g *Gate) []string {
 				f.Applied = len(f.Statements)
 			}
 		}
-		stmts, _, _, _ := g.undoStatements(steps)
+		stmts, _, _, _ := e.undoStatements(steps)
 		out = append(out, stmts...)
 		for f, n := range saved {
 			f.Applied = n
@@ -386,30 +385,82 @@ func (p *undoPlan) statements(g *Gate) []string {
 
 // uncoveredApplied names the first applied migration statement whose
 // effect the proof does not cover ("" when it covers them all): such a
-// statement got past planUndo only because a down the user gave pairs
+// statement got past PlanUndo only because a down the user gave pairs
 // with it, and that down must run even when nothing the proof reads
 // changed.
-func (g *Gate) uncoveredApplied() string {
-	cov := sqlparse.NewCoverage(g.server().Dialect)
-	for _, f := range g.Migration {
+func uncoveredApplied(dialect string, migration []File) string {
+	cov := sqlparse.NewCoverage(dialect)
+	for _, f := range migration {
 		for i, st := range f.Statements {
 			if why := cov.Uncovered(st); why != "" && i < f.Applied {
-				return fmt.Sprintf("%s:%d (%s): %s", f.Path, st.Line, short(st.Text), why)
+				return fmt.Sprintf("%s:%d (%s): %s", f.Path, st.Line, Short(st.Text), why)
 			}
 		}
 	}
 	return ""
 }
 
-// quietBefore reads the user's tables' rows just before the command runs on
-// the before side of repetition i (nil without an undo plan): the first
-// repetition without --schema starts where start was read.
-func (g *Gate) quietBefore(ctx context.Context, plan *undoPlan, i int, user map[string]tableInfo, start snapshot) map[string]rowSum {
-	if plan == nil {
-		return nil
+// TargetBefore reads what the migration's undo must restore, just before
+// it is applied: the catalog, and the rows of every table there.
+func (e *Env) TargetBefore(ctx context.Context, user map[string]Table) (*Target, error) {
+	tabs, err := e.Tables(ctx, e.DB)
+	if err != nil {
+		return nil, err
 	}
-	if i == 0 && len(g.Schema) == 0 {
-		return start.rows
+	pre, err := e.Take(ctx, e.DB, tabs)
+	if err != nil {
+		return nil, err
 	}
-	return g.rowSums(ctx, g.Window.DB, user)
+	return &Target{Pre: pre, User: user, Tabs: tabs}, nil
+}
+
+// AfterApply reads the database the migration left (t.Post). A migration
+// that changed nothing check can see (a CREATE … IF NOT EXISTS of what is
+// there, a BEGIN rolled back) is not undone when the proof covers every
+// statement it applied: then it did nothing, and its down could only
+// destroy what was there before it. When a statement the proof does not
+// cover was applied (a CREATE RULE changes nothing the catalog lists, and
+// only its down removes it), the down the user gave runs, under the same
+// proof.
+func (e *Env) AfterApply(ctx context.Context, t *Target, migration []File, r *Restoration) {
+	post, err := e.Take(context.WithoutCancel(ctx), e.DB, t.Tabs)
+	if err != nil {
+		r.Unproven = append(r.Unproven, "the catalog could not be read after the migration: "+err.Error())
+		t.Post = t.Pre
+		return
+	}
+	t.Post = post
+	if t.Pre.same(post) {
+		applied := false
+		if why := uncoveredApplied(e.Server.Dialect, migration); why != "" {
+			r.Limits = append(r.Limits, "the migration changed nothing the catalog or the rows show, and its down ran even so: "+why)
+			return
+		}
+		for i := range migration {
+			applied = applied || migration[i].Applied > 0
+			migration[i].Applied = 0
+		}
+		if applied {
+			r.Skipped = append(r.Skipped, fmt.Sprintf("the migration's undo: the migration changed nothing check can see (%d catalog definitions and the rows of %d tables read before and after it), so running its undo could only destroy what was there before it", len(post.Cat), len(post.Rows)))
+		}
+	}
+}
+
+// RecordedUndo is the undo a killed check recorded, as one step whose
+// statements run whole, as a down file's do.
+func RecordedUndo(stmts []string) []Step {
+	f := File{Path: "the recorded undo"}
+	for _, s := range stmts {
+		f.Statements = append(f.Statements, sqlparse.Statement{Text: s})
+	}
+	return []Step{{files: []*File{{Applied: 1}}, down: []File{f}, kind: UndoDownFile}}
+}
+
+// paths lists the files' paths, comma-separated, for the report.
+func paths(files []File) string {
+	var ps []string
+	for _, f := range files {
+		ps = append(ps, f.Path)
+	}
+	return strings.Join(ps, ", ")
 }

@@ -1,40 +1,26 @@
-package check
+package restore
 
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
 
-	"github.com/writeamp/writeamp/check/restore"
 	"github.com/writeamp/writeamp/sqlparse"
 )
 
-// errUncommitted marks a migration that left its session inside an open or
-// failed transaction: what it did would have been rolled back when its
-// connection closed, and the after side would measure the database without
-// it (exit 2, after the rollback and the undo).
-var errUncommitted = errors.New("the migration left its session inside a transaction")
-
-// openTransaction says why conn is inside a transaction block ("" when it
-// is not): BEGIN without COMMIT, or a block a failed statement aborted.
-func (g *Gate) openTransaction(ctx context.Context, conn *sql.Conn) string {
-	return g.traits().OpenTransaction(ctx, conn, g.server())
-}
-
-// undoTarget is what an undo must put back: the database just before (pre)
-// and just after (post) what it undoes was applied, and the user's tables
+// Target is what an undo must put back: the database just before (Pre)
+// and just after (Post) what it undoes was applied, and the user's tables
 // (there before check).
-type undoTarget struct {
-	pre, post snapshot
-	user      map[string]tableInfo
-	tabs      map[string]tableInfo // every table at pre, with its columns then
-	// quiet are the user's tables' rows just before the command ran on the
+type Target struct {
+	Pre, Post Snapshot
+	User      map[string]Table
+	Tabs      map[string]Table // every table at Pre, with its columns then
+	// Quiet are the user's tables' rows just before the command ran on the
 	// before side (nil: not read): a table the command left as it was there
 	// is not the command's to write (see rowsAfterUndo).
-	quiet map[string]rowSum
+	Quiet map[string]RowSum
 }
 
 var (
@@ -61,38 +47,38 @@ func transactional(stmts []string) ([]string, bool) {
 }
 
 // provedUndo runs stmts in one transaction on conn and commits only when
-// the catalog read inside it equals t.pre's and no user table's rows
+// the catalog read inside it equals t.Pre's and no user table's rows
 // changed in a way the undo may not change them; otherwise it rolls back
 // and says why. rows is what the rows say of the undo that committed:
 // unproven and left are not the undo's doing, so they do not roll it back.
-func (g *Gate) provedUndo(ctx context.Context, conn *sql.Conn, stmts []string, t *undoTarget, bu map[string]rowSum) (ran []string, why []string, rows rowVerdict) {
-	begin, _ := g.ownSQL("begin")
-	commit, _ := g.ownSQL("commit")
-	rollback, _ := g.ownSQL("rollback")
+func (e *Env) provedUndo(ctx context.Context, conn *sql.Conn, stmts []string, t *Target, bu map[string]RowSum) (ran []string, why []string, rows rowVerdict) {
+	begin, _ := e.ownSQL("begin")
+	commit, _ := e.ownSQL("commit")
+	rollback, _ := e.ownSQL("rollback")
 	if _, err := conn.ExecContext(ctx, begin); err != nil {
 		return nil, []string{"BEGIN: " + err.Error()}, rows
 	}
-	sess := g.env().Session(conn)
+	sess := e.Session(conn)
 	for _, s := range stmts {
 		if err := sess.Exec(ctx, s); err != nil {
 			conn.ExecContext(ctx, rollback)
-			return nil, []string{fmt.Sprintf("%s failed (%v): rolled back, nothing of it stays", short(s), err)}, rows
+			return nil, []string{fmt.Sprintf("%s failed (%v): rolled back, nothing of it stays", Short(s), err)}, rows
 		}
-		ran = append(ran, short(s))
+		ran = append(ran, Short(s))
 	}
-	after, err := restore.ReadCatalog(ctx, conn, g.server())
+	after, err := ReadCatalog(ctx, conn, e.Server)
 	if err != nil {
 		conn.ExecContext(ctx, rollback)
 		return nil, []string{"the catalog could not be read inside the undo's transaction (" + err.Error() + "): rolled back"}, rows
 	}
-	added, removed := t.pre.cat.Diff(after)
+	added, removed := t.Pre.Cat.Diff(after)
 	for _, a := range removed {
 		why = append(why, "it would destroy what was there before the migration: "+a)
 	}
 	for _, a := range added {
 		why = append(why, "it would leave what the migration created: "+a)
 	}
-	au := g.rowSums(ctx, conn, t.tabs)
+	au := e.RowSums(ctx, conn, t.Tabs)
 	rows = rowsAfterUndo(t, bu, au)
 	why = append(why, rows.changed...)
 	if len(why) > 0 {
@@ -109,16 +95,16 @@ func (g *Gate) provedUndo(ctx context.Context, conn *sql.Conn, stmts []string, t
 // migration changed, on a server whose DDL commits at once: a statement
 // that drops, empties or renames a table there before the migration, or
 // writes rows of one whose rows the migration did not change, is refused.
-func (g *Gate) staticRefusal(stmts []string, t *undoTarget) []string {
-	if !g.traits().DDLCommitsAtOnce() {
+func (e *Env) staticRefusal(stmts []string, t *Target) []string {
+	if !e.traits().DDLCommitsAtOnce() {
 		return nil
 	}
 	existed := func(key string) bool {
 		schema, name, _ := strings.Cut(key, ".")
 		if schema == "" {
-			schema = g.server().Database
+			schema = e.Server.Database
 		}
-		for _, l := range t.pre.cat {
+		for _, l := range t.Pre.Cat {
 			if rest, ok := strings.CutPrefix(l, "table "); ok {
 				if n, _, _ := strings.Cut(rest, " "); strings.EqualFold(n, schema+"."+name) {
 					return true
@@ -130,25 +116,25 @@ func (g *Gate) staticRefusal(stmts []string, t *undoTarget) []string {
 	rowsChanged := func(key string) bool {
 		schema, name, _ := strings.Cut(key, ".")
 		if schema == "" {
-			schema = g.server().Database
+			schema = e.Server.Database
 		}
 		k := schema + "." + name
-		return t.pre.rows[k] != t.post.rows[k]
+		return t.Pre.Rows[k] != t.Post.Rows[k]
 	}
 	var out []string
 	for _, s := range stmts {
-		dropped, written, known := sqlparse.Destroys(g.server().Dialect, sqlparse.Statement{Text: s})
+		dropped, written, known := sqlparse.Destroys(e.Server.Dialect, sqlparse.Statement{Text: s})
 		if !known {
-			out = append(out, fmt.Sprintf("%s: check cannot tell which tables it changes, and %s has no transactional DDL to prove it afterwards", short(s), g.server().Dialect))
+			out = append(out, fmt.Sprintf("%s: check cannot tell which tables it changes, and %s has no transactional DDL to prove it afterwards", Short(s), e.Server.Dialect))
 			continue
 		}
 		for _, d := range dropped {
 			if existed(d) {
-				out = append(out, fmt.Sprintf("%s: it would drop or empty %s, which existed before the migration (with its rows)", short(s), strings.TrimPrefix(d, ".")))
+				out = append(out, fmt.Sprintf("%s: it would drop or empty %s, which existed before the migration (with its rows)", Short(s), strings.TrimPrefix(d, ".")))
 			}
 		}
 		if written != "" && existed(written) && !rowsChanged(written) {
-			out = append(out, fmt.Sprintf("%s: it would change rows of %s, which the migration did not change", short(s), strings.TrimPrefix(written, ".")))
+			out = append(out, fmt.Sprintf("%s: it would change rows of %s, which the migration did not change", Short(s), strings.TrimPrefix(written, ".")))
 		}
 	}
 	return out
