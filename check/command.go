@@ -2,7 +2,6 @@ package check
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -18,7 +17,7 @@ import (
 )
 
 // errRefused marks a check refused before anything was applied (exit 2).
-var errRefused = errors.New("refused")
+var errRefused = restore.ErrRefused
 
 // measure applies --schema to the database, measures the command,
 // applies the migration, measures the command again (Repeat times, the
@@ -34,7 +33,7 @@ func (c *Command) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, e
 	if err != nil {
 		return nil, err
 	}
-	defer gd.release()
+	defer gd.Release()
 	var plan *restore.Plan
 	var user map[string]restore.Table // the user's tables, there before check
 	var start restore.Snapshot
@@ -65,8 +64,8 @@ func (c *Command) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, e
 		g.logf("after measuring, check undoes %s", plan.Describe())
 		// The record goes in before anything is applied: a check killed
 		// with -9 from here on leaves it for clean, doctor and the next check.
-		if err := gd.mark(ctx, plan.Statements(g.env()), start.Cat); err != nil {
-			gd.unmark(context.WithoutCancel(ctx))
+		if err := gd.Mark(ctx, plan.Statements(g.env()), start.Cat); err != nil {
+			gd.Unmark(context.WithoutCancel(ctx))
 			return nil, measureErr("before", err)
 		}
 		defer func() {
@@ -76,9 +75,9 @@ func (c *Command) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, e
 			g.undo(ctx, plan.Schema, out.Restore, true, &restore.Target{Pre: start, Post: start, User: user, Tabs: user})
 			g.compareCatalog(ctx, g.Window.DB, start.Cat, out.Restore)
 			if r := out.Restore; r.Checked && len(r.Added) == 0 && len(r.Removed) == 0 && len(r.Rows) == 0 {
-				gd.unmark(context.WithoutCancel(ctx))
+				gd.Unmark(context.WithoutCancel(ctx))
 			} else {
-				r.Limits = append(r.Limits, "the record of the migration stays in the database ("+gd.marker+"): the next check refuses until writeamp clean --drop finishes the undo")
+				r.Limits = append(r.Limits, "the record of the migration stays in the database ("+gd.Marker()+"): the next check refuses until writeamp clean --drop finishes the undo")
 			}
 		}()
 	}

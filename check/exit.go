@@ -53,7 +53,7 @@ func (o *Outcome) ExitWith(runErr error) int {
 		return o.Exit()
 	}
 	code := ExitBadInput
-	var pe *pendingError
+	var pe *restore.PendingError
 	if !o.Restore.OK() || errors.As(runErr, &pe) {
 		code = ExitNotAsItWas
 	}

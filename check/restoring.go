@@ -52,3 +52,27 @@ func (g *Gate) compareCatalog(ctx context.Context, q dialects.Querier, before re
 		g.logf("warning: %s", strings.Join(r.Lines(), "\n"))
 	}
 }
+
+// acquire is restore's Env.Acquire: the database's check lock, after
+// finishing what a killed check left, noted for the report.
+func (g *Gate) acquire(ctx context.Context) (*restore.Guard, error) {
+	gd, finished, err := g.env().Acquire(ctx)
+	if finished != "" {
+		g.finished = append(g.finished, finished)
+	}
+	return gd, err
+}
+
+// settlePending finishes, before a check that works on a copy (or in its
+// own schema) starts, the undo a killed in-place check left on the
+// database: a copy made of a database with the migration still applied
+// would measure that migration as the "before". It waits for an in-place
+// check running there, as acquire does.
+func (g *Gate) settlePending(ctx context.Context) error {
+	gd, err := g.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	gd.Release()
+	return nil
+}

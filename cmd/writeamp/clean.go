@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/writeamp/writeamp/check"
+	"github.com/writeamp/writeamp/check/restore"
 	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/workloads"
 	"github.com/writeamp/writeamp/workloads/owned"
@@ -106,7 +107,7 @@ the lines above say what; 2 could not connect or bad input.`,
 			}
 			extra = append(extra, copies...)
 			// Migrations a killed check left applied, with their undo.
-			undos, err := check.PendingUndos(ctx, t.DB, t.Server, drop && len(schemas) == 0)
+			undos, err := restore.PendingUndos(ctx, t.DB, t.Server, drop && len(schemas) == 0)
 			if err != nil {
 				return err
 			}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/writeamp/writeamp/check"
+	"github.com/writeamp/writeamp/check/restore"
 	"github.com/writeamp/writeamp/doctor"
 )
 
@@ -62,7 +62,7 @@ Exit codes: 0 every needed item is available, 1 something needed is missing
 			}
 			// A check killed between apply and undo: say so here too (stderr,
 			// so --format json stays one document).
-			if undos, err := check.PendingUndos(ctx, t.DB, t.Server, false); err == nil {
+			if undos, err := restore.PendingUndos(ctx, t.DB, t.Server, false); err == nil {
 				for _, u := range undos {
 					fmt.Fprintf(cmd.ErrOrStderr(), "warning: a check left its migration applied: %s (writeamp clean --drop finishes the undo)\n", strings.Join(strings.Fields(u), " "))
 				}

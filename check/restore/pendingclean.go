@@ -1,4 +1,4 @@
-package check
+package restore
 
 import (
 	"context"
@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/writeamp/writeamp/check/restore"
 	"github.com/writeamp/writeamp/dialects"
-	"github.com/writeamp/writeamp/measure"
 	"github.com/writeamp/writeamp/queries"
 )
 
@@ -53,7 +51,7 @@ func PendingUndos(ctx context.Context, db *sql.DB, s dialects.Server, finish boo
 // conn, which holds the database's check lock. left is how many stay
 // (their undo could not be proved, their record not read or dropped).
 func finishPending(ctx context.Context, db *sql.DB, conn *sql.Conn, s dialects.Server, markers []string, finish bool) (out []string, left int, err error) {
-	g := &Gate{Window: &measure.Window{Target: dialects.Target{DB: db, Server: s}}}
+	e := &Env{Server: s, DB: db, LockTimeout: DefaultLockTimeout}
 	for _, m := range markers {
 		meta, undo, pre, err := readMarker(ctx, conn, s, m)
 		if err != nil {
@@ -61,7 +59,7 @@ func finishPending(ctx context.Context, db *sql.DB, conn *sql.Conn, s dialects.S
 			left++
 			continue
 		}
-		now, err := restore.ReadCatalog(ctx, conn, s)
+		now, err := ReadCatalog(ctx, conn, s)
 		if err != nil {
 			return out, left + 1, err
 		}
@@ -77,10 +75,10 @@ func finishPending(ctx context.Context, db *sql.DB, conn *sql.Conn, s dialects.S
 			continue
 		}
 		if len(added) > 0 || len(removed) > 0 {
-			t := &restore.Target{Pre: restore.Snapshot{Cat: pre}, Post: restore.Snapshot{Cat: now}}
-			r := &restore.Restoration{}
-			g.env().RunUndo(ctx, conn, restore.RecordedUndo(undo), t, r, true)
-			after, err := restore.ReadCatalog(ctx, conn, s)
+			t := &Target{Pre: Snapshot{Cat: pre}, Post: Snapshot{Cat: now}}
+			r := &Restoration{}
+			e.RunUndo(ctx, conn, RecordedUndo(undo), t, r, true)
+			after, err := ReadCatalog(ctx, conn, s)
 			if err != nil {
 				return out, left + 1, err
 			}
@@ -103,7 +101,7 @@ func finishPending(ctx context.Context, db *sql.DB, conn *sql.Conn, s dialects.S
 	return out, left, nil
 }
 
-func readMarker(ctx context.Context, conn *sql.Conn, s dialects.Server, m string) (meta string, undo []string, pre restore.Catalog, err error) {
+func readMarker(ctx context.Context, conn *sql.Conn, s dialects.Server, m string) (meta string, undo []string, pre Catalog, err error) {
 	text, err := sqlFor(s, "undo_marker_read", m)
 	if err != nil {
 		return "", nil, nil, err

@@ -1,16 +1,16 @@
-package check
+package restore
 
 import (
 	"context"
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"time"
 
-	"github.com/writeamp/writeamp/check/restore"
 	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/queries"
 )
@@ -19,13 +19,20 @@ import (
 // database before it gives up naming it.
 var LockWait = 30 * time.Second
 
-// guard is a check's hold on its database: the per-database lock, on a
+// Guard is a check's hold on its database: the per-database lock, on a
 // session of its own, and the marker that records an applied migration.
-type guard struct {
-	g      *Gate
+type Guard struct {
+	e      *Env
 	conn   *sql.Conn
 	marker string // writeamp_undo_<run>, "" until written
 }
+
+// Marker is the name of the record of the applied migration ("" until it
+// is written, and once it is dropped).
+func (gd *Guard) Marker() string { return gd.marker }
+
+// ErrRefused marks a check refused before anything was applied (exit 2).
+var ErrRefused = errors.New("refused")
 
 // sqlFor is one of check's own statements for s, with {{schema}} filled.
 func sqlFor(s dialects.Server, name, schema string) (string, error) {
@@ -36,18 +43,20 @@ func sqlFor(s dialects.Server, name, schema string) (string, error) {
 	return strings.ReplaceAll(text, "{{schema}}", dialects.CheckOf(s.Dialect).QuoteSchema(schema)), nil
 }
 
-// acquire takes the database's check lock, waiting at most LockWait, and
+// Acquire takes the database's check lock, waiting at most LockWait, and
 // refuses while a killed check's migration is still applied. It returns nil
-// (and no error) on a dialect without the lock.
-func (g *Gate) acquire(ctx context.Context) (*guard, error) {
-	s := g.server()
+// (and no error) on a dialect without the lock. finished says, for the
+// report's notes, what a killed check left that was undone first ("" when
+// nothing was).
+func (e *Env) Acquire(ctx context.Context) (gd *Guard, finished string, err error) {
+	s := e.Server
 	lock, err := queries.Get(s.Dialect, "check_lock", s.VersionNum)
 	if err != nil {
-		return nil, nil
+		return nil, "", nil
 	}
-	conn, err := g.Window.DB.Conn(ctx)
+	conn, err := e.DB.Conn(ctx)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	deadline := time.Now().Add(LockWait)
 	for {
@@ -57,7 +66,7 @@ func (g *Gate) acquire(ctx context.Context) (*guard, error) {
 		}
 		if err != nil {
 			conn.Close()
-			return nil, fmt.Errorf("take the check lock: %w", err)
+			return nil, "", fmt.Errorf("take the check lock: %w", err)
 		}
 		if got {
 			break
@@ -71,56 +80,55 @@ func (g *Gate) acquire(ctx context.Context) (*guard, error) {
 				}
 			}
 			conn.Close()
-			return nil, fmt.Errorf("%w: another writeamp check is running on database %s and holds its check lock: %s; waited %s. Two checks at once would measure and undo each other's migrations: run them one after the other, or on different databases", errRefused, s.Database, holder, LockWait)
+			return nil, "", fmt.Errorf("%w: another writeamp check is running on database %s and holds its check lock: %s; waited %s. Two checks at once would measure and undo each other's migrations: run them one after the other, or on different databases", ErrRefused, s.Database, holder, LockWait)
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
-	gd := &guard{g: g, conn: conn}
+	gd = &Guard{e: e, conn: conn}
 	pending, err := undoMarkers(ctx, conn, s)
 	if err != nil {
-		gd.release()
-		return nil, err
+		gd.Release()
+		return nil, "", err
 	}
 	if len(pending) > 0 {
 		// A check killed before its undo (kill -9, a crash, a lost server)
 		// left its record; the lock is ours, so that check is gone: finish
 		// its undo, with the same proof as clean --drop, before measuring.
 		// It runs to its end even when this check is interrupted meanwhile.
-		g.logf("a check that was killed before it undid its migration left %s on database %s: finishing that undo first", strings.Join(pending, ", "), s.Database)
+		e.logf("a check that was killed before it undid its migration left %s on database %s: finishing that undo first", strings.Join(pending, ", "), s.Database)
 		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-		lines, left, err := finishPending(fctx, g.Window.DB, conn, s, pending, true)
+		lines, left, err := finishPending(fctx, e.DB, conn, s, pending, true)
 		cancel()
 		for _, l := range lines {
-			g.logf("  %s", strings.TrimSpace(l))
+			e.logf("  %s", strings.TrimSpace(l))
 		}
 		if err != nil || left > 0 {
-			gd.release()
+			gd.Release()
 			why := strings.Join(lines, "; ")
 			if err != nil {
 				why = strings.TrimPrefix(why+"; "+err.Error(), "; ")
 			}
-			return nil, &pendingError{fmt.Errorf("a check that was killed before it undid its migration left %s on database %s, and its undo could not be finished: %s. Put the database back by hand, then writeamp clean --dsn … --drop drops the record; check will not measure on top of it", strings.Join(pending, ", "), s.Database, why)}
+			return nil, "", &PendingError{fmt.Errorf("a check that was killed before it undid its migration left %s on database %s, and its undo could not be finished: %s. Put the database back by hand, then writeamp clean --dsn … --drop drops the record; check will not measure on top of it", strings.Join(pending, ", "), s.Database, why)}
 		}
-		note := fmt.Sprintf("before measuring, check finished the undo of a check that was killed before it undid its migration (%s): %s", strings.Join(pending, ", "), strings.Join(lines, "; "))
-		g.finished = append(g.finished, note)
-		g.logf("the killed check's undo is finished (record dropped); the database is as recorded before its migration")
+		finished = fmt.Sprintf("before measuring, check finished the undo of a check that was killed before it undid its migration (%s): %s", strings.Join(pending, ", "), strings.Join(lines, "; "))
+		e.logf("the killed check's undo is finished (record dropped); the database is as recorded before its migration")
 	}
-	return gd, nil
+	return gd, finished, nil
 }
 
-// pendingError is a refusal because an earlier check's undo is pending:
+// PendingError is a refusal because an earlier check's undo is pending:
 // the database is not as it was (exit 3).
-type pendingError struct{ error }
+type PendingError struct{ error }
 
-func (e *pendingError) Unwrap() error { return e.error }
+func (e *PendingError) Unwrap() error { return e.error }
 
-// mark writes the record of the migration about to be applied: its undo
+// Mark writes the record of the migration about to be applied: its undo
 // statements and the catalog the undo must give back.
-func (gd *guard) mark(ctx context.Context, undo []string, pre restore.Catalog) error {
+func (gd *Guard) Mark(ctx context.Context, undo []string, pre Catalog) error {
 	if gd == nil {
 		return nil
 	}
-	s := gd.g.server()
+	s := gd.e.Server
 	b := make([]byte, 4)
 	rand.Read(b)
 	name := "writeamp_undo_" + hex.EncodeToString(b)
@@ -155,22 +163,22 @@ func (gd *guard) mark(ctx context.Context, undo []string, pre restore.Catalog) e
 	return nil
 }
 
-// unmark drops the record once the undo is done (or the check was kept).
-func (gd *guard) unmark(ctx context.Context) {
+// Unmark drops the record once the undo is done (or the check was kept).
+func (gd *Guard) Unmark(ctx context.Context) {
 	if gd == nil || gd.marker == "" {
 		return
 	}
-	if text, err := sqlFor(gd.g.server(), "undo_marker_drop", gd.marker); err == nil {
+	if text, err := sqlFor(gd.e.Server, "undo_marker_drop", gd.marker); err == nil {
 		if _, err := gd.conn.ExecContext(ctx, text); err != nil {
-			gd.g.logf("warning: the record %s could not be dropped: %v (writeamp clean --drop drops it)", gd.marker, err)
+			gd.e.logf("warning: the record %s could not be dropped: %v (writeamp clean --drop drops it)", gd.marker, err)
 			return
 		}
 	}
 	gd.marker = ""
 }
 
-// release gives the lock back by closing its session.
-func (gd *guard) release() {
+// Release gives the lock back by closing its session.
+func (gd *Guard) Release() {
 	if gd == nil {
 		return
 	}
@@ -212,18 +220,4 @@ func undoMarkers(ctx context.Context, q dialects.Querier, s dialects.Server) ([]
 		}
 	}
 	return out, nil
-}
-
-// settlePending finishes, before a check that works on a copy (or in its
-// own schema) starts, the undo a killed in-place check left on the
-// database: a copy made of a database with the migration still applied
-// would measure that migration as the "before". It waits for an in-place
-// check running there, as acquire does.
-func (g *Gate) settlePending(ctx context.Context) error {
-	gd, err := g.acquire(ctx)
-	if err != nil {
-		return err
-	}
-	gd.release()
-	return nil
 }
