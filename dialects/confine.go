@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Confiner is implemented by dialects that can give check a session which
@@ -66,4 +67,41 @@ func ConfinedName() (name, password string) {
 	b := make([]byte, 20)
 	rand.Read(b)
 	return "writeamp_mig_" + hex.EncodeToString(b[:5]), "wa" + hex.EncodeToString(b[5:])
+}
+
+// Strings runs query on q and returns its rows' one column.
+func Strings(ctx context.Context, q Querier, query string, args ...any) ([]string, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// EndSessions waits, a few seconds at most, until sessions (the confined
+// login's, listed by list) are gone, and ends those that linger with end:
+// a dropped login's open session would keep its privileges, and what it
+// owns is final only once it has ended.
+func EndSessions(list func() []string, end func(ids []string)) {
+	gone := func() bool {
+		for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if len(list()) == 0 {
+				return true
+			}
+		}
+		return false
+	}
+	if !gone() {
+		end(list())
+		gone()
+	}
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	driver "github.com/go-sql-driver/mysql"
 
@@ -151,37 +150,23 @@ func (d Dialect) Confine(ctx context.Context, admin *sql.Conn, s dialects.Server
 }
 
 // endSessions waits for the confined account's sessions to end, and ends
-// those that linger: a dropped account's open session keeps its privileges.
+// those that linger.
 func endSessions(ctx context.Context, admin *sql.Conn, s dialects.Server, login string) {
 	q, err := queries.Get(Name, "confine_sessions", s.VersionNum)
 	if err != nil {
 		return
 	}
 	ids := func() []string {
-		rows, err := admin.QueryContext(ctx, q, login)
-		if err != nil {
-			return nil
-		}
-		defer rows.Close()
-		var out []string
-		for rows.Next() {
-			var id string
-			if rows.Scan(&id) == nil {
-				out = append(out, id)
-			}
-		}
+		out, _ := dialects.Strings(ctx, admin, q, login)
 		return out
 	}
-	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if len(ids()) == 0 {
-			return
+	dialects.EndSessions(ids, func(ids []string) {
+		if kill, err := queries.Get(Name, "confine_kill", s.VersionNum); err == nil {
+			for _, id := range ids {
+				admin.ExecContext(ctx, strings.ReplaceAll(kill, "{{id}}", id))
+			}
 		}
-	}
-	if kill, err := queries.Get(Name, "confine_kill", s.VersionNum); err == nil {
-		for _, id := range ids() {
-			admin.ExecContext(ctx, strings.ReplaceAll(kill, "{{id}}", id))
-		}
-	}
+	})
 }
 
 // dropStale drops the confined accounts of checks killed before they could.
@@ -219,21 +204,9 @@ func reach(ctx context.Context, admin *sql.Conn, s dialects.Server, schema strin
 	if err != nil {
 		return err
 	}
-	rows, err := admin.QueryContext(ctx, q, schema, schema, schema)
+	found, err := dialects.Strings(ctx, admin, q, schema, schema, schema)
 	if err != nil {
 		return fmt.Errorf("read what every account may write (grants to PUBLIC): %w", err)
-	}
-	defer rows.Close()
-	var found []string
-	for rows.Next() {
-		var g string
-		if err := rows.Scan(&g); err != nil {
-			return err
-		}
-		found = append(found, g)
-	}
-	if err := rows.Err(); err != nil {
-		return err
 	}
 	if len(found) > 0 {
 		return fmt.Errorf("%w: every account may %s (granted to PUBLIC), so the server would not keep the migration inside the workload's database; REVOKE those from PUBLIC, or run check against a server without such grants", dialects.ErrCannotConfine, strings.Join(found, ", "))

@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/url"
 	"strings"
-	"time"
 
 	go_ora "github.com/sijms/go-ora/v2"
 
@@ -108,28 +107,14 @@ func endSessions(ctx context.Context, admin *sql.Conn, s dialects.Server, user s
 		return
 	}
 	ids := func() []string {
-		rows, err := admin.QueryContext(ctx, q, user)
-		if err != nil {
-			return nil
-		}
-		defer rows.Close()
-		var out []string
-		for rows.Next() {
-			var id string
-			if rows.Scan(&id) == nil {
-				out = append(out, id)
-			}
-		}
+		out, _ := dialects.Strings(ctx, admin, q, user)
 		return out
 	}
-	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if len(ids()) == 0 {
-			return
+	dialects.EndSessions(ids, func(ids []string) {
+		if kill, err := queries.Get(Name, "confine_kill", s.VersionNum); err == nil {
+			for _, id := range ids {
+				admin.ExecContext(ctx, strings.ReplaceAll(kill, "{{sid}}", id))
+			}
 		}
-	}
-	if kill, err := queries.Get(Name, "confine_kill", s.VersionNum); err == nil {
-		for _, id := range ids() {
-			admin.ExecContext(ctx, strings.ReplaceAll(kill, "{{sid}}", id))
-		}
-	}
+	})
 }

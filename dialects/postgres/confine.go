@@ -186,25 +186,9 @@ func (d Dialect) Confine(ctx context.Context, admin *sql.Conn, s dialects.Server
 // reach refuses a login that grants to PUBLIC would let write outside the
 // schema: there the server would not stop the migration.
 func reach(ctx context.Context, admin *sql.Conn, s dialects.Server, login, schema string) error {
-	q, err := queries.Get(Name, "confine_reach", s.VersionNum)
-	if err != nil {
-		return err
-	}
-	rows, err := admin.QueryContext(ctx, q, login, schema)
+	found, err := listStrings(ctx, admin, s, "confine_reach", login, schema)
 	if err != nil {
 		return fmt.Errorf("read what a new login may write: %w", err)
-	}
-	defer rows.Close()
-	var found []string
-	for rows.Next() {
-		var o string
-		if err := rows.Scan(&o); err != nil {
-			return err
-		}
-		found = append(found, o)
-	}
-	if err := rows.Err(); err != nil {
-		return err
 	}
 	if len(found) > 0 {
 		return fmt.Errorf("%w: every new login may change %s (privileges granted to PUBLIC), so the server would not keep the migration inside the workload's schema; revoke them from PUBLIC, or run check against a database without such grants", dialects.ErrCannotConfine, strings.Join(found, ", "))
@@ -217,45 +201,22 @@ func listStrings(ctx context.Context, q dialects.Querier, s dialects.Server, nam
 	if err != nil {
 		return nil, err
 	}
-	rows, err := q.QueryContext(ctx, text, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+	return dialects.Strings(ctx, q, text, args...)
 }
 
 // waitGone waits for the confined login's backends to exit (its temporary
 // objects go with them, and only then is what it owns final), and ends
 // them if they linger.
 func waitGone(ctx context.Context, admin *sql.Conn, s dialects.Server, login string) {
-	q, err := queries.Get(Name, "confine_sessions", s.VersionNum)
-	if err != nil {
-		return
+	pids := func() []string {
+		p, _ := listStrings(ctx, admin, s, "confine_sessions", login)
+		return p
 	}
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		var n int
-		if admin.QueryRowContext(ctx, q, login).Scan(&n) != nil || n == 0 {
-			return
+	dialects.EndSessions(pids, func([]string) {
+		if t, err := queries.Get(Name, "confine_terminate", s.VersionNum); err == nil {
+			admin.ExecContext(ctx, t, login)
 		}
-	}
-	if t, err := queries.Get(Name, "confine_terminate", s.VersionNum); err == nil {
-		admin.ExecContext(ctx, t, login)
-	}
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		var n int
-		if admin.QueryRowContext(ctx, q, login).Scan(&n) != nil || n == 0 {
-			return
-		}
-	}
+	})
 }
 
 // dropStale drops the confined logins of checks killed before they could
