@@ -20,15 +20,15 @@ var layers = [][]string{
 	{"internal/safeio", "sqlparse", "queries", "pgembed", "internal/ghaction", "internal/testenv", "internal/heappeak", "internal/kernelwait"},
 	{"result", "dialects", "internal/scratch", "check/sqlfile"},
 	{"dialects/mysql", "dialects/oracle", "dialects/postgres", "dialects/sqlserver", "budget", "workloads/owned"},
-	{"collectors", "config"},
+	// check/restore, how a check puts the database back and proves it, sits
+	// below measuring: it names no window, collector or report
+	{"collectors", "config", "check/restore"},
 	{"collectors/mysql", "collectors/oracle", "collectors/postgres", "collectors/sqlserver", "workloads", "explain"},
 	{"measure"},
 	// what is shown of a result sits above what measures it
 	{"reports", "capacity"},
 	// a workload's own package may render its claims through reports
 	{"workloads/refreshtoken"},
-	// how a check puts the database back and proves it, below what orchestrates it
-	{"check/restore"},
 	{"check", "doctor"},
 	// what a check found, written for people and CI, above what decides it
 	{"check/ciout"},
