@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/writeamp/writeamp/budget"
+	"github.com/writeamp/writeamp/check/sqlfile"
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/measure"
 	"github.com/writeamp/writeamp/result"
@@ -24,7 +25,7 @@ import (
 // applyMeasured applies files as applyPublished does, inside a window, and
 // returns the window as a run labelled "migration". A failed apply returns
 // its error (wrapped in errApply) and no run.
-func (g *Gate) applyMeasured(ctx context.Context, win *measure.Window, files []File) (*result.Run, error) {
+func (g *Gate) applyMeasured(ctx context.Context, win *measure.Window, files []sqlfile.File) (*result.Run, error) {
 	// Prepared and restored like every other window (measure.Wrapped): the
 	// samplers' own pools opened for it are closed when it ends.
 	notes := win.Instrument(ctx, true)
@@ -43,7 +44,7 @@ func (g *Gate) applyMeasured(ctx context.Context, win *measure.Window, files []F
 // published before the after snapshot (on PostgreSQL 13/14 by closing it),
 // so the migration's row counts land in its own window. Prepare's own
 // connection cannot be closed halfway, so the migration never runs on it.
-func (g *Gate) measureApply(ctx context.Context, win *measure.Window, sc collectors.Scope, schema string, files []File) (*result.Run, error) {
+func (g *Gate) measureApply(ctx context.Context, win *measure.Window, sc collectors.Scope, schema string, files []sqlfile.File) (*result.Run, error) {
 	sp, err := win.Begin(ctx, sc)
 	if err != nil {
 		return nil, measureErr("migration window", err)

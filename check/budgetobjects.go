@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/writeamp/writeamp/budget"
+	"github.com/writeamp/writeamp/check/sqlfile"
 	"github.com/writeamp/writeamp/queries"
 	"github.com/writeamp/writeamp/workloads"
 )
@@ -23,7 +24,7 @@ import (
 var identRE = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_$]*`)
 
 // namedIn are the identifiers files hold, lower case.
-func namedIn(files ...[]File) map[string]bool {
+func namedIn(files ...[]sqlfile.File) map[string]bool {
 	out := map[string]bool{}
 	for _, fs := range files {
 		for _, f := range fs {
@@ -179,7 +180,7 @@ var ddlName = regexp.MustCompile(`(?i)(?:create\s+(?:unique\s+)?(?:table|index)\
 
 // checkBuiltinObjects is judgeObjects for the built-in workload, whose
 // objects are known before anything runs.
-func (r Request) checkBuiltinObjects(bs []budget.Budget, schema, migration []File) error {
+func (r Request) checkBuiltinObjects(bs []budget.Budget, schema, migration []sqlfile.File) error {
 	if len(objectsOf(bs)) == 0 {
 		return nil
 	}

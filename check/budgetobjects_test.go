@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/writeamp/writeamp/budget"
+	"github.com/writeamp/writeamp/check/sqlfile"
 	"github.com/writeamp/writeamp/sqlparse"
 	"github.com/writeamp/writeamp/workloads/refreshtoken"
 )
@@ -73,7 +74,7 @@ func TestGateChecksBuiltinObjectNames(t *testing.T) {
 func TestJudgeObjects(t *testing.T) {
 	t.Parallel()
 	known := []string{"accounts", "public.accounts", "orders", "public.orders", "accounts_pkey", "orders_pkey"}
-	created := namedIn([]File{{Statements: statements(t, "create index acct_v on accounts (v);")}})
+	created := namedIn([]sqlfile.File{{Statements: statements(t, "create index acct_v on accounts (v);")}})
 	bs, err := budget.ParseAll([]string{"hot_ratio[acounts]>=0.9"})
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/writeamp/writeamp/check/restore"
+	"github.com/writeamp/writeamp/check/sqlfile"
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/measure"
 	"github.com/writeamp/writeamp/result"
@@ -33,7 +34,7 @@ func (b *Builtin) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, e
 	// (applycost.go): the workload's schema filled and --schema applied,
 	// then the migration alone, before the workload's window opens.
 	var mig *result.Run
-	one := func(label string, files []File, measureMig bool) (*result.Result, error) {
+	one := func(label string, files []sqlfile.File, measureMig bool) (*result.Result, error) {
 		w := b.Workload.Fresh()
 		hooks := w.(workloads.CheckHooks)
 		if g.runID != "" {
@@ -75,7 +76,7 @@ func (b *Builtin) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, e
 		if err != nil {
 			return nil, err
 		}
-		r2, err := one(repLabel("after", i, g.repeat()), append(append([]File{}, g.Schema...), g.Migration...), i == 0)
+		r2, err := one(repLabel("after", i, g.repeat()), append(append([]sqlfile.File{}, g.Schema...), g.Migration...), i == 0)
 		if err != nil {
 			return nil, err
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/dustin/go-humanize"
 
 	"github.com/writeamp/writeamp/check/restore"
+	"github.com/writeamp/writeamp/check/sqlfile"
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/measure"
@@ -325,7 +326,7 @@ func measureCopies(ctx context.Context, g *Gate, out *Outcome, argv []string, ou
 	res.Workload = result.Workload{Name: "command", Params: map[string]any{"command": strings.Join(measure.RedactArgs(argv), " ")}}
 	// measureMig: the copy gets --schema first, then the migration alone in
 	// a window of its own (applycost.go), on the first "after" copy.
-	side := func(label, tag string, i int, files []File, measureMig bool) (run *result.Run, notes []string, err error) {
+	side := func(label, tag string, i int, files []sqlfile.File, measureMig bool) (run *result.Run, notes []string, err error) {
 		name, err := src.copyOf(ctx, tag, i)
 		if err != nil {
 			return nil, nil, err
@@ -370,7 +371,7 @@ func measureCopies(ctx context.Context, g *Gate, out *Outcome, argv []string, ou
 			return nil, err
 		}
 		res.Notes = append(res.Notes, notes...)
-		after, _, err := side(repLabel("after", i, g.repeat()), "a", i, append(append([]File{}, g.Schema...), g.Migration...), i == 0)
+		after, _, err := side(repLabel("after", i, g.repeat()), "a", i, append(append([]sqlfile.File{}, g.Schema...), g.Migration...), i == 0)
 		if err != nil {
 			return nil, err
 		}

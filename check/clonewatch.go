@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/writeamp/writeamp/check/restore"
+	"github.com/writeamp/writeamp/check/sqlfile"
 	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/sqlparse"
 )
@@ -16,7 +17,7 @@ import (
 // --migration statement that changes the server rather than the database:
 // a copy does not hold roles, database settings, tablespaces or the
 // server's configuration, so the statement would change the real server.
-func refuseClusterLevel(files ...[]File) error {
+func refuseClusterLevel(files ...[]sqlfile.File) error {
 	for _, fs := range files {
 		for _, f := range fs {
 			for _, st := range f.Statements {

@@ -28,8 +28,8 @@ type Gate struct {
 	Window *measure.Window
 	// Schema is applied once before the first measurement: to the database
 	// (wrapped command) or to each workload schema (built-in workload).
-	Schema    []File
-	Migration []File
+	Schema    []sqlfile.File
+	Migration []sqlfile.File
 	Budgets   []budget.Budget
 	// Mode is how the workload runs: *Builtin, *Command or *Clone.
 	Mode  Mode
@@ -76,7 +76,7 @@ type Outcome struct {
 	// Suppressed are the static warnings a suppression silenced; Migration
 	// and Dialect locate each finding at its statement (annotations, SARIF).
 	Suppressed []Warning
-	Migration  []File
+	Migration  []sqlfile.File
 	Dialect    string
 	// Advisory are the budgets (verdicts' Budget) that do not fail the check.
 	Advisory map[string]bool
@@ -105,7 +105,7 @@ func (g *Gate) Updates() []Update { return g.Mode.updates(g) }
 // too: Restore says what was undone after a failure.
 func (g *Gate) Run(ctx context.Context) (*Outcome, error) {
 	out := &Outcome{Migration: g.Migration, Dialect: g.server().Dialect}
-	for _, files := range [][]File{g.Schema, g.Migration, downs(g.Mode)} {
+	for _, files := range [][]sqlfile.File{g.Schema, g.Migration, downs(g.Mode)} {
 		if err := sqlfile.SplitContext(ctx, g.server().Dialect, files); err != nil {
 			return out, fmt.Errorf("%w: %w", errApply, err)
 		}
@@ -215,7 +215,7 @@ func (o *Outcome) Exit() int {
 // apply runs files on one connection, inside the built-in workload's
 // schema when given (see inSchema), counting what ran in each file's
 // Applied.
-func (g *Gate) apply(ctx context.Context, conn *sql.Conn, schema string, files []File) (err error) {
+func (g *Gate) apply(ctx context.Context, conn *sql.Conn, schema string, files []sqlfile.File) (err error) {
 	if schema != "" {
 		confined, leave, cerr := g.confine(ctx, conn, schema)
 		if cerr != nil {
@@ -277,12 +277,12 @@ func short(s string) string { return restore.Short(s) }
 // applyPublished applies files to the database on a connection of its
 // own, and publishes the session's statistics so the DDL is not counted
 // inside the next window.
-func (g *Gate) applyPublished(ctx context.Context, win *measure.Window, files []File) error {
+func (g *Gate) applyPublished(ctx context.Context, win *measure.Window, files []sqlfile.File) error {
 	return g.applyOn(ctx, win, "", files)
 }
 
 // applyOn is applyPublished inside schema ("" for none).
-func (g *Gate) applyOn(ctx context.Context, win *measure.Window, schema string, files []File) error {
+func (g *Gate) applyOn(ctx context.Context, win *measure.Window, schema string, files []sqlfile.File) error {
 	if len(files) == 0 {
 		return nil
 	}
@@ -303,7 +303,7 @@ func (g *Gate) applyOn(ctx context.Context, win *measure.Window, schema string, 
 	return err
 }
 
-func paths(files []File) string {
+func paths(files []sqlfile.File) string {
 	var ps []string
 	for _, f := range files {
 		ps = append(ps, f.Path)
@@ -320,7 +320,7 @@ func orNone(s string) string {
 	return s
 }
 
-func withSchema(files []File) string {
+func withSchema(files []sqlfile.File) string {
 	if len(files) == 0 {
 		return ""
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/DATA-DOG/go-sqlmock"
 
 	"github.com/writeamp/writeamp/check/restore"
+	"github.com/writeamp/writeamp/check/sqlfile"
 	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/internal/mocksql"
 	"github.com/writeamp/writeamp/measure"
@@ -22,13 +23,13 @@ func gateOn(dialect string, version int) *Gate {
 	return &Gate{Window: &measure.Window{Target: dialects.Target{Server: s}}}
 }
 
-func migrationFile(t *testing.T, dialect, text string) []File {
+func migrationFile(t *testing.T, dialect, text string) []sqlfile.File {
 	t.Helper()
 	st, err := sqlparse.Split(dialect, text)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return []File{{Path: "m.sql", Flag: "--migration", Statements: st}}
+	return []sqlfile.File{{Path: "m.sql", Flag: "--migration", Statements: st}}
 }
 
 // expectLockTimeout is what check sends before the first statement of a

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/writeamp/writeamp/check/sqlfile"
 	"github.com/writeamp/writeamp/result"
 	"github.com/writeamp/writeamp/workloads"
 )
@@ -46,7 +47,7 @@ type Builtin struct {
 // or the inverse of its statements (see planUndo).
 type Command struct {
 	Argv []string
-	Down []File
+	Down []sqlfile.File
 	// Output receives the command's stdout and stderr (nil: discarded).
 	Output io.Writer
 }
@@ -104,7 +105,7 @@ func ShowOutput(m Mode, w io.Writer) {
 }
 
 // downs are the --down files of a mode that has them.
-func downs(m Mode) []File {
+func downs(m Mode) []sqlfile.File {
 	if c, ok := m.(*Command); ok {
 		return c.Down
 	}

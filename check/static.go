@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/writeamp/writeamp/check/sqlfile"
 	"github.com/writeamp/writeamp/internal/safeio"
 	"github.com/writeamp/writeamp/sqlparse"
 )
@@ -29,7 +30,7 @@ type Update struct {
 // dialect's rules: on PostgreSQL from PostgreSQL's own parse tree, so key
 // expressions, INCLUDE columns and partial-index predicates count.
 // skipped lists statements PostgreSQL's parser could not read.
-func IndexesIn(dialect string, files []File) (idx []IndexDef, skipped []string) {
+func IndexesIn(dialect string, files []sqlfile.File) (idx []IndexDef, skipped []string) {
 	for _, f := range files {
 		for _, ix := range sqlparse.Indexes(dialect, f.Statements) {
 			if ix.Name == "" {

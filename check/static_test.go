@@ -10,7 +10,7 @@ import (
 	"github.com/writeamp/writeamp/sqlparse"
 )
 
-func files(t *testing.T, dialect string, fs ...File) []File {
+func files(t *testing.T, dialect string, fs ...sqlfile.File) []sqlfile.File {
 	t.Helper()
 	if err := sqlfile.Split(dialect, fs); err != nil {
 		t.Fatal(err)
@@ -34,7 +34,7 @@ func brief(in []IndexDef) []idx {
 
 func TestIndexesInPostgres(t *testing.T) {
 	t.Parallel()
-	fs := files(t, sqlparse.Postgres, File{Path: "up.sql", Text: `
+	fs := files(t, sqlparse.Postgres, sqlfile.File{Path: "up.sql", Text: `
 create index jobs_touched on jobs(touched_at);
 -- a comment; with a semicolon
 CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS "Jobs_Expr" ON ONLY public.jobs USING btree (lower(note) text_pattern_ops, id DESC) INCLUDE (status) WHERE status <> 'done;' AND touched_at > 0;
@@ -56,7 +56,7 @@ create table other (id int)`})
 		t.Fatalf("IndexesIn:\n%+v\nwant\n%+v\nskipped %v", brief(got), want, skipped)
 	}
 	// A statement PostgreSQL 17's parser refuses is named, not silently unchecked.
-	_, skipped = IndexesIn(sqlparse.Postgres, files(t, sqlparse.Postgres, File{Path: "new.sql", Text: "create index a on t (x);\ncreate frobnicator f;"}))
+	_, skipped = IndexesIn(sqlparse.Postgres, files(t, sqlparse.Postgres, sqlfile.File{Path: "new.sql", Text: "create index a on t (x);\ncreate frobnicator f;"}))
 	if len(skipped) != 1 || !strings.HasPrefix(skipped[0], "new.sql line 2 (create frobnicator f): ") {
 		t.Fatalf("skipped: %q", skipped)
 	}
@@ -86,10 +86,10 @@ update other set id = id`, "work.sql")
 		t.Fatalf("UPDATE in a CTE: %+v", ups[2])
 	}
 	idx, _ := IndexesIn(sqlparse.Postgres, files(t, sqlparse.Postgres,
-		File{Path: "bad.sql", Text: "create index jobs_touched on jobs(touched_at)"},
-		File{Path: "good.sql", Text: "create index jobs_ready on jobs(id) where status = 'failed'"},
-		File{Path: "expr.sql", Text: "create index other_owner on other ((doc->>'owner'))"},
-		File{Path: "incl.sql", Text: "create index jobs_id_incl on jobs (id) include (note)"}))
+		sqlfile.File{Path: "bad.sql", Text: "create index jobs_touched on jobs(touched_at)"},
+		sqlfile.File{Path: "good.sql", Text: "create index jobs_ready on jobs(id) where status = 'failed'"},
+		sqlfile.File{Path: "expr.sql", Text: "create index other_owner on other ((doc->>'owner'))"},
+		sqlfile.File{Path: "incl.sql", Text: "create index jobs_id_incl on jobs (id) include (note)"}))
 	ws := Warn("postgres", idx[:1], ups[:1])
 	if len(ws) != 1 || ws[0].Index != "jobs_touched" || ws[0].Column != "touched_at" || !strings.Contains(ws[0].Text, "HOT") || !strings.Contains(ws[0].Text, "work.sql") {
 		t.Fatalf("warnings: %+v", ws)
@@ -118,7 +118,7 @@ func TestWarnMySQL(t *testing.T) {
 	if len(ups) != 3 || ups[0].Table != "jobs" || ups[0].Columns[0] != "touched_at" || ups[1].Table != "owners" || ups[2].Columns[0] != "status" {
 		t.Fatalf("updates: %+v", ups)
 	}
-	idx, _ := IndexesIn(sqlparse.MySQL, files(t, sqlparse.MySQL, File{Path: "up.sql", Text: "CREATE INDEX jobs_touched ON jobs (touched_at);\nALTER TABLE jobs ADD INDEX jobs_status (`status`(8), id), ADD COLUMN x int;\nCREATE INDEX jobs_id ON jobs (id)"}))
+	idx, _ := IndexesIn(sqlparse.MySQL, files(t, sqlparse.MySQL, sqlfile.File{Path: "up.sql", Text: "CREATE INDEX jobs_touched ON jobs (touched_at);\nALTER TABLE jobs ADD INDEX jobs_status (`status`(8), id), ADD COLUMN x int;\nCREATE INDEX jobs_id ON jobs (id)"}))
 	ws := Warn(sqlparse.MySQL, idx, ups)
 	if len(ws) != 2 || ws[0].Index != "jobs_touched" || ws[1].Index != "jobs_status" || !strings.Contains(ws[0].Text, "InnoDB has no HOT") {
 		t.Fatalf("warnings: %+v", ws)

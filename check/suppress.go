@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/writeamp/writeamp/check/sqlfile"
 )
 
 // RuleIndexOnUpdatedColumn is the static warning's rule: the migration
@@ -35,7 +37,7 @@ var inlineAllow = regexp.MustCompile(`--\s*writeamp:allow\b(.*)$`)
 // InlineSuppressions reads the -- writeamp:allow comments of the files. A
 // suppression must say why (reason: …) and name a known rule: otherwise
 // the error names the file and line, and nothing is measured.
-func InlineSuppressions(files []File) ([]Suppression, error) {
+func InlineSuppressions(files []sqlfile.File) ([]Suppression, error) {
 	var out []Suppression
 	var bad []string
 	for _, f := range files {
@@ -100,7 +102,7 @@ func (s Suppression) covers(rule, path string, line int, starts []int) bool {
 
 // suppress splits warnings into those shown and those a suppression
 // silences (kept, with the suppression, for SARIF and the report).
-func suppress(ws []Warning, sups []Suppression, files []File) (shown, silenced []Warning) {
+func suppress(ws []Warning, sups []Suppression, files []sqlfile.File) (shown, silenced []Warning) {
 	starts := map[string][]int{}
 	for _, f := range files {
 		for _, st := range f.Statements {

@@ -46,12 +46,12 @@ func TestInlineSuppressionNeedsAReasonAndAKnownRule(t *testing.T) {
 		"select 1; -- writeamp:allow\n":                                                    "0003_noreason.sql:1: -- writeamp:allow names no rule",
 		"-- writeamp:allow index-on-updated-column budget-exceeded reason: x\n":            "0003_noreason.sql:1: -- writeamp:allow index-on-updated-column budget-exceeded: one rule per comment",
 	} {
-		_, err := InlineSuppressions([]File{{Path: "db/0003_noreason.sql", Text: text}})
+		_, err := InlineSuppressions([]sqlfile.File{{Path: "db/0003_noreason.sql", Text: text}})
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: error %v, want %q", text, err, want)
 		}
 	}
-	s, err := InlineSuppressions([]File{{Path: "a.sql", Text: "select 1;\r\n  -- writeamp:allow index-on-updated-column reason: written once\r\n"}})
+	s, err := InlineSuppressions([]sqlfile.File{{Path: "a.sql", Text: "select 1;\r\n  -- writeamp:allow index-on-updated-column reason: written once\r\n"}})
 	if err != nil || len(s) != 1 || s[0] != (Suppression{Rule: RuleIndexOnUpdatedColumn, Reason: "written once", Path: "a.sql", Line: 2, Inline: true}) {
 		t.Errorf("suppression %+v %v", s, err)
 	}

@@ -23,7 +23,7 @@ func put(t *testing.T, dir, name, text string) string {
 	return p
 }
 
-func loaded(t *testing.T, dialect, flag string, paths ...string) []File {
+func loaded(t *testing.T, dialect, flag string, paths ...string) []sqlfile.File {
 	t.Helper()
 	fs, err := sqlfile.Load(flag, paths)
 	if err != nil {
