@@ -19,8 +19,8 @@ import (
 // rewrote, the size it added to tables and indexes and, where the window's
 // observers sample them, the waits of the sessions during it. A budget
 // named migration.<metric> holds it (migration.log_bytes<=500MB,
-// migration.seconds<=60). Kept apart from gate.go/undo.go so the apply and
-// undo flow can change around one call site.
+// migration.seconds<=60). Kept apart from gate.go and check/restore so
+// the apply and undo flow can change around one call site.
 
 // applyMeasured applies files as applyPublished does, inside a window, and
 // returns the window as a run labelled "migration". A failed apply returns

@@ -56,7 +56,7 @@ type Gate struct {
 	// sqlmock tests expect their exact text.
 	runID string
 	// finished says what a killed check left that this one finished
-	// first (pending.go), for the report's notes.
+	// first (restore.Env.Acquire), for the report's notes.
 	finished []string
 }
 

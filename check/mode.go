@@ -44,7 +44,7 @@ type Builtin struct {
 // Command (--in-place) runs Argv once before and once after the migration,
 // on the database itself; the migration is undone afterwards by Down (--down)
 // or, without it, each file's own undo (goose Down section, NAME.down.sql)
-// or the inverse of its statements (see planUndo).
+// or the inverse of its statements (see restore.PlanUndo).
 type Command struct {
 	Argv []string
 	Down []sqlfile.File
