@@ -75,20 +75,27 @@ func StartMariaDB(ctx context.Context, o MariaDBOptions) (_ *MariaDB, err error)
 		fmt.Fprintf(o.Log, "starting a scratch server (%s) in %s\n", m.server, m.dir)
 	}
 	data := filepath.Join(m.dir, "data")
+	// A tmpdir of its own: a starting mariadbd deletes the #sql temporary
+	// files it finds in its tmpdir, and with /tmp shared, scratch servers
+	// (and their bootstraps) started together deleted each other's.
+	tmp := filepath.Join(m.dir, "tmp")
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
+		return nil, err
+	}
 	var user []string
 	if os.Geteuid() == 0 { // mariadbd refuses to run as root unless told to
 		user = []string{"--user=root"}
 	}
 	var initCmd *exec.Cmd
 	if install != "" {
-		initCmd = exec.CommandContext(ctx, install, append([]string{"--no-defaults", "--datadir=" + data, "--auth-root-authentication-method=normal", "--skip-test-db"}, user...)...)
+		initCmd = exec.CommandContext(ctx, install, append([]string{"--no-defaults", "--datadir=" + data, "--tmpdir=" + tmp, "--auth-root-authentication-method=normal", "--skip-test-db"}, user...)...)
 	} else {
-		initCmd = exec.CommandContext(ctx, m.server, append([]string{"--no-defaults", "--initialize-insecure", "--datadir=" + data}, user...)...)
+		initCmd = exec.CommandContext(ctx, m.server, append([]string{"--no-defaults", "--initialize-insecure", "--datadir=" + data, "--tmpdir=" + tmp}, user...)...)
 	}
 	if out, err := initCmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("scratch server: %s failed: %v\n%s", filepath.Base(initCmd.Path), err, tail(string(out), 10))
+		return nil, fmt.Errorf("scratch server: %s failed: %v\n%s", filepath.Base(initCmd.Path), err, errorLines(string(out), 10))
 	}
-	args := append([]string{"--no-defaults", "--datadir=" + data, "--socket=" + filepath.Join(m.dir, "mysqld.sock"),
+	args := append([]string{"--no-defaults", "--datadir=" + data, "--tmpdir=" + tmp, "--socket=" + filepath.Join(m.dir, "mysqld.sock"),
 		"--port=" + strconv.Itoa(m.port), "--bind-address=127.0.0.1", "--pid-file=" + filepath.Join(m.dir, "mysqld.pid"),
 		"--log-error=" + filepath.Join(m.dir, "error.log"), "--innodb-buffer-pool-size=128M"}, user...)
 	// Not tied to ctx: Stop ends it once the copies are dropped.

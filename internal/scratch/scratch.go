@@ -84,3 +84,19 @@ func tail(s string, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// errorLines are the lines of a server tool's output that say what went
+// wrong ([ERROR], ERROR:, FATAL), else its last n lines: mariadb-install-db
+// ends every failure with the same advice, after the line that matters.
+func errorLines(s string, n int) string {
+	var errs []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, "[ERROR]") || strings.Contains(l, "ERROR:") || strings.Contains(l, "FATAL") {
+			errs = append(errs, l)
+		}
+	}
+	if len(errs) == 0 {
+		return tail(s, n)
+	}
+	return tail(strings.Join(errs, "\n"), n)
+}
