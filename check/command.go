@@ -76,8 +76,10 @@ func (c *Command) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, e
 			g.compareCatalog(ctx, g.Window.DB, start.Cat, out.Restore)
 			if r := out.Restore; r.Checked && len(r.Added) == 0 && len(r.Removed) == 0 && len(r.Rows) == 0 {
 				gd.Unmark(context.WithoutCancel(ctx))
+			} else if m := gd.Marker(); m != "" {
+				r.Limits = append(r.Limits, "the record of the migration stays in the database ("+m+"): the next check on it finishes the undo first where it can prove it (else refuses), and writeamp clean --drop does it on request")
 			} else {
-				r.Limits = append(r.Limits, "the record of the migration stays in the database ("+gd.Marker()+"): the next check refuses until writeamp clean --drop finishes the undo")
+				r.Limits = append(r.Limits, g.server().Dialect+" keeps no record of the migration: what is listed above stays as it is until you undo it")
 			}
 		}()
 	}

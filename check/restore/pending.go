@@ -27,9 +27,15 @@ type Guard struct {
 	marker string // writeamp_undo_<run>, "" until written
 }
 
-// Marker is the name of the record of the applied migration ("" until it
-// is written, and once it is dropped).
-func (gd *Guard) Marker() string { return gd.marker }
+// Marker is the name of the record of the applied migration: "" until it
+// is written, once it is dropped, and on a dialect that keeps none (SQL
+// Server, Oracle: their guard is nil).
+func (gd *Guard) Marker() string {
+	if gd == nil {
+		return ""
+	}
+	return gd.marker
+}
 
 // ErrRefused marks a check refused before anything was applied (exit 2).
 var ErrRefused = errors.New("refused")
