@@ -95,9 +95,9 @@ func TestPostgres13WarningNamesTheWaitSampler(t *testing.T) {
 
 // samplerHorizonWindow13 is the effect matrixSamplerHorizon measures, seen
 // through a window: the sampler at its budget instead of back to back.
-// Every update the horizon cost moved to another page (so non-HOT updates
-// equal the moved ones), at most one in eight can (the page holds eight
-// versions), and when any did, the report's warning counts them and names
+// An update the horizon cost moved to another page, or stayed on a page
+// marked full (non-HOT updates are at least the moved ones), at most one in
+// eight can (the page holds eight versions), and when any moved, the report's warning counts them and names
 // the sampler. It is not held to what the back-to-back sampler cost
 // (backToBack, logged): which updates lose HOT depends on whether a
 // reading's snapshot overlaps the prune an update needs, so on a loaded
@@ -108,8 +108,11 @@ func samplerHorizonWindow13(t *testing.T, db *sql.DB, s dialects.Server, n int, 
 	upd, hot, moved := metric(t, tb, "rows_updated").V(), metric(t, tb, "hot_updates").V(), metric(t, tb, "newpage_updates").V()
 	w := movedWarning(run, table)
 	t.Logf("PostgreSQL %s, sampler at its budget (%v readings): %v of %v updates not HOT, %v moved; back to back %v", s.Version, run.Database["wait_samples"].V(), upd-hot, upd, moved, backToBack)
-	if upd != float64(n) || upd-hot != moved || moved > float64(n)/8+1 {
-		t.Errorf("%v updates, %v HOT, %v moved: want %d, every lost HOT update a page move, at most %d", upd, hot, moved, n, n/8+1)
+	// A lost HOT update is a page move, or stays on its page: 13's
+	// heap_update skips the HOT check on a page carrying the PD_PAGE_FULL
+	// hint, even where pruning then makes room (heapam.c).
+	if upd != float64(n) || moved > upd-hot || upd-hot > float64(n)/8+1 {
+		t.Errorf("%v updates, %v HOT, %v moved: want %d, no more moves than lost HOT updates, at most %d lost", upd, hot, moved, n, n/8+1)
 	}
 	if moved > 0 && (!strings.HasPrefix(w, fmt.Sprintf("%s: %.0f of its %.0f non-HOT updates moved", table, moved, upd-hot)) || !strings.Contains(w, samplerClause)) {
 		t.Errorf("%v updates lost HOT, the warning says %q", moved, w)

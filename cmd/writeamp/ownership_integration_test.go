@@ -234,15 +234,17 @@ func TestAKeptSchemaSurvivesTheNextRun(t *testing.T) {
 	if !schemaExists(t, db, kept) {
 		t.Fatalf("the next run dropped %s, kept with --keep", kept)
 	}
+	// clean exits 1 while it lists what --drop would remove.
 	out, _, err := run(t, "clean", "--dsn", dsn)
-	if err != nil || !strings.Contains(out, "kept") || !strings.Contains(out, kept) {
+	if exitCode(err) != 1 || !strings.Contains(out, "kept") || !strings.Contains(out, kept) {
 		t.Errorf("clean should list %s as kept: %v\n%s", kept, err, out)
 	}
 	if !schemaExists(t, db, kept) {
 		t.Fatal("clean without --drop dropped something")
 	}
+	// 0, or 1 for what other tests on this shared server keep meanwhile.
 	out, _, err = run(t, "clean", "--dsn", dsn, "--drop", "--schema", kept)
-	if err != nil || schemaExists(t, db, kept) || !strings.Contains(out, "dropped 1 schema") {
+	if exitCode(err) > 1 || schemaExists(t, db, kept) || !strings.Contains(out, "dropped 1 schema") {
 		t.Errorf("clean --drop: %v\n%s", err, out)
 	}
 	if after := catalogState(t, db); after != before {

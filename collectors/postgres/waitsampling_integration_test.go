@@ -66,7 +66,9 @@ func startWithWaitSampling(t *testing.T) (admin, work *sql.DB) {
 	if err := srv.Restart(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if admin, err = sql.Open("pgx", srv.DSN()); err != nil {
+	// The extension goes where writeamp's sampler reads: the postgres
+	// database, beside the measured one.
+	if admin, err = sql.Open("pgx", strings.Replace(srv.DSN(), "dbname="+pgembed.Database, "dbname=postgres", 1)); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { admin.Close() })
