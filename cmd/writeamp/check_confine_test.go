@@ -22,9 +22,11 @@ type confineCase struct {
 }
 
 // The built-in workload's migration runs as a login that owns only the
-// workload's schema: statements that name the user's tables, escape the
-// role, or create objects elsewhere fail in the server, and nothing of the
-// user's database changes; an ordinary migration still passes. On 13 PUBLIC
+// workload's schema: statements that name the user's tables or create
+// objects elsewhere fail in the server, and nothing of the user's database
+// changes; an ordinary migration still passes. (Every other way out, RESET
+// ROLE and dynamic SQL among them, is tried statement by statement on the
+// same login in dialects/postgres.) On 13 PUBLIC
 // may create in public: what the login made there is found by its
 // ownership, dropped, and reported. No confined login is left behind.
 func TestCheckBuiltinMigrationConfinedPostgres(t *testing.T) {
@@ -66,24 +68,27 @@ insert into orders select g, g from generate_series(1, 300) g;`); err != nil {
 				return s
 			}
 			orig := state()
+			// 13 holds only what differs there (PUBLIC may create in
+			// public) and an ordinary migration: each case is a whole
+			// check, and the rest is the same code on every major.
 			cases := []confineCase{
 				{"unqualified user table", "create index wa_x on offline_user_session (user_id);\nupdate accounts set status = 'pwned';", check.ExitBadInput, `relation "accounts" does not exist`},
 				{"qualified user table", "delete from public.orders where id > 10;", check.ExitBadInput, "permission denied for table orders"},
-				{"RESET ROLE first", "reset role;\nupdate public.accounts set status = 'pwned';", check.ExitBadInput, "permission denied for table accounts"},
-				{"dynamic SQL", "do $$ begin execute 'update public.accounts set v = 0'; end $$;", check.ExitBadInput, "permission denied for table accounts"},
-				{"trigger on a user table", "create function wa_f() returns trigger language plpgsql as $$ begin return new; end $$;\ncreate trigger wa_t before update on public.accounts for each row execute function wa_f();", check.ExitBadInput, "permission denied for table accounts"},
 				{"large object", "select lo_create(0);", check.ExitBadInput, "created outside the workload's schema: large object"},
 				{"ordinary migration", "create index wa_user on offline_user_session (user_id);", check.ExitPass, "PASS"},
 			}
 			if major < 15 {
-				cases = append(cases, confineCase{"a table in public", "create table public.wa_planted (i int);", check.ExitBadInput, "created outside the workload's schema: table public.wa_planted"})
+				cases = []confineCase{
+					{"a table in public", "create table public.wa_planted (i int);", check.ExitBadInput, "created outside the workload's schema: table public.wa_planted"},
+					{"ordinary migration", "create index wa_user on offline_user_session (user_id);", check.ExitPass, "PASS"},
+				}
 			} else {
 				cases = append(cases, confineCase{"a table in public", "create table public.wa_planted (i int);", check.ExitBadInput, "permission denied for schema public"})
 			}
 			dir := t.TempDir()
 			for i, c := range cases {
 				m := write(t, dir, fmt.Sprintf("m%d.sql", i), c.sql)
-				out, _, err := run(t, "check", "-q", "--dsn", dsn, "--migration", m, "--budget", "log_bytes/op<=+1000%", "--logins", "10", "--expiration-job=false")
+				out, _, err := run(t, "check", "-q", "--dsn", dsn, "--migration", m, "--budget", "log_bytes/op<=+1000%", "--logins", "5", "--expiration-job=false")
 				text := out
 				if err != nil {
 					text += err.Error()

@@ -78,7 +78,7 @@ LIMIT 20
 SELECT set_config('search_path', $1, false)
 
 -- name: confine_sessions
-SELECT count(*) FROM pg_stat_activity WHERE usename = $1
+SELECT pid::text FROM pg_stat_activity WHERE usename = $1
 
 -- name: confine_terminate
 SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1
