@@ -148,9 +148,14 @@ func TestCheckBuiltinOnMariaDB(t *testing.T) {
 		{"create index idx_uid on offline_user_session (user_id, created_on);", "pass"},
 	} {
 		m := write(t, dir, filepath.Base(c.want)+".sql", c.sql)
-		{ // once, judged on the median of 3 (the twice-in-a-row property is the wrapped checks' above)
+		{ // once (the twice-in-a-row property is the wrapped checks' above)
+			// Index entries per refresh, not redo: the same seed makes the
+			// same rows, so the verdict is the workload's (idx_lsr: one entry
+			// per refresh, +71%; idx_uid: one per login, +7%), where the
+			// whole server's redo moved with the machine's load and a loaded
+			// suite read idx_lsr's +14% as inside the spread.
 			out, _, err := run(t, "check", "-q", "--dsn", dsn, "--variant", "baseline", "--logins", "200", "--migration", m,
-				"--budget", "log_bytes/op<=+10%", "--repeat", "3", "--format", "json")
+				"--budget", "index_entries/op[offline_user_session]<=+20%", "--format", "json")
 			d := readCheck(t, out)
 			if d.Check != c.want || d.Restore.Method != "workload-schema" || !d.Restore.Checked || len(d.Restore.Left) > 0 {
 				t.Errorf("built-in %q: %s (exit %d, %v), restore %+v", c.sql, d.Check, exitCode(err), err, d.Restore)

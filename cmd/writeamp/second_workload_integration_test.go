@@ -67,7 +67,9 @@ func TestASecondWorkloadIsItsPackageAndOneLine(t *testing.T) {
 	// clean exits 1 while it lists what --drop would remove; after --drop,
 	// 0, or 1 for what other tests on this shared server keep meanwhile.
 	stdout, _, err = run(t, "clean", "--dsn", dsn)
-	if exitCode(err) != 1 || strings.Count(stdout, "writeamp_demo_") != 2 || !strings.Contains(stdout, "kept") {
+	// At least its own two: another run's kept schemas may sit on this
+	// shared server too.
+	if exitCode(err) != 1 || strings.Count(stdout, "writeamp_demo_") < 2 || !strings.Contains(stdout, "kept") {
 		t.Fatalf("clean does not list the kept demo schemas (%v):\n%s", err, stdout)
 	}
 	if stdout, _, err = run(t, "clean", "--dsn", dsn, "--drop"); exitCode(err) > 1 || !strings.Contains(stdout, "dropped ") {
