@@ -28,7 +28,7 @@ func closest(s string) string {
 	var out []string
 	first, _, _ := strings.Cut(s, "_")
 	for _, n := range result.Names() {
-		if d := distance(s, n); d <= 2 || strings.HasPrefix(n, first+"_") {
+		if d := Distance(s, n); d <= 2 || strings.HasPrefix(n, first+"_") {
 			out = append(out, n)
 		}
 	}
@@ -42,8 +42,9 @@ func closest(s string) string {
 	return "; did you mean " + strings.Join(out, ", ") + "?"
 }
 
-// distance is the Levenshtein distance.
-func distance(a, b string) int {
+// Distance is the Levenshtein distance, for the did-you-mean of metric
+// names here and of budget objects in check.
+func Distance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	for j := range prev {
 		prev[j] = j

@@ -99,7 +99,7 @@ func didYouMean(s string, known []string) string {
 			continue
 		}
 		seen[lk] = true
-		d := editDistance(strings.ToLower(s), lk)
+		d := budget.Distance(strings.ToLower(s), lk)
 		if d <= max(2, len(s)/3) || strings.Contains(lk, strings.ToLower(s)) || strings.Contains(strings.ToLower(s), lk) && len(lk) > 3 {
 			cs = append(cs, cand{k, d})
 		}
@@ -128,26 +128,6 @@ func didYouMean(s string, known []string) string {
 		names = append(names, c.name)
 	}
 	return "; did you mean " + strings.Join(names, " or ") + "?"
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 // builtinObjects are the names the built-in workload's objects can have:
