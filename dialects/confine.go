@@ -7,7 +7,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+
+	"github.com/writeamp/writeamp/queries"
 )
 
 // Confiner is implemented by dialects that can give check a session which
@@ -104,4 +107,25 @@ func EndSessions(list func() []string, end func(ids []string)) {
 		end(list())
 		gone()
 	}
+}
+
+// Filled is a named query of the dialect for s with its {{placeholders}}
+// replaced (fill: placeholder, value, ...): the confinement code's
+// statements name logins, schemas and passwords, which no bind parameter
+// can stand for in DDL.
+func Filled(dialect string, s Server, name string, fill ...string) (string, error) {
+	t, err := queries.Get(dialect, name, s.VersionNum)
+	if err != nil {
+		return "", err
+	}
+	return strings.NewReplacer(fill...).Replace(t), nil
+}
+
+// ExecFilled runs Filled on conn, the error prefixed with what it was for.
+func ExecFilled(ctx context.Context, conn *sql.Conn, dialect string, s Server, what, name string, fill ...string) error {
+	q, err := Filled(dialect, s, name, fill...)
+	if err != nil {
+		return err
+	}
+	return ConnExec(ctx, conn, what, q)
 }

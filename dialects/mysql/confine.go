@@ -82,19 +82,9 @@ func (d Dialect) Confine(ctx context.Context, admin *sql.Conn, s dialects.Server
 	if err != nil {
 		return nil, err
 	}
-	get := func(name string, fill ...string) (string, error) {
-		t, err := queries.Get(Name, name, s.VersionNum)
-		if err != nil {
-			return "", err
-		}
-		return strings.NewReplacer(fill...).Replace(t), nil
-	}
+	get := func(name string, fill ...string) (string, error) { return dialects.Filled(Name, s, name, fill...) }
 	exec := func(ctx context.Context, what, name string, fill ...string) error {
-		q, err := get(name, fill...)
-		if err != nil {
-			return err
-		}
-		return dialects.ConnExec(ctx, admin, what, q)
+		return dialects.ExecFilled(ctx, admin, Name, s, what, name, fill...)
 	}
 	dropStale(ctx, admin, s)
 	login, password := dialects.ConfinedName()

@@ -44,13 +44,7 @@ func (d Dialect) OpenAs(ctx context.Context, dsn, user, password, database strin
 // owns the schema and nothing else, logged in with a password made for the
 // apply step and locked again after it.
 func (d Dialect) Confine(ctx context.Context, admin *sql.Conn, s dialects.Server, schema string, open dialects.OpenAs) (c *dialects.Confined, err error) {
-	get := func(name string, fill ...string) (string, error) {
-		t, err := queries.Get(Name, name, s.VersionNum)
-		if err != nil {
-			return "", err
-		}
-		return strings.NewReplacer(fill...).Replace(t), nil
-	}
+	get := func(name string, fill ...string) (string, error) { return dialects.Filled(Name, s, name, fill...) }
 	b := make([]byte, 12)
 	rand.Read(b)
 	// Oracle passwords start with a letter and hold at most 30 bytes.

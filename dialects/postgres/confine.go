@@ -35,41 +35,34 @@ func (d Dialect) OpenAs(ctx context.Context, dsn, user, password, database strin
 // CanConfine says whether the session's login may create the confined
 // login, with the statement that lets it when not.
 func (Dialect) CanConfine(ctx context.Context, q dialects.Querier, s dialects.Server) error {
-	var super, createrole bool
+	_, err := canConfine(ctx, q, s)
+	return err
+}
+
+// canConfine is CanConfine, and whether the login is a superuser (who needs
+// no membership of the confined login to hand it objects).
+func canConfine(ctx context.Context, q dialects.Querier, s dialects.Server) (super bool, err error) {
+	var createrole bool
 	var user string
 	if err := queries.QueryRow(ctx, q, Name, "confine_can", s.VersionNum).Scan(&super, &createrole, &user); err != nil {
-		return fmt.Errorf("read whether %s may create roles: %w", s.User, err)
+		return false, fmt.Errorf("read whether %s may create roles: %w", s.User, err)
 	}
 	if !super && !createrole {
-		return fmt.Errorf("%w: check applies the built-in workload's migration as a login it creates for the run, which owns only the workload's schema, so that the server refuses anything else; %s may not create roles: ALTER ROLE %s CREATEROLE (as a superuser)", dialects.ErrCannotConfine, user, QuoteIdent(user))
+		return false, fmt.Errorf("%w: check applies the built-in workload's migration as a login it creates for the run, which owns only the workload's schema, so that the server refuses anything else; %s may not create roles: ALTER ROLE %s CREATEROLE (as a superuser)", dialects.ErrCannotConfine, user, QuoteIdent(user))
 	}
-	return nil
+	return super, nil
 }
 
 // Confine implements dialects.Confiner: a login created for the run that
 // owns schema and nothing else, its session's search_path schema alone.
 func (d Dialect) Confine(ctx context.Context, admin *sql.Conn, s dialects.Server, schema string, open dialects.OpenAs) (c *dialects.Confined, err error) {
-	if err := d.CanConfine(ctx, admin, s); err != nil {
+	super, err := canConfine(ctx, admin, s)
+	if err != nil {
 		return nil, err
 	}
-	var super, createrole bool
-	var user string
-	if err := queries.QueryRow(ctx, admin, Name, "confine_can", s.VersionNum).Scan(&super, &createrole, &user); err != nil {
-		return nil, err
-	}
-	get := func(name string, fill ...string) (string, error) {
-		t, err := queries.Get(Name, name, s.VersionNum)
-		if err != nil {
-			return "", err
-		}
-		return strings.NewReplacer(fill...).Replace(t), nil
-	}
+	get := func(name string, fill ...string) (string, error) { return dialects.Filled(Name, s, name, fill...) }
 	exec := func(ctx context.Context, what, name string, fill ...string) error {
-		q, err := get(name, fill...)
-		if err != nil {
-			return err
-		}
-		return dialects.ConnExec(ctx, admin, what, q)
+		return dialects.ExecFilled(ctx, admin, Name, s, what, name, fill...)
 	}
 	dropStale(ctx, admin, s)
 	login, password := dialects.ConfinedName()

@@ -11,7 +11,6 @@ import (
 	mssql "github.com/microsoft/go-mssqldb"
 
 	"github.com/writeamp/writeamp/dialects"
-	"github.com/writeamp/writeamp/queries"
 )
 
 // OpenAs connects like Open, as another login ("" keeps the DSN's: the
@@ -38,13 +37,7 @@ func (d Dialect) OpenAs(ctx context.Context, dsn, user, password, database strin
 // Confine implements dialects.Confiner: a user without login that owns the
 // workload's schema, impersonated WITH NO REVERT on a session of its own.
 func (d Dialect) Confine(ctx context.Context, admin *sql.Conn, s dialects.Server, schema string, open dialects.OpenAs) (c *dialects.Confined, err error) {
-	get := func(name string, fill ...string) (string, error) {
-		t, err := queries.Get(Name, name, s.VersionNum)
-		if err != nil {
-			return "", err
-		}
-		return strings.NewReplacer(fill...).Replace(t), nil
-	}
+	get := func(name string, fill ...string) (string, error) { return dialects.Filled(Name, s, name, fill...) }
 	var owner sql.NullString
 	q, err := get("confine_owner")
 	if err != nil {
