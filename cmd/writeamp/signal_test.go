@@ -100,3 +100,15 @@ func TestOneSignalNeverQuits(t *testing.T) {
 	case <-time.After(400 * time.Millisecond):
 	}
 }
+
+// The README promises that a repeated signal ends writeamp only 30 s after
+// the first: the grace the handler is given is that figure.
+func TestTheGraceIsTheREADMEs(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cleanupGrace != 30*time.Second || !strings.Contains(string(readme), "only 30 s after the first") {
+		t.Errorf("cleanupGrace is %v; the README must state it", cleanupGrace)
+	}
+}
