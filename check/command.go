@@ -57,17 +57,19 @@ func (c *Command) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, e
 		if start, err = g.env().Take(ctx, g.Window.DB, user); err != nil {
 			return nil, measureErr("before", err)
 		}
+		// The record goes in before anything is applied: a check killed
+		// with -9 from here on leaves it for clean, doctor and the next check.
+		// Until it is written nothing was applied, so a failure here has
+		// no restore to report.
+		if err := gd.Mark(ctx, plan.Statements(g.env()), start.Cat); err != nil {
+			gd.Unmark(context.WithoutCancel(ctx))
+			return nil, measureErr("before", err)
+		}
 		out.Restore = &restore.Restoration{Method: restore.MethodUndo, How: "undone: " + plan.Describe()}
 		if user == nil {
 			out.Restore.Limits = append(out.Restore.Limits, g.server().Dialect+": rows are not counted or checksummed, only the catalog is compared")
 		}
 		g.logf("after measuring, check undoes %s", plan.Describe())
-		// The record goes in before anything is applied: a check killed
-		// with -9 from here on leaves it for clean, doctor and the next check.
-		if err := gd.Mark(ctx, plan.Statements(g.env()), start.Cat); err != nil {
-			gd.Unmark(context.WithoutCancel(ctx))
-			return nil, measureErr("before", err)
-		}
 		defer func() {
 			if migTarget != nil {
 				g.undo(ctx, plan.Migration, out.Restore, true, migTarget)

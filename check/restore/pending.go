@@ -128,11 +128,24 @@ type PendingError struct{ error }
 
 func (e *PendingError) Unwrap() error { return e.error }
 
+// markWrite bounds the writing of the record: it is not cut short by an
+// interrupt, which would leave a torn record (and, on MySQL, a connection
+// the driver closes), but it does not wait on a lost server forever.
+const markWrite = 30 * time.Second
+
+// markEnd is the record's last line: a record without it was torn while
+// being written, before its check applied anything.
+const markEnd = "end"
+
 // Mark writes the record of the migration about to be applied: its undo
-// statements and the catalog the undo must give back.
+// statements and the catalog the undo must give back, ending with markEnd.
+// Nothing may be applied unless it returns nil.
 func (gd *Guard) Mark(ctx context.Context, undo []string, pre Catalog) error {
 	if gd == nil {
 		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	s := gd.e.Server
 	b := make([]byte, 4)
@@ -147,26 +160,41 @@ func (gd *Guard) Mark(ctx context.Context, undo []string, pre Catalog) error {
 	for _, l := range pre {
 		lines = append(lines, [2]string{"pre", l})
 	}
+	lines = append(lines, [2]string{markEnd, ""})
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), markWrite)
+	defer cancel()
 	for _, step := range []string{"undo_marker_create", "undo_marker_table"} {
 		text, err := sqlFor(s, step, name)
 		if err != nil {
 			return err
 		}
-		if _, err := gd.conn.ExecContext(ctx, text); err != nil {
+		if _, err := gd.conn.ExecContext(wctx, text); err != nil {
 			return fmt.Errorf("write the record of the migration (%s): %w", name, err)
 		}
+		gd.marker = name
 	}
-	gd.marker = name
 	ins, err := sqlFor(s, "undo_marker_insert", name)
 	if err != nil {
 		return err
 	}
+	// One transaction: the record is whole or empty, never half a catalog
+	// that a later check would take for the one to restore.
+	tx, err := gd.conn.BeginTx(wctx, nil)
+	if err != nil {
+		return fmt.Errorf("write the record of the migration (%s): %w", name, err)
+	}
+	defer tx.Rollback()
 	for i, l := range lines {
-		if _, err := gd.conn.ExecContext(ctx, ins, i, l[0], l[1]); err != nil {
+		if _, err := tx.ExecContext(wctx, ins, i, l[0], l[1]); err != nil {
 			return fmt.Errorf("write the record of the migration (%s): %w", name, err)
 		}
 	}
-	return nil
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("write the record of the migration (%s): %w", name, err)
+	}
+	// An interrupt that came while the record was written stops the check
+	// here, before anything is applied; the caller drops the record.
+	return ctx.Err()
 }
 
 // Unmark drops the record once the undo is done (or the check was kept).

@@ -53,10 +53,30 @@ func PendingUndos(ctx context.Context, db *sql.DB, s dialects.Server, finish boo
 func finishPending(ctx context.Context, db *sql.DB, conn *sql.Conn, s dialects.Server, markers []string, finish bool) (out []string, left int, err error) {
 	e := &Env{Server: s, DB: db, LockTimeout: DefaultLockTimeout}
 	for _, m := range markers {
-		meta, undo, pre, err := readMarker(ctx, conn, s, m)
+		meta, undo, pre, whole, err := readMarker(ctx, conn, s, m)
 		if err != nil {
 			out = append(out, fmt.Sprintf("pending    %s  its record cannot be read: %v", m, err))
 			left++
+			continue
+		}
+		if !whole {
+			// Torn while being written (kill -9, a lost server): its check
+			// applies nothing before the record is whole, so there is
+			// nothing to undo, only the record to drop.
+			line := fmt.Sprintf("pending    %s  %s; its record is incomplete: that check was stopped before it applied its migration, there is nothing to undo", m, meta)
+			if !finish {
+				out = append(out, line)
+				left++
+				continue
+			}
+			if text, err := sqlFor(s, "undo_marker_drop", m); err == nil {
+				if _, err := conn.ExecContext(ctx, text); err != nil {
+					out = append(out, line+"; the record could not be dropped: "+err.Error())
+					left++
+					continue
+				}
+			}
+			out = append(out, line+"; record dropped")
 			continue
 		}
 		now, err := ReadCatalog(ctx, conn, s)
@@ -101,20 +121,22 @@ func finishPending(ctx context.Context, db *sql.DB, conn *sql.Conn, s dialects.S
 	return out, left, nil
 }
 
-func readMarker(ctx context.Context, conn *sql.Conn, s dialects.Server, m string) (meta string, undo []string, pre Catalog, err error) {
+// readMarker reads a record; whole is false when it lacks its last line
+// (torn while being written).
+func readMarker(ctx context.Context, conn *sql.Conn, s dialects.Server, m string) (meta string, undo []string, pre Catalog, whole bool, err error) {
 	text, err := sqlFor(s, "undo_marker_read", m)
 	if err != nil {
-		return "", nil, nil, err
+		return "", nil, nil, false, err
 	}
 	rows, err := conn.QueryContext(ctx, text)
 	if err != nil {
-		return "", nil, nil, err
+		return "", nil, nil, false, err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var kind, line string
 		if err := rows.Scan(&kind, &line); err != nil {
-			return "", nil, nil, err
+			return "", nil, nil, false, err
 		}
 		switch kind {
 		case "meta":
@@ -123,7 +145,12 @@ func readMarker(ctx context.Context, conn *sql.Conn, s dialects.Server, m string
 			undo = append(undo, line)
 		case "pre":
 			pre = append(pre, line)
+		case markEnd:
+			whole = true
 		}
 	}
-	return meta, undo, pre, rows.Err()
+	if meta == "" {
+		meta = "(no record of which check)"
+	}
+	return meta, undo, pre, whole, rows.Err()
 }

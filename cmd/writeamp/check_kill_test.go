@@ -105,3 +105,65 @@ func readFile(p string) (string, error) {
 	b, err := os.ReadFile(p)
 	return string(b), err
 }
+
+// A record torn while being written (kill -9 inside it) has no last line:
+// its check applied nothing, so the next check drops the record and never
+// runs the undo it lists, which here would destroy a user's table.
+func TestTornRecordIsDroppedNotUndone(t *testing.T) {
+	t.Parallel()
+	psql := testenv.Tool(t, "psql")
+	dsn := scratchDB(t, "wa_test_torn_record")
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`create table accounts (id int primary key, v int);
+insert into accounts select g, g from generate_series(1, 50) g;
+create table work (id int primary key, n int not null default 0);
+insert into work select g, 0 from generate_series(1, 10) g;
+create schema writeamp_undo_0badc0de;
+create table writeamp_undo_0badc0de.plan (seq int primary key, kind text not null, line text not null);
+insert into writeamp_undo_0badc0de.plan values
+ (0, 'meta', 'writeamp check pid 1 on elsewhere, started 2026-01-01T00:00:00Z'),
+ (1, 'db', current_database()),
+ (2, 'undo', 'DROP TABLE accounts'),
+ (3, 'pre', 'table public.work');`); err != nil {
+		t.Fatal(err)
+	}
+	orig := withoutRecords(pgSafetyState(t, db))
+	out, _, err := run(t, "clean", "--dsn", dsn)
+	if !strings.Contains(out, "record is incomplete") || !strings.Contains(out, "nothing to undo") {
+		t.Errorf("clean must call the torn record incomplete (%v):\n%s", err, out)
+	}
+	up := write(t, t.TempDir(), "idx.sql", "create index work_n on work (n);")
+	stdout, stderr, err := run(t, "check", "--in-place", "--dsn", dsn, "--migration", up, "--budget", "log_bytes/op<=+1000%", "--", psql, dsn, "-XAtqc", "update work set n = n + 1")
+	if code := exitCode(err); code != check.ExitPass && code != check.ExitBudget {
+		t.Errorf("the next check: exit %d (%v), want it to drop the torn record and measure\n%s", code, err, stderr)
+	}
+	if !strings.Contains(stdout+stderr, "record is incomplete") {
+		t.Errorf("the check must say it dropped a torn record:\n%s\n%s", stdout, stderr)
+	}
+	var accounts int
+	if err := db.QueryRow("select count(*) from accounts").Scan(&accounts); err != nil || accounts != 50 {
+		t.Fatalf("the torn record's undo ran: accounts %d, %v", accounts, err)
+	}
+	if now := withoutRecords(pgSafetyState(t, db)); now != orig {
+		t.Fatalf("the database is not as it was:\n--- before\n%s--- after\n%s", orig, now)
+	}
+	if out, _, _ := run(t, "clean", "--dsn", dsn); strings.Contains(out, "writeamp_undo_") {
+		t.Errorf("the torn record is still there:\n%s", out)
+	}
+}
+
+// withoutRecords is a safety state less check's own records (their schema,
+// and their table's key, which the state names without its schema).
+func withoutRecords(state string) string {
+	var keep []string
+	for _, l := range strings.SplitAfter(state, "\n") {
+		if !strings.Contains(l, "writeamp_undo_") && !strings.HasPrefix(l, "con plan_pkey ") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "")
+}
