@@ -4,7 +4,14 @@
 #   eval "$(scripts/services.sh postgres mariadb)"
 # Installs with apt-get (as root) what is missing. Never changes a server
 # that already accepts our connections.
+#   INSTALL_ONLY=1  install, start nothing (make demo): for postgres only the
+#                   server binaries a throwaway server needs, apt's output kept
+#                   unless it fails; never the test-only extensions.
+#   DRY_RUN=1       print "install: PACKAGE..." for what would be installed,
+#                   install and start nothing.
 set -euo pipefail
+# Debian's PostgreSQL root; a test points it at a directory of its own.
+pglib=${SERVICES_PG_LIB:-/usr/lib/postgresql}
 
 want=("$@")
 [ ${#want[@]} -gt 0 ] || want=(postgres mariadb)
@@ -12,11 +19,23 @@ log() { echo "services: $*" >&2; }
 has() { for w in "${want[@]}"; do [ "$w" = "$1" ] && return 0; done; return 1; }
 
 apt_install() {
+  if [ "${DRY_RUN:-}" = 1 ]; then
+    echo "install: $*"; return 0
+  fi
   if [ "$(id -u)" != 0 ]; then
     log "need root to install: apt-get install $*"; exit 1
   fi
   log "installing $*"
   export DEBIAN_FRONTEND=noninteractive
+  if [ "${INSTALL_ONLY:-}" = 1 ]; then
+    # The demo's user asked for a demo, not apt's progress: shown only
+    # when it fails.
+    local out
+    if ! out=$({ apt-get update -qq && apt-get install -y -qq --no-install-recommends "$@"; } 2>&1); then
+      echo "$out" >&2; log "apt-get install $* failed"; exit 1
+    fi
+    return 0
+  fi
   apt-get update -qq >&2
   apt-get install -y -qq "$@" >&2
 }
@@ -30,32 +49,49 @@ wait_for() { # wait_for NAME CMD...
 # A DSN already set that answers is used as is (scripts/dev-servers.sh makes
 # private servers, so parallel checkouts do not measure each other).
 if has postgres && [ "${INSTALL_ONLY:-}" != 1 ] && [ -n "${WRITEAMP_TEST_PG_DSN:-}" ] && psql "$WRITEAMP_TEST_PG_DSN" -XAtqc 'select 1' >/dev/null 2>&1; then
-  echo "export WRITEAMP_TEST_PG_DSN='$WRITEAMP_TEST_PG_DSN'"
+  [ "${DRY_RUN:-}" = 1 ] || echo "export WRITEAMP_TEST_PG_DSN='$WRITEAMP_TEST_PG_DSN'"
   want=("${want[@]/postgres}")
 fi
 if has mariadb && [ -n "${WRITEAMP_TEST_MYSQL_DSN:-}" ]; then
   myu=${WRITEAMP_TEST_MYSQL_DSN#mysql://}; myhp=${myu#*@}; myhp=${myhp%%/*}
   if mariadb-admin -uroot -h"${myhp%:*}" -P"${myhp##*:}" ping >/dev/null 2>&1; then
-    echo "export WRITEAMP_TEST_MYSQL_DSN='$WRITEAMP_TEST_MYSQL_DSN'"
+    [ "${DRY_RUN:-}" = 1 ] || echo "export WRITEAMP_TEST_MYSQL_DSN='$WRITEAMP_TEST_MYSQL_DSN'"
     want=("${want[@]/mariadb}")
   fi
 fi
 
-if has postgres; then
-  if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || ! ls /usr/lib/postgresql/*/lib/pg_walinspect.so >/dev/null 2>&1 || ! command -v pgbench >/dev/null; then
+if has postgres && [ "${INSTALL_ONLY:-}" = 1 ]; then
+  # The demo starts its own server: initdb and postgres, found where
+  # writeamp looks for them (pgembed), are all it needs.
+  found=
+  initdb=$(command -v initdb 2>/dev/null || true)
+  for d in ${initdb:+"$(dirname "$(readlink -f "$initdb")")" "$(dirname "$initdb")"} "$pglib"/*/bin /usr/pgsql-*/bin /usr/local/pgsql/bin; do
+    [ -x "$d/initdb" ] && [ -x "$d/postgres" ] && { found=$d; break; }
+  done
+  [ -n "$found" ] || apt_install postgresql
+elif has postgres; then
+  if ! ls "$pglib"/*/bin/initdb >/dev/null 2>&1 || ! ls "$pglib"/*/lib/pg_walinspect.so >/dev/null 2>&1 || ! command -v pgbench >/dev/null; then
     apt_install postgresql postgresql-contrib
   fi
   # pg_wait_sampling is the independent truth of the wait-share tests
   # (collectors/postgres/waitsampling_integration_test.go), preloaded on a throwaway 15.
-  if [ -x /usr/lib/postgresql/15/bin/postgres ] && [ ! -e /usr/lib/postgresql/15/lib/pg_wait_sampling.so ]; then
+  if [ -x "$pglib/15/bin/postgres" ] && [ ! -e "$pglib/15/lib/pg_wait_sampling.so" ]; then
     apt_install postgresql-15-pg-wait-sampling
   fi
-  # INSTALL_ONLY=1: the binaries are enough (the demo starts its own server).
-  [ "${INSTALL_ONLY:-}" = 1 ] && exit 0
+fi
+if has mariadb; then
+  command -v mariadbd >/dev/null || [ -x /usr/sbin/mariadbd ] || apt_install mariadb-server
+  # The Galera tests start a 3-node cluster of their own: the provider, and
+  # rsync for the state transfer of the joining nodes.
+  { [ -e /usr/lib/galera/libgalera_smm.so ] && command -v rsync >/dev/null; } || apt_install galera-4 rsync
+fi
+{ [ "${INSTALL_ONLY:-}" = 1 ] || [ "${DRY_RUN:-}" = 1 ]; } && exit 0
+
+if has postgres; then
   if ! pg_isready -q -h 127.0.0.1 -p 5432; then
     ver=$(ls /etc/postgresql 2>/dev/null | sort -V | tail -1)
     if [ -z "$ver" ]; then
-      ver=$(ls /usr/lib/postgresql | sort -V | tail -1)
+      ver=$(ls "$pglib" | sort -V | tail -1)
       log "creating cluster $ver/main"
       pg_createcluster "$ver" main >&2
     fi
@@ -76,10 +112,6 @@ if has postgres; then
 fi
 
 if has mariadb; then
-  command -v mariadbd >/dev/null || [ -x /usr/sbin/mariadbd ] || apt_install mariadb-server
-  # The Galera tests start a 3-node cluster of their own: the provider, and
-  # rsync for the state transfer of the joining nodes.
-  { [ -e /usr/lib/galera/libgalera_smm.so ] && command -v rsync >/dev/null; } || apt_install galera-4 rsync
   if ! mariadb-admin -uroot -h127.0.0.1 ping >/dev/null 2>&1 && ! mariadb-admin ping >/dev/null 2>&1; then
     log "starting MariaDB"
     install -d -o mysql -g mysql /run/mysqld 2>/dev/null || true
