@@ -27,7 +27,14 @@ declare -A SHA512=(
   [17]='hU4Sgna19ixDP/l3P/zkHhQ9B0JDV39qA97RNz55QcngeRjFC5/1G36LZjODVJ84kVJHUTQMmly7nzWO8js8kg=='
   [18]='AvFLqFLBdaAJIBjgyH7ejVVtgMss/DqAuE05FGyaoxmwuMQtr7c5rIm3kUbM+RzOzDFZZY9EzU67OQt5wlmxCA=='
 )
-REGISTRY=${NPM_REGISTRY:-https://registry.npmjs.org}
+# The registry is the one npm is configured with (a mirror where npm is
+# pointed at one); NPM_REGISTRY overrides it. No address is written here.
+REGISTRY=${NPM_REGISTRY:-$(npm config get registry 2>/dev/null)}
+REGISTRY=${REGISTRY%/}
+if [ -z "$REGISTRY" ]; then
+  echo "pg-versions: no npm registry: install npm (apt-get install npm) or set NPM_REGISTRY to the registry's URL" >&2
+  exit 1
+fi
 
 if [ "$(id -u)" = 0 ]; then def=/var/cache/writeamp/pg; else def=${XDG_CACHE_HOME:-$HOME/.cache}/writeamp/pg; fi
 CACHE=${WRITEAMP_PG_CACHE:-$def}

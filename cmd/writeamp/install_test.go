@@ -14,7 +14,7 @@ import (
 // TestGoInstallFromACleanGOPATH proves the README's install line,
 // `go install github.com/writeamp/writeamp/cmd/writeamp@latest`, from an
 // empty GOPATH: this checkout is served as version v0.0.1 by a module proxy
-// on disk (the layout proxy.golang.org serves), its dependencies come from
+// on disk (the layout a Go module proxy serves), its dependencies come from
 // the local module cache, and `go install …@latest` must build and stamp it.
 // A replace directive, a missing go.sum line or a cgo-only dependency
 // would fail here as it would for a user.
