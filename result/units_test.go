@@ -101,16 +101,16 @@ func FuzzParseBytes(f *testing.F) {
 	})
 }
 
-// The README's "Units" section shows what the formatters write and what
-// ParseBytes reads: each example there is checked here.
-func TestREADMEUnits(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "README.md"))
+// The "Units" section of docs/concepts.md shows what the formatters write
+// and what ParseBytes reads: each example there is checked here.
+func TestDocsUnits(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "docs", "concepts.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, sec, ok := strings.Cut(string(b), "### Units\n")
 	if !ok {
-		t.Fatal("README has no Units section")
+		t.Fatal("docs/concepts.md has no Units section")
 	}
 	sec, _, _ = strings.Cut(sec, "\n### ")
 	for want, got := range map[string]string{
@@ -120,17 +120,17 @@ func TestREADMEUnits(t *testing.T) {
 		"page latch wait time 1,234 ms": info("page_latch_wait_ms").Label + " " + FormatTotal("page_latch_wait_ms", 1234),
 	} {
 		if got != want || !strings.Contains(sec, "`"+want+"`") {
-			t.Errorf("README shows `%s`; the formatter writes %q", want, got)
+			t.Errorf("docs/concepts.md shows `%s`; the formatter writes %q", want, got)
 		}
 	}
 	for _, in := range []string{"1,024 KiB", "50MiB", "100.5B", "2KiB"} {
 		if _, err := ParseBytes(in); err != nil || !strings.Contains(sec, in) {
-			t.Errorf("README accepts %s: %v", in, err)
+			t.Errorf("docs/concepts.md accepts %s: %v", in, err)
 		}
 	}
 	for _, in := range []string{"2k", "5Mi"} {
 		if _, err := ParseBytes(in); err == nil || !strings.Contains(sec, "`"+in+"`") {
-			t.Errorf("README refuses %s: it parsed", in)
+			t.Errorf("docs/concepts.md refuses %s: it parsed", in)
 		}
 	}
 }
