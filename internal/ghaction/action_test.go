@@ -351,7 +351,7 @@ insert into jobs select g, 'ready', 0 from generate_series(1, 300) g;`)
 	}
 }
 
-// The workflow in docs/check-ci-example.md uses the action with inputs it
+// The workflow in docs/check-ci.md uses the action with inputs it
 // has, all the required ones, and a PostgreSQL service container.
 func TestTheDocsWorkflowUsesTheAction(t *testing.T) {
 	t.Parallel()
@@ -363,13 +363,13 @@ func TestTheDocsWorkflowUsesTheAction(t *testing.T) {
 	if err := yaml.Unmarshal(data, &a); err != nil {
 		t.Fatal(err)
 	}
-	doc, err := os.ReadFile(filepath.Join(root, "docs", "check-ci-example.md"))
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "check-ci.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	block := regexp.MustCompile("(?s)`\\.github/workflows/writeamp-check\\.yml`:\\s*```yaml\\n(.*?)```").FindSubmatch(doc)
 	if block == nil {
-		t.Fatal("no workflow in docs/check-ci-example.md")
+		t.Fatal("no workflow in docs/check-ci.md")
 	}
 	var wf struct {
 		Jobs map[string]struct {
