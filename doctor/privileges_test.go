@@ -11,9 +11,9 @@ import (
 	ms "github.com/writeamp/writeamp/dialects/sqlserver"
 )
 
-// readmeRow is how a Need appears in the README's privilege tables ("*"
+// pageRow is how a Need appears in docs/privileges.md's tables ("*"
 // escaped: "ON *.*" would be emphasis in Markdown).
-func readmeRow(n Need) string {
+func pageRow(n Need) string {
 	without := n.Without
 	if without == "" {
 		without = "—"
@@ -22,29 +22,29 @@ func readmeRow(n Need) string {
 	return fmt.Sprintf("| %s | %s | %s |", esc(n.Numbers), esc(n.Privilege), esc(without))
 }
 
-// TestReadmeListsWhatEachNumberNeeds: the README's per-dialect privilege
-// tables are these rows, word for word; a changed requirement fails here
-// until the README says it too.
-func TestReadmeListsWhatEachNumberNeeds(t *testing.T) {
-	data, err := os.ReadFile("../README.md")
+// TestPrivilegesPageListsWhatEachNumberNeeds: docs/privileges.md's
+// per-dialect tables are these rows, word for word; a changed requirement
+// fails here until the page says it too.
+func TestPrivilegesPageListsWhatEachNumberNeeds(t *testing.T) {
+	data, err := os.ReadFile("../docs/privileges.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme := string(data)
+	page := string(data)
 	for dialect, title := range map[string]string{"postgres": "PostgreSQL", "mysql": "MariaDB / MySQL", "sqlserver": "SQL Server", "oracle": "Oracle"} {
 		head := "#### " + title + ": what each number needs"
-		i := strings.Index(readme, head)
+		i := strings.Index(page, head)
 		if i < 0 {
-			t.Errorf("README has no %q section", head)
+			t.Errorf("docs/privileges.md has no %q section", head)
 			continue
 		}
-		section := readme[i:]
+		section := page[i:]
 		if j := strings.Index(section[len(head):], "\n#"); j >= 0 {
 			section = section[:len(head)+j]
 		}
 		for _, n := range Needs[dialect] {
-			if row := readmeRow(n); !strings.Contains(section, row) {
-				t.Errorf("README %s lacks the row\n%s", title, row)
+			if row := pageRow(n); !strings.Contains(section, row) {
+				t.Errorf("docs/privileges.md %s lacks the row\n%s", title, row)
 			}
 		}
 	}
