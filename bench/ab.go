@@ -125,10 +125,10 @@ func abCostRows(t *progressTable, logins int, tally string, was, peers []cost) {
 	}
 	walls, syss := ratios(wall), ratios(sys)
 	n := len(walls)
-	t.AppendRow(table.Row{fmt.Sprintf("A/B run (%d logins, both variants, concurrency 1) vs pgbench -M prepared sending the workload's own statements in its counts, %s (one pipeline per operation, a CHECKPOINT per variant as --checkpoint before does; not the expiration job's few batches), median of %d interleaved pairs (pairs %.2f / %.2f / %.2f min/median/max)", logins, tally, n, walls[0], median(walls), walls[n-1]),
-		fmt.Sprintf("%.1f s", pick(was, wall)), fmt.Sprintf("pgbench %.1f s", pick(peers, wall)), fmt.Sprintf("%.3f", median(walls)), "<= 1.2"})
-	t.AppendRow(table.Row{fmt.Sprintf("the same A/B's system CPU (%d logins): the writeamp process's against pgbench's (pairs %.2f / %.2f / %.2f)", logins, syss[0], median(syss), syss[n-1]),
-		fmt.Sprintf("%.2f s (user %.2f s)", pick(was, sys), pick(was, user)), fmt.Sprintf("pgbench %.2f s (user %.2f s)", pick(peers, sys), pick(peers, user)), fmt.Sprintf("%.3f", median(syss)), "<= 1.2"})
+	t.AppendSpreadRow(table.Row{fmt.Sprintf("A/B run (%d logins, both variants, concurrency 1) vs pgbench -M prepared sending the workload's own statements in its counts, %s (one pipeline per operation, a CHECKPOINT per variant as --checkpoint before does; not the expiration job's few batches), median of %d interleaved pairs", logins, tally, n),
+		fmt.Sprintf("%.1f s", pick(was, wall)), fmt.Sprintf("pgbench %.1f s", pick(peers, wall)), fmt.Sprintf("%.3f", median(walls)), "<= 1.2"}, walls)
+	t.AppendSpreadRow(table.Row{fmt.Sprintf("the same A/B's system CPU (%d logins): the writeamp process's against pgbench's, median of %d pairs", logins, n),
+		fmt.Sprintf("%.2f s (user %.2f s)", pick(was, sys), pick(was, user)), fmt.Sprintf("pgbench %.2f s (user %.2f s)", pick(peers, sys), pick(peers, user)), fmt.Sprintf("%.3f", median(syss)), "<= 1.2"}, syss)
 }
 
 // writeampAB runs the default A/B at concurrency 1 and returns its wall

@@ -188,9 +188,9 @@ func templateRow(ctx context.Context, t *progressTable, admin *sql.DB, s dialect
 	if strings.Contains(create, "FILE_COPY") {
 		strategy = "STRATEGY FILE_COPY"
 	}
-	t.AppendRow(table.Row{fmt.Sprintf("check's copy on the database's own server: CREATE DATABASE … TEMPLATE (%s, the Cloner's clone_create) of a %s database vs createdb -T by hand (the server's default strategy), median of %d alternating pairs (pairs %.2f / %.2f / %.2f min/median/max)",
-		strategy, humanize.IBytes(uint64(size)), len(r), r[0], median(r), r[len(r)-1]),
-		fmt.Sprintf("%.2f s", median(was)), fmt.Sprintf("createdb -T %.2f s", median(peers)), fmt.Sprintf("%.3f", median(r)), "<= 1.2"})
+	t.AppendSpreadRow(table.Row{fmt.Sprintf("check's copy on the database's own server: CREATE DATABASE … TEMPLATE (%s, the Cloner's clone_create) of a %s database vs createdb -T by hand (the server's default strategy), median of %d alternating pairs",
+		strategy, humanize.IBytes(uint64(size)), len(r)),
+		fmt.Sprintf("%.2f s", median(was)), fmt.Sprintf("createdb -T %.2f s", median(peers)), fmt.Sprintf("%.3f", median(r)), "<= 1.2"}, r)
 }
 
 // scratchRow times scratch.StartPostgres, the call check makes when the
@@ -235,9 +235,9 @@ func scratchRow(ctx context.Context, t *progressTable, admin *sql.DB, bin string
 	// Both sides read the source as a stream: a checkpoint first on the
 	// source so neither pays for the other's leftovers there.
 	was, peers, r := pairs(reps, wa, peer, func() { mustExec(admin, `CHECKPOINT`) })
-	t.AppendRow(table.Row{fmt.Sprintf("check's copy on a scratch server (internal/scratch: start a throwaway PostgreSQL %d, pg_dump -Fc -Z0 | pg_restore into it) of a %s database, %s on disk, vs the same by hand (a server started alike, createdb, pg_dump -Fc -Z0 | pg_restore --no-owner --no-privileges), median of %d alternating pairs (pairs %.2f / %.2f / %.2f min/median/max)",
-		major, humanize.IBytes(uint64(size)), humanize.IBytes(uint64(disk)), len(r), r[0], median(r), r[len(r)-1]),
-		fmt.Sprintf("%.1f s", median(was)), fmt.Sprintf("by hand %.1f s", median(peers)), fmt.Sprintf("%.3f", median(r)), "<= 1.2"})
+	t.AppendSpreadRow(table.Row{fmt.Sprintf("check's copy on a scratch server (internal/scratch: start a throwaway PostgreSQL %d, pg_dump -Fc -Z0 | pg_restore into it) of a %s database, %s on disk, vs the same by hand (a server started alike, createdb, pg_dump -Fc -Z0 | pg_restore --no-owner --no-privileges), median of %d alternating pairs",
+		major, humanize.IBytes(uint64(size)), humanize.IBytes(uint64(disk)), len(r)),
+		fmt.Sprintf("%.1f s", median(was)), fmt.Sprintf("by hand %.1f s", median(peers)), fmt.Sprintf("%.3f", median(r)), "<= 1.2"}, r)
 }
 
 // clientEnv is this process's environment without the libpq variables,

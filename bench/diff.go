@@ -68,8 +68,8 @@ func diffRows(t *progressTable, db *sql.DB) {
 		}
 		sort.Float64s(ratios)
 		mb := func(kib int64) string { return fmt.Sprintf("%.0f MB", float64(kib)*1024/1e6) }
-		t.AppendRow(table.Row{fmt.Sprintf("writeamp diff a.json b.json, two %dk-index snapshots (%.0f MB each) vs jq subtracting every counter (keyed by level/object/metric), CPU user+sys, median of %d interleaved pairs (pairs %.2f / %.2f / %.2f min/median/max)", n/1000, float64(st.Size())/1e6, pairs, ratios[0], median(ratios), ratios[len(ratios)-1]),
-			fmt.Sprintf("%.2f s CPU, peak RSS %s", median(waCPU), mb(waRSS)), fmt.Sprintf("jq %.2f s CPU, peak RSS %s", median(jqCPU), mb(jqRSS)), fmt.Sprintf("%.3f", median(ratios)), "<= 2"})
+		t.AppendSpreadRow(table.Row{fmt.Sprintf("writeamp diff a.json b.json, two %dk-index snapshots (%.0f MB each) vs jq subtracting every counter (keyed by level/object/metric), CPU user+sys, median of %d interleaved pairs", n/1000, float64(st.Size())/1e6, pairs),
+			fmt.Sprintf("%.2f s CPU, peak RSS %s", median(waCPU), mb(waRSS)), fmt.Sprintf("jq %.2f s CPU, peak RSS %s", median(jqCPU), mb(jqRSS)), fmt.Sprintf("%.3f", median(ratios)), "<= 2"}, ratios)
 		if n == 50000 {
 			t.AppendRow(table.Row{"peak RSS of that 50k-index diff, MB (the largest of its runs)", mb(waRSS), "jq " + mb(jqRSS), fmt.Sprintf("%.0f", float64(waRSS)*1024/1e6), "<= 300 (MB)"})
 		}

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,6 +42,7 @@ var (
 	// own, generated for the run: about this size, plus one copy at a time.
 	copySize = flag.String("copy-size", "1GiB", "size of the database the copy rows copy (e.g. 200MiB); it and one copy at a time need that much free disk in the temporary directory")
 	copyReps = flag.Int("copy-reps", 5, "alternating pairs per copy row")
+	write    = flag.String("write", "docs/performance.md", "rewrite each measured group's block of this file ('': print only); a group that failed keeps its block")
 	rowsOut  [][]string
 )
 
@@ -62,42 +64,81 @@ func main() {
 	if err != nil {
 		fatal(err.Error())
 	}
-	fmt.Printf("writeamp bench on %s (%d cores)\n\n", srv, numCPU())
+	cores := numCPU()
+	fmt.Printf("writeamp bench on %s (%d cores)\n\n", srv, cores)
 
 	t := &progressTable{Writer: table.NewWriter()}
 	t.SetOutputMirror(os.Stdout)
 	t.SetStyle(table.StyleLight)
 	t.AppendHeader(table.Row{"what", "writeamp", "peer", "ratio", "target", "met"})
-	// Each group can run alone (-only): a full bench takes most of an hour.
-	groups := []struct {
-		name string
-		rows func()
-	}{
-		{"updates", func() { updateRows(ctx, t, db, srv) }},
-		{"wal", func() { walRateRows(ctx, t, db, srv) }},
-		{"snapshot", func() { snapshotRow(ctx, t, db, srv) }},
-		{"sampler", func() { samplerRows(ctx, t, db, srv) }},
-		{"xacts", func() { xactRows(ctx, t, db, srv) }},
-		{"ab", func() { abRows(ctx, t, db, srv) }},
-		{"memory", func() { memoryRow(ctx, t, db, srv) }},
-		{"diff", func() { diffRows(t, db) }},
-		{"copy", func() { copyRows(ctx, t, srv) }},
+	e := env{ctx: ctx, t: t, db: db, srv: srv}
+	if *only != "" && !slices.Contains(groupNames(), *only) {
+		fatal("-only: unknown group " + *only + " (known: " + strings.Join(groupNames(), ", ") + ")")
 	}
-	var names []string
-	ran := false
-	for _, g := range groups {
-		names = append(names, g.name)
-		if *only == "" || *only == g.name {
-			g.rows()
-			ran = true
+	// A file whose markers are broken is refused before the minutes of
+	// measuring, not after.
+	if *write != "" {
+		if _, err := readDoc(*write); err != nil {
+			fatal(err.Error() + " (fix its markers, or -write '' to print only)")
 		}
 	}
-	if !ran {
-		fatal("-only: unknown group " + *only + " (known: " + strings.Join(names, ", ") + ")")
+	br := &benchRun{server: srv.String(), cores: cores, command: commandLine(), t: t}
+	current = br
+	// Each group can run alone (-only): a full bench takes most of an hour.
+	for _, g := range groups {
+		if *only == "" || *only == g.name {
+			br.begin(g)
+			g.rows(e)
+			br.end()
+		}
 	}
 	t.Render()
-	fmt.Println("\nratio = writeamp / peer, both measured in this run on the same server; met = the ratio, as printed (3 decimals: 2 had rounded 1.2028 to a met 1.20), within the target.")
-	t.exit()
+	fmt.Println("\nratio = writeamp / peer, both measured in this run on the same server (the pairs' spread beside it where the row has pairs); met = the ratio, as printed (3 decimals: 2 had rounded 1.2028 to a met 1.20), within the target.")
+	failed := br.write()
+	t.exit(failed)
+}
+
+// env is what a group's rows are measured with.
+type env struct {
+	ctx context.Context
+	t   *progressTable
+	db  *sql.DB
+	srv dialects.Server
+}
+
+// group is one -only group of rows; flags are the flags that size its rows,
+// named beside its figures in docs/performance.md.
+type group struct {
+	name  string
+	flags []string
+	rows  func(env)
+}
+
+// groups run in this order, and their blocks stand in this order in
+// docs/performance.md. Set in init: the rows reach fatal, which writes
+// the file in the groups' order.
+var groups []group
+
+func init() {
+	groups = []group{
+		{"updates", []string{"updates"}, func(e env) { updateRows(e.ctx, e.t, e.db, e.srv) }},
+		{"wal", []string{"wal-rows", "wal-reps"}, func(e env) { walRateRows(e.ctx, e.t, e.db, e.srv) }},
+		{"snapshot", []string{"indexes"}, func(e env) { snapshotRow(e.ctx, e.t, e.db, e.srv) }},
+		{"sampler", nil, func(e env) { samplerRows(e.ctx, e.t, e.db, e.srv) }},
+		{"xacts", nil, func(e env) { xactRows(e.ctx, e.t, e.db, e.srv) }},
+		{"ab", nil, func(e env) { abRows(e.ctx, e.t, e.db, e.srv) }},
+		{"memory", nil, func(e env) { memoryRow(e.ctx, e.t, e.db, e.srv) }},
+		{"diff", nil, func(e env) { diffRows(e.t, e.db) }},
+		{"copy", []string{"copy-size", "copy-reps"}, func(e env) { copyRows(e.ctx, e.t, e.srv) }},
+	}
+}
+
+func groupNames() []string {
+	var names []string
+	for _, g := range groups {
+		names = append(names, g.name)
+	}
+	return names
 }
 
 // updateRows are the driver's single-row UPDATE rate against pgbench's.
@@ -145,7 +186,7 @@ func samplerRows(ctx context.Context, t *progressTable, db *sql.DB, srv dialects
 	cost := timelineReadCost(ctx, db, srv)
 	t.AppendRow(table.Row{"interval sampler: one reading's time, at the shortest --interval (1 s)", fmt.Sprintf("%.2f ms", float64(cost.Microseconds())/1000), "1 s", fmt.Sprintf("%.5f", cost.Seconds()), "<= 0.02"})
 	w, wo, ratio, lo, hi := samplerOverhead(db, *dsn, pairs, secs, []string{"--waits=false", "--interval", "1s"}, []string{"--waits=false"})
-	t.AppendNoisyRow(table.Row{fmt.Sprintf("pgbench -c 2 TPS under measure --interval 1s vs none, median of %d alternating pairs of %d s (pairs %.2f–%.2f: the machine's noise)", pairs, secs, lo, hi), fmt.Sprintf("%.0f tps", w), fmt.Sprintf("without %.0f tps", wo), fmt.Sprintf("%.3f", ratio), ">= 0.98"}, lo, hi)
+	t.AppendNoisyRow(table.Row{fmt.Sprintf("pgbench -c 2 TPS under measure --interval 1s vs none, median of %d alternating pairs of %d s (their spread: the machine's noise)", pairs, secs), fmt.Sprintf("%.0f tps", w), fmt.Sprintf("without %.0f tps", wo), fmt.Sprintf("%.3f", ratio), ">= 0.98"}, lo, hi)
 	// The wait sampler reads at most every collectors.Budget times a
 	// reading's time: its share of its connection is reading / period.
 	wcost := waitReadCost(ctx, db, srv)
@@ -166,16 +207,18 @@ func samplerRows(ctx context.Context, t *progressTable, db *sql.DB, srv dialects
 		fmt.Fprintln(os.Stderr, "bench: the wait sampler's server backend is not a process of this machine: its CPU row is left out")
 	}
 	w, wo, ratio, lo, hi = samplerOverhead(db, *dsn, pairs, secs, nil, []string{"--waits=false"})
-	t.AppendNoisyRow(table.Row{fmt.Sprintf("pgbench -c 2 TPS under measure with the wait sampler (default) vs --waits=false, median of %d alternating pairs of %d s (pairs %.2f–%.2f: the machine's noise)", pairs, secs, lo, hi), fmt.Sprintf("%.0f tps", w), fmt.Sprintf("without %.0f tps", wo), fmt.Sprintf("%.3f", ratio), ">= 0.98"}, lo, hi)
+	t.AppendNoisyRow(table.Row{fmt.Sprintf("pgbench -c 2 TPS under measure with the wait sampler (default) vs --waits=false, median of %d alternating pairs of %d s (their spread: the machine's noise)", pairs, secs), fmt.Sprintf("%.0f tps", w), fmt.Sprintf("without %.0f tps", wo), fmt.Sprintf("%.3f", ratio), ">= 0.98"}, lo, hi)
 }
 
 // progressTable prints each row as it is measured (a bench takes minutes),
-// then the whole table.
+// then the whole table, and keeps the current group's rows for
+// docs/performance.md.
 // Each row's ratio is held to its target ("<= x" or ">= x"): a miss is
 // marked and makes the bench exit 1.
 type progressTable struct {
 	table.Writer
 	missed, undecided []string
+	rows              []benchRow
 }
 
 // AppendNoisyRow is a row whose ratio is the median of pairs that spread
@@ -185,7 +228,7 @@ type progressTable struct {
 // miss, and listed at the end).
 func (p *progressTable) AppendNoisyRow(r table.Row, lo, hi float64) {
 	if met(fmt.Sprint(r[3]), fmt.Sprint(r[4])) == "yes" {
-		p.AppendRow(r)
+		p.add(r, spread(lo, hi), "")
 		return
 	}
 	edge := hi
@@ -193,31 +236,68 @@ func (p *progressTable) AppendNoisyRow(r table.Row, lo, hi float64) {
 		edge = lo
 	}
 	if met(fmt.Sprintf("%.4f", edge), fmt.Sprint(r[4])) != "yes" {
-		p.AppendRow(r)
+		p.add(r, spread(lo, hi), "")
 		return
 	}
-	r = append(r, "undecided: the pairs straddle the target")
 	p.undecided = append(p.undecided, fmt.Sprint(r[0]))
-	fmt.Fprintln(os.Stderr, r...)
-	p.Writer.AppendRow(r)
+	p.add(r, spread(lo, hi), "undecided: the pairs straddle the target")
 }
 
-func (p *progressTable) AppendRow(r table.Row, c ...table.RowConfig) {
-	r = append(r, met(fmt.Sprint(r[3]), fmt.Sprint(r[4])))
-	if r[5] != "yes" {
-		p.missed = append(p.missed, fmt.Sprint(r[0]))
+// AppendRow is a row of one measurement (or one pair).
+func (p *progressTable) AppendRow(r table.Row) { p.add(r, "", "") }
+
+// AppendSpreadRow is a row whose ratio is the median of the pairs' ratios
+// (sorted); one pair has no spread.
+func (p *progressTable) AppendSpreadRow(r table.Row, ratios []float64) {
+	if len(ratios) < 2 {
+		p.add(r, "", "")
+		return
 	}
-	fmt.Fprintln(os.Stderr, r...)
-	p.Writer.AppendRow(r, c...)
+	p.add(r, spread(ratios[0], ratios[len(ratios)-1]), "")
 }
 
-// exit ends the bench: status 1 when a row missed its target.
-func (p *progressTable) exit() {
+func spread(lo, hi float64) string { return fmt.Sprintf("pairs %.3f–%.3f", lo, hi) }
+
+// add prints and keeps r (what, writeamp, peer, ratio, target) with its
+// verdict: met, NO, or the given one (undecided).
+func (p *progressTable) add(r table.Row, spread, verdict string) {
+	b := benchRow{What: fmt.Sprint(r[0]), Writeamp: fmt.Sprint(r[1]), Peer: fmt.Sprint(r[2]), Ratio: fmt.Sprint(r[3]), Spread: spread, Target: fmt.Sprint(r[4])}
+	m := met(b.Ratio, b.Target)
+	switch {
+	case verdict != "":
+		b.Verdict = verdict
+	case m == "yes":
+		b.Verdict = "met"
+	default:
+		b.Verdict = "missed" + strings.TrimPrefix(m, "NO")
+		p.missed = append(p.missed, b.What)
+	}
+	ratio := b.Ratio
+	if spread != "" {
+		ratio += " (" + spread + ")"
+	}
+	row := table.Row{b.What, b.Writeamp, b.Peer, ratio, b.Target, m}
+	if verdict != "" {
+		row = append(row, verdict)
+	}
+	fmt.Fprintln(os.Stderr, row...)
+	p.Writer.AppendRow(row)
+	p.rows = append(p.rows, b)
+}
+
+// exit ends the bench: status 1 when a row missed its target or a group
+// failed.
+func (p *progressTable) exit(failed []string) {
 	if len(p.undecided) > 0 {
 		fmt.Fprintf(os.Stderr, "bench: %d rows undecided (their pairs straddle the target; the machine's noise is larger than the effect):\n  %s\n", len(p.undecided), strings.Join(p.undecided, "\n  "))
 	}
+	if len(failed) > 0 {
+		fmt.Fprintf(os.Stderr, "bench: %d groups failed: %s\n", len(failed), strings.Join(failed, ", "))
+	}
 	if len(p.missed) > 0 {
 		fmt.Fprintf(os.Stderr, "bench: %d rows missed their target:\n  %s\n", len(p.missed), strings.Join(p.missed, "\n  "))
+	}
+	if len(p.missed) > 0 || len(failed) > 0 {
 		os.Exit(1)
 	}
 	os.Exit(0)
@@ -240,10 +320,24 @@ func met(ratio, target string) string {
 	return "NO"
 }
 
+// fatal ends the bench. During a group it is that group's failure: the
+// groups measured before it are written (run.fail), its block keeps its
+// last figures.
 func fatal(msg string) {
 	fmt.Fprintln(os.Stderr, "bench: "+msg)
+	fatalOnce.Do(func() {
+		if current != nil {
+			current.fail(msg)
+		}
+		os.Exit(1)
+	})
 	os.Exit(1)
 }
+
+var (
+	fatalOnce sync.Once
+	current   *benchRun
+)
 
 func numCPU() int { n, _ := strconv.Atoi(strings.TrimSpace(run("nproc"))); return n }
 

@@ -7,4 +7,6 @@ cd "$(dirname "$0")/.."
 if ! command -v jq >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
 	apt-get install -y -q jq >/dev/null || echo "bench: could not install jq; the diff rows will be skipped" >&2
 fi
-exec go run ./bench -dsn "${WRITEAMP_TEST_PG_DSN:?run through make bench}" -writeamp bin/writeamp "$@"
+# Each group measured rewrites its block of docs/performance.md (a failed
+# group keeps its last figures); `scripts/bench.sh -write ''` prints only.
+exec go run ./bench -dsn "${WRITEAMP_TEST_PG_DSN:?run through make bench}" -writeamp bin/writeamp -write docs/performance.md "$@"
