@@ -23,8 +23,8 @@ type checkConfig struct {
 }
 
 func (c *checkConfig) flags(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&c.path, "config", "", "config file (default: writeamp.yaml or .writeamp.yaml, looked for from the working directory up to the repository root)")
-	cmd.Flags().BoolVar(&c.print, "print-config", false, "print the settings check would use (the config file merged with the flags) and exit")
+	cmd.Flags().StringVar(&c.path, "config", "", "config file (default: writeamp.yaml or .writeamp.yaml, looked for upwards)")
+	cmd.Flags().BoolVar(&c.print, "print-config", false, "print the settings check would use (config merged with flags) and exit")
 }
 
 // apply merges the config file into what the flags left unset: flags

@@ -24,41 +24,22 @@ func newCleanCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "clean --dsn URL [--drop] [--schema NAME]...",
 		Short: "List what writeamp left in a database (kept schemas, runs that did not finish) and drop it on request",
-		Long: `clean lists every writeamp_rt_* schema in the database and what it is:
+		Long: `clean lists what writeamp left in the database and what it is: writeamp_rt_* schemas
+(in use by a running writeamp; abandoned by one that did not finish; kept with --keep;
+unlocked, from before schema locks; not ours), and on PostgreSQL a pg_walinspect writeamp
+created that no run uses, the writeamp_ck_* copies a killed check --clone left, the
+records (writeamp_undo_*) of migrations a killed check did not undo, and snapshots'
+replication slots (writeamp_snap_*).
 
-  in use     a writeamp run holds its lock: it is running now (any host, any
-             container); never touched
-  abandoned  its lock is free: the run that made it did not finish (kill -9,
-             a crash, a lost server); the next run drops it anyway
-  kept       kept with --keep for inspection; never dropped automatically
-  unlocked   made by a writeamp from before schema locks: whether its run is
-             alive cannot be told; dropped only when named with --schema
-  not ours   no writeamp marker; never touched
+--drop removes the abandoned and kept schemas, that extension and the abandoned copies, and
+finishes each pending undo with check's own proof; with --schema only the schemas named.
+A snapshot's slot goes only with --slot NAME: a window in progress cannot be told from a
+forgotten one. Never touched: what is in use, and what is not ours.
 
-and, on PostgreSQL, a pg_walinspect extension writeamp created that no run
-uses any more, and the writeamp_ck_* databases a check --clone left (killed
-with -9, or its server connection lost): in use while its check holds the
-run's lock or a session is connected, abandoned once both are gone, not
-ours without writeamp's marker (a comment on the database). It also lists
-the records (writeamp_undo_*) of migrations a check applied and did not
-undo (killed with -9, a crash): pending, with the undo; in use while a check
-holds the database's check lock. --drop removes the abandoned and kept
-schemas, that extension and the abandoned copies, and finishes each pending
-undo with the same proof as check's own (PostgreSQL: one transaction that
-commits only when the catalog is the one recorded before the migration),
-then drops its record; with --schema only the schemas named (unlocked ones
-included).
-
-A snapshot's replication slot (writeamp_snap_*, on PostgreSQL) is listed
-but never dropped by --drop: between a snapshot and its diff nothing holds
-it, so a window in progress cannot be told from a forgotten one. --slot
-NAME drops it once you know no diff will read it.
-
-Exit status: 0 nothing is left that needs anything (or only what a running
-writeamp uses); 1 without --drop, something clean --drop would remove; 3
-something is left that clean will not do by itself (a snapshot's slot, an
-undo it could not prove, a schema from before locks, a drop that failed):
-the lines above say what; 2 could not connect or bad input.`,
+Exit status: 0 nothing left that needs anything; 1 without --drop, something --drop would
+remove; 3 something left that clean will not do by itself (the lines say what); 2 could
+not connect or bad input.
+Reference: docs/cli/writeamp_clean.md, docs/check-ci.md (the restore and undo records)`,
 		Example: `  writeamp clean --dsn postgres://app@db.test:5432/keycloak
   writeamp clean --dsn postgres://app@db.test:5432/keycloak --drop
   writeamp clean --dsn mysql://root@127.0.0.1:3306/test --drop --schema writeamp_rt_1a2b3c4d_coarse`,
@@ -180,10 +161,10 @@ the lines above say what; 2 could not connect or bad input.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&dsn, "dsn", "", "database URL; default: WRITEAMP_DSN, DATABASE_URL or PG* variables")
-	f.BoolVar(&drop, "drop", false, "drop the abandoned and kept schemas (and an abandoned pg_walinspect writeamp created, check --clone copies whose check is gone, and finish pending undos); never a snapshot's slot (--slot)")
+	f.StringVar(&dsn, "dsn", "", "database URL (default: WRITEAMP_DSN, DATABASE_URL or PG* variables)")
+	f.BoolVar(&drop, "drop", false, "drop what is abandoned or kept and finish pending undos (never a slot)")
 	listFlag(f, &schemas, "schema", "", nil, "with --drop: only these schemas (repeatable; unlocked ones too)")
-	listFlag(f, &slots, "slot", "", nil, "drop this snapshot's replication slot (writeamp_snap_*; repeatable): once no diff will read its window")
+	listFlag(f, &slots, "slot", "", nil, "drop this snapshot's replication slot (writeamp_snap_*; repeatable)")
 	return cmd
 }
 

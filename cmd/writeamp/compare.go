@@ -29,7 +29,8 @@ operation (e.g. per refresh), otherwise per row changed in the measured
 tables (a wrapped command or a diff has no operation count).
 
 Columns are labelled with --label, one per file in order, else with each
-run's label or variant; a label that repeats gets its file name.`,
+run's label or variant; a label that repeats gets its file name.
+Reference: docs/cli/writeamp_compare.md, docs/concepts.md (findings, units)`,
 		Example: `  writeamp run --variants baseline --format json -o base.json
   writeamp run --variants coarse --format json -o coarse.json
   writeamp compare base.json coarse.json

@@ -18,23 +18,16 @@ func newDiffCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "diff BEFORE.json AFTER.json",
 		Short: "Report what happened between two snapshots",
-		Long: `diff subtracts two snapshot files (writeamp snapshot) and reports the result like
-run and measure do. Counters that went down are reported as resets, never as
-negative numbers. Snapshots from different servers or databases, or taken
-across a restart or failover, are refused.
+		Long: `diff subtracts two snapshot files (writeamp snapshot) and reports the result like run and
+measure do. Counters that went down are reported as resets, never as negative numbers.
+Snapshots of different servers or databases, or across a restart or failover, are refused.
 
-Some numbers are read from the log between the two snapshots rather than
-diffed (PostgreSQL: per-index leaf inserts and per-object log bytes from
-pg_walinspect). They need the database at diff time: pass --dsn, while the
-log of the window is still on the server. Without --dsn the report lists
-them as not measured, and says so.
-
-Elapsed is the time between the snapshots, and there is no operation count,
-so per-unit figures are per row changed.
-
-What writeamp snapshot --enable-monitors turned on (the InnoDB monitors) is
-turned off again by diff when --dsn names the server the snapshots came
-from; without --dsn the report says it is still on.`,
+Some numbers are read from the log between the snapshots (PostgreSQL: per-index leaf
+inserts and per-object log bytes from pg_walinspect): they need --dsn while that log is
+still on the server; without it the report lists them as not measured. --dsn also turns
+off the InnoDB monitors snapshot --enable-monitors turned on. Elapsed is the time between
+the snapshots; with no operation count, per-unit figures are per row changed.
+Reference: docs/cli/writeamp_diff.md, docs/concepts.md (windows, units)`,
 		Example: `  writeamp diff before.json after.json
   writeamp diff --dsn postgres://postgres@db:5432/app before.json after.json --format markdown
   writeamp diff before.json after.json --label nightly --format json -o nightly.json`,
@@ -82,7 +75,7 @@ from; without --dsn the report says it is still on.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&dsn, "dsn", "", "the database the snapshots were taken on, to read the log between them (pg_walinspect) and turn off what snapshot --enable-monitors turned on")
+	f.StringVar(&dsn, "dsn", "", "the database the snapshots were taken on, to read the log between them")
 	f.StringVar(&label, "label", "diff", "name of this window in reports")
 	formatFlag(cmd, &format, reports.Formats)
 	pushFlag(cmd)

@@ -60,12 +60,12 @@ func (t *target) measuredWindow(log io.Writer, waits bool) (*measure.Window, err
 // statementsFlag is --create-pg-stat-statements of run and measure: the
 // user's consent to create the extension for the run.
 func statementsFlag(f *pflag.FlagSet, v *bool) {
-	f.BoolVar(v, "create-pg-stat-statements", false, "PostgreSQL: where the server preloads pg_stat_statements but this database lacks the extension, create it for the run (marked as writeamp's) so the report lists each statement's rows and WAL, and drop it afterwards (one the database had is never touched)")
+	f.BoolVar(v, "create-pg-stat-statements", false, "PostgreSQL: create pg_stat_statements for the run where it is preloaded")
 }
 
 // waitsFlag is --waits of run and measure.
 func waitsFlag(f *pflag.FlagSet, v *bool) {
-	f.BoolVar(v, "waits", true, "sample what the workload's sessions wait on, every 10 ms or less often (its reading busy at most 1/120 of the time), from a session of writeamp's own (approx shares of active time; --waits=false: no sampler)")
+	f.BoolVar(v, "waits", true, "sample what the sessions wait on (approximate; docs/waits.md)")
 }
 
 // pgEnv are the libpq variables that mean "use PostgreSQL from my environment".

@@ -22,7 +22,8 @@ expression, partial-index predicate), whether an UPDATE can be HOT (PostgreSQL) 
 rewrites secondary-index entries (InnoDB), and the index entries each row adds. An
 index a file creates counts for the statements after it, in that file and in the
 files after it (explain migration.sql workload.sql), so a migration can be
-reviewed before it is applied. Nothing in the files is run.`,
+reviewed before it is applied. Nothing in the files is run.
+Reference: docs/cli/writeamp_explain.md, docs/check-ci.md (how SQL files are read)`,
 		Example: `  writeamp explain --dsn postgres://app@db.test/keycloak migration.sql
   writeamp explain --dsn mysql://root@127.0.0.1:3306/app --format json workload.sql`,
 		Args: cobra.MinimumNArgs(1),
@@ -58,7 +59,7 @@ reviewed before it is applied. Nothing in the files is run.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&dsn, "dsn", "", "database URL whose catalog the statements are read against (read only); default: WRITEAMP_DSN, DATABASE_URL, PG* variables")
+	cmd.Flags().StringVar(&dsn, "dsn", "", "database URL whose catalog is read (default: WRITEAMP_DSN, DATABASE_URL, PG*)")
 	formatFlag(cmd, &format, []string{"table", "json"})
 	return cmd
 }

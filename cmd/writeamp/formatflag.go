@@ -36,7 +36,7 @@ func formatFlag(cmd *cobra.Command, p *string, choices []string) {
 	cmd.Flags().Var(&formatValue{value: p, choices: choices}, "format", "output format: "+strings.Join(choices, "|"))
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(choices, cobra.ShellCompDirectiveNoFileComp))
 	if slices.Equal(choices, reports.Formats) {
-		cmd.Flags().IntVar(&reportTop, "top", reports.DefaultTop, "tables and indexes the table, markdown and html formats show, the most active first (0: all; json and csv always carry all)")
+		cmd.Flags().IntVar(&reportTop, "top", reports.DefaultTop, "objects table/markdown/html show, most active first (0: all)")
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 
 // intervalFlag is --interval of measure and run.
 func intervalFlag(f *pflag.FlagSet, d *time.Duration) {
-	f.DurationVar(d, "interval", 0, "also sample the server's cheap whole-server counters (log bytes, rows, commits; PostgreSQL: HOT updates of the measured tables) every interval of at least 1s, e.g. 5s, and store them as the run's samples: the html draws them over time, the table prints min/median/max rates")
+	f.DurationVar(d, "interval", 0, "also sample whole-server counters every interval (1s or more): rates over time")
 }
 
 // timelineFor is the observer measure and run add to their window: with

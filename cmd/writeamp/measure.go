@@ -25,37 +25,25 @@ func newMeasureCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "measure --dsn URL [flags] -- COMMAND [ARGS...]",
 		Short: "Measure what any command's writes cost: snapshot, run it, snapshot, diff",
-		Long: `measure wraps a workload writeamp did not write (pgbench, a migration, a test
-suite, a batch job): it snapshots the server's counters, runs the command with
-its input and output passed through, waits until the command's sessions have
-published their statistics, snapshots again and reports the difference.
+		Long: `measure wraps a workload writeamp did not write (pgbench, a migration, a test suite, a
+batch job): it snapshots the server's counters, runs the command with its input and output
+passed through, waits until the command's sessions have published their statistics,
+snapshots again and reports the difference.
 
---schema and --table limit the tables and indexes shown. On MySQL/MariaDB
-the database the DSN names is the default --schema (PostgreSQL and SQL
-Server connections see only their database anyway); --schema '*' shows every
-database. Names are read as the database reads them: PostgreSQL folds an
-unquoted name to lower case and takes a "quoted" one exactly, Oracle folds
-to upper case, MySQL/MariaDB and SQL Server compare by the server's case
-setting. A name that matches nothing is an error (exit 2) listing what
-exists. The database-wide
-numbers (log bytes, records, full-page images) always stay, and where the
-server can tell (PostgreSQL with pg_walinspect) the report says how much of
-the log the scoped objects account for.
+--schema and --table limit the tables and indexes shown; names are read as the database
+reads them ("Quoted" ones exactly), and one that matches nothing is an error listing what
+exists. On MySQL/MariaDB the default --schema is the DSN's database ('*': every database).
+The database-wide numbers (log bytes, records, full-page images) always stay.
 
-The command has no operation count unless you give one (--operations 1000
---operation-name transactions); without it, per-unit figures are per row
-changed in the measured tables.
-
-Exit status: the command's own when it fails (the report is still written),
-2 when writeamp cannot measure or for bad flags or input. A Ctrl-C stops the
-command and the numbers up to then are reported.`,
+Without --operations, per-unit figures are per row changed in the measured tables.
+Exit status: the command's own when it fails (the report is still written), 2 when writeamp
+cannot measure or for bad input; Ctrl-C stops the command and reports what was measured.
+Reference: docs/cli/writeamp_measure.md, docs/concepts.md (windows, units, exit codes)`,
 		Example: `  # pgbench's default TPC-B-like script, 2 clients x 500 transactions
   writeamp measure --dsn postgres://postgres@127.0.0.1:5432/bench -- pgbench -n -t 500 -c 2 bench
-
-  # a migration, only its schema's tables shown, normalized per migrated row
+  # a migration, only its schema's tables shown, saved as JSON
   writeamp measure --dsn "$DSN" --schema app --label v42 --format json -o v42.json -- ./migrate up
-
-  # give the operation count so figures are per transaction
+  # per transaction rather than per row changed
   writeamp measure --dsn "$DSN" --operations 1000 --operation-name transactions -- pgbench -n -t 500 -c 2 bench`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -127,16 +115,16 @@ command and the numbers up to then are reported.`,
 	}
 	f := cmd.Flags()
 	f.SetInterspersed(false) // everything after the first argument belongs to the command
-	f.StringVar(&dsn, "dsn", "", "database URL (postgres://..., mysql://..., sqlserver://..., oracle://...); default: WRITEAMP_DSN, DATABASE_URL or PG* variables")
-	listFlag(f, &schemas, "schema", "", nil, "only show tables and indexes in these schemas (repeatable, comma-separated; \"Quoted\" names are exact; MySQL/MariaDB default: the DSN's database; '*' for all)")
-	listFlag(f, &tables, "table", "", nil, "only show these tables and their indexes (name or schema.name; repeatable, comma-separated; \"Quoted\" names are exact)")
+	f.StringVar(&dsn, "dsn", "", "database URL (default: WRITEAMP_DSN, DATABASE_URL or PG* variables)")
+	listFlag(f, &schemas, "schema", "", nil, "only show tables and indexes in these schemas (repeatable; '*': all)")
+	listFlag(f, &tables, "table", "", nil, "only show these tables and their indexes (name or schema.name; repeatable)")
 	f.StringVar(&label, "label", "", "name of this run in reports (default: the command's name)")
-	f.Int64Var(&ops, "operations", 0, "how many operations the command performed, to normalize per operation (default: per row changed)")
+	f.Int64Var(&ops, "operations", 0, "operations the command performed, to normalize by (default: per row changed)")
 	f.StringVar(&opName, "operation-name", "operations", "what one --operations is called, plural (e.g. transactions)")
 	formatFlag(cmd, &format, reports.Formats)
 	pushFlag(cmd)
 	f.StringVarP(&output, "output", "o", "", "write the report to this file instead of stdout (after the command's output)")
-	f.BoolVar(&vacuum, "vacuum", false, "after the command, VACUUM the measured tables in a window of their own and report its cost (vacuum_* figures); InnoDB has no VACUUM and says so")
+	f.BoolVar(&vacuum, "vacuum", false, "after the command, VACUUM the measured tables and measure it (not InnoDB)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no notes on stderr")
 	intervalFlag(f, &interval)
 	waitsFlag(f, &waits)

@@ -15,7 +15,7 @@ import (
 // nodeFlag is measure's --node: other copies of the database measured in
 // the same window.
 func nodeFlag(f *pflag.FlagSet, v *[]string) {
-	f.StringArrayVar(v, "node", nil, "another node of the cluster to measure in the same window (a standby, a replica, a peer): its own before/after, reported beside --dsn's with the cluster's total log; repeatable")
+	f.StringArrayVar(v, "node", nil, "another node (standby, replica, peer) to measure in the same window; repeatable")
 }
 
 // checkNodes refuses an empty --node before anything connects.

@@ -21,35 +21,26 @@ func newPlanCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "plan RESULT.json --rate N/s",
-		Short: "Project a measured result to a production rate: log GB/day, leaf writes/s, headroom against a log-rate ceiling",
-		Long: `plan reads a result file (writeamp run/check --format json) and scales each variant
-to a rate of the workload's main operation (refreshes for the refresh-token workload),
-or of the operation named in --rate, keeping the measured mix of the others.
+		Short: "Project a measured result to a production rate: log GB/day, headroom against a log-rate ceiling",
+		Long: `plan reads a result file (writeamp run/check/measure --format json) and scales each variant
+to a rate of the workload's main operation (refreshes for the refresh-token workload), or
+of the operation named in --rate, keeping the measured mix of the others; a result without
+operation counts is scaled per row changed (--rate rows=2000/s). Several rates give a
+column each: --rate 100/s,500/s,2000/s.
 
-Per variant it prints the log (WAL, redo, transaction log) volume per operation as
-measured, in MB/s and MiB/s, and in GB/day and GiB/day; index leaf inserts/s; rows
-changed/s; and for each ceiling the share of it used and the rate at which it is
-reached. Then the saving of each variant over the first in GB/day.
-
-A result without operation counts (measure without --operations, diff) is scaled
-per row changed (rows inserted + updated + deleted): give the rate as rows=2000/s
-(or 2000/s); rows=N/s works on any result. Several rates at once, one column
-each: --rate 100/s,500/s,2000/s.
-
-Units: MB = 10^6 bytes, GB = 10^9 bytes, MiB = 2^20 bytes, GiB = 2^30 bytes; a day
-is 86,400 s. The assumptions are printed under the numbers.
-
-Ceilings: without --ceiling the published platform log-rate limits are shown (data
-in capacity/ceilings.json: ` + strings.Join(capacity.CeilingNames(), ", ") + `).
---ceiling takes one of those names (per-vCore ones with --vcores) or a rate such as 50MiB/s.`,
+Per variant: the log volume (WAL, redo, transaction log) in MB/s, MiB/s, GB/day and
+GiB/day, index leaf inserts/s and rows changed/s; for each ceiling the share used and the
+rate that reaches it; then each variant's saving over the first. MB = 10^6 bytes, MiB =
+2^20 bytes, a day 86,400 s; the assumptions are printed under the numbers.
+--ceiling takes a rate such as 50MiB/s or a published platform limit (per-vCore ones with
+--vcores); without it all are shown: ` + wrapHelp(strings.Join(capacity.CeilingNames(), ", ")+".", 90) + `
+Reference: docs/cli/writeamp_plan.md, docs/concepts.md (units), docs/replication.md`,
 		Example: `  writeamp run --format json --output r.json
   writeamp plan r.json --rate 500/s
   writeamp plan r.json --rate 30k/min --ceiling 50MiB/s
   writeamp plan r.json --rate logins=20/s --ceiling azure-sql-gp --vcores 4
-  writeamp plan r.json --rate 100/s,500/s,2000/s
   writeamp measure --dsn "$DSN" --format json -o m.json -- pgbench -n -T 60 bench
-  writeamp plan m.json --rate rows=2000/s
-  writeamp plan r.json --rate 500/s --format markdown >> "$GITHUB_STEP_SUMMARY"`,
+  writeamp plan m.json --rate rows=2000/s --format markdown >> "$GITHUB_STEP_SUMMARY"`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usagef("plan needs exactly one result file (writeamp run --format json --output r.json), got %d arguments", len(args))
@@ -103,9 +94,9 @@ in capacity/ceilings.json: ` + strings.Join(capacity.CeilingNames(), ", ") + `).
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&rateText, "rate", "", "rate of the main operation, OPERATION=RATE or rows=RATE (rows changed), several separated by commas: "+capacity.RateGrammar)
-	listFlag(f, &ceilings, "ceiling", "", nil, "log-rate ceiling: a name ("+strings.Join(capacity.CeilingNames(), ", ")+") or a rate such as 50MiB/s; repeatable")
-	f.IntVar(&vcores, "vcores", 0, "vCores for a per-vCore ceiling (azure-sql-gp, azure-sql-mi-bc); default: the ceiling's maximum")
+	f.StringVar(&rateText, "rate", "", "rate such as 500/s, 30k/min, logins=20/s or rows=2000/s; several comma-separated")
+	listFlag(f, &ceilings, "ceiling", "", nil, "log-rate ceiling: a platform's name (see above) or a rate such as 50MiB/s; repeatable")
+	f.IntVar(&vcores, "vcores", 0, "vCores for a per-vCore ceiling (default: the ceiling's maximum)")
 	replicasFlags(f, &replicas, &network)
 	formatFlag(cmd, &format, planFormats)
 	f.StringVarP(&output, "output", "o", "", "write to this file instead of stdout")

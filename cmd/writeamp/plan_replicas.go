@@ -10,8 +10,8 @@ import (
 
 // replicasFlags are plan's --replicas and --network-ceiling.
 func replicasFlags(f *pflag.FlagSet, n *int, link *string) {
-	f.IntVar(n, "replicas", 0, "replicas receiving the log (standbys, replicas): the log shipped per replica and for the cluster; default: the standbys the result measured, if any")
-	f.StringVar(link, "network-ceiling", "", "the network link to each replica, e.g. 1Gbit/s, 10Gbps or 100MB/s: the share of it the shipped log uses")
+	f.IntVar(n, "replicas", 0, "replicas receiving the log (default: the standbys the result measured)")
+	f.StringVar(link, "network-ceiling", "", "network link to each replica, e.g. 1Gbit/s or 100MB/s: the share log uses")
 }
 
 // addReplicas adds the shipping section when asked (--replicas,

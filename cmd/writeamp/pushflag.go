@@ -22,7 +22,7 @@ func (p pushValue) Set(s string) error {
 func (p pushValue) String() string { return *p.value }
 func (p pushValue) Type() string   { return "url" }
 
-const pushUsage = "also push the metrics to this Prometheus Pushgateway (http://host:9091: job writeamp; or a full …/metrics/job/NAME/… group URL)"
+const pushUsage = "also push the metrics to this Pushgateway (job writeamp, or a group URL)"
 
 // pushFlag registers --push on a command whose result has metrics.
 func pushFlag(cmd *cobra.Command) {

@@ -18,22 +18,15 @@ func newRoot() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "writeamp",
 		Short: "Measure what a write workload really costs your database",
-		Long: `writeamp snapshots a database's own write counters (index leaf inserts, HOT updates,
-WAL/redo/log bytes, page splits, latch waits) before and after a workload, and
-puts variants side by side.
-
-Every number says where it came from and whether it is exact or derived.
-
-Exit codes, the same for every command: 0 done (or within every budget),
-1 a budget was exceeded (check) or something needed is missing (doctor),
-2 bad input or could not measure, 3 the database is not as it was (check),
-130 interrupted, 141 output closed; measure passes on its command's own
-failing status.`,
-		Example: `  # the Keycloak refresh-token experiment on a throwaway local PostgreSQL
-  writeamp run
-
-  # the same against your own test database, as JSON
-  writeamp run --dsn postgres://app@db.test:5432/keycloak --format json --output result.json`,
+		Long: `writeamp snapshots a database's own write counters (index leaf inserts, HOT updates, WAL/redo
+bytes, page splits, latch waits) before and after a workload and puts variants side by side;
+every number says where it came from and whether it is exact or derived.
+Exit codes, the same for every command: 0 done (or within every budget), 1 a budget exceeded
+(check) or something needed missing (doctor), 2 bad input or could not measure, 3 the database
+not as it was (check), 130 interrupted, 141 output closed; measure passes on its command's own.
+Reference: docs/cli/writeamp.md, docs/concepts.md (windows, exactness, units, exit codes)`,
+		Example: `  writeamp run   # the Keycloak refresh-token experiment on a throwaway local PostgreSQL
+  writeamp check --dsn "$DSN" --migration up.sql --budget 'log_bytes/op<=+5%' -- psql "$DSN" -f work.sql`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

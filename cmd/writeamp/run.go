@@ -158,17 +158,25 @@ func newWorkloadRunCmd(use, name string) *cobra.Command {
 	if d, ok := wl.(workloads.Documenter); ok {
 		cmd.Long, cmd.Example = d.Doc()
 	}
+	page := "writeamp_run.md"
+	if use != "run" {
+		page = "writeamp_run_" + use + ".md"
+	}
+	cmd.Long += "\nReference: docs/cli/" + page
+	if doc, ok := workloadDocs[name]; ok {
+		cmd.Long += ", " + doc
+	}
 	f := cmd.Flags()
-	f.StringVar(&dsn, "dsn", "", "database URL (postgres://..., mysql://..., sqlserver://..., oracle://...); default: WRITEAMP_DSN, DATABASE_URL, PG* variables, else a throwaway local PostgreSQL")
-	f.StringVar(&pgBin, "pg-bin", "", "server binaries (the bin directory holding initdb and postgres) of the throwaway PostgreSQL, to measure on a chosen major version; default: WRITEAMP_PG_BIN, else the newest found on this machine")
+	f.StringVar(&dsn, "dsn", "", "database URL (else WRITEAMP_DSN, DATABASE_URL, PG*, or a throwaway PostgreSQL)")
+	f.StringVar(&pgBin, "pg-bin", "", "bin directory of the throwaway PostgreSQL (else WRITEAMP_PG_BIN, the newest)")
 	f.AddFlagSet(workloadFlags(wl, ""))
-	f.StringVar(&concurrency, "concurrency", "1", "workers, each on its own connection (1 reproduces the reference run's one-at-a-time load; more adds contention); a list such as 1,8,32 sweeps the levels, each a column")
+	f.StringVar(&concurrency, "concurrency", "1", "workers, each on its own connection; 1,8,32 sweeps the levels")
 	listFlag(f, &variants, "variants", "", meta.Variants, "variants to measure, in order: "+strings.Join(meta.Variants, ","))
 	formatFlag(cmd, &format, reports.Formats)
 	pushFlag(cmd)
 	f.StringVarP(&output, "output", "o", "", "write the report to this file instead of stdout")
-	f.BoolVar(&noPipe, "no-pipeline", false, "send each statement and wait for it (default: one round trip per transaction where the driver can pipeline)")
-	f.BoolVar(&vacuum, "vacuum", false, "after each variant's window, VACUUM the workload's tables in a window of their own and report its cost (vacuum_* figures: WAL, pages scanned, dead rows and index entries removed); InnoDB has no VACUUM and says so")
+	f.BoolVar(&noPipe, "no-pipeline", false, "send each statement and wait for it (default: pipeline per transaction)")
+	f.BoolVar(&vacuum, "vacuum", false, "VACUUM the tables after each window and measure it (not InnoDB)")
 	f.BoolVar(&keep, "keep", false, "keep the workload's schema after the run for inspection")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress or notes on stderr")
 	intervalFlag(f, &interval)
@@ -190,6 +198,10 @@ func workloadFlags(wl workloads.Workload, prefix string) *pflag.FlagSet {
 	fs.VisitAll(func(f *pflag.Flag) { f.Usage = prefix + f.Usage })
 	return fs
 }
+
+// workloadDocs is the docs/ page of a built-in workload, named at the end
+// of its help.
+var workloadDocs = map[string]string{defaultWorkload: "docs/keycloak.md (the experiment and its knobs)"}
 
 // beforeConnect, when set (FuzzCLIFlags), sees the workload a command
 // accepted, with its parameters, before it connects.

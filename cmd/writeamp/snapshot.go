@@ -29,26 +29,17 @@ func newSnapshotCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "snapshot --dsn URL -o FILE",
 		Short: "Save the server's write counters now, for a later `writeamp diff`",
-		Long: `snapshot reads every collector once, in a read-only transaction, and saves the
-reading with the server's identity and start time. Take one before and one
-after a workload writeamp cannot wrap (a deploy, a nightly job, traffic you
-only observe), then run writeamp diff on the two files.
+		Long: `snapshot reads every collector once, in a read-only transaction, and saves the reading
+with the server's identity and start time. Take one before and one after a workload
+writeamp cannot wrap (a deploy, a nightly job, traffic you only observe), then run
+writeamp diff on the two files; diff refuses snapshots of different servers or databases
+and across a restart or failover.
 
-diff refuses snapshots from different servers or databases, and across a
-restart or failover (the counters would have been reset).
-
---checkpoint runs CHECKPOINT first (PostgreSQL), so full-page images in the
-window start from zero as they do in writeamp run and measure.
-
---enable-monitors (MySQL/MariaDB) turns on the InnoDB monitors that are off
-(page splits, merges, transaction counts; they are off by default) before
-reading, and leaves them on for the window: writeamp diff --dsn turns them
-off again, exactly as they were. If the snapshot fails or is interrupted,
-they are turned off at once. Needs SUPER (MariaDB) / SYSTEM_VARIABLES_ADMIN
-(MySQL).
-
-On MySQL/MariaDB the default --schema is the database the DSN names;
---schema '*' reads every database.`,
+--checkpoint runs CHECKPOINT first (PostgreSQL), so full-page images start from zero as
+in run and measure. --enable-monitors (MySQL/MariaDB) turns on the InnoDB monitors that
+are off (page splits, merges, transactions) for the window; diff --dsn turns them off
+again, as they were. On MySQL/MariaDB the default --schema is the DSN's database.
+Reference: docs/cli/writeamp_snapshot.md, docs/concepts.md (windows)`,
 		Example: `  writeamp snapshot --dsn postgres://postgres@db:5432/app -o before.json
   ./nightly-job
   writeamp snapshot --dsn postgres://postgres@db:5432/app -o after.json
@@ -118,13 +109,13 @@ On MySQL/MariaDB the default --schema is the database the DSN names;
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&dsn, "dsn", "", "database URL; default: WRITEAMP_DSN, DATABASE_URL or PG* variables")
+	f.StringVar(&dsn, "dsn", "", "database URL (default: WRITEAMP_DSN, DATABASE_URL or PG* variables)")
 	f.StringVarP(&output, "output", "o", "", "file to write the snapshot to (- for stdout)")
-	listFlag(f, &schemas, "schema", "", nil, "only read tables and indexes in these schemas (MySQL/MariaDB default: the DSN's database; '*' for all)")
+	listFlag(f, &schemas, "schema", "", nil, "only read tables and indexes in these schemas ('*': all)")
 	listFlag(f, &tables, "table", "", nil, "only read these tables and their indexes (name or schema.name)")
 	f.BoolVar(&checkpoint, "checkpoint", false, "run CHECKPOINT before reading (PostgreSQL; needs pg_checkpoint or superuser)")
-	f.BoolVar(&holdWAL, "hold-wal", true, "keep the server's WAL from this snapshot until the diff reads it (PostgreSQL: a replication slot, needs REPLICATION; diff --dsn drops it)")
-	f.BoolVar(&enableMonitors, "enable-monitors", false, "turn on the InnoDB monitors that are off, until writeamp diff --dsn turns them off (MySQL/MariaDB; needs SUPER / SYSTEM_VARIABLES_ADMIN)")
+	f.BoolVar(&holdWAL, "hold-wal", true, "PostgreSQL: keep the WAL until diff --dsn reads it (a slot; needs REPLICATION)")
+	f.BoolVar(&enableMonitors, "enable-monitors", false, "MySQL/MariaDB: turn on the InnoDB monitors that are off, until diff --dsn")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no notes on stderr")
 	nodeFlag(f, &nodeDSNs)
 	return cmd

@@ -39,8 +39,10 @@ func buildVersion() (version, commit string) {
 
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:     "version",
-		Short:   "Print the version, commit, Go version and the dialects this build supports",
+		Use:   "version",
+		Short: "Print the version, commit, Go version and the dialects this build supports",
+		Long: `Print the version, commit, Go version and the dialects this build supports.
+Reference: docs/cli/writeamp_version.md`,
 		Example: "  writeamp version",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -19,28 +19,28 @@ func (w *Workload) Flags() *pflag.FlagSet {
 	f.IntVar(&p.RefreshesPerLogin, "refreshes-per-login", p.RefreshesPerLogin, "token refreshes per session")
 	f.DurationVar(&p.RefreshPeriod, "refresh-period", p.RefreshPeriod, "simulated time between a session's refreshes")
 	f.Float64Var(&p.LogoutPercent, "logout-percent", p.LogoutPercent, "share of sessions that log out after their refreshes")
-	f.DurationVar(&p.MaxIdle, "max-idle", p.MaxIdle, "SSO session max idle; the coarse column's granularity is half of it")
+	f.DurationVar(&p.MaxIdle, "max-idle", p.MaxIdle, "SSO session max idle (coarse granularity: half of it)")
 	f.IntVar(&p.Buckets, "buckets", p.Buckets, "SESSION_BUCKET values (coarse variant)")
-	f.Uint64Var(&p.Seed, "seed", p.Seed, "seed for session ids and who logs out (same seed, same work)")
-	f.IntVar(&p.FillFactor, "fillfactor", p.FillFactor, "PostgreSQL heap fillfactor of the session tables (Keycloak ships 100; lower leaves room for HOT updates)")
+	f.Uint64Var(&p.Seed, "seed", p.Seed, "seed of session ids and logouts (same seed, same work)")
+	f.IntVar(&p.FillFactor, "fillfactor", p.FillFactor, "heap fillfactor of the session tables (PostgreSQL)")
 	f.Float64Var(&p.UsersPerSecond, "users-per-second", p.UsersPerSecond, "simulated login arrival rate")
-	f.DurationVar(&p.FirstRefreshAfter, "first-refresh-after", p.FirstRefreshAfter, "simulated time from a login to its code exchange and first refresh (keycloak-benchmark: none, so the first refresh lands in the login's second and writes nothing)")
+	f.DurationVar(&p.FirstRefreshAfter, "first-refresh-after", p.FirstRefreshAfter, "simulated time from a login to its first refresh")
 	// The 26.8 details Keycloak has not published: defaults reproduce PR #51904, the report lists them as assumptions.
-	f.StringVar(&p.BucketFunction, "bucket-function", p.BucketFunction, "how a session gets its SESSION_BUCKET (coarse variant): "+strings.Join(BucketFunctions, "|"))
-	f.StringVar(&p.BucketPosition, "bucket-position", p.BucketPosition, "where SESSION_BUCKET sits in the 26.8 expiration indexes: "+strings.Join(BucketPositions, "|"))
-	f.StringVar(&p.CSSUserSessionIndex, "css-user-session-index", p.CSSUserSessionIndex, "whether 26.8 drops IDX_OFFLINE_CSS_BY_USER_SESSION_AND_OFFLINE: "+strings.Join(CSSUserSessionIndexs, "|"))
-	f.BoolVar(&p.ExpirationJob, "expiration-job", p.ExpirationJob, "after each variant's window, run Keycloak's expiration job (ClearExpiredUserSessions) on the simulated clock until every session left has expired, and measure it in a window of its own")
-	f.DurationVar(&p.ExpirationInterval, "expiration-interval", p.ExpirationInterval, "simulated time between expiration job runs (Keycloak's scheduled.interval)")
-	f.IntVar(&p.ExpirationBatch, "expiration-batch", p.ExpirationBatch, "sessions the expiration job deletes per transaction (Keycloak's expirationBatch)")
-	f.DurationVar(&p.MaxLifespan, "max-lifespan", p.MaxLifespan, "SSO session max lifespan: the expiration job's CREATED_ON pass")
-	f.StringVar(&p.CoarseExpiration, "coarse-expiration", p.CoarseExpiration, "how 26.8's expiration job walks SESSION_BUCKET (not public): "+strings.Join(CoarseExpirations, "|"))
-	f.IntVar(&p.Preload, "preload", p.Preload, "live sessions loaded before the window opens (spread over the max-idle horizon; their log is not counted)")
-	f.IntVar(&p.Warmup, "warmup", p.Warmup, "logins (with their refreshes and logouts) run before the window opens, outside it")
-	f.BoolVar(&p.WarmupUntilStable, "warmup-until-stable", p.WarmupUntilStable, fmt.Sprintf("repeat the warm-up in rounds of --warmup logins (new sessions each round) until two rounds in a row write log bytes per operation within %.0f%% of each other, at most %d rounds", 100*WarmupTolerance, MaxWarmupRounds))
-	f.StringVar(&p.Checkpoint, "checkpoint", p.Checkpoint, "where the window opens: before (a CHECKPOINT right before it: the worst case for full-page images), none (no CHECKPOINT), steady (CHECKPOINT, then the warm-up, then the window)")
-	f.Float64Var(&p.OfflinePercent, "offline-percent", p.OfflinePercent, "share of sessions that are offline (OFFLINE_FLAG '1'): they idle out after --offline-max-idle, and their coarse column's granularity is half of it")
-	f.DurationVar(&p.OfflineMaxIdle, "offline-max-idle", p.OfflineMaxIdle, "the realm's offline session idle timeout (Keycloak's default: 30 days), for --offline-percent's sessions")
-	f.StringVar(&p.VariantFile, "variant-file", p.VariantFile, "a YAML file describing one more variant (a name, a base variant, DDL and statement changes; workloads/refreshtoken/README.md), run after the built-in ones")
+	f.StringVar(&p.BucketFunction, "bucket-function", p.BucketFunction, "SESSION_BUCKET hash (coarse): "+strings.Join(BucketFunctions, "|"))
+	f.StringVar(&p.BucketPosition, "bucket-position", p.BucketPosition, "26.8 index column order: "+strings.Join(BucketPositions, "|"))
+	f.StringVar(&p.CSSUserSessionIndex, "css-user-session-index", p.CSSUserSessionIndex, "26.8's offline CSS index: "+strings.Join(CSSUserSessionIndexs, "|"))
+	f.BoolVar(&p.ExpirationJob, "expiration-job", p.ExpirationJob, "measure Keycloak's expiration job after each window")
+	f.DurationVar(&p.ExpirationInterval, "expiration-interval", p.ExpirationInterval, "simulated time between expiration job runs")
+	f.IntVar(&p.ExpirationBatch, "expiration-batch", p.ExpirationBatch, "sessions the expiration job deletes per transaction")
+	f.DurationVar(&p.MaxLifespan, "max-lifespan", p.MaxLifespan, "SSO session max lifespan")
+	f.StringVar(&p.CoarseExpiration, "coarse-expiration", p.CoarseExpiration, "26.8 job's bucket walk: "+strings.Join(CoarseExpirations, "|"))
+	f.IntVar(&p.Preload, "preload", p.Preload, "live sessions loaded before the window (not measured)")
+	f.IntVar(&p.Warmup, "warmup", p.Warmup, "logins (with refreshes and logouts) run before the window")
+	f.BoolVar(&p.WarmupUntilStable, "warmup-until-stable", p.WarmupUntilStable, fmt.Sprintf("repeat the warm-up until log bytes/op settle (%.0f%%, at most %d rounds)", 100*WarmupTolerance, MaxWarmupRounds))
+	f.StringVar(&p.Checkpoint, "checkpoint", p.Checkpoint, "CHECKPOINT before the window: before|none|steady")
+	f.Float64Var(&p.OfflinePercent, "offline-percent", p.OfflinePercent, "share of sessions that are offline (OFFLINE_FLAG '1')")
+	f.DurationVar(&p.OfflineMaxIdle, "offline-max-idle", p.OfflineMaxIdle, "offline session idle timeout (Keycloak: 30 days)")
+	f.StringVar(&p.VariantFile, "variant-file", p.VariantFile, "YAML file of one more variant (workloads/refreshtoken/README.md)")
 	return f
 }
 
@@ -109,45 +109,19 @@ func checkLimits(p Params) error {
 
 // Doc is `writeamp run`'s help for this workload.
 func (w *Workload) Doc() (long, example string) {
-	return `run measures the built-in refresh-token workload, which models Keycloak's persistent
-user sessions (Keycloak PR #51904) with keycloak-benchmark's AuthorizationCode
-scenario: logins insert a user and a client session, token refreshes lock and
-update both (a refresh in the login's second writes nothing, as in Keycloak),
-a share of users log out. workloads/refreshtoken/README.md names the Keycloak
-source of every statement and index.
-
-Variants: baseline (Keycloak 26.7's tables and indexes, LAST_SESSION_REFRESH in
-an expiration index) and coarse (26.8: SESSION_BUCKET, LAST_SESSION_REFRESH_COARSE,
-rebuilt expiration indexes with INCLUDE columns where the database has them,
-filtered broker index). What Keycloak has not published is a flag
-(--bucket-function, --bucket-position, --css-user-session-index,
---first-refresh-after); the report lists these choices as assumptions.
-
-Without --dsn (and without WRITEAMP_DSN, DATABASE_URL or PG* variables) it
-starts a throwaway local PostgreSQL and removes it afterwards; --pg-bin (or
-WRITEAMP_PG_BIN) picks its server binaries, so the same workload can be
-measured on two major versions and compared. With --dsn it
-creates its own schema in that database, touches nothing else, and drops the
-schema at the end, on error and on Ctrl-C (--keep keeps it for inspection).
-
-The clock is simulated: refresh timestamps follow --first-refresh-after and
---refresh-period, but the run
-does not sleep, so a 300-second scenario runs as fast as the database allows.
-
-After each variant's window, Keycloak's expiration job (ClearExpiredUserSessions)
-runs on the simulated clock every --expiration-interval until every session left
-has expired, measured in a window of its own (expiration_job_* figures;
---expiration-job=false skips it).`,
+	return `run measures the built-in refresh-token workload, a model of Keycloak's persistent user
+sessions (PR #51904): logins insert a user and a client session, token refreshes update
+both, a share of users log out, and Keycloak's expiration job then runs in a window of its
+own. Variants: baseline (Keycloak 26.7's tables and indexes) and coarse (26.8's
+SESSION_BUCKET and coarse refresh column); what Keycloak has not published is a flag, and
+the report lists it as an assumption. The clock is simulated: the run does not sleep.
+Without --dsn it starts a throwaway local PostgreSQL (--pg-bin picks its version); with
+--dsn it works in a schema of its own, dropped at the end (--keep keeps it).`,
 		`  writeamp run
   writeamp run --dsn postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable
   writeamp run --logins 300 --variants coarse --format json --output coarse.json
-  writeamp run --concurrency 8 --refresh-period 10m --max-idle 30m   # sessions cross coarse boundaries
-  writeamp run --first-refresh-after 1s   # the first refresh writes too: 11 expiration-index entries per login
-  writeamp run --logins 300 --refreshes-per-login 40 --refresh-period 60s   # 40-minute sessions: coarse-boundary crossings counted
-  writeamp run --preload 20000 --warmup 300 --checkpoint steady   # a full table, the window between checkpoints
-  writeamp run --offline-percent 30 --offline-max-idle 1h --refreshes-per-login 40 --refresh-period 60s   # offline sessions (OFFLINE_FLAG '1'): their own coarse granularity and expiration pass
-  writeamp run --variant-file workloads/refreshtoken/client-timestamp-variant.yaml   # a variant of your own beside baseline and coarse
-  writeamp run --concurrency 1,8,32 --variants coarse --format html -o sweep.html   # throughput, latency and write amplification per level
-  writeamp run --pg-bin /usr/lib/postgresql/13/bin -o pg13.json --format json    # the same workload on two majors,
-  writeamp run --pg-bin /usr/lib/postgresql/17/bin -o pg17.json --format json    # then: writeamp compare pg13.json pg17.json`
+  writeamp run --preload 20000 --warmup 300 --checkpoint steady   # a full table, between checkpoints
+  writeamp run --concurrency 1,8,32 --variants coarse --format html -o sweep.html   # a sweep
+  writeamp run --pg-bin /usr/lib/postgresql/13/bin -o pg13.json --format json   # two majors,
+  writeamp run --pg-bin /usr/lib/postgresql/17/bin -o pg17.json --format json   # then compare them`
 }
