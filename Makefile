@@ -5,7 +5,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/writeamp/writeamp/measure.Version=$(VERSION) -X main.Commit=$(shell git rev-parse HEAD 2>/dev/null)
 BIN := bin/writeamp
 
-.PHONY: build demo test test-unit fuzz bench lint fmt clean pg-versions dist
+.PHONY: build demo test test-unit fuzz bench lint fmt clean pg-versions dist docs
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/writeamp
@@ -48,6 +48,13 @@ fuzz:
 # Benchmarks print ratios against a peer measured in the same run.
 bench: build
 	@eval "$$(scripts/services.sh postgres)" && scripts/bench.sh
+
+# The command reference in docs/cli, one page per command, from the
+# commands' own help (a test fails when it is stale). Old pages go first so
+# a removed command's page goes with it.
+docs:
+	rm -f docs/cli/*.md
+	$(GO) run ./cmd/writeamp gen --markdown docs/cli
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
