@@ -23,6 +23,7 @@ require (
 	github.com/spf13/pflag v1.0.9
 	github.com/wasilibs/go-pgquery v0.0.0-20260728010200-155ebad2880e
 	go.yaml.in/yaml/v3 v3.0.5
+	golang.org/x/term v0.45.0
 	google.golang.org/protobuf v1.36.12
 )
 
@@ -49,6 +50,5 @@ require (
 	golang.org/x/crypto v0.55.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0
-	golang.org/x/term v0.45.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 )

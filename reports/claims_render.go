@@ -7,8 +7,8 @@ import (
 	"strconv"
 
 	"github.com/jedib0t/go-pretty/v6/table"
-	"github.com/jedib0t/go-pretty/v6/text"
 
+	"github.com/writeamp/writeamp/internal/termwidth"
 	"github.com/writeamp/writeamp/result"
 )
 
@@ -56,17 +56,12 @@ func writeClaims(w io.Writer, c *Comparison, o Options, markdown bool) {
 		return
 	}
 	fmt.Fprintln(w, claimsHeading(c))
-	style := table.StyleLight
-	if !o.Color {
-		style.Color = table.ColorOptions{}
+	g := termwidth.Grid{Style: tableStyle(o), Header: []string{"#", "claim", "measured here", "basis", "verdict"},
+		Max: map[int]int{1: 44, 2: 44, 4: 36}, Right: map[int]bool{0: true}}
+	for i, cl := range c.Claims {
+		g.Rows = append(g.Rows, termwidth.GridRow{Cells: []string{strconv.Itoa(i + 1), cl.Claim, cl.Measured, basisOf(cl), VerdictText(cl)}})
 	}
-	t.SetStyle(style)
-	t.SetColumnConfigs([]table.ColumnConfig{
-		{Number: 2, WidthMax: 44, WidthMaxEnforcer: text.WrapSoft},
-		{Number: 3, WidthMax: 44, WidthMaxEnforcer: text.WrapSoft},
-		{Number: 5, WidthMax: 36, WidthMaxEnforcer: text.WrapSoft},
-	})
-	t.Render()
+	g.Render(w, o.Width)
 	fmt.Fprintln(w, "  rules:")
 	for i, cl := range c.Claims {
 		fmt.Fprintf(w, "  %d. %s\n", i+1, cl.Rule)

@@ -10,6 +10,7 @@ import (
 	"github.com/jedib0t/go-pretty/v6/table"
 	"github.com/jedib0t/go-pretty/v6/text"
 
+	"github.com/writeamp/writeamp/internal/termwidth"
 	"github.com/writeamp/writeamp/result"
 )
 
@@ -20,6 +21,9 @@ var Formats = []string{"table", "markdown", "json", "csv", "html", "openmetrics"
 type Options struct {
 	Color bool // ANSI colour (only on a terminal)
 	Top   int  // tables and indexes table/markdown/html show: 0 DefaultTop, < 0 all (top.go)
+	// Width is the terminal's the table format fits (termwidth.Of); 0:
+	// unbounded. Markdown, html and the data formats ignore it.
+	Width int
 }
 
 // CheckFormat validates a --format value.
@@ -287,18 +291,11 @@ func sameOperations(cols []Column) bool {
 	return true
 }
 
-// titleRow repeats a section title across the row so AutoMerge spans it
-// over all columns instead of widening the first.
-func titleRow(c *Comparison, title string) table.Row {
-	r := table.Row{}
-	for range header(c) {
-		r = append(r, title)
-	}
-	return r
-}
-
-// Table renders for a terminal.
+// Table renders for a terminal, fitted to o.Width: the tables narrowed,
+// wrapped or stacked (termwidth.Grid), every other line word-wrapped.
 func Table(w io.Writer, c *Comparison, o Options) error {
+	tw := termwidth.NewWriter(w, o.Width)
+	w = tw
 	fmt.Fprintln(w, c.Title)
 	for _, s := range c.Subtitle {
 		fmt.Fprintln(w, "  "+s)
@@ -306,44 +303,54 @@ func Table(w io.Writer, c *Comparison, o Options) error {
 	fmt.Fprintln(w)
 	writeFindings(w, c, false)
 	writeClaims(w, c, o, false)
-	t := table.NewWriter()
-	t.SetOutputMirror(w)
-	style := table.StyleLight
-	if !o.Color {
-		style.Color = table.ColorOptions{}
+	g := termwidth.Grid{Style: tableStyle(o), Right: map[int]bool{}}
+	for _, h := range header(c) {
+		g.Header = append(g.Header, fmt.Sprint(h))
 	}
-	style.Options.SeparateRows = false
-	t.SetStyle(style)
-	t.AppendHeader(header(c))
-	var cfg []table.ColumnConfig
-	for i := 2; i <= len(header(c))-1; i++ {
-		cfg = append(cfg, table.ColumnConfig{Number: i, Align: text.AlignRight})
+	for i := 1; i < len(g.Header)-1; i++ {
+		g.Right[i] = true
 	}
-	t.SetColumnConfigs(cfg)
-	bold := func(s string) string {
-		if o.Color {
-			return text.Bold.Sprint(s)
-		}
-		return s
+	if o.Color {
+		g.Bold = func(s string) string { return text.Bold.Sprint(s) }
 	}
-	t.AppendRow(titleRow(c, bold("Run")), table.RowConfig{AutoMerge: true})
+	g.Rows = append(g.Rows, termwidth.GridRow{Title: "Run"})
 	for _, r := range runRows(c) {
-		t.AppendRow(r)
+		g.Rows = append(g.Rows, termwidth.GridRow{Cells: cellTexts(r)})
 	}
 	for _, s := range c.Sections {
 		if len(s.Rows) == 0 {
 			continue
 		}
-		t.AppendSeparator()
-		t.AppendRow(titleRow(c, bold(s.Title)), table.RowConfig{AutoMerge: true})
+		g.Rows = append(g.Rows, termwidth.GridRow{Title: s.Title, Rule: true})
 		for _, r := range s.Rows {
-			t.AppendRow(rowCells(c, r))
+			g.Rows = append(g.Rows, termwidth.GridRow{Cells: cellTexts(rowCells(c, r))})
 		}
 	}
-	t.Render()
+	if err := g.Render(w, o.Width); err != nil {
+		return err
+	}
 	writeAfterTable(w, c, o, false)
 	footer(w, c, "")
-	return nil
+	return tw.Flush()
+}
+
+// tableStyle is the terminal tables' look: light lines, colour only on a
+// terminal, no rule between rows.
+func tableStyle(o Options) table.Style {
+	style := table.StyleLight
+	if !o.Color {
+		style.Color = table.ColorOptions{}
+	}
+	style.Options.SeparateRows = false
+	return style
+}
+
+func cellTexts(r table.Row) []string {
+	out := make([]string, len(r))
+	for i, v := range r {
+		out[i] = fmt.Sprint(v)
+	}
+	return out
 }
 
 func footer(w io.Writer, c *Comparison, bullet string) {

@@ -8,6 +8,7 @@ import (
 	"github.com/jedib0t/go-pretty/v6/table"
 	"github.com/jedib0t/go-pretty/v6/text"
 
+	"github.com/writeamp/writeamp/internal/termwidth"
 	"github.com/writeamp/writeamp/result"
 )
 
@@ -211,36 +212,41 @@ func writeAfterTable(w io.Writer, c *Comparison, o Options, markdown bool) {
 		} else {
 			fmt.Fprintln(w, rt.Title)
 		}
-		t := table.NewWriter()
-		t.SetOutputMirror(w)
-		h := table.Row{}
-		for _, s := range rt.Header {
-			h = append(h, s)
-		}
-		t.AppendHeader(h)
-		var cfg []table.ColumnConfig
+		right := map[int]bool{}
 		for i, s := range rt.Header {
 			if s != "operation" && s != "statement" && s != "largest" && s != "basis" && s != "of which indexes" && s != "predicted" {
-				cfg = append(cfg, table.ColumnConfig{Number: i + 1, Align: text.AlignRight})
+				right[i] = true
 			}
 		}
-		t.SetColumnConfigs(cfg)
-		for _, r := range rt.Rows {
-			row := table.Row{}
-			for _, s := range r {
-				row = append(row, s)
+		if !markdown {
+			g := termwidth.Grid{Style: tableStyle(o), Header: rt.Header, Right: right}
+			for _, r := range rt.Rows {
+				g.Rows = append(g.Rows, termwidth.GridRow{Cells: r})
 			}
-			t.AppendRow(row)
-		}
-		if markdown {
-			t.RenderMarkdown()
+			g.Render(w, o.Width)
 		} else {
-			style := table.StyleLight
-			if !o.Color {
-				style.Color = table.ColorOptions{}
+			t := table.NewWriter()
+			t.SetOutputMirror(w)
+			h := table.Row{}
+			for _, s := range rt.Header {
+				h = append(h, s)
 			}
-			t.SetStyle(style)
-			t.Render()
+			t.AppendHeader(h)
+			var cfg []table.ColumnConfig
+			for i := range rt.Header {
+				if right[i] {
+					cfg = append(cfg, table.ColumnConfig{Number: i + 1, Align: text.AlignRight})
+				}
+			}
+			t.SetColumnConfigs(cfg)
+			for _, r := range rt.Rows {
+				row := table.Row{}
+				for _, s := range r {
+					row = append(row, s)
+				}
+				t.AppendRow(row)
+			}
+			t.RenderMarkdown()
 		}
 		for _, f := range rt.Foot {
 			if markdown {

@@ -9,6 +9,7 @@ import (
 	"github.com/jedib0t/go-pretty/v6/table"
 	"github.com/jedib0t/go-pretty/v6/text"
 
+	"github.com/writeamp/writeamp/internal/termwidth"
 	"github.com/writeamp/writeamp/result"
 )
 
@@ -221,6 +222,18 @@ func writeTimeline(w io.Writer, c *Comparison, o Options, markdown bool) {
 	} else {
 		fmt.Fprintln(w, timelineHeading)
 	}
+	if !markdown {
+		g := termwidth.Grid{Style: tableStyle(o), Right: map[int]bool{}}
+		g.Header = cellTexts(tl.header(c))
+		for i := 1; i <= len(c.Columns); i++ {
+			g.Right[i] = true
+		}
+		for _, r := range tl.Rows {
+			g.Rows = append(g.Rows, termwidth.GridRow{Cells: cellTexts(tl.cells(r))})
+		}
+		g.Render(w, o.Width)
+		return
+	}
 	t := table.NewWriter()
 	t.SetOutputMirror(w)
 	t.AppendHeader(tl.header(c))
@@ -232,14 +245,5 @@ func writeTimeline(w io.Writer, c *Comparison, o Options, markdown bool) {
 	for _, r := range tl.Rows {
 		t.AppendRow(tl.cells(r))
 	}
-	if markdown {
-		t.RenderMarkdown()
-		return
-	}
-	style := table.StyleLight
-	if !o.Color {
-		style.Color = table.ColorOptions{}
-	}
-	t.SetStyle(style)
-	t.Render()
+	t.RenderMarkdown()
 }

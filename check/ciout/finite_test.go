@@ -47,7 +47,7 @@ func TestMarkdownStartsWithTheVerdict(t *testing.T) {
 	t.Parallel()
 	o := outcome(t, "log_bytes/op<=+5%")
 	var out bytes.Buffer
-	if err := render(&out, o, "markdown"); err != nil {
+	if err := render(&out, o, "markdown", 0); err != nil {
 		t.Fatal(err)
 	}
 	first, _, _ := strings.Cut(out.String(), "\n")
@@ -58,7 +58,7 @@ func TestMarkdownStartsWithTheVerdict(t *testing.T) {
 		t.Errorf("the headline appears %d times", n)
 	}
 	out.Reset()
-	if err := render(&out, o, "table"); err != nil || !strings.Contains(out.String(), o.Headline()) {
+	if err := render(&out, o, "table", 0); err != nil || !strings.Contains(out.String(), o.Headline()) {
 		t.Errorf("the table report keeps its headline: %v", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/writeamp/writeamp/check"
 	"github.com/writeamp/writeamp/internal/safeio"
+	"github.com/writeamp/writeamp/internal/termwidth"
 	"github.com/writeamp/writeamp/reports"
 )
 
@@ -32,6 +33,9 @@ type Outputs struct {
 	// to it when set.
 	StepSummary string
 	Stdout      io.Writer
+	// Width is what the table format fits (termwidth.Of of where the
+	// report goes); 0: unbounded.
+	Width int
 	// Stderr gets the static warnings of a check that could not measure
 	// (the report that would list them is not written); Log gets notes
 	// (the headline of a pass, a step summary that could not be written).
@@ -76,7 +80,7 @@ func Write(o *check.Outcome, w Outputs, runErr error) error {
 		}
 		return &check.ExitError{Code: o.ExitWith(runErr), Err: runErr}
 	}
-	try("--output", w.Report, func(b io.Writer) error { return render(b, o, w.Format) })
+	try("--output", w.Report, func(b io.Writer) error { return render(b, o, w.Format, w.Width) })
 	if w.Result != "" {
 		try("--result", w.Result, func(b io.Writer) error { finite(o.Result); return reports.JSON(b, o.Result) })
 	}
@@ -87,7 +91,7 @@ func Write(o *check.Outcome, w Outputs, runErr error) error {
 	}
 	if w.StepSummary != "" {
 		var sb bytes.Buffer
-		if err := render(&sb, o, "markdown"); err == nil {
+		if err := render(&sb, o, "markdown", 0); err == nil {
 			w.summary(sb.String() + "\n" + check.ExitCodes + "\n")
 		}
 	}
@@ -114,8 +118,9 @@ func Write(o *check.Outcome, w Outputs, runErr error) error {
 }
 
 // render writes the report: the check document for json, else the
-// comparison and a verdict per budget.
-func render(w io.Writer, o *check.Outcome, format string) error {
+// verdict, the comparison and a verdict per budget; the table format
+// fitted to width (0: unbounded).
+func render(w io.Writer, o *check.Outcome, format string, width int) error {
 	switch format {
 	case "json":
 		return JSON(w, o)
@@ -123,16 +128,21 @@ func render(w io.Writer, o *check.Outcome, format string) error {
 		return openMetrics(w, o)
 	}
 	markdown := format == "markdown"
+	// A report is read from its first line: the verdict leads.
 	if markdown {
-		// A PR comment is read from its first line: the verdict leads.
 		fmt.Fprintf(w, "### %s\n\n", o.Headline())
+	} else {
+		tw := termwidth.NewWriter(w, width)
+		defer tw.Flush()
+		w = tw
+		fmt.Fprintf(w, "%s\n\n", o.Headline())
 	}
 	if o.Result != nil {
-		if err := reports.Render(w, format, o.Result, reports.Options{}); err != nil {
+		if err := reports.Render(w, format, o.Result, reports.Options{Width: width}); err != nil {
 			return err
 		}
 	}
-	renderVerdicts(w, o, markdown, !markdown)
+	renderVerdicts(w, o, markdown, false, width)
 	return nil
 }
 

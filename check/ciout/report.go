@@ -12,6 +12,7 @@ import (
 	"github.com/writeamp/writeamp/budget"
 	"github.com/writeamp/writeamp/check"
 	"github.com/writeamp/writeamp/check/restore"
+	"github.com/writeamp/writeamp/internal/termwidth"
 	"github.com/writeamp/writeamp/reports"
 	"github.com/writeamp/writeamp/result"
 )
@@ -40,12 +41,12 @@ func val(b *float64, v budget.Verdict) string {
 
 // RenderVerdicts writes the headline, the static warnings and one line per verdict.
 func RenderVerdicts(w io.Writer, o *check.Outcome, markdown bool) {
-	renderVerdicts(w, o, markdown, true)
+	renderVerdicts(w, o, markdown, true, 0)
 }
 
 // renderVerdicts is RenderVerdicts, with the headline only when asked (a
 // markdown report starts with it instead).
-func renderVerdicts(w io.Writer, o *check.Outcome, markdown, headline bool) {
+func renderVerdicts(w io.Writer, o *check.Outcome, markdown, headline bool, width int) {
 	bullet := ""
 	switch {
 	case markdown:
@@ -80,23 +81,36 @@ func renderVerdicts(w io.Writer, o *check.Outcome, markdown, headline bool) {
 	if len(o.Verdicts) == 0 {
 		return
 	}
-	t := table.NewWriter()
-	t.SetOutputMirror(w)
-	st := table.StyleLight
-	st.Color = table.ColorOptions{}
-	t.SetStyle(st)
-	t.AppendHeader(table.Row{"budget", "on", "before", "after", "compared", "verdict", "basis"})
+	head := []string{"budget", "on", "before", "after", "compared", "verdict", "basis"}
+	var rows [][]string
 	for _, v := range o.Verdicts {
 		cmp := v.Message
 		if v.Compared != nil {
 			cmp, _, _ = strings.Cut(v.Message, ": ")
 		}
-		t.AppendRow(table.Row{v.Budget, where(v), val(v.Before, v) + spreadOf(v.BeforeRange, v), val(v.After, v) + spreadOf(v.AfterRange, v), cmp, strings.ToUpper(string(v.Status)), string(v.Exactness)})
+		rows = append(rows, []string{v.Budget, where(v), val(v.Before, v) + spreadOf(v.BeforeRange, v), val(v.After, v) + spreadOf(v.AfterRange, v), cmp, strings.ToUpper(string(v.Status)), string(v.Exactness)})
 	}
+	st := table.StyleLight
+	st.Color = table.ColorOptions{}
 	if markdown {
+		t := table.NewWriter()
+		t.SetOutputMirror(w)
+		t.SetStyle(st)
+		t.AppendHeader(table.Row{"budget", "on", "before", "after", "compared", "verdict", "basis"})
+		for _, r := range rows {
+			row := table.Row{}
+			for _, c := range r {
+				row = append(row, c)
+			}
+			t.AppendRow(row)
+		}
 		t.RenderMarkdown()
 	} else {
-		t.Render()
+		g := termwidth.Grid{Style: st, Header: head}
+		for _, r := range rows {
+			g.Rows = append(g.Rows, termwidth.GridRow{Cells: r})
+		}
+		g.Render(w, width)
 	}
 	var hints []string
 	for _, v := range o.Verdicts {
@@ -122,7 +136,7 @@ func renderVerdicts(w io.Writer, o *check.Outcome, markdown, headline bool) {
 	for _, v := range o.Verdicts {
 		if strings.Contains(v.Budget, "/op") {
 			if o.PerOp == "command" {
-				fmt.Fprintln(w, bullet+"/op is per command: this server counts no rows written per table here (see the notes), so each side's figures are divided by its one run of the command")
+				fmt.Fprintln(w, bullet+"/op is per command: "+noRowsWhy(o)+" (see the notes), so each side's figures are divided by its one run of the command")
 			} else {
 				fmt.Fprintln(w, bullet+"/op is per "+o.PerOp)
 			}
@@ -131,6 +145,18 @@ func renderVerdicts(w io.Writer, o *check.Outcome, markdown, headline bool) {
 	}
 	fmt.Fprintln(w, bullet+"budgets compare the after run (migration applied) with the before run; relative changes in %, ratios as % of updates; "+
 		"with --repeat the medians, [lowest to highest] of the repetitions beside them; "+check.ExitCodes)
+}
+
+// noRowsWhy is why a check's /op is per command: no rows written per
+// table to divide by, for the server's reason or the command's.
+func noRowsWhy(o *check.Outcome) string {
+	var cols []reports.Column
+	if o.Result != nil {
+		for i := range o.Result.Runs {
+			cols = append(cols, reports.Column{Run: &o.Result.Runs[i]})
+		}
+	}
+	return strings.Replace(reports.NoTableRowsWhy(cols), "the workload", "the command", 1)
 }
 
 // spreadOf shows a side's range over the repetitions beside its median.

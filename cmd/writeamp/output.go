@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/writeamp/writeamp/internal/safeio"
+	"github.com/writeamp/writeamp/internal/termwidth"
 	"github.com/writeamp/writeamp/reports"
 	"github.com/writeamp/writeamp/result"
 	"github.com/writeamp/writeamp/workloads"
@@ -75,12 +76,21 @@ func emit(cmd *cobra.Command, format, output string, res *result.Result) error {
 	// Rendered straight into the output: a large result's JSON held in a
 	// buffer first was one more copy of 80 MB.
 	err := safeio.Stream(cmd.OutOrStdout(), safeio.Target{Flag: "--output", Path: output}, func(w io.Writer) error {
-		return reports.Render(w, format, res, reports.Options{Color: color, Top: topOption()})
+		return reports.Render(w, format, res, reports.Options{Color: color, Top: topOption(), Width: outputWidth(output)})
 	})
 	if err != nil {
 		return err
 	}
 	return pushResult(cmd, func() []*dto.MetricFamily { return reports.Families(res) })
+}
+
+// outputWidth is the width a table report fits: the terminal's when it
+// goes to stdout and stdout is one, else $COLUMNS, else 0 (unbounded).
+func outputWidth(output string) int {
+	if output == "" || output == "-" {
+		return termwidth.Of(os.Stdout)
+	}
+	return termwidth.FromEnv()
 }
 
 // writeOutput writes a report or file a command was asked for, through
