@@ -151,18 +151,19 @@ func perOpNote(r *result.Run) string {
 	if op, _ := r.Main(); op == "row_writes" {
 		return "per operation = per row written (rows inserted + updated + deleted in the measured tables, as the server counts them per table)"
 	}
-	return "per operation = per command: this server counts no rows per table here (" + rowCountsWhy(r) + "), so /op budgets divide by the one command run"
+	return "per operation = per command: " + rowCountsWhy(r) + ", so /op budgets divide by the one command run"
 }
 
 // rowCountsWhy is the reason a run has no rows per table: the collector
-// that would have counted them, missing with its reason.
+// that would have counted them, missing with its reason, or else a server
+// that counts them (PostgreSQL) where the command wrote none.
 func rowCountsWhy(r *result.Run) string {
 	for _, m := range r.Missing {
 		if m.Lacking(result.RowsInserted) {
-			return m.Reason
+			return "this server counts no rows per table here (" + m.Reason + ")"
 		}
 	}
-	return "no table counter of rows written changed"
+	return "the command wrote no row to a measured table (no table counter of rows written changed)"
 }
 
 // undo runs steps' undo on a connection of its own, within a minute even

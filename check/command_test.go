@@ -20,7 +20,9 @@ func TestPerOpNoteNamesTheCollectorLackingRowCounts(t *testing.T) {
 		t.Errorf("perOpNote = %q", got)
 	}
 	r.Missing = r.Missing[:1]
-	if got := rowCountsWhy(r); got != "no table counter of rows written changed" {
+	// A server that counts rows per table (PostgreSQL) and a command that
+	// wrote none: the note says so, not that the server counts none.
+	if got := perOpNote(r); !strings.Contains(got, "the command wrote no row to a measured table") || strings.Contains(got, "counts no rows") {
 		t.Errorf("a reason's words chose the collector: %q", got)
 	}
 }

@@ -39,12 +39,31 @@ func normalization(cols []Column) (perOp string, dens []float64, basis string) {
 		if ok {
 			basis := "per row changed = rows inserted + updated + deleted " + level.what
 			if level.what == "by the whole server" {
-				basis += " (" + rowSources(cols[0].Run) + "): this server counts no rows per table, so other databases' and sessions' rows are in the denominator"
+				basis += " (" + rowSources(cols[0].Run) + "): " + NoTableRowsWhy(cols) + ", so other databases' and sessions' rows are in the denominator"
 			}
 			return "row changed", dens, basis
 		}
 	}
 	return "", make([]float64, len(cols)), "no per-unit figures: no operation count was given and no rows changed to divide by"
+}
+
+// NoTableRowsWhy says why runs have no rows changed in the measured
+// tables to divide by: a server that does not count rows per table (a
+// collector missing them, or tables without row counters, as InnoDB's on
+// MariaDB), or else one that does
+// (PostgreSQL) where the workload wrote no row to a measured table.
+func NoTableRowsWhy(cols []Column) string {
+	for _, col := range cols {
+		for _, m := range col.Run.Missing {
+			if m.Lacking(result.RowsInserted) {
+				return "this server counts no rows per table"
+			}
+		}
+		if s := col.Run.TableRows(); s.Counted == 0 && s.Uncounted > 0 {
+			return "this server counts no rows per table"
+		}
+	}
+	return "the workload wrote no row to a measured table"
 }
 
 // RowsChanged sums the rows inserted, updated and deleted in the run's
