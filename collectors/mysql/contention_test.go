@@ -193,7 +193,7 @@ func TestChangeBuffer(t *testing.T) {
 
 	d := &collectors.Delta{After: &collectors.Snapshot{Marks: map[string]string{MarkChangeBuffering: "none"}}}
 	DeriveChangeBufferNote(d)
-	if len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0].Text, "does not apply here") {
+	if len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0].Text, "defers no secondary-index change") {
 		t.Errorf("the note: %v", d.Warnings)
 	}
 	d = &collectors.Delta{After: &collectors.Snapshot{Marks: map[string]string{MarkChangeBuffering: "all"}}}
