@@ -1,6 +1,6 @@
 // Package doctor says what a server lets writeamp measure: for every
 // collector of the dialect, available or missing, why, and the statement that
-// fixes it; and whether what the refresh-token experiment needs is there.
+// fixes it; and which commands (measure, run, check) can work there.
 package doctor
 
 import (
@@ -23,11 +23,14 @@ type Item struct {
 	Name      string `json:"name"`
 	Kind      string `json:"kind"` // collector, interval collector, capability, privilege
 	Available bool   `json:"available"`
-	Needed    bool   `json:"needed"` // the refresh-token experiment cannot run without it
-	Gives     string `json:"gives,omitempty"`
-	Reason    string `json:"reason,omitempty"`
-	Fix       string `json:"fix,omitempty"`
-	Without   string `json:"without,omitempty"` // what happens when it is missing
+	Needed    bool   `json:"needed"` // some command cannot work without it
+	// For is the first of Purposes that cannot work without it ("" optional).
+	For      string   `json:"for,omitempty"`
+	Gives    string   `json:"gives,omitempty"`
+	Reason   string   `json:"reason,omitempty"`
+	Fix      string   `json:"fix,omitempty"`
+	Without  string   `json:"without,omitempty"`  // what happens when it is missing
+	Cautions []string `json:"cautions,omitempty"` // what Fix lets the login do beyond writeamp's use
 }
 
 // Report is a diagnosis.
@@ -38,17 +41,15 @@ type Report struct {
 	// Needs says, per group of numbers, the privilege it needs in the
 	// vendor's words and whether this login has it.
 	Needs []NeedStatus `json:"needs,omitempty"`
+	// For is the command asked about (doctor --for); "" judges measure and
+	// says what works for each.
+	For string `json:"for,omitempty"`
+	// Strict: anything missing fails (doctor --strict).
+	Strict bool `json:"strict,omitempty"`
 }
 
-// OK reports whether everything needed is available.
-func (r *Report) OK() bool {
-	for _, it := range r.Items {
-		if it.Needed && !it.Available {
-			return false
-		}
-	}
-	return true
-}
+// OK reports whether the command asked about (measure unless asked) can work.
+func (r *Report) OK() bool { return r.Works(r.asked()) }
 
 // Complete reports whether everything, needed or not, is available, leaving
 // out what this server version does not have at all.
@@ -61,8 +62,8 @@ func (r *Report) Complete() bool {
 	return true
 }
 
-// needed names, per dialect, the collectors without which the refresh-token
-// experiment has no headline numbers: the log volume and the row/HOT counts
+// needed names, per dialect, the collectors without which measure (and so
+// every command) has no headline numbers: the log volume and the row/HOT counts
 // (PostgreSQL); per-index leaf inserts fall back to a derivation from the
 // table counters when pg_walinspect is missing, labelled derived.
 var needed = map[string][]string{
@@ -201,6 +202,9 @@ func Diagnose(ctx context.Context, db *sql.DB, s dialects.Server) (*Report, erro
 	}
 	add := func(name, kind string, supports error) {
 		it := Item{Name: name, Kind: kind, Needed: need[name], Gives: gives[name][0], Without: gives[name][1], Available: true}
+		if it.Needed {
+			it.For = "measure"
+		}
 		switch {
 		case supports != nil:
 			it.Available = false
@@ -234,9 +238,11 @@ func Diagnose(ctx context.Context, db *sql.DB, s dialects.Server) (*Report, erro
 		}
 		r.Items = append(r.Items, mysqlTrial(ctx, db, s))
 	}
-	for _, it := range r.Items {
+	r.Items = append(r.Items, checkItems(ctx, db, s)...)
+	for i, it := range r.Items {
 		if !it.Available {
 			unread[it.Name] = it.Reason
+			r.Items[i].Cautions = Cautions(it.Fix)
 		}
 	}
 	r.Needs = needStatus(s, unread)

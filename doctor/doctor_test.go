@@ -42,27 +42,89 @@ func TestCapItemsKeepTheReasonTyped(t *testing.T) {
 	}
 }
 
+// TestVerdict: doctor judges the command asked about (measure unless
+// asked), says per command what works, and an optional item missing costs
+// no command.
 func TestVerdict(t *testing.T) {
 	r := &Report{Items: []Item{
-		{Name: "wal_lsn", Kind: "collector", Needed: true, Available: true},
+		{Name: "wal_lsn", Kind: "collector", Needed: true, For: "measure", Available: true},
 		{Name: "pg_walinspect", Kind: "interval collector", Reason: "no", Fix: "GRANT pg_read_server_files TO app"},
 		{Name: "n_tup_newpage_upd", Kind: "version", Reason: "needs PostgreSQL 16 or later"},
+		{Name: "create schema", Kind: "privilege", Needed: true, For: "run", Reason: "app may not create schemas", Fix: "GRANT CREATE ON DATABASE db TO app"},
+		{Name: "confined login", Kind: "privilege", Needed: true, For: "check", Available: true},
 	}}
-	if !r.OK() || r.Complete() {
-		t.Fatalf("OK %v Complete %v", r.OK(), r.Complete())
+	if !r.OK() || r.Complete() || r.Works("run") || r.Works("check") {
+		t.Fatalf("OK %v Complete %v run %v check %v", r.OK(), r.Complete(), r.Works("run"), r.Works("check"))
 	}
 	var buf bytes.Buffer
 	if err := Render(&buf, "table", r); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
-	for _, want := range []string{"MISSING    pg_walinspect", "fix:     GRANT pg_read_server_files TO app", "n/a        n_tup_newpage_upd", "ready for the refresh-token experiment; without pg_walinspect"} {
+	for _, want := range []string{"MISSING    pg_walinspect", "fix:     GRANT pg_read_server_files TO app", "n/a        n_tup_newpage_upd",
+		"MISSING    create schema   run ", "  measure  works\n", "  run      CANNOT WORK: missing create schema\n",
+		"  check    CANNOT WORK with its built-in workload: missing create schema; check -- COMMAND works",
+		"without pg_walinspect some numbers are derived or absent", "verdict: measure works here; run, check cannot (exit code 0)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("lacks %q:\n%s", want, out)
 		}
 	}
-	r.Items[0].Available = false
+
+	r.For = "run"
 	if r.OK() {
-		t.Fatal("a needed item is missing")
+		t.Fatal("--for run: run cannot create its schema")
+	}
+	buf.Reset()
+	Render(&buf, "table", r)
+	if !strings.Contains(buf.String(), "verdict: run cannot work here: missing create schema (exit code 1)") {
+		t.Errorf("--for run:\n%s", buf.String())
+	}
+	r.Items[3].Available = true
+	if !r.OK() || !r.Works("check") {
+		t.Fatal("with the schema, run and check work")
+	}
+	r.Items[0].Available = false
+	r.For = ""
+	if r.OK() || r.Works("run") {
+		t.Fatal("without the WAL position nothing works")
+	}
+	buf.Reset()
+	Render(&buf, "json", r)
+	if !strings.Contains(buf.String(), `"ok": false`) || !strings.Contains(buf.String(), `"for": "measure",
+      "works": false,
+      "missing": [
+        "wal_lsn"`) {
+		t.Errorf("json:\n%s", buf.String())
+	}
+}
+
+// Where doctor recommends EXECUTE on pg_read_binary_file it says, next to
+// the GRANT, that the role can then read every file under the data
+// directory, and names the narrower pg_walinspect grant; said in full once.
+func TestCautionBesideTheGrant(t *testing.T) {
+	grant := `GRANT EXECUTE ON FUNCTION pg_read_binary_file(text, bigint, bigint) TO "app"`
+	c := Cautions(grant)
+	if len(c) != 1 || !strings.Contains(c[0], "read every file under the data directory") ||
+		!strings.Contains(c[0], "every database") || !strings.Contains(c[0], "pg_get_wal_records_info") {
+		t.Fatalf("caution: %q", c)
+	}
+	if c := Cautions(`CREATE EXTENSION pg_walinspect; GRANT pg_read_server_files TO "app"`); len(c) != 1 || !strings.Contains(c[0], "any file") {
+		t.Errorf("pg_read_server_files: %q", c)
+	}
+	if c := Cautions(`GRANT pg_checkpoint TO "app"`); c != nil {
+		t.Errorf("pg_checkpoint: %q", c)
+	}
+	r := &Report{Items: []Item{
+		{Name: "pg_wal", Kind: "collector", Reason: "no", Fix: grant, Cautions: Cautions(grant)},
+		{Name: "wal_files", Kind: "capability", Reason: "no", Fix: grant, Cautions: Cautions(grant)},
+	}}
+	var buf bytes.Buffer
+	Render(&buf, "table", r)
+	out := buf.String()
+	if i, j := strings.Index(out, "fix:     "+grant), strings.Index(out, "caution: EXECUTE on pg_read_binary_file lets the role read every file under the data directory"); i < 0 || j < i {
+		t.Errorf("no caution after the GRANT:\n%s", out)
+	}
+	if n := strings.Count(out, "read every file"); n != 1 || !strings.Contains(out, "caution: as for pg_wal above") {
+		t.Errorf("caution said %d times in full:\n%s", n, out)
 	}
 }

@@ -12,3 +12,11 @@ SELECT setting, source FROM pg_settings WHERE name = 'default_transaction_read_o
 CREATE SCHEMA {{schema}};
 CREATE TABLE {{schema}}.t (id int);
 INSERT INTO {{schema}}.t VALUES (1)
+
+-- name: copy_requirements
+-- Whether check -- COMMAND may copy the database ($1) on its own server, as
+-- check/clone.go asks before it does: CREATEDB (or superuser), and the right
+-- to copy it (superuser, its owner, or any CREATEDB role for a template).
+SELECT r.rolsuper, r.rolcreatedb, d.datistemplate, pg_has_role(d.datdba, 'USAGE')
+FROM pg_database d, pg_roles r
+WHERE d.datname = $1 AND r.rolname = current_user

@@ -111,6 +111,8 @@ type NeedStatus struct {
 	// read tells, e.g. a schema privilege doctor does not try).
 	Status string `json:"status"`
 	Why    string `json:"why,omitempty"`
+	// Cautions say what the privilege lets the login do beyond writeamp's use.
+	Cautions []string `json:"cautions,omitempty"`
 }
 
 func needStatus(s dialects.Server, failed map[string]string) []NeedStatus {
@@ -142,6 +144,9 @@ func needStatus(s dialects.Server, failed map[string]string) []NeedStatus {
 		}
 		if checked && st.Status != "missing" {
 			st.Status = "available"
+		}
+		if st.Status == "missing" {
+			st.Cautions = Cautions(st.Privilege + " " + st.Why)
 		}
 		out = append(out, st)
 	}

@@ -17,12 +17,13 @@ func Render(w io.Writer, format string, r *Report) error {
 	if format == "json" {
 		type doc struct {
 			*Report
-			OK       bool `json:"ok"`
-			Complete bool `json:"complete"`
+			OK       bool      `json:"ok"`
+			Complete bool      `json:"complete"`
+			Verdicts []Verdict `json:"verdicts"`
 		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(doc{r, r.OK(), r.Complete()})
+		return enc.Encode(doc{r, r.OK(), r.Complete(), r.Verdicts()})
 	}
 	md := format == "markdown"
 	b := ""
@@ -33,6 +34,18 @@ func Render(w io.Writer, format string, r *Report) error {
 		fmt.Fprintf(w, "writeamp doctor · %s\n", r.Server)
 	}
 	fmt.Fprintf(w, "%sdatabase %s as %s (%s)\n\n", b, r.Server.Database, r.Server.User, r.Where)
+	// A caution is said in full once, then referred to.
+	cautioned := map[string]string{}
+	caution := func(pad string, texts []string, where string) {
+		for _, text := range texts {
+			if first, ok := cautioned[text]; ok {
+				fmt.Fprintf(w, "%scaution: as for %s above\n", pad, first)
+				continue
+			}
+			cautioned[text] = where
+			fmt.Fprintf(w, "%scaution: %s\n", pad, text)
+		}
+	}
 	section := func(title string, kinds ...string) {
 		var items []Item
 		for _, it := range r.Items {
@@ -59,8 +72,8 @@ func Render(w io.Writer, format string, r *Report) error {
 				status = "MISSING"
 			}
 			role := "optional"
-			if it.Needed {
-				role = "needed"
+			if it.For != "" {
+				role = it.For
 			}
 			desc := it.Gives
 			fmt.Fprintf(w, "%s  %-9s  %-*s  %-8s  %s\n", b, status, width, it.Name, role, desc)
@@ -72,6 +85,7 @@ func Render(w io.Writer, format string, r *Report) error {
 				if it.Fix != "" {
 					fmt.Fprintf(w, "%sfix:     %s\n", pad, it.Fix)
 				}
+				caution(pad, it.Cautions, it.Name)
 				if it.Without != "" {
 					fmt.Fprintf(w, "%swithout: %s\n", pad, it.Without)
 				}
@@ -93,6 +107,7 @@ func Render(w io.Writer, format string, r *Report) error {
 				if n.Why != "" {
 					fmt.Fprintf(w, "%swhy:     %s\n", pad, n.Why)
 				}
+				caution(pad, n.Cautions, "that row")
 				if n.Without != "" {
 					fmt.Fprintf(w, "%swithout: %s\n", pad, n.Without)
 				}
@@ -100,25 +115,67 @@ func Render(w io.Writer, format string, r *Report) error {
 		}
 		fmt.Fprintln(w)
 	}
-	var missNeeded, missOpt []string
+	var missOpt []string
 	for _, it := range r.Items {
-		if !it.Available && it.Kind != "version" {
-			if it.Needed {
-				missNeeded = append(missNeeded, it.Name)
-			} else {
-				missOpt = append(missOpt, it.Name)
-			}
+		if !it.Available && it.Kind != "version" && it.For == "" {
+			missOpt = append(missOpt, it.Name)
 		}
 	}
-	switch {
-	case len(missNeeded) > 0:
-		fmt.Fprintf(w, "%sverdict: the refresh-token experiment cannot run here: missing %s (exit code 1)\n", b, strings.Join(missNeeded, ", "))
-	case len(missOpt) > 0:
-		fmt.Fprintf(w, "%sverdict: ready for the refresh-token experiment; without %s some numbers are derived or absent (see \"without\")\n", b, strings.Join(missOpt, ", "))
-	default:
-		fmt.Fprintf(w, "%sverdict: ready: every collector is available\n", b)
+	fmt.Fprintf(w, "%swhat works here:\n", b)
+	var works, not []string
+	for _, v := range r.Verdicts() {
+		line := "works"
+		if v.Works {
+			works = append(works, v.For)
+		} else {
+			not = append(not, v.For)
+			line = "CANNOT WORK: missing " + strings.Join(v.Missing, ", ")
+			if v.For == "check" {
+				line = "CANNOT WORK with its built-in workload: missing " + strings.Join(v.Missing, ", ")
+			}
+		}
+		switch {
+		case v.Note != "" && v.Works:
+			line += " (" + v.Note + ")"
+		case v.Note != "":
+			line += "; " + v.Note
+		}
+		fmt.Fprintf(w, "%s  %-7s  %s\n", b, v.For, line)
 	}
-	fmt.Fprintf(w, "%sneeded = the refresh-token experiment has no headline numbers without it; exit code 0 when every needed item is available (--strict: every item)\n", b)
+	if len(missOpt) > 0 {
+		fmt.Fprintf(w, "%s  without %s some numbers are derived or absent (see \"without\")\n", b, strings.Join(missOpt, ", "))
+	}
+	fmt.Fprintln(w)
+	asked, code := r.asked(), 0
+	if !r.OK() || r.Strict && !r.Complete() {
+		code = 1
+	}
+	switch {
+	case len(works) == 0:
+		fmt.Fprintf(w, "%sverdict: nothing works here (exit code 1)\n", b)
+	case r.For == "":
+		verb := "works"
+		if len(works) > 1 {
+			verb = "work"
+		}
+		fmt.Fprintf(w, "%sverdict: %s %s here", b, strings.Join(works, ", "), verb)
+		if len(not) > 0 {
+			fmt.Fprintf(w, "; %s cannot", strings.Join(not, ", "))
+		}
+		if r.Strict && !r.Complete() {
+			fmt.Fprint(w, "; --strict: not every item is available")
+		}
+		fmt.Fprintf(w, " (exit code %d)\n", code)
+	case code == 0:
+		fmt.Fprintf(w, "%sverdict: %s works here (exit code 0)\n", b, asked)
+	case !r.OK() && asked == "check":
+		fmt.Fprintf(w, "%sverdict: check with its built-in workload cannot work here: missing %s (exit code 1)\n", b, strings.Join(r.missingFor(asked), ", "))
+	case !r.OK():
+		fmt.Fprintf(w, "%sverdict: %s cannot work here: missing %s (exit code 1)\n", b, asked, strings.Join(r.missingFor(asked), ", "))
+	default:
+		fmt.Fprintf(w, "%sverdict: %s works here, but --strict: not every item is available (exit code 1)\n", b, asked)
+	}
+	fmt.Fprintf(w, "%smeasure, run, check = the first command that cannot work without the item; exit code 0 when %s works (--for; --strict: every item)\n", b, asked)
 	return nil
 }
 

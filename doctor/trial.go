@@ -59,7 +59,7 @@ const trialGives = "the refresh-token workload creates its own schema (writeamp_
 // default_transaction_read_only = on for the role or the database), a
 // standby or a missing privilege show here instead of at run's CREATE SCHEMA.
 func pgTrial(ctx context.Context, db *sql.DB, s dialects.Server) Item {
-	it := Item{Name: "create schema", Kind: "privilege", Needed: true, Gives: trialGives,
+	it := Item{Name: "create schema", Kind: "privilege", Needed: true, For: "run", Gives: trialGives,
 		Without: "writeamp run cannot create its tables (measure/check -- COMMAND still work)"}
 	tx, err := db.BeginTx(ctx, nil)
 	if err == nil {
@@ -107,7 +107,7 @@ func pgTrial(ctx context.Context, db *sql.DB, s dialects.Server) Item {
 // and write a row in a transaction; the database is dropped again whatever
 // happened (DDL is not transactional in MySQL).
 func mysqlTrial(ctx context.Context, db *sql.DB, s dialects.Server) Item {
-	it := Item{Name: "create schema", Kind: "privilege", Needed: true, Gives: trialGives,
+	it := Item{Name: "create schema", Kind: "privilege", Needed: true, For: "run", Gives: trialGives,
 		Without: "writeamp run cannot create its tables (measure/check -- COMMAND still work)"}
 	name := trialName()
 	conn, err := db.Conn(ctx)
@@ -176,7 +176,7 @@ var standbyRows = Item{Name: "row counters on a standby", Kind: "capability", Av
 // refuses to write its workload (its tables would diverge the replica from
 // its primary) and doctor tries no write either.
 func replicaTrial(s dialects.Server) Item {
-	return Item{Name: "create schema", Kind: "capability", Needed: true, Available: false, Gives: trialGives,
+	return Item{Name: "create schema", Kind: "capability", Needed: true, For: "run", Available: false, Gives: trialGives,
 		Reason:  "the server is a replica (of " + s.Prop(my.PropReplicaOf) + "): writeamp run writes nothing there, its workload's tables would diverge it from its primary",
 		Fix:     "run on the primary with --node for this replica; measure --dsn <this replica> -- COMMAND measures what it applies",
 		Without: "on a replica: the primary's binlog received and applied (exact), transactions applied, rows applied (derived), apply lag (sampled)"}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -13,8 +14,8 @@ import (
 
 func newDoctorCmd() *cobra.Command {
 	var (
-		dsn, format string
-		strict      bool
+		dsn, format, purpose string
+		strict               bool
 	)
 	cmd := &cobra.Command{
 		Use:   "doctor --dsn URL",
@@ -35,14 +36,16 @@ HOT: pg_stat_user_tables' functions), and creating a schema and writing to it (t
 pg_walinspect is optional: without it per-index leaf inserts are derived from the
 table counters (and labelled derived) instead of counted from the WAL.
 
-Exit codes: 0 every needed item is available, 1 something needed is missing
-(--strict: anything is missing), 2 could not connect or bad flags.`,
+Exit codes: 0 the --for command works (default measure), 1 it cannot, 2 no connection or bad flags.`,
 		Example: `  writeamp doctor --dsn postgres://app@db.test:5432/keycloak
   writeamp doctor --dsn mysql://root@127.0.0.1:3306/test --format json
   writeamp doctor --dsn postgres://ci@localhost/scratch --strict   # fail CI unless pg_walinspect is usable`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
+			if purpose != "" && !slices.Contains(doctor.Purposes, purpose) {
+				return exitError{code: exitUsage, err: fmt.Errorf("doctor --for %q: want one of %s", purpose, strings.Join(doctor.Purposes, ", "))}
+			}
 			t, err := connect(ctx, dsn, embedOpts{Allow: false}, cmd.ErrOrStderr())
 			if err != nil {
 				return exitError{code: exitUsage, err: err}
@@ -52,7 +55,7 @@ Exit codes: 0 every needed item is available, 1 something needed is missing
 			if err != nil {
 				return exitError{code: exitUsage, err: err}
 			}
-			rep.Where = t.Where
+			rep.Where, rep.For, rep.Strict = t.Where, purpose, strict
 			var buf bytes.Buffer
 			if err := doctor.Render(&buf, format, rep); err != nil {
 				return err
@@ -68,8 +71,12 @@ Exit codes: 0 every needed item is available, 1 something needed is missing
 				}
 			}
 			switch {
+			case !rep.OK() && purpose == "":
+				return exitError{code: 1, err: fmt.Errorf("doctor: not even measure can work here (see above)")}
+			case !rep.OK() && purpose == "check":
+				return exitError{code: 1, err: fmt.Errorf("doctor --for check: check with its built-in workload cannot work here (see above)")}
 			case !rep.OK():
-				return exitError{code: 1, err: fmt.Errorf("doctor: something the refresh-token experiment needs is missing (see above)")}
+				return exitError{code: 1, err: fmt.Errorf("doctor --for %s: %s cannot work here (see above)", purpose, purpose)}
 			case strict && !rep.Complete():
 				return exitError{code: 1, err: fmt.Errorf("doctor --strict: some collectors are missing (see above)")}
 			}
@@ -79,6 +86,7 @@ Exit codes: 0 every needed item is available, 1 something needed is missing
 	f := cmd.Flags()
 	f.StringVar(&dsn, "dsn", "", "database URL (postgres://..., mysql://..., sqlserver://..., oracle://...); default: WRITEAMP_DSN, DATABASE_URL, PG* variables")
 	formatFlag(cmd, &format, doctor.Formats)
+	f.StringVar(&purpose, "for", "", "judge one command: measure, run or check (default: measure, and say what works)")
 	f.BoolVar(&strict, "strict", false, "exit 1 when anything is missing, optional collectors included")
 	return cmd
 }
