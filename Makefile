@@ -11,9 +11,10 @@ build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/writeamp
 
 # The Keycloak refresh-token experiment on a throwaway PostgreSQL. Installs
-# PostgreSQL's binaries (apt-get, as root) when they are missing.
+# PostgreSQL's server package (apt-get, as root) when initdb and postgres are
+# missing, nothing else; apt's output is shown only if it fails.
 demo: build
-	INSTALL_ONLY=1 scripts/services.sh postgres >/dev/null
+	INSTALL_ONLY=1 scripts/services.sh postgres
 	$(BIN) run
 
 # Everything, against real PostgreSQL and MariaDB: installs and starts them
