@@ -271,7 +271,7 @@ func (c *Comparison) section(kind, title string, cols []Column,
 					}
 					top = max(top, m.V())
 					cell.Text = result.FormatTotal(name, m.V())
-					if c.PerOp != "" && !isRatio(name) && !info(name).Total {
+					if c.PerOp != "" && !isRatio(name) && !info(name).Total && !ownRate(name) {
 						if n := c.Denominators[ci]; n > 0 {
 							v := m.V() / n
 							cell.PerOp = &v

@@ -19,7 +19,7 @@ import (
 func HTML(w io.Writer, res *result.Result) error { return htmlOf(w, res, FromResult(res)) }
 
 func htmlOf(w io.Writer, res *result.Result, c *Comparison) error {
-	page := htmlPage{C: c, Tool: res.Tool, Server: res.Server.Name, Created: res.CreatedAt}
+	page := htmlPage{C: c, Tool: res.Tool, Server: res.Server.Name, Created: res.CreatedAt, Title: htmlTitle(res, c)}
 	for i, col := range c.Columns {
 		page.Series = append(page.Series, htmlSeries{Label: col.Label, Color: seriesColor(i)})
 	}
@@ -38,8 +38,31 @@ func htmlOf(w io.Writer, res *result.Result, c *Comparison) error {
 	return htmlTemplate.Execute(w, page)
 }
 
+// htmlTitle names what the page compares, so a tab or a bookmark says
+// it: "refresh-token: baseline vs coarse on PostgreSQL 15", a wrapped
+// command by its own words rather than "command".
+func htmlTitle(res *result.Result, c *Comparison) string {
+	name := res.Workload.Name
+	if cmd, ok := res.Workload.Params["command"].(string); ok && name == "command" && cmd != "" {
+		if r := []rune(cmd); len(r) > 60 {
+			cmd = string(r[:59]) + "…"
+		}
+		name = cmd
+	}
+	var labels []string
+	for _, col := range c.Columns {
+		labels = append(labels, col.Label)
+	}
+	t := strings.Join(labels, " vs ")
+	if name != "" {
+		t = name + ": " + t
+	}
+	return t + " on " + res.Server.Name
+}
+
 type htmlPage struct {
 	C        *Comparison
+	Title    string // the browser tab's: what ran, its columns, where
 	Tool     result.Tool
 	Server   string
 	Created  string
@@ -265,7 +288,7 @@ const htmlSource = `<!DOCTYPE html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="{{.Tool.Name}} {{.Tool.Version}}">
-<title>{{.C.Title}}</title>
+<title>{{.Title}}</title>
 <style>
 :root { --fg:#1f2328; --muted:#656d76; --line:#d0d7de; --bg:#ffffff; --band:#f6f8fa; }
 * { box-sizing: border-box; }
