@@ -30,13 +30,13 @@ GRANT shows here, with the statement that fixes it for your user and
 database); on MySQL/MariaDB it creates a database and a table, writes a row
 and drops the database again. Nothing is left behind.
 
-"needed" items are those the refresh-token experiment has no headline numbers
-without. On PostgreSQL: wal_lsn (WAL bytes), pg_class, pg_stat_relations (rows,
-HOT: pg_stat_user_tables' functions), and creating a schema and writing to it (the workload makes its own).
-pg_walinspect is optional: without it per-index leaf inserts are derived from the
-table counters (and labelled derived) instead of counted from the WAL.
+Each item names the first command that needs it: measure needs the log position
+and the row counters, run also creates its own schema, check's built-in workload
+also creates a login confined to that schema. pg_walinspect (or reading pg_wal)
+is optional: without it per-index leaf inserts are derived, and labelled so.
 
-Exit codes: 0 the --for command works (default measure), 1 it cannot, 2 no connection or bad flags.`,
+Exit codes: 0 the --for command works (default measure), 1 it cannot, 2 no connection or bad flags.
+Reference: docs/cli/writeamp_doctor.md, docs/privileges.md (what each collector needs)`,
 		Example: `  writeamp doctor --dsn postgres://app@db.test:5432/keycloak
   writeamp doctor --dsn mysql://root@127.0.0.1:3306/test --format json
   writeamp doctor --dsn postgres://ci@localhost/scratch --strict   # fail CI unless pg_walinspect is usable`,
@@ -84,7 +84,7 @@ Exit codes: 0 the --for command works (default measure), 1 it cannot, 2 no conne
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&dsn, "dsn", "", "database URL (postgres://..., mysql://..., sqlserver://..., oracle://...); default: WRITEAMP_DSN, DATABASE_URL, PG* variables")
+	f.StringVar(&dsn, "dsn", "", "database URL (default: WRITEAMP_DSN, DATABASE_URL or PG* variables)")
 	formatFlag(cmd, &format, doctor.Formats)
 	f.StringVar(&purpose, "for", "", "judge one command: measure, run or check (default: measure, and say what works)")
 	f.BoolVar(&strict, "strict", false, "exit 1 when anything is missing, optional collectors included")
