@@ -8,6 +8,7 @@ import (
 
 	"github.com/writeamp/writeamp/explain"
 	"github.com/writeamp/writeamp/internal/safeio"
+	"github.com/writeamp/writeamp/internal/termwidth"
 )
 
 func newExplainCmd() *cobra.Command {
@@ -52,7 +53,14 @@ Reference: docs/cli/writeamp_explain.md, docs/check-ci.md (how SQL files are rea
 				if len(files) > 1 && format != "json" {
 					fmt.Fprintf(cmd.OutOrStdout(), "== %s\n", files[i])
 				}
-				if err := explain.Render(cmd.OutOrStdout(), format, rep); err != nil {
+				out := cmd.OutOrStdout()
+				if format == "table" {
+					// Prose, one statement a block: wrapped to the width.
+					tw := termwidth.NewWriter(out, outputWidth(""))
+					defer tw.Flush()
+					out = tw
+				}
+				if err := explain.Render(out, format, rep); err != nil {
 					return err
 				}
 			}
