@@ -9,7 +9,7 @@ import (
 )
 
 // Need is what a group of numbers needs on one dialect, named as the vendor
-// names it. The README's privilege tables are these rows (a test holds
+// names it. The tables of docs/privileges.md are these rows (a test holds
 // them to it); doctor says, for the server at hand, which are there.
 type Need struct {
 	Numbers   string `json:"numbers"`
