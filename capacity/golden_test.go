@@ -3,10 +3,12 @@ package capacity
 import (
 	"bytes"
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/writeamp/writeamp/internal/golden"
+	"github.com/writeamp/writeamp/internal/termwidth"
 	"github.com/writeamp/writeamp/result"
 )
 
@@ -72,4 +74,44 @@ func FuzzParseByteRate(f *testing.F) {
 			t.Fatalf("ParseByteRate(%q) = %v: not a positive finite rate", s, v)
 		}
 	})
+}
+
+// plan's table fits the terminal: at 80, 100 and 120 columns no line is
+// wider, and every figure of the unbounded plan is still there.
+func TestPlanFitsTheWidth(t *testing.T) {
+	res, err := result.Read("../reports/testdata/refresh_token_pg15.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs, _ := ResolveCeiling("azure-sql-hyperscale", 0)
+	rs, _ := ParseRates("100/s,500/s,2000/s")
+	p, err := ProjectRates(res, rs, []Ceiling{hs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var full bytes.Buffer
+	if err := Render(&full, "table", "postgres", p); err != nil {
+		t.Fatal(err)
+	}
+	if termwidth.Widest(full.String()) <= 80 {
+		t.Fatalf("the unbounded plan is only %d wide: the test fits nothing", termwidth.Widest(full.String()))
+	}
+	figures := regexp.MustCompile(`[0-9][0-9,.]*[0-9]`).FindAllString(full.String(), -1)
+	for _, width := range []int{80, 100, 120} {
+		var buf bytes.Buffer
+		if err := RenderWidth(&buf, "table", "postgres", p, width); err != nil {
+			t.Fatal(err)
+		}
+		for i, l := range strings.Split(buf.String(), "\n") {
+			if termwidth.Width(l) > width {
+				t.Errorf("at %d columns line %d is %d wide: %q", width, i+1, termwidth.Width(l), l)
+			}
+		}
+		flat := strings.Join(strings.Fields(buf.String()), " ")
+		for _, f := range figures {
+			if !strings.Contains(flat, f) {
+				t.Errorf("at %d columns the figure %s is lost", width, f)
+			}
+		}
+	}
 }

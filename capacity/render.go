@@ -12,17 +12,33 @@ import (
 	"github.com/jedib0t/go-pretty/v6/text"
 
 	"github.com/writeamp/writeamp/dialects"
+	"github.com/writeamp/writeamp/internal/termwidth"
 	"github.com/writeamp/writeamp/result"
 )
 
 // Render writes the plan as "table", "markdown" or "json".
 func Render(w io.Writer, format, dialect string, p *Plan) error {
+	return RenderWidth(w, format, dialect, p, 0)
+}
+
+// RenderWidth is Render with the table format fitted to width columns
+// (<= 0: unbounded): the table narrowed, wrapped or stacked, the notes
+// word-wrapped. Markdown and JSON do not depend on it.
+func RenderWidth(w io.Writer, format, dialect string, p *Plan, width int) error {
 	if format == "json" {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(p)
 	}
 	md := format == "markdown"
+	if md {
+		width = 0
+	}
+	if width > 0 {
+		tw := termwidth.NewWriter(w, width)
+		defer tw.Flush() // runs last: after the replicas' part below
+		w = tw
+	}
 	defer renderReplicas(w, md, p) // after the plan's own table and notes
 	log := dialects.LogName(dialect)
 	op := p.Variants[0].Op
@@ -43,29 +59,21 @@ func Render(w io.Writer, format, dialect string, p *Plan) error {
 		fmt.Fprintln(w, title)
 		fmt.Fprintln(w)
 	}
-	t := table.NewWriter()
-	t.SetOutputMirror(w)
 	st := table.StyleLight
 	st.Color = table.ColorOptions{}
 	st.Format.Header = text.FormatDefault
-	t.SetStyle(st)
-	h := table.Row{"at " + at}
-	for _, c := range cols {
-		h = append(h, c.label)
+	g := termwidth.Grid{Style: st, Header: []string{"at " + at}, Right: map[int]bool{}}
+	for i, c := range cols {
+		g.Header = append(g.Header, c.label)
+		g.Right[i+1] = true
 	}
-	h = append(h, "basis / source")
-	t.AppendHeader(h)
-	var cfg []table.ColumnConfig
-	for i := range cols {
-		cfg = append(cfg, table.ColumnConfig{Number: i + 2, Align: text.AlignRight})
-	}
-	t.SetColumnConfigs(cfg)
+	g.Header = append(g.Header, "basis / source")
 	row := func(label string, basis string, f func(VariantPlan) string) {
-		r := table.Row{label}
+		r := []string{label}
 		for _, c := range cols {
 			r = append(r, f(c.v))
 		}
-		t.AppendRow(append(r, basis))
+		g.Rows = append(g.Rows, termwidth.GridRow{Cells: append(r, basis)})
 	}
 	basis := func(f func(VariantPlan) Figure) string {
 		var seen []string
@@ -125,7 +133,7 @@ func Render(w io.Writer, format, dialect string, p *Plan) error {
 		return na(v.RowsChanged.OK, HumanRate(v.RowsChanged.PerSecond))
 	})
 	if len(p.Variants) > 0 && len(p.Variants[0].Headroom) > 0 {
-		t.AppendSeparator()
+		g.Rows = append(g.Rows, termwidth.GridRow{Rule: true})
 		for i, hr := range p.Variants[0].Headroom {
 			c := hr.Ceiling
 			row(fmt.Sprintf("ceiling %s: share used", c.Short()), "derived [4]", func(v VariantPlan) string {
@@ -148,9 +156,31 @@ func Render(w io.Writer, format, dialect string, p *Plan) error {
 		}
 	}
 	if md {
+		t := table.NewWriter()
+		t.SetOutputMirror(w)
+		h := table.Row{}
+		for _, c := range g.Header {
+			h = append(h, c)
+		}
+		t.AppendHeader(h)
+		var cfg []table.ColumnConfig
+		for i := range cols {
+			cfg = append(cfg, table.ColumnConfig{Number: i + 2, Align: text.AlignRight})
+		}
+		t.SetColumnConfigs(cfg)
+		for _, r := range g.Rows {
+			if r.Rule {
+				continue // markdown has no separators inside a table
+			}
+			tr := table.Row{}
+			for _, c := range r.Cells {
+				tr = append(tr, c)
+			}
+			t.AppendRow(tr)
+		}
 		t.RenderMarkdown()
-	} else {
-		t.Render()
+	} else if err := g.Render(w, width); err != nil {
+		return err
 	}
 	b := ""
 	if md {

@@ -84,7 +84,7 @@ Reference: docs/cli/writeamp_plan.md, docs/concepts.md (units), docs/replication
 				return err
 			}
 			var buf bytes.Buffer
-			if err := capacity.Render(&buf, format, res.Server.Dialect, p); err != nil {
+			if err := capacity.RenderWidth(&buf, format, res.Server.Dialect, p, outputWidth(output)); err != nil {
 				return err
 			}
 			if format != "json" {

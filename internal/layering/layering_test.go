@@ -17,7 +17,7 @@ const module = "github.com/writeamp/writeamp/"
 // layers, lowest first. A package may depend on any package of a lower
 // layer and on none of its own or a higher one. A new package goes in one.
 var layers = [][]string{
-	{"internal/safeio", "sqlparse", "queries", "pgembed", "internal/ghaction", "scripts", "internal/testenv", "internal/heappeak", "internal/kernelwait"},
+	{"internal/safeio", "internal/termwidth", "sqlparse", "queries", "pgembed", "internal/ghaction", "scripts", "internal/testenv", "internal/heappeak", "internal/kernelwait"},
 	{"result", "dialects", "internal/scratch", "check/sqlfile"},
 	{"dialects/mysql", "dialects/oracle", "dialects/postgres", "dialects/sqlserver", "budget", "workloads/owned"},
 	// check/restore, how a check puts the database back and proves it, sits
