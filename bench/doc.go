@@ -123,9 +123,12 @@ func (r *benchRun) write() (failed []string) {
 // name this machine's server, binary or file.
 func commandLine() string {
 	args := []string{"go run ./bench"}
+	if *only != "" {
+		args = append(args, "-only "+*only)
+	}
 	flag.Visit(func(f *flag.Flag) {
 		switch f.Name {
-		case "dsn", "writeamp", "write":
+		case "dsn", "writeamp", "write", "only":
 			return
 		}
 		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
