@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/writeamp/writeamp/check/restore"
 	"github.com/writeamp/writeamp/result"
 )
 
@@ -61,5 +62,32 @@ func TestPerCommandSaysTheCommandWroteNoRow(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "/op is per command: this server counts no rows per table") {
 		t.Errorf("MariaDB without per-table counts: %s", out.String())
+	}
+}
+
+// After the verdict come the budgets that decided it and why, then what
+// they rest on (the static check, the restore), and only then the whole
+// comparison: a reader of a PR comment or a CI log stops after a screen.
+func TestBudgetsComeBeforeTheComparison(t *testing.T) {
+	t.Parallel()
+	o := outcome(t, "leaf_inserts/op<=+10%")
+	o.Restore = &restore.Restoration{Method: restore.MethodClone, How: "measured on copies", Checked: true, Compared: 3}
+	for _, format := range []string{"table", "markdown"} {
+		var out bytes.Buffer
+		if err := render(&out, o, format, 0); err != nil {
+			t.Fatal(err)
+		}
+		s := out.String()
+		at := func(what string) int {
+			i := strings.Index(s, what)
+			if i < 0 {
+				t.Fatalf("%s: no %q in\n%s", format, what, s)
+			}
+			return i
+		}
+		verdict, budgets, static, restored, report := at(o.Headline()), at("leaf_inserts/op<=+10%"), at("static check"), at("restore: measured on copies"), at("refresh-token on PostgreSQL")
+		if !(verdict < budgets && budgets < static && static < restored && restored < report) {
+			t.Errorf("%s: verdict %d, budgets %d, static %d, restore %d, comparison %d: want them in that order", format, verdict, budgets, static, restored, report)
+		}
 	}
 }

@@ -118,7 +118,7 @@ func Write(o *check.Outcome, w Outputs, runErr error) error {
 }
 
 // render writes the report: the check document for json, else the
-// verdict, the comparison and a verdict per budget; the table format
+// verdict, a verdict per budget, then the comparison; the table format
 // fitted to width (0: unbounded).
 func render(w io.Writer, o *check.Outcome, format string, width int) error {
 	switch format {
@@ -130,19 +130,22 @@ func render(w io.Writer, o *check.Outcome, format string, width int) error {
 	markdown := format == "markdown"
 	// A report is read from its first line: the verdict leads.
 	if markdown {
-		fmt.Fprintf(w, "### %s\n\n", o.Headline())
+		fmt.Fprintf(w, "### %s\n", o.Headline())
 	} else {
 		tw := termwidth.NewWriter(w, width)
 		defer tw.Flush()
 		w = tw
-		fmt.Fprintf(w, "%s\n\n", o.Headline())
+		fmt.Fprintf(w, "%s\n", o.Headline())
 	}
+	// Then which budget failed and why, the restore included; the whole
+	// comparison they were judged on follows for whoever reads on.
+	renderVerdicts(w, o, markdown, false, width)
 	if o.Result != nil {
+		fmt.Fprintln(w)
 		if err := reports.Render(w, format, o.Result, reports.Options{Width: width}); err != nil {
 			return err
 		}
 	}
-	renderVerdicts(w, o, markdown, false, width)
 	return nil
 }
 

@@ -61,24 +61,8 @@ func renderVerdicts(w io.Writer, o *check.Outcome, markdown, headline bool, widt
 	default:
 		fmt.Fprintln(w)
 	}
-	if len(o.Static) > 0 {
-		fmt.Fprintln(w, bullet+"static check (before running):")
-		for _, s := range o.Static {
-			fmt.Fprintf(w, "%s  ! %s\n", bullet, s.Text)
-		}
-		fmt.Fprintln(w)
-	}
-	if o.Restore != nil {
-		for i, l := range o.Restore.Lines() {
-			if i == 0 {
-				fmt.Fprintln(w, bullet+l)
-			} else {
-				fmt.Fprintln(w, bullet+"  "+strings.TrimSpace(l))
-			}
-		}
-		fmt.Fprintln(w)
-	}
 	if len(o.Verdicts) == 0 {
+		renderStaticAndRestore(w, o, bullet)
 		return
 	}
 	head := []string{"budget", "on", "before", "after", "compared", "verdict", "basis"}
@@ -133,6 +117,9 @@ func renderVerdicts(w io.Writer, o *check.Outcome, markdown, headline bool, widt
 		}
 	}
 	fmt.Fprintln(w)
+	// What the verdicts rest on: the static warnings, and whether the
+	// database is as it was.
+	renderStaticAndRestore(w, o, bullet)
 	for _, v := range o.Verdicts {
 		if strings.Contains(v.Budget, "/op") {
 			if o.PerOp == "command" {
@@ -145,6 +132,28 @@ func renderVerdicts(w io.Writer, o *check.Outcome, markdown, headline bool, widt
 	}
 	fmt.Fprintln(w, bullet+"budgets compare the after run (migration applied) with the before run; relative changes in %, ratios as % of updates; "+
 		"with --repeat the medians, [lowest to highest] of the repetitions beside them; "+check.ExitCodes)
+}
+
+// renderStaticAndRestore writes the static check's warnings and the
+// restore's lines, each block followed by a blank line.
+func renderStaticAndRestore(w io.Writer, o *check.Outcome, bullet string) {
+	if len(o.Static) > 0 {
+		fmt.Fprintln(w, bullet+"static check (before running):")
+		for _, s := range o.Static {
+			fmt.Fprintf(w, "%s  ! %s\n", bullet, s.Text)
+		}
+		fmt.Fprintln(w)
+	}
+	if o.Restore != nil {
+		for i, l := range o.Restore.Lines() {
+			if i == 0 {
+				fmt.Fprintln(w, bullet+l)
+			} else {
+				fmt.Fprintln(w, bullet+"  "+strings.TrimSpace(l))
+			}
+		}
+		fmt.Fprintln(w)
+	}
 }
 
 // noRowsWhy is why a check's /op is per command: no rows written per
