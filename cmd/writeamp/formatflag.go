@@ -36,17 +36,21 @@ func formatFlag(cmd *cobra.Command, p *string, choices []string) {
 	cmd.Flags().Var(&formatValue{value: p, choices: choices}, "format", "output format: "+strings.Join(choices, "|"))
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(choices, cobra.ShellCompDirectiveNoFileComp))
 	if slices.Equal(choices, reports.Formats) {
-		cmd.Flags().IntVar(&reportTop, "top", reports.DefaultTop, "objects table/markdown/html show, most active first (0: all)")
+		cmd.Flags().Int("top", reports.DefaultTop, "objects table/markdown/html show, most active first (0: all)")
 	}
 }
 
-// reportTop is --top of the command that runs (one per process), read by emit.
-var reportTop = reports.DefaultTop
-
-// topOption is --top as reports.Options has it (0 there is the default).
-func topOption() int {
-	if reportTop <= 0 {
+// topOption is cmd's --top as reports.Options has it (0 there is the
+// default, -1 all). It is read from the command's own flags: a package
+// variable bound by every command tree was written by each tree a test
+// built while another test's command read it.
+func topOption(cmd *cobra.Command) int {
+	n, err := cmd.Flags().GetInt("top")
+	if err != nil {
+		return reports.DefaultTop
+	}
+	if n <= 0 {
 		return -1
 	}
-	return reportTop
+	return n
 }

@@ -76,7 +76,7 @@ func emit(cmd *cobra.Command, format, output string, res *result.Result) error {
 	// Rendered straight into the output: a large result's JSON held in a
 	// buffer first was one more copy of 80 MB.
 	err := safeio.Stream(cmd.OutOrStdout(), safeio.Target{Flag: "--output", Path: output}, func(w io.Writer) error {
-		return reports.Render(w, format, res, reports.Options{Color: color, Top: topOption(), Width: outputWidth(output)})
+		return reports.Render(w, format, res, reports.Options{Color: color, Top: topOption(cmd), Width: outputWidth(output)})
 	})
 	if err != nil {
 		return err
