@@ -209,3 +209,21 @@ func TestKernelWaitFollowsTheDSNsDialect(t *testing.T) {
 		}
 	}
 }
+
+// --top is each command's own: two command trees in parallel tests keep
+// their own values, and a smaller --top shows fewer objects.
+func TestTopIsTheCommandsOwn(t *testing.T) {
+	t.Parallel()
+	fixture := filepath.Join("..", "..", "reports", "testdata", "refresh_token_pg15.json")
+	lines := map[string]int{}
+	for _, top := range []string{"1", "0"} {
+		out, errOut, err := run(t, "compare", "--top", top, fixture)
+		if err != nil {
+			t.Fatalf("compare --top %s: %v\n%s", top, err, errOut)
+		}
+		lines[top] = strings.Count(out, "\n")
+	}
+	if lines["1"] >= lines["0"] {
+		t.Errorf("compare --top 1 printed %d lines, --top 0 (all) %d: want fewer", lines["1"], lines["0"])
+	}
+}
