@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/writeamp/writeamp/internal/golden"
 	"github.com/writeamp/writeamp/internal/termwidth"
+	"github.com/writeamp/writeamp/internal/testing/golden"
 	"github.com/writeamp/writeamp/result"
 )
 

@@ -17,8 +17,8 @@ import (
 	"github.com/writeamp/writeamp/dialects"
 	ora "github.com/writeamp/writeamp/dialects/oracle"
 	ms "github.com/writeamp/writeamp/dialects/sqlserver"
-	"github.com/writeamp/writeamp/internal/mocksql"
-	"github.com/writeamp/writeamp/internal/workloadtest"
+	"github.com/writeamp/writeamp/internal/testing/mocksql"
+	"github.com/writeamp/writeamp/internal/testing/workloadtest"
 	"github.com/writeamp/writeamp/measure"
 )
 

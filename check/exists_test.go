@@ -9,7 +9,7 @@ import (
 
 	"github.com/writeamp/writeamp/check/restore"
 	"github.com/writeamp/writeamp/dialects"
-	"github.com/writeamp/writeamp/internal/mocksql"
+	"github.com/writeamp/writeamp/internal/testing/mocksql"
 	"github.com/writeamp/writeamp/sqlparse"
 )
 

@@ -13,7 +13,7 @@ import (
 	_ "github.com/writeamp/writeamp/collectors/mysql" // registers the collectors a measurement reads
 	"github.com/writeamp/writeamp/dialects"
 	my "github.com/writeamp/writeamp/dialects/mysql"
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 	"github.com/writeamp/writeamp/measure"
 )
 

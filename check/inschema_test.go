@@ -12,7 +12,7 @@ import (
 	"github.com/writeamp/writeamp/check/restore"
 	"github.com/writeamp/writeamp/check/sqlfile"
 	"github.com/writeamp/writeamp/dialects"
-	"github.com/writeamp/writeamp/internal/mocksql"
+	"github.com/writeamp/writeamp/internal/testing/mocksql"
 	"github.com/writeamp/writeamp/measure"
 	"github.com/writeamp/writeamp/queries"
 	"github.com/writeamp/writeamp/sqlparse"

@@ -11,7 +11,7 @@ import (
 
 	"github.com/writeamp/writeamp/check/restore"
 	"github.com/writeamp/writeamp/check/sqlfile"
-	"github.com/writeamp/writeamp/internal/mocksql"
+	"github.com/writeamp/writeamp/internal/testing/mocksql"
 )
 
 func put(t *testing.T, dir, name, text string) string {

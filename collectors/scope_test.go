@@ -13,7 +13,7 @@ import (
 	"github.com/writeamp/writeamp/dialects"
 	_ "github.com/writeamp/writeamp/dialects/oracle"
 	_ "github.com/writeamp/writeamp/dialects/sqlserver"
-	"github.com/writeamp/writeamp/internal/mocksql"
+	"github.com/writeamp/writeamp/internal/testing/mocksql"
 )
 
 // resolveMock answers the scope queries the way the server would: nvarchar

@@ -13,8 +13,8 @@ import (
 	"github.com/writeamp/writeamp/dialects"
 	pg "github.com/writeamp/writeamp/dialects/postgres"
 	"github.com/writeamp/writeamp/explain"
-	"github.com/writeamp/writeamp/internal/pgmatrix"
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/pgmatrix"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 	"github.com/writeamp/writeamp/measure"
 	"github.com/writeamp/writeamp/result"
 )

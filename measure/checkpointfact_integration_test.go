@@ -10,7 +10,7 @@ import (
 
 	"github.com/writeamp/writeamp/collectors"
 	pg "github.com/writeamp/writeamp/dialects/postgres"
-	"github.com/writeamp/writeamp/internal/pgmatrix"
+	"github.com/writeamp/writeamp/internal/testing/pgmatrix"
 	"github.com/writeamp/writeamp/measure"
 	"github.com/writeamp/writeamp/reports"
 )

@@ -10,7 +10,7 @@ import (
 	_ "github.com/writeamp/writeamp/collectors/mysql"
 	"github.com/writeamp/writeamp/dialects"
 	my "github.com/writeamp/writeamp/dialects/mysql"
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 	"github.com/writeamp/writeamp/measure"
 	"github.com/writeamp/writeamp/workloads/refreshtoken"
 )

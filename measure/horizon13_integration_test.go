@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/writeamp/writeamp/dialects"
-	"github.com/writeamp/writeamp/internal/pgmatrix"
+	"github.com/writeamp/writeamp/internal/testing/pgmatrix"
 	"github.com/writeamp/writeamp/measure"
 	"github.com/writeamp/writeamp/pgembed"
 	"github.com/writeamp/writeamp/result"

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/writeamp/writeamp/dialects"
-	"github.com/writeamp/writeamp/dialects/mysql/mysqltest"
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/mysqltest"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 	"github.com/writeamp/writeamp/measure"
 	"github.com/writeamp/writeamp/result"
 	"github.com/writeamp/writeamp/workloads/refreshtoken"

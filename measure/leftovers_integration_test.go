@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 	"github.com/writeamp/writeamp/workloads/refreshtoken"
 )
 

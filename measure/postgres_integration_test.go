@@ -15,7 +15,7 @@ import (
 	_ "github.com/writeamp/writeamp/collectors/postgres"
 	"github.com/writeamp/writeamp/dialects"
 	pg "github.com/writeamp/writeamp/dialects/postgres"
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 	"github.com/writeamp/writeamp/measure"
 	"github.com/writeamp/writeamp/result"
 	"github.com/writeamp/writeamp/workloads/refreshtoken"

@@ -9,7 +9,7 @@ import (
 
 	"github.com/writeamp/writeamp/collectors"
 	pg "github.com/writeamp/writeamp/dialects/postgres"
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 	"github.com/writeamp/writeamp/measure"
 	"github.com/writeamp/writeamp/pgembed"
 	"github.com/writeamp/writeamp/workloads/refreshtoken"

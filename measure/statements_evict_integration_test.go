@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/writeamp/writeamp/internal/pgmatrix"
+	"github.com/writeamp/writeamp/internal/testing/pgmatrix"
 	"github.com/writeamp/writeamp/measure"
 	"github.com/writeamp/writeamp/reports"
 	"github.com/writeamp/writeamp/result"

@@ -9,7 +9,7 @@ import (
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 	"github.com/writeamp/writeamp/measure"
 	"github.com/writeamp/writeamp/result"
 )

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/writeamp/writeamp/collectors"
-	"github.com/writeamp/writeamp/dialects/mysql/mysqltest"
+	"github.com/writeamp/writeamp/internal/testing/mysqltest"
 	"github.com/writeamp/writeamp/measure"
 	"github.com/writeamp/writeamp/result"
 	"github.com/writeamp/writeamp/workloads"

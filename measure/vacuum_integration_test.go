@@ -12,7 +12,7 @@ import (
 	"github.com/writeamp/writeamp/collectors"
 	pgcollect "github.com/writeamp/writeamp/collectors/postgres"
 	"github.com/writeamp/writeamp/dialects"
-	"github.com/writeamp/writeamp/internal/pgmatrix"
+	"github.com/writeamp/writeamp/internal/testing/pgmatrix"
 	"github.com/writeamp/writeamp/measure"
 	"github.com/writeamp/writeamp/result"
 	"github.com/writeamp/writeamp/workloads/refreshtoken"

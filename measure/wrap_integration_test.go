@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/writeamp/writeamp/collectors"
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 	"github.com/writeamp/writeamp/measure"
 	"github.com/writeamp/writeamp/result"
 )

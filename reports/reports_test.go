@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	goldenfile "github.com/writeamp/writeamp/internal/golden"
+	goldenfile "github.com/writeamp/writeamp/internal/testing/golden"
 	"github.com/writeamp/writeamp/result"
 )
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make bench: ratios against peers measured in the same run (see bench/main.go).
+# make bench: ratios against peers measured in the same run (see cmd/writeamp-bench/main.go).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The diff rows' peer is jq; without it they are skipped (said in the output),
@@ -9,4 +9,4 @@ if ! command -v jq >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$
 fi
 # Each group measured rewrites its block of docs/performance.md (a failed
 # group keeps its last figures); `scripts/bench.sh -write ''` prints only.
-exec go run ./bench -dsn "${WRITEAMP_TEST_PG_DSN:?run through make bench}" -writeamp bin/writeamp -write docs/performance.md "$@"
+exec go run ./cmd/writeamp-bench -dsn "${WRITEAMP_TEST_PG_DSN:?run through make bench}" -writeamp bin/writeamp -write docs/performance.md "$@"

@@ -15,7 +15,7 @@ WRITEAMP_PG_TEMPLATES=$(mktemp -d) && chmod 755 "$WRITEAMP_PG_TEMPLATES" && expo
 trap 'rm -f "$log"; rm -rf "$WRITEAMP_PG_TEMPLATES"' EXIT
 # Two packages at a time, their tests in parallel: a test that uses the
 # shared PostgreSQL or MariaDB holds that server until it ends (an flock,
-# internal/testenv), so no test's WAL lands in another's measured window;
+# internal/testing/testenv), so no test's WAL lands in another's measured window;
 # the tests with throwaway servers of their own run beside them.
 # -parallel 4, not GOMAXPROCS (2): a test waiting for a shared server
 # holds its slot, so at 2 cmd/writeamp often ran nothing but its queue

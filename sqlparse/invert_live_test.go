@@ -13,7 +13,7 @@ import (
 	"github.com/writeamp/writeamp/dialects"
 	my "github.com/writeamp/writeamp/dialects/mysql"
 	pgd "github.com/writeamp/writeamp/dialects/postgres"
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 	"github.com/writeamp/writeamp/sqlparse"
 )
 

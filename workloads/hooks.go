@@ -13,7 +13,7 @@ import (
 // hook on Prepare's connection, once the variant's objects exist, where check
 // applies the migration. check reaches the workload through the registry
 // and these methods only, so a second workload gets check without a change
-// outside its package (internal/workloadtest/demo proves it).
+// outside its package (internal/testing/workloadtest/demo proves it).
 type CheckHooks interface {
 	// Fresh is a new workload with the same parameters and none of this
 	// one's run state.

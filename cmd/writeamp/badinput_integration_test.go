@@ -14,7 +14,7 @@ import (
 	_ "github.com/go-sql-driver/mysql"
 
 	"github.com/writeamp/writeamp/dialects/postgres"
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 )
 
 // A server that accepts the connection and then says nothing must not hold

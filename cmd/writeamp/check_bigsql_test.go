@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 )
 
 // Reading a large migration took minutes (quadratic splitting) and the

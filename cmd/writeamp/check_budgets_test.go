@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 )
 
 // A budget that cannot mean what it says, and no budget at all, are

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 )
 
 // copiesLeft counts check --clone's copies on the server.

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/writeamp/writeamp/check"
-	"github.com/writeamp/writeamp/dialects/mysql/mysqltest"
-	"github.com/writeamp/writeamp/internal/pgmatrix"
+	"github.com/writeamp/writeamp/internal/testing/mysqltest"
+	"github.com/writeamp/writeamp/internal/testing/pgmatrix"
 )
 
 // confineCase is a migration for the built-in workload and what check must

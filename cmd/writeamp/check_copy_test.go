@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/writeamp/writeamp/dialects/mysql/mysqltest"
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/mysqltest"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 )
 
 // scratchDirOf is the scratch server's directory the restore's cost names.

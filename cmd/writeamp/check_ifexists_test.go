@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/writeamp/writeamp/dialects/mysql/mysqltest"
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/mysqltest"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 )
 
 // ifExistsCase is one IF [NOT] EXISTS migration checked against a database

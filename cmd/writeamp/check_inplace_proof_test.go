@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/writeamp/writeamp/check"
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 )
 
 // inPlace is --in-place once check has it (until then the in-place path

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/writeamp/writeamp/check"
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 )
 
 // kill -9 between apply and undo: the built binary really gets SIGKILL

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writeamp/writeamp/dialects/mysql/mysqltest"
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/mysqltest"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 )
 
 // A session that holds a lock the migration needs (an open transaction

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/writeamp/writeamp/dialects/mysql/mysqltest"
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/mysqltest"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 )
 
 // mariaCatalog is the test's own reading of a database's definitions and of

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writeamp/writeamp/dialects/mysql/mysqltest"
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/mysqltest"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 )
 
 // An ACCESS EXCLUSIVE lock held on a user table made check's own reads

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 )
 
 // A counter reset inside a window (here pg_stat_reset() by the workload; a

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 )
 
 // pgCatalog is the test's own reading of what a check may change, written

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/writeamp/writeamp/check"
-	"github.com/writeamp/writeamp/dialects/mysql/mysqltest"
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/mysqltest"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 )
 
 // mariaSafetyState is mariaCatalog plus a checksum of every row of jobs,

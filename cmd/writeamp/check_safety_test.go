@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/writeamp/writeamp/check"
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 )
 
 // pgSafetyState is the test's own reading of what no check may change,

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 )
 
 // cloneState is the line writeamp clean prints for a copy ("" when none).

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 )
 
 // A plain login role: pg_walinspect is missing with the GRANT that fixes it,

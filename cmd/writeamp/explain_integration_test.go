@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/writeamp/writeamp/explain"
-	"github.com/writeamp/writeamp/internal/pgmatrix"
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/pgmatrix"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 	"github.com/writeamp/writeamp/result"
 
 	_ "github.com/jackc/pgx/v5/stdlib"

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 )
 
 // -o follows a symlink to its target and leaves the link a link.

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	my "github.com/writeamp/writeamp/dialects/mysql"
-	"github.com/writeamp/writeamp/dialects/mysql/mysqltest"
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/mysqltest"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 	"github.com/writeamp/writeamp/result"
 )
 

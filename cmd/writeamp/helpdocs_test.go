@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/writeamp/writeamp/internal/workloadtest/demo"
+	"github.com/writeamp/writeamp/internal/testing/workloadtest/demo"
 )
 
 // binaryRoot is the command tree of the writeamp binary: the root with the

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 )
 
 // The tests that signal, kill or pipe the real writeamp share one build of

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/writeamp/writeamp/dialects/mysql/mysqltest"
+	"github.com/writeamp/writeamp/internal/testing/mysqltest"
 	"github.com/writeamp/writeamp/measure"
 	"github.com/writeamp/writeamp/result"
 )

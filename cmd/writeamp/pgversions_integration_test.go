@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writeamp/writeamp/internal/pgmatrix"
+	"github.com/writeamp/writeamp/internal/testing/pgmatrix"
 	"github.com/writeamp/writeamp/result"
 )
 

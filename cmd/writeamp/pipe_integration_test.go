@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 	"github.com/writeamp/writeamp/pgembed"
 )
 

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	pgd "github.com/writeamp/writeamp/dialects/postgres"
-	"github.com/writeamp/writeamp/internal/pgmatrix"
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/pgmatrix"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 )
 
 // While a window is open on the postgres database, writeamp's wait sampler

@@ -11,8 +11,8 @@ import (
 
 	"github.com/writeamp/writeamp/budget"
 	"github.com/writeamp/writeamp/check"
-	"github.com/writeamp/writeamp/internal/testenv"
-	"github.com/writeamp/writeamp/internal/workloadtest/demo"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
+	"github.com/writeamp/writeamp/internal/testing/workloadtest/demo"
 	"github.com/writeamp/writeamp/reports"
 	"github.com/writeamp/writeamp/result"
 	"github.com/writeamp/writeamp/workloads"

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 )
 
 // A password on the wrapped command's line (env PGPASSWORD=…, MYSQL_PWD=…,

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/writeamp/writeamp/internal/pgmatrix"
+	"github.com/writeamp/writeamp/internal/testing/pgmatrix"
 	"github.com/writeamp/writeamp/result"
 )
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/writeamp/writeamp/collectors"
-	"github.com/writeamp/writeamp/dialects/mysql/mysqltest"
+	"github.com/writeamp/writeamp/internal/testing/mysqltest"
 	"github.com/writeamp/writeamp/result"
 )
 

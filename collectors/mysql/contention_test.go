@@ -11,7 +11,7 @@ import (
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	my "github.com/writeamp/writeamp/dialects/mysql"
-	"github.com/writeamp/writeamp/internal/mocksql"
+	"github.com/writeamp/writeamp/internal/testing/mocksql"
 )
 
 func TestClassifyProcess(t *testing.T) {

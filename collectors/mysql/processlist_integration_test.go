@@ -10,7 +10,7 @@ import (
 	"github.com/writeamp/writeamp/collectors"
 	cm "github.com/writeamp/writeamp/collectors/mysql"
 	my "github.com/writeamp/writeamp/dialects/mysql"
-	"github.com/writeamp/writeamp/dialects/mysql/mysqltest"
+	"github.com/writeamp/writeamp/internal/testing/mysqltest"
 )
 
 // The sampler sees a known wait: one session holds a row lock, the sampled

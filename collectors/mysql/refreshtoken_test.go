@@ -9,7 +9,7 @@ import (
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	mysqld "github.com/writeamp/writeamp/dialects/mysql"
-	"github.com/writeamp/writeamp/dialects/mysql/mysqltest"
+	"github.com/writeamp/writeamp/internal/testing/mysqltest"
 	"github.com/writeamp/writeamp/result"
 	"github.com/writeamp/writeamp/workloads"
 	"github.com/writeamp/writeamp/workloads/refreshtoken"

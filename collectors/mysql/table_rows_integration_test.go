@@ -6,7 +6,7 @@ import (
 
 	"github.com/writeamp/writeamp/collectors"
 	my "github.com/writeamp/writeamp/dialects/mysql"
-	"github.com/writeamp/writeamp/dialects/mysql/mysqltest"
+	"github.com/writeamp/writeamp/internal/testing/mysqltest"
 )
 
 func tableValue(d *collectors.Delta, obj, metric string) float64 {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/writeamp/writeamp/collectors"
 	my "github.com/writeamp/writeamp/dialects/mysql"
-	"github.com/writeamp/writeamp/internal/mocksql"
+	"github.com/writeamp/writeamp/internal/testing/mocksql"
 	"github.com/writeamp/writeamp/result"
 )
 

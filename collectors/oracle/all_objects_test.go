@@ -6,7 +6,7 @@ import (
 	"github.com/DATA-DOG/go-sqlmock"
 
 	"github.com/writeamp/writeamp/collectors"
-	"github.com/writeamp/writeamp/internal/mocksql"
+	"github.com/writeamp/writeamp/internal/testing/mocksql"
 )
 
 var objCols = []string{"owner", "object_name", "object_type", "table_owner", "table_name", "index_type", "uniqueness", "data_object_id"}

@@ -13,7 +13,7 @@ import (
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	ora "github.com/writeamp/writeamp/dialects/oracle"
-	"github.com/writeamp/writeamp/internal/mocksql"
+	"github.com/writeamp/writeamp/internal/testing/mocksql"
 	"github.com/writeamp/writeamp/result"
 )
 

@@ -8,7 +8,7 @@ import (
 	"github.com/DATA-DOG/go-sqlmock"
 
 	"github.com/writeamp/writeamp/collectors"
-	"github.com/writeamp/writeamp/internal/mocksql"
+	"github.com/writeamp/writeamp/internal/testing/mocksql"
 )
 
 var sessionEventCols = []string{"SID", "S.SID||','||S.SERIAL#", "EVENT", "TOTAL_WAITS", "TIME_WAITED_MICRO"}

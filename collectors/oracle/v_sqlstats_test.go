@@ -6,7 +6,7 @@ import (
 	"github.com/DATA-DOG/go-sqlmock"
 
 	"github.com/writeamp/writeamp/collectors"
-	"github.com/writeamp/writeamp/internal/mocksql"
+	"github.com/writeamp/writeamp/internal/testing/mocksql"
 	"github.com/writeamp/writeamp/result"
 )
 

@@ -12,7 +12,7 @@ import (
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	pg "github.com/writeamp/writeamp/dialects/postgres"
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 )
 
 // liveServer opens WRITEAMP_TEST_PG_DSN, closed when the test ends, and probes it.

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/writeamp/writeamp/internal/mocksql"
-	"github.com/writeamp/writeamp/internal/pgmatrix"
+	"github.com/writeamp/writeamp/internal/testing/mocksql"
+	"github.com/writeamp/writeamp/internal/testing/pgmatrix"
 
 	pg "github.com/writeamp/writeamp/dialects/postgres"
 )

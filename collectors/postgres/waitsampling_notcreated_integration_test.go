@@ -8,7 +8,7 @@ import (
 
 	"github.com/writeamp/writeamp/collectors"
 	pg "github.com/writeamp/writeamp/dialects/postgres"
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 )
 
 // pg_wait_sampling preloaded but created only in the measured database (the

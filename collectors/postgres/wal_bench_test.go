@@ -14,7 +14,7 @@ import (
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	pg "github.com/writeamp/writeamp/dialects/postgres"
-	"github.com/writeamp/writeamp/internal/heappeak"
+	"github.com/writeamp/writeamp/internal/testing/heappeak"
 	"github.com/writeamp/writeamp/queries"
 )
 

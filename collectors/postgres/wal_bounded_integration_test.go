@@ -2,7 +2,7 @@ package postgres
 
 import (
 	"context"
-	"github.com/writeamp/writeamp/internal/mocksql"
+	"github.com/writeamp/writeamp/internal/testing/mocksql"
 	"runtime"
 	"strconv"
 	"testing"
@@ -10,7 +10,7 @@ import (
 
 	"github.com/writeamp/writeamp/collectors"
 	pg "github.com/writeamp/writeamp/dialects/postgres"
-	"github.com/writeamp/writeamp/internal/pgmatrix"
+	"github.com/writeamp/writeamp/internal/testing/pgmatrix"
 )
 
 // TestDecoderMemoryIsBoundedInTheWindow holds the decoder's memory to what

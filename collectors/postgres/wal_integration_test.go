@@ -13,8 +13,8 @@ import (
 
 	"github.com/writeamp/writeamp/collectors"
 	pg "github.com/writeamp/writeamp/dialects/postgres"
-	"github.com/writeamp/writeamp/internal/mocksql"
-	"github.com/writeamp/writeamp/internal/pgmatrix"
+	"github.com/writeamp/writeamp/internal/testing/mocksql"
+	"github.com/writeamp/writeamp/internal/testing/pgmatrix"
 )
 
 // TestDecoderAgreesWithWalinspect reads one window of varied WAL on every

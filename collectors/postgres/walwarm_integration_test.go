@@ -11,8 +11,8 @@ import (
 
 	"github.com/writeamp/writeamp/collectors"
 	pg "github.com/writeamp/writeamp/dialects/postgres"
-	"github.com/writeamp/writeamp/internal/mocksql"
-	"github.com/writeamp/writeamp/internal/pgmatrix"
+	"github.com/writeamp/writeamp/internal/testing/mocksql"
+	"github.com/writeamp/writeamp/internal/testing/pgmatrix"
 )
 
 // A backend that reads chunks of a segment for the remote WAL reader faults

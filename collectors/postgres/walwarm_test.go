@@ -8,7 +8,7 @@ import (
 
 	"github.com/writeamp/writeamp/dialects"
 	pg "github.com/writeamp/writeamp/dialects/postgres"
-	"github.com/writeamp/writeamp/internal/mocksql"
+	"github.com/writeamp/writeamp/internal/testing/mocksql"
 )
 
 // A remote reader warms its backend's allocator once, before its first

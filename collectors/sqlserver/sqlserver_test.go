@@ -3,7 +3,7 @@ package sqlserver
 import (
 	"context"
 	"errors"
-	"github.com/writeamp/writeamp/internal/mocksql"
+	"github.com/writeamp/writeamp/internal/testing/mocksql"
 	"strings"
 	"testing"
 	"time"

@@ -8,7 +8,7 @@ import (
 
 	"github.com/writeamp/writeamp/collectors"
 	ms "github.com/writeamp/writeamp/dialects/sqlserver"
-	"github.com/writeamp/writeamp/internal/mocksql"
+	"github.com/writeamp/writeamp/internal/testing/mocksql"
 )
 
 var waitCols = []string{"wait_type", "waiting_tasks_count", "wait_time_ms"}

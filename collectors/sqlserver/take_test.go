@@ -8,7 +8,7 @@ import (
 
 	"github.com/writeamp/writeamp/collectors"
 	ms "github.com/writeamp/writeamp/dialects/sqlserver"
-	"github.com/writeamp/writeamp/internal/mocksql"
+	"github.com/writeamp/writeamp/internal/testing/mocksql"
 )
 
 // TestTakeSnapshot runs the whole set the way measure does: one transaction,

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writeamp/writeamp/internal/mocksql"
+	"github.com/writeamp/writeamp/internal/testing/mocksql"
 	"github.com/writeamp/writeamp/sqlparse"
 
 	"github.com/DATA-DOG/go-sqlmock"

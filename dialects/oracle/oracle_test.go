@@ -12,7 +12,7 @@ import (
 	"github.com/sijms/go-ora/v2/network"
 
 	"github.com/writeamp/writeamp/dialects"
-	"github.com/writeamp/writeamp/internal/mocksql"
+	"github.com/writeamp/writeamp/internal/testing/mocksql"
 )
 
 const secret = "Xq7Secr3tPw"

@@ -9,7 +9,7 @@ import (
 	"github.com/sijms/go-ora/v2/network"
 
 	"github.com/writeamp/writeamp/dialects"
-	"github.com/writeamp/writeamp/internal/mocksql"
+	"github.com/writeamp/writeamp/internal/testing/mocksql"
 )
 
 // expectRole answers the probe's role query as USERENV does: two VARCHAR2s.

@@ -1,14 +1,14 @@
 package oracle_test
 
 import (
-	"github.com/writeamp/writeamp/internal/mocksql"
+	"github.com/writeamp/writeamp/internal/testing/mocksql"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
 
 	ora "github.com/writeamp/writeamp/dialects/oracle"
-	"github.com/writeamp/writeamp/internal/workloadtest"
+	"github.com/writeamp/writeamp/internal/testing/workloadtest"
 	"github.com/writeamp/writeamp/queries"
 	"github.com/writeamp/writeamp/workloads/refreshtoken"
 )

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/writeamp/writeamp/dialects"
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 )
 
 // The confined login the built-in workload's migration runs as, on a live

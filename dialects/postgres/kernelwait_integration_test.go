@@ -15,7 +15,7 @@ import (
 
 	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/internal/kernelwait"
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 )
 
 // kernelWaitDB opens dsn with the kernel wait on, as `run` does when a core

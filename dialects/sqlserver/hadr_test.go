@@ -9,7 +9,7 @@ import (
 	"github.com/DATA-DOG/go-sqlmock"
 
 	"github.com/writeamp/writeamp/dialects"
-	"github.com/writeamp/writeamp/internal/mocksql"
+	"github.com/writeamp/writeamp/internal/testing/mocksql"
 )
 
 var roleCols = []string{"in_group", "is_in_standby", "updateability", "view_any_definition"}

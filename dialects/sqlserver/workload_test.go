@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	ms "github.com/writeamp/writeamp/dialects/sqlserver"
-	"github.com/writeamp/writeamp/internal/workloadtest"
+	"github.com/writeamp/writeamp/internal/testing/workloadtest"
 	"github.com/writeamp/writeamp/workloads/refreshtoken"
 )
 

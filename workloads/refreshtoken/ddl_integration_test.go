@@ -7,9 +7,9 @@ import (
 
 	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/dialects/mysql"
-	"github.com/writeamp/writeamp/dialects/mysql/mysqltest"
 	pg "github.com/writeamp/writeamp/dialects/postgres"
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/mysqltest"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 	"github.com/writeamp/writeamp/workloads/refreshtoken"
 )
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/dialects/mysql"
-	"github.com/writeamp/writeamp/dialects/mysql/mysqltest"
+	"github.com/writeamp/writeamp/internal/testing/mysqltest"
 	"github.com/writeamp/writeamp/workloads"
 	"github.com/writeamp/writeamp/workloads/refreshtoken"
 )

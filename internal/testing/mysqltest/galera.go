@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 )
 
 // GaleraProvider is where Debian's galera-4 puts the wsrep provider.

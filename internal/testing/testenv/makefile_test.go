@@ -11,7 +11,7 @@ import (
 // -race -short without the DSNs and without CI, under which a test whose
 // DSN is unset fails instead of skipping (DSN).
 func TestUnitTargetRunsWithoutDatabasesOrCI(t *testing.T) {
-	out, err := exec.Command("make", "-n", "-C", "../..", "test-unit").CombinedOutput()
+	out, err := exec.Command("make", "-n", "-C", "../../..", "test-unit").CombinedOutput()
 	if err != nil {
 		t.Fatalf("make -n test-unit: %v\n%s", err, out)
 	}

@@ -31,7 +31,7 @@ var namedOnPurpose = map[string]string{
 // name (a `s.Dialect == "mysql"` branch, a `case "postgres":`) fails,
 // wherever it is.
 func TestGenericPackagesNameNoDialect(t *testing.T) {
-	root := filepath.Join("..", "..")
+	root := filepath.Join("..", "..", "..")
 	for _, pkg := range generic {
 		files, err := filepath.Glob(filepath.Join(root, pkg, "*.go"))
 		if err != nil || len(files) == 0 {

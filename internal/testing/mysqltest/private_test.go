@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 )
 
 // Bootstrapping a throwaway server leaves the shared server's temporary

@@ -2,7 +2,7 @@
 // ratios, never bare times: the machine is shared and noisy, a ratio to a
 // peer measured minutes apart on the same server is what carries over.
 //
-//	go run ./bench -dsn postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable -writeamp bin/writeamp
+//	go run ./cmd/writeamp-bench -dsn postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable -writeamp bin/writeamp
 package main
 
 import (

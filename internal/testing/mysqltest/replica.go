@@ -11,7 +11,7 @@ import (
 	"time"
 
 	my "github.com/writeamp/writeamp/dialects/mysql"
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 )
 
 // PrivateReplica starts a throwaway primary (binary log on, server_id 1)

@@ -122,7 +122,7 @@ func (r *benchRun) write() (failed []string) {
 // commandLine is the bench's command line as given, without the flags that
 // name this machine's server, binary or file.
 func commandLine() string {
-	args := []string{"go run ./bench"}
+	args := []string{"go run ./cmd/writeamp-bench"}
 	if *only != "" {
 		args = append(args, "-only "+*only)
 	}
@@ -150,7 +150,7 @@ func loadAvg() string {
 
 // notMeasured is the block of a group never measured.
 func notMeasured(group string) string {
-	return "not measured yet: make bench (or go run ./bench -only " + group + ")\n"
+	return "not measured yet: make bench (or go run ./cmd/writeamp-bench -only " + group + ")\n"
 }
 
 // renderBlock is a group's block (between its markers): the line saying

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 )
 
 const fakeTag = "v9.9.9-test"

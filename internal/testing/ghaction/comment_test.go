@@ -13,7 +13,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 )
 
 // fakeGitHub plays the REST API's issue comments for one repository and

@@ -78,12 +78,12 @@ func TestMissingBlocksAreAddedInTheGroupsOrder(t *testing.T) {
 }
 
 func TestGroupNeverMeasuredSaysHowToMeasureIt(t *testing.T) {
-	want := "not measured yet: make bench (or go run ./bench -only copy)\n"
+	want := "not measured yet: make bench (or go run ./cmd/writeamp-bench -only copy)\n"
 	if got := notMeasured("copy"); got != want {
 		t.Errorf("placeholder %q, want %q", got, want)
 	}
 	// The file the bench ships with: every group has its block.
-	doc, err := os.ReadFile("../docs/performance.md")
+	doc, err := os.ReadFile("../../docs/performance.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,9 +132,9 @@ func TestMalformedMarkersLeaveTheFileUntouched(t *testing.T) {
 func TestBlockHasItsMeasurementLineAndRows(t *testing.T) {
 	m := measured{group: "copy", at: time.Date(2026, 12, 8, 9, 5, 0, 0, time.UTC), took: 72 * time.Second,
 		server: "PostgreSQL 15.20", cores: 2, load0: "1.50", load1: "2.25",
-		command: "go run ./bench -only copy -copy-size 200MiB", sizes: "-copy-size 200MiB -copy-reps 5",
+		command: "go run ./cmd/writeamp-bench -only copy -copy-size 200MiB", sizes: "-copy-size 200MiB -copy-reps 5",
 		rows: []benchRow{{What: "copy via pg_dump | pg_restore", Writeamp: "1.0 s", Peer: "by hand 1.1 s", Ratio: "0.909", Spread: "pairs 0.850–1.000", Target: "<= 1.2", Verdict: "met"}}}
-	want := "Measured 2026-12-08 09:05 UTC on PostgreSQL 15.20, 2 cores, load average 1.50 at the start and 2.25 at the end (1 min), by `go run ./bench -only copy -copy-size 200MiB` (this group's sizes: `-copy-size 200MiB -copy-reps 5`), in 1 min 12 s.\n\n" +
+	want := "Measured 2026-12-08 09:05 UTC on PostgreSQL 15.20, 2 cores, load average 1.50 at the start and 2.25 at the end (1 min), by `go run ./cmd/writeamp-bench -only copy -copy-size 200MiB` (this group's sizes: `-copy-size 200MiB -copy-reps 5`), in 1 min 12 s.\n\n" +
 		"| row | writeamp | peer | ratio | target | verdict |\n|---|---|---|---|---|---|\n" +
 		"| copy via pg_dump \\| pg_restore | 1.0 s | by hand 1.1 s | 0.909 (pairs 0.850–1.000) | <= 1.2 | met |\n"
 	if got := renderBlock(m); got != want {

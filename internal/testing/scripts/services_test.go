@@ -1,4 +1,4 @@
-// Package scripts holds the tests of the shell scripts beside it.
+// Package scripts holds the tests of the shell scripts in scripts/.
 package scripts
 
 import (
@@ -28,7 +28,7 @@ func dryRun(t *testing.T, pglib string, installOnly bool, services ...string) st
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bash, append([]string{"services.sh"}, services...)...)
+	cmd := exec.Command(bash, append([]string{filepath.Join("..", "..", "..", "scripts", "services.sh")}, services...)...)
 	cmd.Env = []string{"PATH=" + bin, "DRY_RUN=1", "SERVICES_PG_LIB=" + pglib}
 	if installOnly {
 		cmd.Env = append(cmd.Env, "INSTALL_ONLY=1")

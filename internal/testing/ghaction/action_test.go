@@ -21,11 +21,11 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/writeamp/writeamp/internal/pgmatrix"
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/pgmatrix"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 )
 
-var root, _ = filepath.Abs(filepath.Join("..", ".."))
+var root, _ = filepath.Abs(filepath.Join("..", "..", ".."))
 
 type action struct {
 	Name   string `yaml:"name"`

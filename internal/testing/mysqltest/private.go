@@ -16,7 +16,7 @@ import (
 	"time"
 
 	my "github.com/writeamp/writeamp/dialects/mysql"
-	"github.com/writeamp/writeamp/internal/testenv"
+	"github.com/writeamp/writeamp/internal/testing/testenv"
 )
 
 // Private starts a throwaway mariadbd with extra server options (e.g.

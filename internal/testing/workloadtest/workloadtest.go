@@ -18,8 +18,8 @@ import (
 	"github.com/DATA-DOG/go-sqlmock"
 
 	"github.com/writeamp/writeamp/dialects"
-	"github.com/writeamp/writeamp/internal/golden"
-	"github.com/writeamp/writeamp/internal/mocksql"
+	"github.com/writeamp/writeamp/internal/testing/golden"
+	"github.com/writeamp/writeamp/internal/testing/mocksql"
 	"github.com/writeamp/writeamp/queries"
 	"github.com/writeamp/writeamp/workloads"
 	"github.com/writeamp/writeamp/workloads/refreshtoken"
