@@ -9,6 +9,7 @@ import (
 	"github.com/writeamp/writeamp/check/restore"
 	"github.com/writeamp/writeamp/check/sqlfile"
 	"github.com/writeamp/writeamp/collectors"
+	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/measure"
 	"github.com/writeamp/writeamp/result"
 	"github.com/writeamp/writeamp/workloads"
@@ -109,4 +110,85 @@ func repLabel(side string, i, n int) string {
 		return side
 	}
 	return fmt.Sprintf("%s %d/%d", side, i+1, n)
+}
+
+// inSchema makes unqualified names on conn mean the built-in workload's
+// own schema, so a migration written for the application's tables
+// (CREATE INDEX … ON one of its tables …) applies to the workload's copy
+// of them, and returns what puts conn back. Each dialect has its own way
+// (dialects.SchemaEnterer; its statements in queries/<dialect>/check.sql):
+//
+//	PostgreSQL  search_path = schema, public
+//	MySQL       USE schema (the workload's schema is a database)
+//	Oracle      ALTER SESSION SET CURRENT_SCHEMA (the workload's user)
+//	SQL Server  EXECUTE AS a user without login whose default schema it is
+func (g *Gate) inSchema(ctx context.Context, conn *sql.Conn, schema string) (leave func(context.Context) error, err error) {
+	e, err := dialects.SchemaEntererOf(g.server().Dialect)
+	if err != nil {
+		return nil, err
+	}
+	return e.EnterSchema(ctx, conn, g.server(), schema)
+}
+
+// howInSchema names how inSchema works on the gate's server, for reports.
+func (g *Gate) howInSchema() string {
+	if _, err := dialects.ConfinerOf(g.server().Dialect); err == nil && g.OpenAs != nil {
+		return "as a login created for the run that owns only that schema"
+	}
+	if e, err := dialects.SchemaEntererOf(g.server().Dialect); err == nil {
+		return e.HowSchemaEntered()
+	}
+	return "no way on " + g.server().Dialect
+}
+
+// confine returns the session the built-in workload's migration (and
+// --schema) runs on: where the dialect can, a login created for the run
+// that owns the workload's schema and holds nothing else (dialects.Confiner),
+// so a statement naming the user's own objects fails in the server; no list
+// of what a migration might touch is involved. leave releases it and
+// reports, as bad input, anything the login created outside the schema
+// (which goes with the login). Dialects without a Confiner (SQL Server,
+// Oracle) enter the schema on conn as before (inschema.go), which only
+// resolves unqualified names.
+func (g *Gate) confine(ctx context.Context, conn *sql.Conn, schema string) (*sql.Conn, func(context.Context) error, error) {
+	c, err := dialects.ConfinerOf(g.server().Dialect)
+	if err != nil || g.OpenAs == nil {
+		leave, err := g.inSchema(ctx, conn, schema)
+		return conn, leave, err
+	}
+	cf, err := c.Confine(ctx, conn, g.server(), schema, g.OpenAs)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cf.Conn, func(ctx context.Context) error {
+		// The confined session's statistics are published before it ends,
+		// so a measured apply step counts them in its own window.
+		perr := g.Window.EndSession(ctx, cf.Conn)
+		if err := cf.Release(ctx); err != nil {
+			if errors.Is(err, dialects.ErrOutside) {
+				return fmt.Errorf("the migration may change only the workload's schema %s: %w", schema, err)
+			}
+			return err
+		}
+		return perr
+	}, nil
+}
+
+// canConfine refuses, before anything runs, a login that may not create the
+// confined login, with the GRANT that lets it.
+func (g *Gate) canConfine(ctx context.Context) error {
+	c, err := dialects.ConfinerOf(g.server().Dialect)
+	if err != nil || g.OpenAs == nil {
+		return nil
+	}
+	cc, ok := c.(interface {
+		CanConfine(context.Context, dialects.Querier, dialects.Server) error
+	})
+	if !ok {
+		return nil
+	}
+	if err := cc.CanConfine(ctx, g.Window.DB, g.server()); err != nil {
+		return fmt.Errorf("%w: %w", errApply, err)
+	}
+	return nil
 }

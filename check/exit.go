@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/writeamp/writeamp/budget"
 	"github.com/writeamp/writeamp/check/restore"
 	"github.com/writeamp/writeamp/result"
 )
@@ -77,4 +78,94 @@ func resetRefusal(label string, run *result.Run) error {
 		return nil
 	}
 	return measureErr(label, fmt.Errorf("%d counters were reset during the window (a statistics reset, a server restart or a failover), e.g. %s: this side is not compared; run check again", len(run.Resets), run.Resets[0]))
+}
+
+// VerdictWord is the one-word outcome of a check.
+func (o *Outcome) VerdictWord() string {
+	switch o.Exit() {
+	case ExitPass:
+		return "PASS"
+	case ExitBudget:
+		return "FAIL"
+	case ExitNotAsItWas:
+		return "NOT-AS-IT-WAS"
+	}
+	return "UNKNOWN"
+}
+
+// Headline is the one line that sums a check up.
+func (o *Outcome) Headline() string {
+	p, f, u := budget.Summary(o.Verdicts)
+	spread, fresh := 0, 0
+	for _, v := range o.Verdicts {
+		switch v.Status {
+		case budget.Spread:
+			spread++
+		case budget.New:
+			fresh++
+		}
+	}
+	s := fmt.Sprintf("writeamp check: %s — %d within budget, %d exceeded", o.VerdictWord(), p-spread-fresh, f)
+	if spread > 0 {
+		s += fmt.Sprintf(", %d exceeded on the medians but inside the spread of the repetitions", spread)
+	}
+	if fresh > 0 {
+		s += fmt.Sprintf(", %d on objects new after the migration (no before to compare)", fresh)
+	}
+	if u > 0 {
+		s += fmt.Sprintf(", %d could not be evaluated", u)
+	}
+	if n := len(o.Verdicts) - len(o.enforced()); n > 0 {
+		s += fmt.Sprintf(" (%d of them advisory: reported, not failing)", n)
+	}
+	if len(o.Verdicts) == 0 {
+		s = "writeamp check: " + o.VerdictWord() + " — no budgets given (--report-only: measured only)"
+	}
+	if !o.Restore.OK() {
+		s += "; the database is NOT as it was (see restore)"
+	}
+	return s
+}
+
+// advisorySet keys advisory budgets by their canonical text, as verdicts
+// name them.
+func advisorySet(texts []string) (map[string]bool, error) {
+	bs, err := budget.ParseAll(texts)
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]bool{}
+	for _, b := range bs {
+		m[b.String()] = true
+	}
+	return m, nil
+}
+
+// advise marks the verdicts of an advisory budget: they keep their status
+// (a failure is still shown as one) but do not count in Exit.
+func (o *Outcome) advise(advisory bool, vs []budget.Verdict) []budget.Verdict {
+	if !advisory {
+		return vs
+	}
+	if o.Advisory == nil {
+		o.Advisory = map[string]bool{}
+	}
+	for i := range vs {
+		o.Advisory[vs[i].Budget] = true
+		if vs[i].Status != budget.Pass {
+			vs[i].Message += " (advisory: does not fail the check)"
+		}
+	}
+	return vs
+}
+
+// enforced are the verdicts that decide the exit code.
+func (o *Outcome) enforced() []budget.Verdict {
+	var out []budget.Verdict
+	for _, v := range o.Verdicts {
+		if !o.Advisory[v.Budget] {
+			out = append(out, v)
+		}
+	}
+	return out
 }
