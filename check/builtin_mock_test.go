@@ -2,10 +2,11 @@ package check
 
 import (
 	"context"
-	"github.com/writeamp/writeamp/workloads/refreshtoken"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/writeamp/writeamp/workloads/refreshtoken"
 
 	"github.com/DATA-DOG/go-sqlmock"
 

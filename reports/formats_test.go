@@ -3,10 +3,11 @@ package reports
 import (
 	"bytes"
 	"encoding/csv"
-	"github.com/writeamp/writeamp/result"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/writeamp/writeamp/result"
 )
 
 // split turns the two-variant fixture into two single-variant results, as

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+
 	"github.com/writeamp/writeamp/queries"
 
 	"github.com/writeamp/writeamp/collectors"

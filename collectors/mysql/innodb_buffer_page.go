@@ -3,9 +3,10 @@ package mysql
 import (
 	"context"
 	"fmt"
-	"github.com/writeamp/writeamp/queries"
 	"strconv"
 	"strings"
+
+	"github.com/writeamp/writeamp/queries"
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"

@@ -3,8 +3,9 @@ package mysql
 import (
 	"context"
 	"fmt"
-	"github.com/writeamp/writeamp/queries"
 	"strconv"
+
+	"github.com/writeamp/writeamp/queries"
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"

@@ -3,6 +3,7 @@ package mysql
 import (
 	"context"
 	"fmt"
+
 	"github.com/writeamp/writeamp/queries"
 
 	"github.com/writeamp/writeamp/collectors"

@@ -3,10 +3,11 @@ package mysql
 import (
 	"context"
 	"database/sql"
-	"github.com/writeamp/writeamp/queries"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/writeamp/writeamp/queries"
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"

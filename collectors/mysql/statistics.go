@@ -3,9 +3,10 @@ package mysql
 import (
 	"context"
 	"fmt"
+	"strings"
+
 	my "github.com/writeamp/writeamp/dialects/mysql"
 	"github.com/writeamp/writeamp/queries"
-	"strings"
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"

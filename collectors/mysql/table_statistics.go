@@ -2,6 +2,7 @@ package mysql
 
 import (
 	"context"
+
 	"github.com/writeamp/writeamp/result"
 
 	"github.com/writeamp/writeamp/collectors"

@@ -3,6 +3,7 @@ package oracle
 import (
 	"context"
 	"database/sql"
+
 	"github.com/writeamp/writeamp/queries"
 
 	"github.com/writeamp/writeamp/collectors"

@@ -2,6 +2,7 @@ package oracle
 
 import (
 	"context"
+
 	"github.com/writeamp/writeamp/queries"
 
 	"github.com/writeamp/writeamp/collectors"

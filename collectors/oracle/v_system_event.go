@@ -2,8 +2,9 @@ package oracle
 
 import (
 	"context"
-	"github.com/writeamp/writeamp/queries"
 	"strings"
+
+	"github.com/writeamp/writeamp/queries"
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"

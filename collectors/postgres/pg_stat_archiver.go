@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+
 	pg "github.com/writeamp/writeamp/dialects/postgres"
 	"github.com/writeamp/writeamp/queries"
 

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+
 	pg "github.com/writeamp/writeamp/dialects/postgres"
 	"github.com/writeamp/writeamp/queries"
 	"github.com/writeamp/writeamp/result"

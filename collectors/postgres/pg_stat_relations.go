@@ -3,10 +3,11 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	"strconv"
+
 	pg "github.com/writeamp/writeamp/dialects/postgres"
 	"github.com/writeamp/writeamp/queries"
 	"github.com/writeamp/writeamp/result"
-	"strconv"
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"

@@ -3,10 +3,11 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"github.com/writeamp/writeamp/queries"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/writeamp/writeamp/queries"
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"

@@ -4,6 +4,7 @@ package postgres
 import (
 	"context"
 	"database/sql"
+
 	"github.com/writeamp/writeamp/result"
 
 	"github.com/writeamp/writeamp/collectors"

@@ -4,10 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"github.com/writeamp/writeamp/queries"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/writeamp/writeamp/queries"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"

@@ -2,11 +2,12 @@ package postgres
 
 import (
 	"context"
-	"github.com/writeamp/writeamp/internal/testing/mocksql"
 	"runtime"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/writeamp/writeamp/internal/testing/mocksql"
 
 	"github.com/writeamp/writeamp/collectors"
 	pg "github.com/writeamp/writeamp/dialects/postgres"

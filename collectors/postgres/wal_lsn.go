@@ -2,9 +2,10 @@ package postgres
 
 import (
 	"context"
+	"strconv"
+
 	"github.com/writeamp/writeamp/queries"
 	"github.com/writeamp/writeamp/result"
-	"strconv"
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"

@@ -2,9 +2,10 @@ package postgres
 
 import (
 	"context"
-	"github.com/writeamp/writeamp/queries"
 	"strconv"
 	"strings"
+
+	"github.com/writeamp/writeamp/queries"
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"

@@ -1,9 +1,10 @@
 package postgres
 
 import (
-	"github.com/writeamp/writeamp/collectors"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/writeamp/writeamp/collectors"
 )
 
 // pageSet counts what a set of block numbers would, across leaves and at

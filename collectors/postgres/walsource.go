@@ -5,13 +5,14 @@ import (
 	"database/sql"
 	"encoding/binary"
 	"fmt"
-	"github.com/writeamp/writeamp/queries"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/writeamp/writeamp/queries"
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"

@@ -3,10 +3,11 @@ package sqlserver
 import (
 	"context"
 	"errors"
-	"github.com/writeamp/writeamp/internal/testing/mocksql"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/writeamp/writeamp/internal/testing/mocksql"
 
 	mssql "github.com/microsoft/go-mssqldb"
 

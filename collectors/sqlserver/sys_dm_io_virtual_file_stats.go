@@ -3,9 +3,10 @@ package sqlserver
 import (
 	"context"
 	"fmt"
-	"github.com/writeamp/writeamp/queries"
 	"sort"
 	"strings"
+
+	"github.com/writeamp/writeamp/queries"
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"

@@ -3,6 +3,7 @@ package sqlserver
 import (
 	"context"
 	"fmt"
+
 	"github.com/writeamp/writeamp/queries"
 
 	"github.com/writeamp/writeamp/collectors"

@@ -5,11 +5,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"github.com/writeamp/writeamp/internal/testing/mocksql"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/writeamp/writeamp/internal/testing/mocksql"
 
 	"github.com/writeamp/writeamp/dialects"
 	my "github.com/writeamp/writeamp/dialects/mysql"

@@ -1,11 +1,12 @@
 package oracle_test
 
 import (
-	"github.com/writeamp/writeamp/internal/testing/mocksql"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/writeamp/writeamp/internal/testing/mocksql"
 
 	ora "github.com/writeamp/writeamp/dialects/oracle"
 	"github.com/writeamp/writeamp/internal/testing/workloadtest"

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // Open's driver
+
 	"github.com/writeamp/writeamp/internal/testing/testenv"
 	"github.com/writeamp/writeamp/pgembed"
 )
