@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/writeamp/writeamp/workloads/refreshtoken"
-
 	"github.com/DATA-DOG/go-sqlmock"
 
 	"github.com/writeamp/writeamp/budget"
@@ -21,6 +19,7 @@ import (
 	"github.com/writeamp/writeamp/internal/testing/mocksql"
 	"github.com/writeamp/writeamp/internal/testing/workloadtest"
 	"github.com/writeamp/writeamp/measure"
+	"github.com/writeamp/writeamp/workloads/refreshtoken"
 )
 
 // builtinHarness is the built-in check on a dialect that cannot run here:

@@ -14,10 +14,9 @@ import (
 	"time"
 
 	"github.com/writeamp/writeamp/collectors"
+	pgcollect "github.com/writeamp/writeamp/collectors/postgres"
 	"github.com/writeamp/writeamp/dialects"
 	pg "github.com/writeamp/writeamp/dialects/postgres"
-
-	pgcollect "github.com/writeamp/writeamp/collectors/postgres"
 )
 
 // samplerOverhead is what a sampler costs a workload: pgbench's own TPS

@@ -13,9 +13,8 @@ import (
 	"time"
 
 	"github.com/writeamp/writeamp/collectors"
-	pg "github.com/writeamp/writeamp/dialects/postgres"
-
 	pgcollect "github.com/writeamp/writeamp/collectors/postgres"
+	pg "github.com/writeamp/writeamp/dialects/postgres"
 )
 
 // waitSamplerCPU is the wait sampler's own cost while pgbench -c 2 runs for

@@ -10,12 +10,12 @@ import (
 	"path/filepath"
 	"testing"
 
+	_ "github.com/jackc/pgx/v5/stdlib"
+
 	"github.com/writeamp/writeamp/explain"
 	"github.com/writeamp/writeamp/internal/testing/pgmatrix"
 	"github.com/writeamp/writeamp/internal/testing/testenv"
 	"github.com/writeamp/writeamp/result"
-
-	_ "github.com/jackc/pgx/v5/stdlib"
 )
 
 const (

@@ -7,12 +7,11 @@ import (
 	"testing"
 
 	"github.com/writeamp/writeamp/internal/testing/testenv"
-	"github.com/writeamp/writeamp/result"
-
 	// The registration line a second built-in workload adds to workloads.go:
 	// the demo workload (internal/testing/workloadtest/demo, only linked into tests)
 	// touches nothing else, and `run` discovers its command and flags.
 	_ "github.com/writeamp/writeamp/internal/testing/workloadtest/demo"
+	"github.com/writeamp/writeamp/result"
 )
 
 // TestASecondWorkloadIsItsPackageAndOneLine runs the demo workload through

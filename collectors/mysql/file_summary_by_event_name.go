@@ -5,11 +5,10 @@ import (
 	"database/sql"
 	"fmt"
 
-	"github.com/writeamp/writeamp/queries"
-
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	my "github.com/writeamp/writeamp/dialects/mysql"
+	"github.com/writeamp/writeamp/queries"
 	"github.com/writeamp/writeamp/result"
 )
 

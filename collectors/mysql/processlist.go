@@ -7,11 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/writeamp/writeamp/queries"
-
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	my "github.com/writeamp/writeamp/dialects/mysql"
+	"github.com/writeamp/writeamp/queries"
 )
 
 // Processlist samples what the workload's sessions are doing, every 10 ms

@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"strings"
 
-	my "github.com/writeamp/writeamp/dialects/mysql"
-	"github.com/writeamp/writeamp/queries"
-
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
+	my "github.com/writeamp/writeamp/dialects/mysql"
+	"github.com/writeamp/writeamp/queries"
 )
 
 // Statistics lists the tables (information_schema.TABLES) and indexes

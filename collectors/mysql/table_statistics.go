@@ -3,11 +3,10 @@ package mysql
 import (
 	"context"
 
-	"github.com/writeamp/writeamp/result"
-
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	my "github.com/writeamp/writeamp/dialects/mysql"
+	"github.com/writeamp/writeamp/result"
 )
 
 // TableStatistics reads MariaDB's User Statistics (userstat = ON):

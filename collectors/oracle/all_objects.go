@@ -6,11 +6,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/writeamp/writeamp/queries"
-
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	ora "github.com/writeamp/writeamp/dialects/oracle"
+	"github.com/writeamp/writeamp/queries"
 )
 
 // AllObjects lists the tables and indexes in scope (ALL_OBJECTS with

@@ -3,11 +3,10 @@ package oracle
 import (
 	"context"
 
-	"github.com/writeamp/writeamp/queries"
-
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	ora "github.com/writeamp/writeamp/dialects/oracle"
+	"github.com/writeamp/writeamp/queries"
 )
 
 // VSqlstats reads V$SQLSTATS per SQL_ID and plan: executions, rows

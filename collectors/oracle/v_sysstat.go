@@ -3,11 +3,10 @@ package oracle
 import (
 	"context"
 
-	"github.com/writeamp/writeamp/queries"
-
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	ora "github.com/writeamp/writeamp/dialects/oracle"
+	"github.com/writeamp/writeamp/queries"
 	"github.com/writeamp/writeamp/result"
 )
 

@@ -4,11 +4,10 @@ import (
 	"context"
 	"strings"
 
-	"github.com/writeamp/writeamp/queries"
-
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	ora "github.com/writeamp/writeamp/dialects/oracle"
+	"github.com/writeamp/writeamp/queries"
 	"github.com/writeamp/writeamp/result"
 )
 

@@ -3,12 +3,11 @@ package postgres
 import (
 	"context"
 
+	"github.com/writeamp/writeamp/collectors"
+	"github.com/writeamp/writeamp/dialects"
 	pg "github.com/writeamp/writeamp/dialects/postgres"
 	"github.com/writeamp/writeamp/queries"
 	"github.com/writeamp/writeamp/result"
-
-	"github.com/writeamp/writeamp/collectors"
-	"github.com/writeamp/writeamp/dialects"
 )
 
 // PgStatDatabase reads the database's transaction counts, so a report can

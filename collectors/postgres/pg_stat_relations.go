@@ -5,12 +5,11 @@ import (
 	"database/sql"
 	"strconv"
 
+	"github.com/writeamp/writeamp/collectors"
+	"github.com/writeamp/writeamp/dialects"
 	pg "github.com/writeamp/writeamp/dialects/postgres"
 	"github.com/writeamp/writeamp/queries"
 	"github.com/writeamp/writeamp/result"
-
-	"github.com/writeamp/writeamp/collectors"
-	"github.com/writeamp/writeamp/dialects"
 )
 
 // PgStatRelations reads, in one pass over the catalog's tables and indexes,

@@ -7,11 +7,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/writeamp/writeamp/queries"
-
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	pg "github.com/writeamp/writeamp/dialects/postgres"
+	"github.com/writeamp/writeamp/queries"
 	"github.com/writeamp/writeamp/result"
 )
 

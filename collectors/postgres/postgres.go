@@ -5,12 +5,11 @@ import (
 	"context"
 	"database/sql"
 
-	"github.com/writeamp/writeamp/result"
-
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	pg "github.com/writeamp/writeamp/dialects/postgres"
 	"github.com/writeamp/writeamp/queries"
+	"github.com/writeamp/writeamp/result"
 )
 
 func init() { collectors.Register(pg.Name, NewSet()) }

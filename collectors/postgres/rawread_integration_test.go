@@ -7,10 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	pg "github.com/writeamp/writeamp/dialects/postgres"
 	"github.com/writeamp/writeamp/internal/testing/mocksql"
 	"github.com/writeamp/writeamp/internal/testing/pgmatrix"
-
-	pg "github.com/writeamp/writeamp/dialects/postgres"
 )
 
 // The remote WAL reader's chunks come through pg.ReadBytesInto (pgconn,

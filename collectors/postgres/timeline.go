@@ -6,11 +6,10 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/writeamp/writeamp/queries"
-
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	pg "github.com/writeamp/writeamp/dialects/postgres"
+	"github.com/writeamp/writeamp/queries"
 	"github.com/writeamp/writeamp/result"
 )
 

@@ -7,10 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writeamp/writeamp/internal/testing/mocksql"
-
 	"github.com/writeamp/writeamp/collectors"
 	pg "github.com/writeamp/writeamp/dialects/postgres"
+	"github.com/writeamp/writeamp/internal/testing/mocksql"
 	"github.com/writeamp/writeamp/internal/testing/pgmatrix"
 )
 

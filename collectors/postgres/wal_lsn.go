@@ -4,12 +4,11 @@ import (
 	"context"
 	"strconv"
 
-	"github.com/writeamp/writeamp/queries"
-	"github.com/writeamp/writeamp/result"
-
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	pg "github.com/writeamp/writeamp/dialects/postgres"
+	"github.com/writeamp/writeamp/queries"
+	"github.com/writeamp/writeamp/result"
 )
 
 // WalLSN reads the WAL insert position: the difference of two readings is

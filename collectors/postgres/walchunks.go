@@ -15,9 +15,8 @@ import (
 	"sync/atomic"
 
 	"github.com/writeamp/writeamp/dialects"
-	"github.com/writeamp/writeamp/queries"
-
 	pg "github.com/writeamp/writeamp/dialects/postgres"
+	"github.com/writeamp/writeamp/queries"
 )
 
 // Chunk sizes and counts bound what the decoder holds, whatever the window:

@@ -12,11 +12,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/writeamp/writeamp/queries"
-
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	pg "github.com/writeamp/writeamp/dialects/postgres"
+	"github.com/writeamp/writeamp/queries"
 )
 
 // parseLSN reads "X/Y".

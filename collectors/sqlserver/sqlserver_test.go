@@ -7,13 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writeamp/writeamp/internal/testing/mocksql"
-
 	mssql "github.com/microsoft/go-mssqldb"
 
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	ms "github.com/writeamp/writeamp/dialects/sqlserver"
+	"github.com/writeamp/writeamp/internal/testing/mocksql"
 )
 
 var started = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)

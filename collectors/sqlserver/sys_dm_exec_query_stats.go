@@ -3,11 +3,10 @@ package sqlserver
 import (
 	"context"
 
-	"github.com/writeamp/writeamp/queries"
-
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	ms "github.com/writeamp/writeamp/dialects/sqlserver"
+	"github.com/writeamp/writeamp/queries"
 )
 
 // SysDmExecQueryStats reads the per-statement statistics of the plan cache

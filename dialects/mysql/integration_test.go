@@ -10,10 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writeamp/writeamp/internal/testing/mocksql"
-
 	"github.com/writeamp/writeamp/dialects"
 	my "github.com/writeamp/writeamp/dialects/mysql"
+	"github.com/writeamp/writeamp/internal/testing/mocksql"
 	"github.com/writeamp/writeamp/internal/testing/mysqltest"
 	"github.com/writeamp/writeamp/workloads/refreshtoken"
 )

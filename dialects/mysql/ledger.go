@@ -12,10 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/writeamp/writeamp/sqlparse"
-
 	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/queries"
+	"github.com/writeamp/writeamp/sqlparse"
 )
 
 // The InnoDB monitors are server-wide. writeamp turns on the ones it reads

@@ -7,14 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/writeamp/writeamp/internal/testing/mocksql"
-	"github.com/writeamp/writeamp/sqlparse"
-
 	"github.com/DATA-DOG/go-sqlmock"
 	driver "github.com/go-sql-driver/mysql"
 
 	"github.com/writeamp/writeamp/dialects"
+	"github.com/writeamp/writeamp/internal/testing/mocksql"
 	"github.com/writeamp/writeamp/queries"
+	"github.com/writeamp/writeamp/sqlparse"
 )
 
 func TestConfigForms(t *testing.T) {

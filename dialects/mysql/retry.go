@@ -3,9 +3,9 @@ package mysql
 import (
 	"errors"
 
-	"github.com/writeamp/writeamp/dialects"
-
 	driver "github.com/go-sql-driver/mysql"
+
+	"github.com/writeamp/writeamp/dialects"
 )
 
 // Retryable: 1213 ER_LOCK_DEADLOCK (InnoDB rolled the transaction back) and

@@ -3,9 +3,9 @@ package oracle
 import (
 	"errors"
 
-	"github.com/writeamp/writeamp/dialects"
-
 	"github.com/sijms/go-ora/v2/network"
+
+	"github.com/writeamp/writeamp/dialects"
 )
 
 // Retryable: ORA-00060 (deadlock detected while waiting for resource) and

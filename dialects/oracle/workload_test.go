@@ -6,9 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/writeamp/writeamp/internal/testing/mocksql"
-
 	ora "github.com/writeamp/writeamp/dialects/oracle"
+	"github.com/writeamp/writeamp/internal/testing/mocksql"
 	"github.com/writeamp/writeamp/internal/testing/workloadtest"
 	"github.com/writeamp/writeamp/queries"
 	"github.com/writeamp/writeamp/workloads/refreshtoken"

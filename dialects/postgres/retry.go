@@ -3,9 +3,9 @@ package postgres
 import (
 	"errors"
 
-	"github.com/writeamp/writeamp/dialects"
-
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/writeamp/writeamp/dialects"
 )
 
 // Retryable: SQLSTATE 40001 serialization_failure and 40P01
