@@ -155,7 +155,8 @@ func (e *Experiment) variant(ctx context.Context, v string, cleanupCtx func() (c
 		if err == nil {
 			return nil
 		}
-		if pe, ok := err.(*PhaseError); ok { // a step of the window names its own phase
+		var pe *PhaseError
+		if errors.As(err, &pe) { // a step of the window names its own phase
 			p, err = pe.Phase, pe.Err
 		}
 		if errors.Is(err, context.Canceled) {
@@ -245,7 +246,7 @@ func (e *Experiment) variant(ctx context.Context, v string, cleanupCtx func() (c
 		if runErr != nil {
 			// The workload's failure is the cause; the snapshot failing
 			// after it is the consequence.
-			return run, phase("workload", fmt.Errorf("%w (the after snapshot failed too: %v)", runErr, err))
+			return run, phase("workload", fmt.Errorf("%w (the after snapshot failed too: %v)", runErr, err)) //nolint:errorlint // the first error is the cause callers classify; the snapshot's failure after it is reported, not matched
 		}
 		return run, phase("snapshot after", err)
 	}

@@ -138,7 +138,7 @@ var ErrMismatch = errors.New("snapshots do not match")
 func DiffSnapshots(ctx context.Context, in DiffInput) (*result.Result, error) {
 	b, a := in.Before.Snapshot, in.After.Snapshot
 	if err := collectors.SameServer(b.Server, a.Server); err != nil {
-		return nil, fmt.Errorf("%w: %s and %s: %v", ErrMismatch, in.Before.Path, in.After.Path, err)
+		return nil, fmt.Errorf("%w: %s and %s: %w", ErrMismatch, in.Before.Path, in.After.Path, err)
 	}
 	if a.TakenAt.Before(b.TakenAt) {
 		return nil, fmt.Errorf("%w: %s was taken before %s: give the earlier snapshot first", ErrMismatch, in.After.Path, in.Before.Path)
@@ -150,7 +150,7 @@ func DiffSnapshots(ctx context.Context, in DiffInput) (*result.Result, error) {
 	}
 	delta, err := collectors.Diff(b, a)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrMismatch, err)
+		return nil, fmt.Errorf("%w: %w", ErrMismatch, err)
 	}
 	var warnings []string
 	if fmt.Sprint(b.Scope) != fmt.Sprint(a.Scope) {
@@ -160,7 +160,7 @@ func DiffSnapshots(ctx context.Context, in DiffInput) (*result.Result, error) {
 	res.Notes = append(res.Notes, restoreInstrumented(ctx, in)...)
 	if win != nil {
 		if err := collectors.SameServer(a.Server, win.Server); err != nil {
-			return nil, fmt.Errorf("%w: --dsn is not the server the snapshots were taken on: %v", ErrMismatch, err)
+			return nil, fmt.Errorf("%w: --dsn is not the server the snapshots were taken on: %w", ErrMismatch, err)
 		}
 		// pg_walinspect may be absent now as it was at snapshot time: it
 		// reads the WAL between the recorded positions whenever it exists,

@@ -101,9 +101,9 @@ func readSnapshot(path string, o readOptions) (*SnapshotFile, error) {
 		case rr.err != nil:
 			return nil, rr.err // the reader's own (past the limit, I/O): it names the file
 		case errors.As(err, &te) && f.Kind == SnapshotKind:
-			return nil, fmt.Errorf("%s: damaged snapshot: %v", path, err)
+			return nil, fmt.Errorf("%s: damaged snapshot: %w", path, err)
 		}
-		return nil, fmt.Errorf("%s: not a writeamp snapshot (not JSON: %v)", path, err)
+		return nil, fmt.Errorf("%s: not a writeamp snapshot (not JSON: %w)", path, err)
 	}
 	switch {
 	case f.Kind == "" && isResult:
