@@ -127,20 +127,37 @@ func statementsSection(d *collectors.Delta, run *result.Run) *result.Statements 
 	src := d.StatementView.View + ": sum of the window's statements' " + d.StatementView.Sources["log_bytes"]
 	s := result.Metric{Value: &sum, Exactness: result.Weaker(result.Derived, sumEx), Source: src}
 	sec.LogBytes = &s
-	total, what := run.Database["log_bytes_stat"], "pg_stat_wal.wal_bytes"
-	if !total.OK() {
-		total, what = run.Database["log_bytes"], "the window's log bytes"
-	}
+	total, what := windowLog(run)
 	if total.OK() {
 		rest := total.V() - sum
-		r := result.Metric{Value: &rest, Exactness: result.Weaker(result.Derived, result.Weaker(total.Exactness, sumEx)),
+		// Arithmetic on two counts: exact when both are (the decoded
+		// window and every statement's own count), no weaker otherwise.
+		r := result.Metric{Value: &rest, Exactness: result.Weaker(total.Exactness, sumEx),
 			Source: fmt.Sprintf("%s minus the statements' sum", what),
-			Note:   "log written by no statement of this database that the view tracks: other databases, background work (checkpoints, autovacuum, the WAL writer), commit records of statements it does not track (utility statements with track_utility off, evicted entries)" + pageHeaders(what)}
+			Note:   "log written by no statement of this database that the view tracks: other databases, background work (checkpoints, autovacuum, the WAL writer), records a statement's backend wrote outside its execution (catalog pages pruned, with their full-page images, while a statement was parsed and planned), commit records of statements it does not track (utility statements with track_utility off, evicted entries)" + pageHeaders(what)}
+		if total.V() > 0 {
+			r.Note = fmt.Sprintf("%.1f%% of the window's %s; %s", 100*rest/total.V(), result.FormatBytes(total.V()), r.Note)
+		}
 		sec.Remainder = &r
 		run.Database[result.StatementLogBytes.Name] = s
 		run.Database[result.StatementLogBytesRemainder.Name] = r
 	}
 	return sec
+}
+
+// windowLog is the window's log total the statements are reconciled with:
+// the decoded WAL (every record between the marks, counted as the
+// statements count theirs) where the decoder ran, else pg_stat_wal, which
+// misses what a backend has not yet published (after DDL, the catalog
+// prunes' full-page images), else the LSN difference.
+func windowLog(run *result.Run) (result.Metric, string) {
+	if m := run.Database[result.LogBytesDecoded.Name]; m.OK() {
+		return m, "the window's decoded WAL (sum of record lengths)"
+	}
+	if m := run.Database[result.LogBytesStat.Name]; m.OK() {
+		return m, "pg_stat_wal.wal_bytes"
+	}
+	return run.Database[result.LogBytes.Name], "the window's log bytes"
 }
 
 // NoEvictionCount is the statements section's note where the view keeps no
@@ -151,7 +168,7 @@ func NoEvictionCount(view string) string {
 }
 
 func pageHeaders(what string) string {
-	if what == "pg_stat_wal.wal_bytes" {
+	if what != "the window's log bytes" {
 		return ""
 	}
 	return ", and WAL page headers, which the LSN difference counts and no statement does"

@@ -95,3 +95,43 @@ func TestStatementsSectionReconcilesRows(t *testing.T) {
 		t.Errorf("a table without row counters: in scope %v, remainder %v", sec.RowsInScope, sec.RowsRemainder)
 	}
 }
+
+// TestStatementsRemainderFromDecodedWAL: the log no statement accounts for
+// is the decoded window minus the statements' sum where the decoder ran
+// (pg_stat_wal lags a backend's unpublished WAL), exact when both parts
+// are, with its share of the window; without the decoder it falls back to
+// pg_stat_wal, and a statement of unknown log makes it approx.
+func TestStatementsRemainderFromDecodedWAL(t *testing.T) {
+	t.Parallel()
+	num := func(x float64, ex result.Exactness) result.Metric {
+		return result.Metric{Value: &x, Exactness: ex, Source: "s"}
+	}
+	st := func(k string, wal float64) collectors.StatementDelta {
+		return collectors.StatementDelta{Key: k, Text: "update " + k + " set v = $1", Metrics: map[string]result.Metric{
+			"calls": num(1, result.Exact), "rows": num(1, result.Exact), "log_bytes": num(wal, result.Exact)}}
+	}
+	d := &collectors.Delta{Statements: []collectors.StatementDelta{st("a", 150000), st("b", 8531)},
+		StatementView: &collectors.Statements{View: "pg_stat_statements", Sources: map[string]string{"log_bytes": "wal_bytes"}, Evictions: new(float64)}}
+	run := &result.Run{Database: map[string]result.Metric{
+		"log_bytes_decoded": num(200000, result.Exact), "log_bytes_stat": num(166502, result.Approx), "log_bytes": num(201000, result.Exact)}}
+	sec := statementsSection(d, run)
+	r := sec.Remainder
+	if r == nil || r.V() != 41469 || r.Exactness != result.Exact || !strings.Contains(r.Source, "decoded WAL") || !strings.HasPrefix(r.Note, "20.7% of the window's") {
+		t.Fatalf("remainder %+v; want 41469 exact from the decoded WAL, 20.7%% of the window", r)
+	}
+	if m := run.Database["statement_log_bytes_remainder"]; m.V() != 41469 {
+		t.Errorf("database statement_log_bytes_remainder %v", m.V())
+	}
+	if !strings.Contains(strings.Join(StatementNotes(&result.Run{Statements: sec}), "\n"), "20.7% of the window's") {
+		t.Errorf("the report lines do not give the share: %q", StatementNotes(&result.Run{Statements: sec}))
+	}
+	delete(run.Database, "log_bytes_decoded")
+	if r = statementsSection(d, run).Remainder; r.V() != 7971 || r.Exactness != result.Approx || !strings.HasPrefix(r.Source, "pg_stat_wal") {
+		t.Errorf("without the decoder: remainder %v (%s, %s); want pg_stat_wal's 7971, approx", r.V(), r.Exactness, r.Source)
+	}
+	run.Database["log_bytes_decoded"] = num(200000, result.Exact)
+	d.Statements[1].Metrics["log_bytes"] = result.Metric{Exactness: result.Unavailable}
+	if r = statementsSection(d, run).Remainder; r.Exactness == result.Exact {
+		t.Errorf("a statement without log bytes left the remainder %v exact", r.V())
+	}
+}
