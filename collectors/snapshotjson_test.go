@@ -18,7 +18,7 @@ type plainSnapshot Snapshot
 func TestSnapshotJSONIsEncodingJSONsBytes(t *testing.T) {
 	t.Parallel()
 	odd := []string{"", "a", `quo"te`, `back\\slash`, "tab\there", "<html>&", "naïve", "\u2028", "\x7f", "ctl\x01", "bad\xffutf8"}
-	values := []float64{0, -0.0, 1, -1, 42, 1e20, 1e21, 1.5e21, 1e-6, 9.99e-7, 123456789012345, 0.1, 1.0 / 3, -2.5e-9, math.MaxFloat64, math.SmallestNonzeroFloat64}
+	values := []float64{0, math.Copysign(0, -1), 1, -1, 42, 1e20, 1e21, 1.5e21, 1e-6, 9.99e-7, 123456789012345, 0.1, 1.0 / 3, -2.5e-9, math.MaxFloat64, math.SmallestNonzeroFloat64}
 	s := &Snapshot{
 		Server:  dialects.Server{Dialect: "postgres", Version: "17.1", VersionNum: 170001, Caps: map[string]bool{"b": true, "a": false}},
 		TakenAt: time.Date(2026, 12, 1, 2, 3, 4, 5, time.UTC),

@@ -129,7 +129,7 @@ func (set *Set) collectOne(ctx context.Context, tx *sql.Tx, name string, read fu
 	if err != nil {
 		if set.RollbackTo != "" {
 			if _, rerr := tx.ExecContext(ctx, set.RollbackTo); rerr != nil {
-				return nil, fmt.Errorf("%s: %w (and the rollback to savepoint failed: %v)", name, err, rerr)
+				return nil, fmt.Errorf("%s: %w (and the rollback to savepoint failed: %v)", name, err, rerr) //nolint:errorlint // the first error is the cause callers classify; the rollback's failure after it is reported, not matched
 			}
 		}
 		return nil, err

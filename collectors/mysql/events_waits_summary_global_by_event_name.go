@@ -3,6 +3,7 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -50,7 +51,7 @@ func (EventsWaitsSummaryGlobalByEventName) Collect(ctx context.Context, qr diale
 	if pe := my.AsPrivilegeError(err, s, "SELECT on performance_schema", psGrant+s.Prop(my.PropHostUser)); pe != nil {
 		return nil, pe
 	}
-	if err != nil && err != sql.ErrNoRows {
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, err
 	}
 	if !global {

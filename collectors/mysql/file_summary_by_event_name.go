@@ -3,6 +3,7 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 
 	"github.com/writeamp/writeamp/collectors"
@@ -41,7 +42,7 @@ func (FileSummaryByEventName) Collect(ctx context.Context, qr dialects.Querier, 
 		"GRANT SELECT ON performance_schema.file_summary_by_event_name TO "+s.Prop(my.PropHostUser)); pe != nil {
 		return nil, pe
 	}
-	if err == sql.ErrNoRows {
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("%w: performance_schema has no wait/io/file/sql/binlog instrument (disabled in setup_instruments?)", dialects.ErrUnsupported)
 	}
 	if err != nil {

@@ -29,9 +29,8 @@ func (PgClass) Name() string                   { return "pg_class" }
 func (PgClass) Supports(dialects.Server) error { return nil }
 
 type pgRel struct {
-	obj  collectors.Object
-	size float64
-	oid  int64
+	obj collectors.Object
+	oid int64
 }
 
 func (PgClass) rels(ctx context.Context, qr dialects.Querier, s dialects.Server, sc collectors.Scope) ([]pgRel, error) {
