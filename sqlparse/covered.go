@@ -225,7 +225,7 @@ func pgCalls(s Statement) string {
 }
 
 var (
-	reMyCall      = regexp.MustCompile("(?i)([a-z_][a-z0-9_]*)\\s*\\(")
+	reMyCall      = regexp.MustCompile(`(?i)([a-z_][a-z0-9_]*)\s*\(`)
 	reMyAlterOpts = regexp.MustCompile(`(?i)\b(comment|auto_increment|row_format|partition|partitions|key_block_size|stats_[a-z_]+|discard|import|order\s+by|tablespace|encryption|compression)\b`)
 	reMyIndex     = regexp.MustCompile(`(?is)^\s*create\s+(unique\s+|fulltext\s+|spatial\s+)?index\b`)
 	reMyView      = regexp.MustCompile(`(?is)^\s*create\s+(or\s+replace\s+)?view\b`)
