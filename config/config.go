@@ -175,11 +175,11 @@ func (f *File) validate() error {
 	}
 	for _, b := range f.Budgets {
 		if _, err := budget.Parse(b.Budget); err != nil {
-			return fmt.Errorf("%d: budgets: %v", b.Line, err)
+			return fmt.Errorf("%d: budgets: %w", b.Line, err)
 		}
 		for _, p := range b.Paths {
 			if _, err := filepath.Match(p, ""); err != nil {
-				return fmt.Errorf("%d: budgets: paths %q: %v", b.Line, p, err)
+				return fmt.Errorf("%d: budgets: paths %q: %w", b.Line, p, err)
 			}
 		}
 	}
@@ -193,7 +193,7 @@ func (f *File) validate() error {
 			return fmt.Errorf("%d: allow: %s has no reason: say why it is safe (reason: \"…\")", a.Line, a.Rule)
 		}
 		if _, err := filepath.Match(a.Path, ""); err != nil {
-			return fmt.Errorf("%d: allow: path %q: %v", a.Line, a.Path, err)
+			return fmt.Errorf("%d: allow: path %q: %w", a.Line, a.Path, err)
 		}
 	}
 	return nil

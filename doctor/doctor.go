@@ -8,7 +8,6 @@ import (
 	"database/sql"
 	_ "embed"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -260,11 +259,4 @@ var capWithout = map[string]string{
 	"checkpoint":        "no CHECKPOINT before a window: full-page-image bytes depend on when the last checkpoint ran",
 	"n_tup_newpage_upd": "updates that moved to another page are counted from the WAL (pg_walinspect) instead",
 	"pg_stat_wal":       "no WAL record and FPI counts (WAL bytes still come from the LSN)",
-}
-
-func quoteIdent(s string) string {
-	if regexp.MustCompile(`^[a-z_][a-z0-9_]*$`).MatchString(s) {
-		return s
-	}
-	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 }

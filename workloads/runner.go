@@ -136,7 +136,7 @@ func (r Runner) Run(ctx context.Context, ops Ops) (Stats, error) {
 	wg.Wait()
 	if ctx.Err() == nil {
 		for i, e := range errs {
-			if e != nil && errors.Is(e, context.Canceled) && context.Cause(wctx) == errWorkerGaveUp {
+			if e != nil && errors.Is(e, context.Canceled) && errors.Is(context.Cause(wctx), errWorkerGaveUp) {
 				errs[i] = nil // stopped because another worker gave up, not a failure of its own
 			}
 		}

@@ -148,7 +148,7 @@ func (o *Schemas) create(ctx context.Context, conn *sql.Conn, build func(context
 	defer func() {
 		if err != nil {
 			if cerr := o.drop(context.WithoutCancel(ctx), conn); cerr != nil {
-				err = fmt.Errorf("%w (and cleanup failed: %v)", err, cerr)
+				err = fmt.Errorf("%w (and cleanup failed: %v)", err, cerr) //nolint:errorlint // the first error is the cause callers classify; the cleanup's failure after it is reported, not matched
 			}
 		}
 	}()
@@ -187,7 +187,7 @@ func (o *Schemas) drop(ctx context.Context, db dialects.Querier) error {
 			if err == nil {
 				err = fmt.Errorf("marker names run %s", m.RunID)
 			}
-			return fmt.Errorf("schema %s not dropped: cannot confirm writeamp created it in this run (%v)", o.schema, err)
+			return fmt.Errorf("schema %s not dropped: cannot confirm writeamp created it in this run (%w)", o.schema, err)
 		}
 	}
 	if _, err := db.ExecContext(ctx, o.mustSQL("owned_drop_schema")); err != nil {
