@@ -260,7 +260,7 @@ func (s *Server) waitReady(ctx context.Context, limit time.Duration) error {
 		select {
 		case err := <-s.done:
 			s.done <- err
-			return fmt.Errorf("the throwaway postgres exited during startup: %v", err)
+			return fmt.Errorf("the throwaway postgres exited during startup: %v", err) //nolint:errorlint // an *exec.ExitError has ExitCode(), which main's exitCoder would take for writeamp's status
 		default:
 		}
 		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
@@ -271,7 +271,7 @@ func (s *Server) waitReady(ctx context.Context, limit time.Duration) error {
 			return nil
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			return fmt.Errorf("the throwaway postgres did not accept connections within %s: %v", limit, err)
+			return fmt.Errorf("the throwaway postgres did not accept connections within %s: %w", limit, err)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -44,7 +44,7 @@ func (s *Server) initData(ctx context.Context) error {
 func (s *Server) initdb(ctx context.Context, data string) error {
 	initdb := s.command(ctx, "initdb", append([]string{"-D", data}, initdbArgs...)...)
 	if out, err := initdb.CombinedOutput(); err != nil {
-		return fmt.Errorf("initdb failed: %v\n%s", err, tail(string(out), 15))
+		return fmt.Errorf("initdb failed: %v\n%s", err, tail(string(out), 15)) //nolint:errorlint // an *exec.ExitError has ExitCode(), which main's exitCoder would take for writeamp's status
 	}
 	// The database measured is one of its own, not postgres: writeamp's
 	// wait sampler reads from postgres, so that its snapshots never hold
@@ -53,7 +53,7 @@ func (s *Server) initdb(ctx context.Context, data string) error {
 	single := s.command(ctx, "postgres", "--single", "-F", "-D", data, "postgres")
 	single.Stdin = strings.NewReader("CREATE DATABASE " + Database + "\n")
 	if out, err := single.CombinedOutput(); err != nil {
-		return fmt.Errorf("create database %s: %v\n%s", Database, err, tail(string(out), 15))
+		return fmt.Errorf("create database %s: %v\n%s", Database, err, tail(string(out), 15)) //nolint:errorlint // an *exec.ExitError has ExitCode(), which main's exitCoder would take for writeamp's status
 	}
 	return nil
 }

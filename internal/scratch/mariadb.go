@@ -93,7 +93,7 @@ func StartMariaDB(ctx context.Context, o MariaDBOptions) (_ *MariaDB, err error)
 		initCmd = exec.CommandContext(ctx, m.server, append([]string{"--no-defaults", "--initialize-insecure", "--datadir=" + data, "--tmpdir=" + tmp}, user...)...)
 	}
 	if out, err := initCmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("scratch server: %s failed: %v\n%s", filepath.Base(initCmd.Path), err, errorLines(string(out), 10))
+		return nil, fmt.Errorf("scratch server: %s failed: %v\n%s", filepath.Base(initCmd.Path), err, errorLines(string(out), 10)) //nolint:errorlint // an *exec.ExitError has ExitCode(), which main's exitCoder would take for writeamp's status
 	}
 	args := append([]string{"--no-defaults", "--datadir=" + data, "--tmpdir=" + tmp, "--socket=" + filepath.Join(m.dir, "mysqld.sock"),
 		"--port=" + strconv.Itoa(m.port), "--bind-address=127.0.0.1", "--pid-file=" + filepath.Join(m.dir, "mysqld.pid"),
@@ -136,14 +136,14 @@ func (m *MariaDB) waitReady(ctx context.Context, limit time.Duration) error {
 		select {
 		case err := <-m.done:
 			m.done <- err
-			return fmt.Errorf("the scratch server exited during startup: %v", err)
+			return fmt.Errorf("the scratch server exited during startup: %v", err) //nolint:errorlint // an *exec.ExitError has ExitCode(), which main's exitCoder would take for writeamp's status
 		default:
 		}
 		if err = db.PingContext(ctx); err == nil {
 			return nil
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			return fmt.Errorf("the scratch server did not accept connections within %s: %v", limit, err)
+			return fmt.Errorf("the scratch server did not accept connections within %s: %w", limit, err)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -174,7 +174,7 @@ func (m *MariaDB) dumpSource(ctx context.Context) error {
 	var stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = f, &stderr
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("%s of %s failed (it needs SELECT, SHOW VIEW and TRIGGER on it, or run check with --in-place): %v\n%s", filepath.Base(m.dump), m.o.Database, err, tail(stderr.String(), 10))
+		return fmt.Errorf("%s of %s failed (it needs SELECT, SHOW VIEW and TRIGGER on it, or run check with --in-place): %v\n%s", filepath.Base(m.dump), m.o.Database, err, tail(stderr.String(), 10)) //nolint:errorlint // an *exec.ExitError has ExitCode(), which main's exitCoder would take for writeamp's status
 	}
 	return nil
 }
@@ -208,7 +208,7 @@ func (m *MariaDB) NewCopy(ctx context.Context, tag string) (string, string, erro
 	cmd := exec.CommandContext(ctx, m.client, "--no-defaults", "-h", "127.0.0.1", "--protocol=tcp", "-P", strconv.Itoa(m.port), "-u", "root", name)
 	cmd.Stdin = in
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", "", fmt.Errorf("scratch server: loading the dump of %s: %v\n%s", name, err, tail(string(out), 10))
+		return "", "", fmt.Errorf("scratch server: loading the dump of %s: %v\n%s", name, err, tail(string(out), 10)) //nolint:errorlint // an *exec.ExitError has ExitCode(), which main's exitCoder would take for writeamp's status
 	}
 	if d := dirSize(m.dir); d > m.disk {
 		m.disk = d

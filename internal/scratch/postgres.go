@@ -122,7 +122,7 @@ func StartPostgres(ctx context.Context, o PostgresOptions) (_ *Postgres, err err
 			return nil, fmt.Errorf("--pg-bin: %w", err)
 		}
 		if v, err := postgresMajor(bin); err != nil || v != o.Major {
-			return nil, fmt.Errorf("--pg-bin %s: PostgreSQL %d there (%v), but the database is on %d: the copy is measured on the same major version; give the bin directory of PostgreSQL %d", bin, v, err, o.Major, o.Major)
+			return nil, fmt.Errorf("--pg-bin %s: PostgreSQL %d there (%v), but the database is on %d: the copy is measured on the same major version; give the bin directory of PostgreSQL %d", bin, v, err, o.Major, o.Major) //nolint:errorlint // err is nil when only the version differs, else the *exec.ExitError of postgres --version, whose ExitCode() main would take for its own
 		}
 	}
 	b := make([]byte, 4)
@@ -214,9 +214,9 @@ func (p *Postgres) load(ctx context.Context, bin string) error {
 	derr := dump.Wait()
 	switch {
 	case derr != nil && rerr == nil, derr != nil && dumpErr.Len() > 0:
-		return fmt.Errorf("pg_dump of %s failed (it needs SELECT on every table, or run check with --in-place): %v\n%s", p.o.Database, derr, tail(dumpErr.String(), 10))
+		return fmt.Errorf("pg_dump of %s failed (it needs SELECT on every table, or run check with --in-place): %v\n%s", p.o.Database, derr, tail(dumpErr.String(), 10)) //nolint:errorlint // an *exec.ExitError has ExitCode(), which main's exitCoder would take for writeamp's status
 	case rerr != nil:
-		return fmt.Errorf("loading %s into the scratch PostgreSQL failed (an extension missing from this machine's PostgreSQL? install it, or run check with --in-place): pg_restore: %v\n%s", p.o.Database, rerr, tail(restoreErr.String(), 10))
+		return fmt.Errorf("loading %s into the scratch PostgreSQL failed (an extension missing from this machine's PostgreSQL? install it, or run check with --in-place): pg_restore: %v\n%s", p.o.Database, rerr, tail(restoreErr.String(), 10)) //nolint:errorlint // an *exec.ExitError has ExitCode(), which main's exitCoder would take for writeamp's status
 	}
 	return nil
 }
