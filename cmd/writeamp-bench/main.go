@@ -43,7 +43,6 @@ var (
 	copySize = flag.String("copy-size", "1GiB", "size of the database the copy rows copy (e.g. 200MiB); it and one copy at a time need that much free disk in the temporary directory")
 	copyReps = flag.Int("copy-reps", 5, "alternating pairs per copy row")
 	write    = flag.String("write", "docs/performance.md", "rewrite each measured group's block of this file ('': print only); a group that failed keeps its block")
-	rowsOut  [][]string
 )
 
 func main() {

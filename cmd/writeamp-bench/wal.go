@@ -35,7 +35,7 @@ func walReadRate(ctx context.Context, db *sql.DB, s dialects.Server, rows int) (
 	var out [5]time.Duration
 	waldump, err := exec.LookPath(fmt.Sprintf("/usr/lib/postgresql/%d/bin/pg_waldump", s.VersionNum/10000))
 	if err != nil {
-		return 0, 0, out, fmt.Errorf("no pg_waldump of PostgreSQL %d to compare with: %v", s.VersionNum/10000, err)
+		return 0, 0, out, fmt.Errorf("no pg_waldump of PostgreSQL %d to compare with: %w", s.VersionNum/10000, err)
 	}
 	dataDir := s.Prop(pg.PropDataDirectory)
 	if dataDir == "" {
@@ -137,7 +137,7 @@ func walReadRate(ctx context.Context, db *sql.DB, s dialects.Server, rows int) (
 				cmd.Stderr = &stderr
 				err := cmd.Run()
 				if err != nil {
-					err = fmt.Errorf("pg_waldump: %v: %s", err, stderr.String())
+					err = fmt.Errorf("pg_waldump: %w: %s", err, stderr.String())
 				}
 				return time.Since(t0), err
 			},

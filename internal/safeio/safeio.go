@@ -98,7 +98,7 @@ func (l *limited) Read(p []byte) (int, error) {
 	if l.left -= int64(n); l.left < 0 {
 		return 0, fmt.Errorf("%s grew past the %d MiB input limit while being read: not a writeamp file", l.path, l.limit>>20)
 	}
-	if err != nil && err != io.EOF {
+	if err != nil && !errors.Is(err, io.EOF) {
 		err = fmt.Errorf("%s: %w", l.path, err)
 	}
 	return n, err
@@ -183,7 +183,7 @@ func Stream(stdout io.Writer, t Target, fill func(io.Writer) error) error {
 	} else {
 		err = writeFile(t.Path, fill)
 	}
-	if err != nil && err != fillErr {
+	if err != nil && !errors.Is(err, fillErr) {
 		return fmt.Errorf("%s: %w", t.Flag, err)
 	}
 	return err

@@ -7,6 +7,7 @@ package ghaction
 
 import (
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -192,7 +193,7 @@ func sharedBin(t *testing.T) string {
 		cmd := exec.Command("go", "build", "-ldflags", "-X github.com/writeamp/writeamp/measure.Version=v0-shared", "-o", shared.bin, "./cmd/writeamp")
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
-			shared.err = fmt.Errorf("go build: %v\n%s", err, out)
+			shared.err = fmt.Errorf("go build: %w\n%s", err, out)
 		}
 	})
 	if shared.err != nil {
@@ -231,7 +232,8 @@ func runAction(t *testing.T, work string, inputs map[string]string) (int, string
 	}
 	out, err := cmd.CombinedOutput()
 	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
 		code = ee.ExitCode()
 	} else if err != nil {
 		t.Fatal(err)

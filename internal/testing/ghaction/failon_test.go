@@ -1,6 +1,7 @@
 package ghaction
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -61,7 +62,8 @@ func TestFailOnMapsEveryExitCode(t *testing.T) {
 			"INPUT_FAIL_ON="+c.failOn, "INPUT_COMMENT=never")
 		out, err := cmd.CombinedOutput()
 		got := 0
-		if ee, ok := err.(*exec.ExitError); ok {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
 			got = ee.ExitCode()
 		} else if err != nil {
 			t.Fatal(err)

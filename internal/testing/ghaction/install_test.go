@@ -3,6 +3,7 @@ package ghaction
 import (
 	"bytes"
 	"debug/buildinfo"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -82,7 +83,8 @@ func install(t *testing.T, step string, env ...string) (int, string, map[string]
 	cmd.Env = append(cmd.Env, env...)
 	out, err := cmd.CombinedOutput()
 	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
 		code = ee.ExitCode()
 	} else if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@
 package testenv
 
 import (
+	"errors"
 	"os"
 	"syscall"
 	"testing"
@@ -18,7 +19,7 @@ func flock(t testing.TB, path string) func() {
 	}
 	for {
 		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if err != syscall.EINTR {
+		if !errors.Is(err, syscall.EINTR) {
 			break
 		}
 	}
