@@ -56,16 +56,12 @@ func judged(metric, kind string) bool {
 		!i.Total && i.Show != result.JSONOnly && i.Show != result.WhenShare
 }
 
-// secondary metrics rank after the headline ones (index entries, HOT, log,
-// rows, objects added or removed) whatever their effect: a 94% drop of 0.02
-// page splits per operation matters less than 1 index entry per operation.
-// A database-level metric without a spec is secondary.
-func secondary(metric string) bool { return tier(metric) > 0 }
-
-// tier: 0 the headline metrics, 1 the secondary ones with a spec and
-// latency, 2 the database-level metrics judged without one (whatever their
-// effect, a 100% drop of 0.3 full-page-image bytes per operation follows the
-// page splits).
+// tier: 0 the headline metrics (index entries, HOT, log, rows, objects
+// added or removed), 1 the secondary ones with a spec and latency, 2 the
+// database-level metrics judged without one. A lower tier ranks first
+// whatever the effects: a 94% drop of 0.02 page splits per operation
+// matters less than 1 index entry per operation, and a 100% drop of 0.3
+// full-page-image bytes per operation follows the page splits.
 func tier(metric string) int {
 	switch sp := spec(metric); {
 	case sp != nil && !sp.Secondary:

@@ -162,12 +162,3 @@ func objectOf(sec Section) string {
 	}
 	return ""
 }
-
-func contains(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
-}
