@@ -334,7 +334,7 @@ func measureCopies(ctx context.Context, g *Gate, out *Outcome, argv []string, ou
 		made = append(made, name)
 		defer func() {
 			if derr := src.drop(ctx, name); derr != nil {
-				err = errors.Join(err, fmt.Errorf("dropping the copy %s failed: %v", name, derr))
+				err = errors.Join(err, fmt.Errorf("dropping the copy %s failed: %w", name, derr))
 			}
 		}()
 		win, dsn, closeWin, err := src.open(ctx, name)
