@@ -24,7 +24,7 @@ type listValue struct {
 func (l *listValue) Set(s string) error {
 	items, err := splitList(s)
 	if err != nil {
-		return fmt.Errorf("%s", err) // pflag adds the flag's name
+		return err // pflag adds the flag's name
 	}
 	if l.unquote {
 		for i, it := range items {

@@ -21,7 +21,6 @@ import (
 
 // Exit codes, documented in the README.
 const (
-	exitOK = 0
 	// Every command's codes are check's (0 pass, 1 a budget failed, 2 bad
 	// input or could not measure, 3 the database is not as it was), so a
 	// script reads any command's status the same way.

@@ -40,7 +40,7 @@ func buildBinary(t *testing.T) string {
 	bin := filepath.Join(binDir, "writeamp")
 	binOnce.Do(func() {
 		if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-			binError = fmt.Errorf("build: %v\n%s", err, out)
+			binError = fmt.Errorf("build: %w\n%s", err, out)
 		}
 	})
 	if binError != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"database/sql"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -63,7 +64,8 @@ func TestNoSecretOfTheCommandLineLeavesWriteamp(t *testing.T) {
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
 		runErr := cmd.Run()
-		ee, ok := runErr.(*exec.ExitError)
+		var ee *exec.ExitError
+		ok := errors.As(runErr, &ee)
 		switch {
 		case c.copyMode && (!ok || ee.ExitCode() != 3):
 			t.Errorf("%s: %v, want exit 3 (the command wrote the database itself, not the copy)\n%s", c.name, runErr, errb.String())
