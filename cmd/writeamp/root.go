@@ -34,7 +34,7 @@ Reference: docs/cli/writeamp.md, docs/concepts.md (windows, exactness, units, ex
 		return usageError{err}
 	})
 	root.AddCommand(newRunCmd(), newVersionCmd(), newMeasureCmd(), newSnapshotCmd(), newDiffCmd(), newCompareCmd())
-	root.AddCommand(newCheckCmd(), newPlanCmd(), newDoctorCmd(), newCleanCmd())
+	root.AddCommand(newCheckCmd(), newAdviseCmd(), newPlanCmd(), newDoctorCmd(), newCleanCmd())
 	root.AddCommand(newExplainCmd())
 	root.AddCommand(newGenCmd(root))
 	return root

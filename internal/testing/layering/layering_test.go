@@ -31,7 +31,7 @@ var layers = [][]string{
 	{"workloads/refreshtoken"},
 	{"check", "doctor"},
 	// what a check found, written for people and CI, above what decides it
-	{"check/ciout"},
+	{"check/ciout", "advise"},
 }
 
 // top is where commands (cmd/...) and test support (internal/testing/...)

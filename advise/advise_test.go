@@ -1,0 +1,185 @@
+package advise
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	_ "github.com/writeamp/writeamp/dialects/mysql"
+	_ "github.com/writeamp/writeamp/dialects/postgres"
+	"github.com/writeamp/writeamp/result"
+)
+
+func index(name, table, def string, info map[string]string, scans, entries float64) result.Object {
+	in := map[string]string{"definition": def, "method": "btree"}
+	for k, v := range info {
+		in[k] = v
+	}
+	return result.Object{Schema: "public", Name: name, Table: table, Info: in, Metrics: map[string]result.Metric{
+		"scans": result.New(scans, result.Exact, "idx_scan"), "leaf_inserts": result.New(entries, result.Exact, "x"), "log_bytes": result.New(entries*100, result.Exact, "x")}}
+}
+
+func pgbenchRun() *result.Run {
+	return &result.Run{
+		Operations: map[string]int64{"row_writes": 8000}, MainOperation: "row_writes",
+		Tables: []result.Object{{Schema: "public", Name: "pgbench_accounts", Metrics: map[string]result.Metric{
+			"rows_updated": result.New(2000, result.Exact, "x"), "newpage_updates": result.New(0, result.Exact, "x"), "non_hot_updates": result.New(2000, result.Exact, "x")}},
+			{Schema: "public", Name: "queue", Metrics: map[string]result.Metric{"rows_updated": result.New(100, result.Exact, "x"), "newpage_updates": result.New(60, result.Exact, "x")}}},
+		Indexes: []result.Object{
+			index("pgbench_accounts_pkey", "pgbench_accounts", "CREATE UNIQUE INDEX pgbench_accounts_pkey ON public.pgbench_accounts USING btree (aid)", map[string]string{"unique": "true"}, 0, 2000),
+			index("acc_aid_dup", "pgbench_accounts", "CREATE INDEX acc_aid_dup ON public.pgbench_accounts USING btree (aid)", nil, 4000, 2000),
+			index("acc_abalance", "pgbench_accounts", "CREATE INDEX acc_abalance ON public.pgbench_accounts USING btree (abalance)", nil, 0, 2000),
+			index("acc_bid_abal", "pgbench_accounts", "CREATE INDEX acc_bid_abal ON public.pgbench_accounts USING btree (bid, abalance DESC) WHERE (bid > 0)", nil, 10, 2000),
+			index("acc_read", "pgbench_accounts", "CREATE INDEX acc_read ON public.pgbench_accounts USING btree (filler)", nil, 0, 2000),
+		},
+	}
+}
+
+func TestProposeFindsDuplicateUnusedUpdatedKeyAndFillfactor(t *testing.T) {
+	run := pgbenchRun()
+	orig := map[string]Original{"public.acc_read": {Scans: 7}, "public.pgbench_accounts_pkey": {Constraint: "pgbench_accounts_pkey"}, "public.acc_abalance": {}}
+	d := Diagnosis{Dialect: "postgres", Run: run, Indexes: IndexesOf(run, orig), Updates: []Update{{Table: "pgbench_accounts", Columns: []string{"abalance"}, Source: "work.sql"}}}
+	cs, err := Propose(d, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Candidate{}
+	var order []string
+	for _, c := range cs {
+		got[c.Change] = c
+		order = append(order, c.Change)
+	}
+	want := []string{"drop index acc_abalance", "drop index acc_bid_abal", "drop index acc_aid_dup", "fillfactor 90 on queue", "fillfactor 70 on queue"}
+	if !slices.Equal(order, want) {
+		t.Fatalf("candidates %q, want %q", order, want)
+	}
+	if c := got["drop index acc_abalance"]; c.Kind != UpdatedKey || len(c.Why) != 2 || !strings.Contains(c.Why[1], "since its statistics reset") {
+		t.Errorf("acc_abalance: %+v (updated key first, unused as a second reason)", c)
+	}
+	if c := got["drop index acc_aid_dup"]; c.Kind != Duplicate || !strings.Contains(c.Why[0], "pgbench_accounts_pkey has the same key (aid)") {
+		t.Errorf("acc_aid_dup: %+v", c)
+	}
+	if c := got["drop index acc_abalance"]; c.Up != "DROP INDEX \"public\".\"acc_abalance\";\n" || c.Down != "CREATE INDEX acc_abalance ON public.pgbench_accounts USING btree (abalance);\n" {
+		t.Errorf("acc_abalance migration: up %q down %q", c.Up, c.Down)
+	}
+	if c := got["fillfactor 70 on queue"]; !strings.Contains(c.Up, "SET (fillfactor = 70)") || !strings.Contains(c.Down, "RESET (fillfactor)") {
+		t.Errorf("fillfactor: %+v", c)
+	}
+	// read on the database itself (acc_read) or backing a constraint: never dropped
+	for _, n := range []string{"drop index acc_read", "drop index pgbench_accounts_pkey"} {
+		if _, ok := got[n]; ok {
+			t.Errorf("%s proposed", n)
+		}
+	}
+	if cs, _ := Propose(d, 2); len(cs) != 2 || cs[0].Change != "drop index acc_abalance" {
+		t.Errorf("--max-candidates 2 kept %+v", cs)
+	}
+}
+
+func TestBuiltinMigrationsAreUnqualifiedAndNoteTheApplicationFix(t *testing.T) {
+	run := &result.Run{Indexes: []result.Object{{Schema: "writeamp_rt_1_baseline", Name: "idx_exp", Table: "offline_user_session",
+		Info:    map[string]string{"definition": "CREATE INDEX idx_exp ON writeamp_rt_1_baseline.offline_user_session USING btree (realm_id, last_session_refresh)", "method": "btree"},
+		Metrics: map[string]result.Metric{"scans": result.New(3, result.Exact, "x")}}}}
+	d := Diagnosis{Dialect: "postgres", Builtin: true, Run: run, Indexes: IndexesOf(run, nil), OtherVariants: []string{"coarse"},
+		Updates: []Update{{Table: "offline_user_session", Columns: []string{"LAST_SESSION_REFRESH"}, Source: "statement rt_update_user_session"}}}
+	cs, err := Propose(d, 5)
+	if err != nil || len(cs) != 1 {
+		t.Fatalf("%+v %v", cs, err)
+	}
+	c := cs[0]
+	if c.Up != "DROP INDEX \"idx_exp\";\n" || c.Down != "CREATE INDEX idx_exp ON offline_user_session USING btree (realm_id, last_session_refresh);\n" {
+		t.Errorf("up %q down %q", c.Up, c.Down)
+	}
+	if len(c.Notes) != 1 || !strings.Contains(c.Notes[0], "--variant coarse") {
+		t.Errorf("notes %q", c.Notes)
+	}
+}
+
+func TestMySQLMigrationsAlterTheTable(t *testing.T) {
+	run := &result.Run{Indexes: []result.Object{
+		{Schema: "app", Name: "PRIMARY", Table: "t", Info: map[string]string{"index_name": "PRIMARY", "columns": "id", "definition": "(id)", "primary": "true"}},
+		{Schema: "app", Name: "k_c", Table: "t", Info: map[string]string{"index_name": "k_c", "columns": "c", "definition": "(c)"}, Metrics: map[string]result.Metric{}},
+	}}
+	cs, err := Propose(Diagnosis{Dialect: "mysql", Run: run, Indexes: IndexesOf(run, nil)}, 5)
+	if err != nil || len(cs) != 1 {
+		t.Fatalf("%+v %v", cs, err)
+	}
+	if cs[0].Up != "ALTER TABLE `app`.`t` DROP INDEX `k_c`;\n" || cs[0].Down != "ALTER TABLE `app`.`t` ADD INDEX `k_c` (c);\n" {
+		t.Errorf("up %q down %q", cs[0].Up, cs[0].Down)
+	}
+}
+
+func TestKeyColumns(t *testing.T) {
+	for def, want := range map[string]string{
+		"CREATE INDEX a ON s.t USING btree (x, \"Y\" DESC NULLS LAST) INCLUDE (z)":     "x,y",
+		"CREATE INDEX a ON s.t USING btree (lower((email)::text))":                     "lower((email)::text)",
+		"CREATE INDEX a ON s.t USING gin (doc jsonb_path_ops) WHERE (doc IS NOT NULL)": "doc",
+	} {
+		cols, partial := keyColumns(def, false)
+		if strings.Join(cols, ",") != want {
+			t.Errorf("%s: %q, want %q", def, cols, want)
+		}
+		if partial != strings.Contains(def, "WHERE") {
+			t.Errorf("%s: partial %v", def, partial)
+		}
+	}
+}
+
+func TestRankRendersAndWritesMigrations(t *testing.T) {
+	s := func(v float64) *float64 { return &v }
+	rep := &Report{PerOp: "refresh", Workload: "w", Server: "PostgreSQL 15"}
+	rep.Recommendations = []Recommendation{
+		{Object: "b", Change: "drop index b", Kind: Unused, Saving: s(0.05), Summary: "drop index b saves 5.0% WAL per refresh", Migration: Migration{Up: "DROP INDEX b;\n", Down: "CREATE INDEX b ON t (x);\n"},
+			Measured: map[string]Metric{"log_bytes/op": {Before: s(100), After: s(95), Exactness: result.Derived, Source: "wal", Unit: "bytes"}}},
+		{Object: "a", Change: "drop index a", Kind: UpdatedKey, Saving: s(0.4), Summary: "drop index a saves 40.0% WAL per refresh", Migration: Migration{Up: "DROP INDEX a;\n", Down: "CREATE INDEX a ON t (y);\n"}},
+		{Object: "c", Change: "drop index c", Kind: Unused},
+	}
+	Rank(rep.Recommendations)
+	if rep.Recommendations[0].Object != "a" || rep.Recommendations[1].Object != "b" || rep.Recommendations[2].Rank != 3 {
+		t.Fatalf("ranked %+v", rep.Recommendations)
+	}
+	var j bytes.Buffer
+	if err := Render(&j, rep, "json", 0); err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Recommendations []struct {
+			Object    string
+			Migration struct{ Up, Down string }
+			Measured  map[string]struct {
+				Before, After *float64
+				Exactness     string
+			}
+		}
+	}
+	if err := json.Unmarshal(j.Bytes(), &back); err != nil || back.Recommendations[1].Measured["log_bytes/op"].Exactness != "derived" || back.Recommendations[0].Migration.Up != "DROP INDEX a;\n" {
+		t.Fatalf("json %s: %v", j.String(), err)
+	}
+	var tb bytes.Buffer
+	if err := Render(&tb, rep, "table", 60); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(tb.String(), "\n") {
+		if n := len([]rune(l)); n > 60 {
+			t.Errorf("line of %d columns at width 60: %q", n, l)
+		}
+	}
+	if !strings.Contains(tb.String(), "1. drop index a saves 40.0% WAL per refresh") {
+		t.Errorf("findings first:\n%s", tb.String())
+	}
+	dir := t.TempDir()
+	if err := WriteMigrations(dir, rep); err != nil {
+		t.Fatal(err)
+	}
+	up, err := os.ReadFile(filepath.Join(dir, "01_updated_key_a.up.sql"))
+	if err != nil || !strings.HasSuffix(string(up), "DROP INDEX a;\n") {
+		t.Errorf("01 up: %q %v", up, err)
+	}
+	if down, err := os.ReadFile(filepath.Join(dir, "02_unused_b.down.sql")); err != nil || !strings.HasSuffix(string(down), "CREATE INDEX b ON t (x);\n") {
+		t.Errorf("02 down: %q %v", down, err)
+	}
+}
