@@ -67,7 +67,26 @@ func omName(name string) (family, unit string, scale float64, labels []*dto.Labe
 	case result.Fraction:
 		return withSuffix(base, "_ratio"), "ratio", 1, nil
 	}
-	return base, "", 1, nil
+	return unreserved(base), "", 1, nil
+}
+
+// reservedSuffixes are the name endings OpenMetrics gives the samples of
+// counters (_total, _created), histograms and summaries (_count, _sum,
+// _bucket); a gauge named so is rejected (promtool check metrics), so such
+// a family is renamed here while the JSON keeps the catalogue's name.
+var reservedSuffixes = []string{"_count", "_sum", "_bucket", "_total", "_created"}
+
+func unreserved(family string) string {
+	// fpi_count counts the records that carry a full-page image.
+	if f, ok := strings.CutSuffix(family, "_fpi_count"); ok {
+		return f + "_fpi_records"
+	}
+	for _, suf := range reservedSuffixes {
+		if strings.HasSuffix(family, suf) {
+			return family + "s"
+		}
+	}
+	return family
 }
 
 var invalidName = regexp.MustCompile(`[^a-zA-Z0-9_]`)

@@ -73,6 +73,9 @@ func TestOpenMetricsParsesAndHoldsEveryExactMetric(t *testing.T) {
 		if u := f.GetUnit(); u != "" && !strings.HasSuffix(f.GetName(), "_"+u) {
 			t.Errorf("%s: unit %s not in the name", f.GetName(), u)
 		}
+		if suf := reservedSuffix(f.GetName()); suf != "" {
+			t.Errorf("%s: a gauge named with %s, which OpenMetrics reserves for counters, histograms and summaries", f.GetName(), suf)
+		}
 	}
 	find := func(name string, want map[string]string) (float64, bool) {
 		f := fams[name]
@@ -135,9 +138,49 @@ func TestOpenMetricsParsesAndHoldsEveryExactMetric(t *testing.T) {
 	}
 }
 
+// reservedSuffix is the suffix promtool check metrics (and the OpenMetrics
+// spec) rejects on a gauge's name, "" when there is none.
+func reservedSuffix(name string) string {
+	for _, suf := range []string{"_count", "_sum", "_bucket", "_total", "_created"} {
+		if strings.HasSuffix(name, suf) {
+			return suf
+		}
+	}
+	return ""
+}
+
+// TestOpenMetricsNoReservedSuffix: no metric of the catalogue becomes a
+// family whose name ends as a counter's, histogram's or summary's samples
+// do, and every one of them still parses as a gauge; the JSON keeps the
+// catalogue's names.
+func TestOpenMetricsNoReservedSuffix(t *testing.T) {
+	t.Parallel()
+	v := 7.0
+	run := result.Run{Variant: "v", Database: map[string]result.Metric{}}
+	for _, m := range result.Metrics() {
+		fam, _, _, _ := omName(m.Name)
+		if suf := reservedSuffix(fam); suf != "" {
+			t.Errorf("%s: family %s ends with %s", m.Name, fam, suf)
+		}
+		run.Database[m.Name] = result.Metric{Value: &v, Exactness: result.Exact, Source: "s"}
+	}
+	var buf bytes.Buffer
+	if err := OpenMetrics(&buf, &result.Result{Runs: []result.Run{run}}); err != nil {
+		t.Fatal(err)
+	}
+	fams := parseOpenMetrics(t, buf.Bytes())
+	if fams["writeamp_fpi_records"] == nil || fams["writeamp_fpi_count"] != nil {
+		t.Errorf("fpi_count is not writeamp_fpi_records among %d families", len(fams))
+	}
+	if _, ok := run.Database["fpi_count"]; !ok {
+		t.Error("the JSON name fpi_count is gone")
+	}
+}
+
 func TestOpenMetricsNames(t *testing.T) {
 	t.Parallel()
 	for name, want := range map[string]string{
+		"fpi_count": "writeamp_fpi_records ", "vacuum_fpi_count": "writeamp_vacuum_fpi_records ",
 		"log_bytes": "writeamp_log_bytes bytes", "hot_ratio": "writeamp_hot_ratio ratio", "page_latch_wait_ms": "writeamp_page_latch_wait_seconds seconds",
 		"leaf_inserts": "writeamp_leaf_inserts ", "waits.lock/tuple_ms": "writeamp_wait_seconds seconds", "waits.lock/tuple": "writeamp_waits ",
 		"wait_share.Lock.transactionid": "writeamp_wait_share_ratio ratio", "op_wait_share.refresh.CPU.running": "writeamp_op_wait_share_ratio ratio",
