@@ -18,16 +18,14 @@ func isIndexEntries(b Budget) bool { return b.Metric == indexEntriesName }
 
 // indexEntries is a table's index_entries in a run: the leaf inserts of all
 // of its indexes, the ones a migration added included, so a budget on the
-// table holds whatever indexes it gains or loses. present is false when the
-// run has neither the table nor an index of it.
+// table holds whatever indexes it gains or loses; its TOAST index's and, for
+// a partitioned table, its partitions' (result.Run.TableIndexes). present is
+// false when the run has neither the table nor an index of it.
 func indexEntries(r *result.Run, table string) (result.Metric, bool) {
 	var sum float64
 	ex := result.Exact
 	n := 0
-	for _, ix := range r.Indexes {
-		if !sameName(ix.Table, table) {
-			continue
-		}
+	for _, ix := range r.TableIndexes(table) {
 		m, ok := ix.Metrics[result.LeafInserts.Name]
 		if !ok || !m.OK() {
 			why := "leaf_inserts of index " + ix.Name + " was not measured"

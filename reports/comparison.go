@@ -49,7 +49,11 @@ type Section struct {
 	Title  string
 	Object string // the table or index name ("" for the database)
 	Table  string // an index's table
-	Rows   []Row
+	// Part: the object is a part of another object of the same run (a
+	// partition of a partitioned table, a TOAST table of its table) whose
+	// figures include its own, so totals over the sections skip it.
+	Part bool
+	Rows []Row
 	// Unshown are rows left out of the tables because no run measured them;
 	// the notes still say why.
 	Unshown []Row
@@ -102,6 +106,10 @@ func Build(title string, subtitle []string, cols []Column) *Comparison {
 	// made a 50k-index comparison quadratic).
 	tables, indexes := byName(cols, func(r *result.Run) []result.Object { return r.Tables }),
 		byName(cols, func(r *result.Run) []result.Object { return r.Indexes })
+	tablesCounted, indexesCounted := map[*result.Run]func(result.Object) bool{}, map[*result.Run]func(result.Object) bool{}
+	for _, col := range cols {
+		tablesCounted[col.Run], indexesCounted[col.Run] = result.Counted(col.Run.Tables), result.Counted(col.Run.Indexes)
+	}
 	for _, t := range objectNames(cols, func(r *result.Run) []result.Object { return r.Tables }) {
 		get := func(r *result.Run) (map[string]result.Metric, bool) {
 			if o := tables[r][strings.ToLower(t)]; o != nil {
@@ -111,6 +119,7 @@ func Build(title string, subtitle []string, cols []Column) *Comparison {
 		}
 		sec := c.section("table", "Table "+t, cols, get, ref)
 		sec.Object = t
+		sec.Part = isPart(cols, tables, tablesCounted, t)
 		c.Sections = append(c.Sections, sec)
 	}
 	for _, ix := range objectNames(cols, func(r *result.Run) []result.Object { return r.Indexes }) {
@@ -131,6 +140,7 @@ func Build(title string, subtitle []string, cols []Column) *Comparison {
 		}
 		sec := c.section("index", title, cols, get, ref)
 		sec.Object, sec.Table = ix, table
+		sec.Part = isPart(cols, indexes, indexesCounted, ix)
 		c.Sections = append(c.Sections, sec)
 	}
 	for _, col := range cols {
@@ -191,6 +201,17 @@ func Singular(op string) string { return result.Singular(op) }
 
 // byName maps each run's objects by lower-case name, the first of a name
 // winning as Run.Table and Run.Index have it.
+// isPart reports whether the named object is, in the first run that has
+// it, a part of another object listed in that run (result.Counted).
+func isPart(cols []Column, objs map[*result.Run]map[string]*result.Object, counted map[*result.Run]func(result.Object) bool, name string) bool {
+	for _, col := range cols {
+		if o := objs[col.Run][strings.ToLower(name)]; o != nil {
+			return o.PartOf() != "" && !counted[col.Run](*o)
+		}
+	}
+	return false
+}
+
 func byName(cols []Column, list func(*result.Run) []result.Object) map[*result.Run]map[string]*result.Object {
 	out := make(map[*result.Run]map[string]*result.Object, len(cols))
 	for _, col := range cols {

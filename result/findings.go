@@ -73,10 +73,15 @@ type RowsSum struct {
 }
 
 // TableRows sums the rows inserted, updated and deleted in the run's tables
-// (rows_written where a server counts only their sum).
+// (rows_written where a server counts only their sum), each partition once,
+// through its partitioned table where that is listed.
 func (r *Run) TableRows() RowsSum {
 	s := RowsSum{Exactness: Exact}
+	counted := Counted(r.Tables)
 	for _, t := range r.Tables {
+		if !counted(t) {
+			continue // in its partitioned table's rows
+		}
 		var got []Metric
 		for _, m := range RowMetrics {
 			if v, has := t.Metrics[m]; has && v.OK() {

@@ -15,8 +15,12 @@ func key(level collectors.Level, obj string, metric *result.Info) collectors.Key
 	return collectors.NewKey(level, obj, metric)
 }
 
-// DeriveTables adds the HOT ratio and flags background work in the window.
+// DeriveTables makes partitioned tables' and TOAST-owning tables' figures
+// include their parts' (collectors.DeriveParts, first: the ratios below and
+// the derived leaf inserts read the totals), then adds the HOT ratio and
+// flags background work in the window.
 func DeriveTables(d *collectors.Delta) {
+	collectors.DeriveParts(d)
 	for _, o := range d.Objects {
 		if o.Level != collectors.Table {
 			continue
@@ -155,6 +159,8 @@ func DeriveLeafInserts(d *collectors.Delta) {
 		const src = "derived: pg_stat_user_tables n_tup_ins + n_tup_upd - n_tup_hot_upd"
 		var derived result.Metric
 		switch {
+		case o.Info["toast"] == "index":
+			derived = result.NA(src, "TOAST index: it gets an entry per TOAST chunk written, which no table counter counts")
 		case o.Info["method"] != "btree":
 			derived = result.NA(src, "not a b-tree index ("+o.Info["method"]+")")
 		case o.Info["partial"] == "true":

@@ -39,38 +39,81 @@ func (PgClass) rels(ctx context.Context, qr dialects.Querier, s dialects.Server,
 		return nil, err
 	}
 	defer rows.Close()
-	type row struct {
-		schema, name, am        string
-		index, partial, unique  bool
-		filenode, oid, table    int64
-		toastNode, toastIdxNode int64
-	}
-	all := make([]row, 0, 1024)
-	tables := map[int64]string{}
+	all := make([]catRow, 0, 1024)
 	var kind string
 	for rows.Next() {
-		var r row
-		if err := rows.Scan(&r.schema, &r.name, &kind, &r.table, &r.filenode, &r.oid, &r.am, &r.partial, &r.unique, &r.toastNode, &r.toastIdxNode); err != nil {
+		var r catRow
+		if err := rows.Scan(&r.schema, &r.name, &kind, &r.table, &r.filenode, &r.oid, &r.am, &r.partial, &r.unique,
+			&r.toastOID, &r.toastNode, &r.toastIdxOID, &r.toastIdxNode, &r.parent); err != nil {
 			return nil, err
 		}
 		r.index = kind == "i" || kind == "I"
-		if !r.index {
-			tables[r.oid] = r.name
-		}
+		r.partitioned = kind == "p" || kind == "I"
 		all = append(all, r)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
+	return catalogObjects(all, sc), nil
+}
+
+// catRow is one relation of the pg_class query.
+type catRow struct {
+	schema, name, am                  string
+	index, partial, unique            bool
+	partitioned                       bool // relkind p or I: no storage, its partitions hold its rows
+	filenode, oid, table              int64
+	toastOID, toastNode               int64
+	toastIdxOID, toastIdxNode, parent int64
+}
+
+// catalogObjects turns the catalog's relations into the objects in scope.
+// A partition is in scope when it or a partitioned table above it is (a
+// scope that names the table holds what it is written through), an index
+// when its table is. Each partition and partition index says which
+// partitioned table or index it is part of (Info "part_of"), whose figures
+// are then its partitions' sum (collectors.DeriveParts). A table's TOAST
+// table and TOAST index are objects of their own, named after the table:
+// the TOAST table is part of the table (its figures include the TOAST
+// table's, as a table's row is stored in both), the TOAST index is one more
+// index of the table, so the table's index entries include it.
+func catalogObjects(all []catRow, sc collectors.Scope) []pgRel {
+	byOID := make(map[int64]*catRow, len(all))
+	for i := range all {
+		byOID[all[i].oid] = &all[i]
+	}
+	memo := map[int64]bool{}
+	var inScope func(r *catRow, depth int) bool
+	inScope = func(r *catRow, depth int) bool {
+		if v, ok := memo[r.oid]; ok {
+			return v
+		}
+		v := sc.InScope(r.schema, r.name)
+		if !v && r.parent != 0 && depth < 64 {
+			if p := byOID[r.parent]; p != nil {
+				v = inScope(p, depth+1)
+			}
+		}
+		memo[r.oid] = v
+		return v
+	}
+	fqn := func(r *catRow) string { return r.schema + "." + r.name }
 	out := make([]pgRel, 0, len(all))
-	for _, r := range all {
+	for i := range all {
+		r := &all[i]
 		o := collectors.Object{Schema: r.schema, Name: r.name, ID: strconv.FormatInt(r.filenode, 10), Info: map[string]string{"oid": strconv.FormatInt(r.oid, 10)}}
+		if r.partitioned {
+			o.Info["partitioned"] = "true"
+		}
+		if p := byOID[r.parent]; r.parent != 0 && p != nil {
+			o.Info["part_of"] = fqn(p)
+		}
 		if r.index {
-			table := tables[r.table]
-			if !sc.InScope(r.schema, table) {
+			t := byOID[r.table]
+			if t == nil || !inScope(t, 0) {
 				continue
 			}
-			o.Level, o.Table = collectors.Index, table
+			o.Level, o.Table = collectors.Index, t.name
 			o.Info["method"] = r.am
 			if r.partial {
 				o.Info["partial"] = "true"
@@ -78,19 +121,25 @@ func (PgClass) rels(ctx context.Context, qr dialects.Querier, s dialects.Server,
 			if r.unique {
 				o.Info["unique"] = "true"
 			}
-		} else {
-			if !sc.InScope(r.schema, r.name) {
-				continue
-			}
-			o.Level = collectors.Table
-			if r.toastNode != 0 {
-				// TOAST writes belong to the table that owns them.
-				o.Info["toast_filenodes"] = fmt.Sprintf("%d,%d", r.toastNode, r.toastIdxNode)
-			}
+			out = append(out, pgRel{obj: o, oid: r.oid})
+			continue
 		}
+		if !inScope(r, 0) {
+			continue
+		}
+		o.Level = collectors.Table
 		out = append(out, pgRel{obj: o, oid: r.oid})
+		if r.toastOID == 0 {
+			continue
+		}
+		out = append(out, pgRel{oid: r.toastOID, obj: collectors.Object{Level: collectors.Table, Schema: r.schema, Name: r.name + " (TOAST)",
+			ID: strconv.FormatInt(r.toastNode, 10), Info: map[string]string{"oid": strconv.FormatInt(r.toastOID, 10), "toast": "table", "part_of": fqn(r)}}})
+		if r.toastIdxOID != 0 {
+			out = append(out, pgRel{oid: r.toastIdxOID, obj: collectors.Object{Level: collectors.Index, Schema: r.schema, Name: r.name + " (TOAST index)", Table: r.name,
+				ID: strconv.FormatInt(r.toastIdxNode, 10), Info: map[string]string{"oid": strconv.FormatInt(r.toastIdxOID, 10), "toast": "index", "method": "btree", "unique": "true"}}})
+		}
 	}
-	return out, nil
+	return out
 }
 
 // Catalog lists the objects and reads their sizes.

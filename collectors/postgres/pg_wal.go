@@ -60,18 +60,25 @@ type relKey struct {
 }
 
 // relMap maps relfilenodes seen in either snapshot to the scoped object they
-// belong to (TOAST to its table).
+// belong to. A TOAST relation is an object of its own; a snapshot written
+// before it was one names its table's TOAST relfilenodes (toast_filenodes),
+// which then count as the table, unless an object of the other snapshot has
+// the relfilenode as its own.
 func relMap(before, after *collectors.Snapshot) map[int64]relKey {
 	m := map[int64]relKey{}
+	own := map[int64]bool{}
 	for _, snap := range []*collectors.Snapshot{before, after} {
 		for _, o := range snap.Objects {
-			k := relKey{o.Level, o.FQN()}
 			if n, err := strconv.ParseInt(o.ID, 10, 64); err == nil && n != 0 {
-				m[n] = k
+				m[n], own[n] = relKey{o.Level, o.FQN()}, true
 			}
+		}
+	}
+	for _, snap := range []*collectors.Snapshot{before, after} {
+		for _, o := range snap.Objects {
 			for _, t := range strings.Split(o.Info["toast_filenodes"], ",") {
-				if n, err := strconv.ParseInt(t, 10, 64); err == nil && n != 0 {
-					m[n] = k
+				if n, err := strconv.ParseInt(t, 10, 64); err == nil && n != 0 && !own[n] {
+					m[n] = relKey{o.Level, o.FQN()}
 				}
 			}
 		}
@@ -229,6 +236,9 @@ func walCounters(ctx context.Context, qr dialects.Querier, s dialects.Server, w 
 			continue
 		}
 		seen[k] = true
+		if o.Info["partitioned"] == "true" {
+			continue // no storage: its partitions' figures are its own (collectors.DeriveParts)
+		}
 		a := perObj[k]
 		if a == nil {
 			a = &walRow{}

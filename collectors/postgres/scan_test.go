@@ -97,22 +97,30 @@ func TestWalLSNScan(t *testing.T) {
 // method text; oids, relfilenodes and the index's table bigint; the
 // predicate and uniqueness booleans), and relation_sizes' (oid and size
 // bigint, the definition text, ” for a table): the catalog links an index
-// to its table by oid, keeps a table's TOAST relfilenodes, drops what is
-// out of scope, and sizes only what is still there.
+// to its table by oid, lists a table's TOAST table (part of the table) and
+// TOAST index (an index of the table), holds the partitions of a table in
+// scope whatever their names, each part of its partitioned table or index,
+// drops what is out of scope, and sizes only what is still there.
 func TestPgClassScan(t *testing.T) {
 	t.Parallel()
 	q, m := mocksql.WithConverter(t, arrays{})
-	cols := []string{"nspname", "relname", "relkind", "coalesce", "relfilenode", "oid", "amname", "partial", "indisunique", "toast", "toast_index"}
+	cols := []string{"nspname", "relname", "relkind", "coalesce", "relfilenode", "oid", "amname", "partial", "indisunique",
+		"toast", "toast_node", "toast_index", "toast_index_node", "parent"}
+	z := int64(0)
 	m.ExpectQuery(mocksql.SQL(t, pg.Name, "pg_class", 150020)).WithArgs([]string{"kc"}).WillReturnRows(sqlmock.NewRows(cols).
-		AddRow("kc", "offline_user_session", "r", int64(0), int64(16399), int64(16400), "heap", false, false, int64(16403), int64(16404)).
-		AddRow("kc", "offline_user_session_pkey", "i", int64(16400), int64(16405), int64(16405), "btree", false, true, int64(0), int64(0)).
-		AddRow("kc", "idx_broker", "i", int64(16400), int64(16406), int64(16406), "btree", true, false, int64(0), int64(0)).
-		AddRow("kc", "events", "p", int64(0), int64(0), int64(16600), "", false, false, int64(0), int64(0)).
-		AddRow("kc", "other", "r", int64(0), int64(16700), int64(16700), "heap", false, false, int64(0), int64(0)).
-		AddRow("kc", "other_pkey", "i", int64(16700), int64(16701), int64(16701), "btree", false, true, int64(0), int64(0)))
-	m.ExpectQuery(mocksql.SQL(t, pg.Name, "relation_sizes", 150020)).WithArgs([]int64{16400, 16405, 16406, 16600}).WillReturnRows(
+		AddRow("kc", "offline_user_session", "r", z, int64(16399), int64(16400), "heap", false, false, int64(16402), int64(16403), int64(16410), int64(16404), z).
+		AddRow("kc", "offline_user_session_pkey", "i", int64(16400), int64(16405), int64(16405), "btree", false, true, z, z, z, z, z).
+		AddRow("kc", "idx_broker", "i", int64(16400), int64(16406), int64(16406), "btree", true, false, z, z, z, z, z).
+		AddRow("kc", "events", "p", z, z, int64(16600), "", false, false, z, z, z, z, z).
+		AddRow("kc", "events_pkey", "I", int64(16600), z, int64(16601), "btree", false, true, z, z, z, z, z).
+		AddRow("kc", "ev_p0", "r", z, int64(16610), int64(16610), "heap", false, false, z, z, z, z, int64(16600)).
+		AddRow("kc", "ev_p0_pkey", "i", int64(16610), int64(16611), int64(16611), "btree", false, true, z, z, z, z, int64(16601)).
+		AddRow("kc", "other", "r", z, int64(16700), int64(16700), "heap", false, false, z, z, z, z, z).
+		AddRow("kc", "other_pkey", "i", int64(16700), int64(16701), int64(16701), "btree", false, true, z, z, z, z, z))
+	m.ExpectQuery(mocksql.SQL(t, pg.Name, "relation_sizes", 150020)).WithArgs([]int64{16400, 16402, 16410, 16405, 16406, 16600, 16601, 16610, 16611}).WillReturnRows(
 		sqlmock.NewRows([]string{"r", "pg_relation_size", "coalesce"}).
 			AddRow(int64(16400), int64(81920), "").
+			AddRow(int64(16402), int64(40960), "").
 			AddRow(int64(16405), int64(16384), "CREATE UNIQUE INDEX offline_user_session_pkey ON kc.offline_user_session USING btree (user_session_id)").
 			AddRow(int64(16600), int64(0), ""))
 	sc := collectors.Scope{Schemas: []string{"kc"}, Tables: []string{"offline_user_session", "events"}}
@@ -124,11 +132,31 @@ func TestPgClassScan(t *testing.T) {
 	for _, o := range objs {
 		byName[o.Name] = o
 	}
-	if len(objs) != 4 || byName["other"].Name != "" || byName["other_pkey"].Name != "" {
+	if len(objs) != 9 || byName["other"].Name != "" || byName["other_pkey"].Name != "" {
 		t.Fatalf("out-of-scope objects listed, or scoped ones lost: %+v", objs)
 	}
-	if o := byName["offline_user_session"]; o.Level != collectors.Table || o.ID != "16399" || o.Info["oid"] != "16400" || o.Info["toast_filenodes"] != "16403,16404" {
+	if o := byName["offline_user_session"]; o.Level != collectors.Table || o.ID != "16399" || o.Info["oid"] != "16400" || o.Info["part_of"] != "" {
 		t.Errorf("table %+v", o)
+	}
+	if o := byName["offline_user_session (TOAST)"]; o.Level != collectors.Table || o.ID != "16403" || o.Info["oid"] != "16402" ||
+		o.Info["part_of"] != "kc.offline_user_session" || o.Info["toast"] != "table" {
+		t.Errorf("TOAST table %+v", o)
+	}
+	if o := byName["offline_user_session (TOAST index)"]; o.Level != collectors.Index || o.ID != "16404" || o.Table != "offline_user_session" ||
+		o.Info["method"] != "btree" || o.Info["toast"] != "index" || o.Info["part_of"] != "" {
+		t.Errorf("TOAST index %+v", o)
+	}
+	if o := byName["events"]; o.Level != collectors.Table || o.Info["partitioned"] != "true" {
+		t.Errorf("partitioned table %+v", o)
+	}
+	if o := byName["ev_p0"]; o.Level != collectors.Table || o.Info["part_of"] != "kc.events" || o.Info["partitioned"] != "" {
+		t.Errorf("partition %+v", o)
+	}
+	if o := byName["ev_p0_pkey"]; o.Level != collectors.Index || o.Table != "ev_p0" || o.Info["part_of"] != "kc.events_pkey" {
+		t.Errorf("partition index %+v", o)
+	}
+	if o := byName["events_pkey"]; o.Level != collectors.Index || o.Table != "events" || o.Info["partitioned"] != "true" {
+		t.Errorf("partitioned index %+v", o)
 	}
 	if o := byName["offline_user_session_pkey"]; o.Level != collectors.Index || o.Table != "offline_user_session" || o.Info["unique"] != "true" ||
 		o.Info["method"] != "btree" || !strings.HasPrefix(o.Info["definition"], "CREATE UNIQUE INDEX") {
@@ -141,7 +169,10 @@ func TestPgClassScan(t *testing.T) {
 	if c := got["table:kc.offline_user_session:size_bytes"]; c.Value != 81920 || !c.Gauge || c.Exactness != result.Exact || c.Identity != "16399" {
 		t.Errorf("table size %+v", c)
 	}
-	if _, ok := got["index:kc.idx_broker:size_bytes"]; ok || len(got) != 3 {
+	if c := got["table:kc.offline_user_session (TOAST):size_bytes"]; c.Value != 40960 {
+		t.Errorf("TOAST table size %+v", c)
+	}
+	if _, ok := got["index:kc.idx_broker:size_bytes"]; ok || len(got) != 4 {
 		t.Errorf("a relation dropped since the catalog was read got a size: %v", got)
 	}
 }
