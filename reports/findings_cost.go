@@ -70,7 +70,7 @@ func logCost(c *Comparison, dialect string) (result.Finding, bool) {
 	}
 	var parts []part
 	for _, s := range c.Sections {
-		if pc, ok := rowOf(s, "log_bytes"); ok && s.Kind != "database" && pc.Metric.OK() {
+		if pc, ok := rowOf(s, "log_bytes"); ok && s.Kind != "database" && !s.Part && pc.Metric.OK() {
 			pv, _ := value(c, "log_bytes", pc)
 			parts = append(parts, part{s.Object, pv})
 			e = result.Weaker(e, pc.Metric.Exactness)
@@ -120,8 +120,8 @@ func indexCost(c *Comparison) (result.Finding, bool) {
 	e := result.Exact
 	for _, s := range c.Sections {
 		cell, ok := rowOf(s, leafInserts)
-		if s.Kind != "index" || !ok {
-			continue
+		if s.Kind != "index" || !ok || s.Part {
+			continue // a partition's index: in its partitioned index's entries
 		}
 		v, ok := value(c, leafInserts, cell)
 		if !ok {
@@ -181,7 +181,7 @@ func hotCost(c *Comparison) (result.Finding, bool) {
 	for _, s := range c.Sections {
 		hc, ok1 := rowOf(s, "hot_ratio")
 		uc, ok2 := rowOf(s, "rows_updated")
-		if s.Kind != "table" || !ok1 || !ok2 || !hc.Metric.OK() || !uc.Metric.OK() || uc.Metric.V() == 0 {
+		if s.Kind != "table" || s.Part || !ok1 || !ok2 || !hc.Metric.OK() || !uc.Metric.OK() || uc.Metric.V() == 0 {
 			continue
 		}
 		e = result.Weaker(e, hc.Metric.Exactness)
