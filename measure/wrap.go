@@ -52,6 +52,26 @@ type Wrapped struct {
 	Vacuum bool
 	// Nodes are the other copies measured in the same window (nodes.go).
 	Nodes []*Node
+	// Checkpoint is where the window opens, as run's --checkpoint:
+	// "before" (or "") right after a CHECKPOINT; "none" without one;
+	// "steady" after a CHECKPOINT and one run of the command outside the
+	// window, so the window sees the full-page images of a server between
+	// checkpoints rather than of the first change to every page.
+	Checkpoint string
+}
+
+// Checkpoints are the values Wrapped.Checkpoint (measure --checkpoint)
+// takes; the first is the default, as run's.
+var Checkpoints = []string{"before", "none", "steady"}
+
+// CheckCheckpoint validates a --checkpoint value.
+func CheckCheckpoint(flag, v string) error {
+	for _, c := range Checkpoints {
+		if v == c {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s: %q is not one of %s", flag, v, strings.Join(Checkpoints, "|"))
 }
 
 func (w *Wrapped) logf(format string, a ...any) { w.Window.logf(format, a...) }
@@ -81,12 +101,25 @@ func (w *Wrapped) Run(ctx context.Context) (res *result.Result, exitCode int, er
 	}
 	shown := RedactArgs(w.Command)
 	res = NewResult(win.Server)
-	res.Workload = result.Workload{Name: "command", Params: map[string]any{"command": strings.Join(shown, " ")}}
+	cp := w.Checkpoint
+	if cp == "" {
+		cp = Checkpoints[0]
+	}
+	if err := CheckCheckpoint("checkpoint", cp); err != nil {
+		return nil, exitCode, err
+	}
+	res.Workload = result.Workload{Name: "command", Params: map[string]any{"command": strings.Join(shown, " "), "checkpoint": cp}}
 
 	// The same preparation as a built-in run: pg_walinspect for the window
-	// (dropped afterwards), CHECKPOINT so full-page images start from zero.
+	// (dropped afterwards), CHECKPOINT so full-page images start from zero
+	// unless --checkpoint says otherwise.
 	res.Notes = append(res.Notes, win.Instrument(ctx, true)...)
 	defer win.Restore(ctx, 30*time.Second)
+	undo, err := w.place(ctx, cp, path)
+	defer undo()
+	if err != nil {
+		return nil, exitCode, err
+	}
 	span, err := win.Begin(ctx, w.Scope)
 	if err != nil {
 		return nil, exitCode, err
@@ -181,6 +214,41 @@ func (w *Wrapped) Run(ctx context.Context) (res *result.Result, exitCode int, er
 		return res, exitCode, err
 	}
 	return res, exitCode, nil
+}
+
+// place opens the window where --checkpoint asks: "none" and "steady" tell
+// the window not to CHECKPOINT; "steady" first checkpoints and runs the
+// command once outside the window (its warm-up: no input, output passed
+// through), so the pages it changes have had their full-page image. The
+// returned func undoes what it set on the window's server.
+func (w *Wrapped) place(ctx context.Context, cp, path string) (func(), error) {
+	win := w.Window
+	if cp == "before" {
+		return func() {}, nil
+	}
+	if cp == "steady" {
+		if st, ok := win.Dialect.(dialects.Settler); ok {
+			for _, warn := range dialects.BeforeMeasure(ctx, st, win.DB, win.Server, w.Scope.Schemas) {
+				w.logf("before the warm-up: %s", warn)
+			}
+		}
+		w.logf("warming up outside the window: %s", strings.Join(RedactArgs(w.Command), " "))
+		warm := exec.CommandContext(ctx, path, w.Command[1:]...)
+		warm.Args[0] = w.Command[0]
+		if len(w.Env) > 0 {
+			warm.Env = append(os.Environ(), w.Env...)
+		}
+		warm.Stdout, warm.Stderr = orStdW(w.Stdout, os.Stdout), orStdW(w.Stderr, os.Stderr)
+		warm.Cancel = func() error { return warm.Process.Signal(os.Interrupt) }
+		ownGroup(warm)
+		warm.WaitDelay = w.GracePeriod
+		if err := warm.Run(); err != nil {
+			return func() {}, fmt.Errorf("--checkpoint steady: the warm-up run of %q (outside the window) failed: %w", w.Command[0], err)
+		}
+	}
+	prev := win.Server.Prop(dialects.PropNoCheckpoint)
+	win.Server.SetProp(dialects.PropNoCheckpoint, "--checkpoint "+cp)
+	return func() { win.Server.SetProp(dialects.PropNoCheckpoint, prev) }, nil
 }
 
 // rowWrites is the rows inserted, updated and deleted in the measured

@@ -21,6 +21,7 @@ func newMeasureCmd() *cobra.Command {
 		createStatements                   bool
 		waits                              bool
 		nodeDSNs                           []string
+		checkpoint                         string
 	)
 	cmd := &cobra.Command{
 		Use:   "measure --dsn URL [flags] -- COMMAND [ARGS...]",
@@ -34,6 +35,9 @@ snapshots again and reports the difference.
 reads them ("Quoted" ones exactly), and one that matches nothing is an error listing what
 exists. On MySQL/MariaDB the default --schema is the DSN's database ('*': every database).
 The database-wide numbers (log bytes, records, full-page images) always stay.
+
+--checkpoint: before (default) opens the window right after a CHECKPOINT (full-page images of every
+page); none without one; steady after a CHECKPOINT and a warm-up run of the command (twice in all).
 
 Without --operations, per-unit figures are per row changed in the measured tables.
 Exit status: the command's own when it fails (the report is still written), 2 when writeamp
@@ -54,6 +58,9 @@ Reference: docs/cli/writeamp_measure.md, docs/concepts.md (windows, units, exit 
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if ops < 0 {
 				return usagef("--operations: must be 0 (none) or more")
+			}
+			if err := measure.CheckCheckpoint("--checkpoint", checkpoint); err != nil {
+				return usageError{err}
 			}
 			if err := checkNodes(nodeDSNs); err != nil {
 				return err
@@ -93,7 +100,8 @@ Reference: docs/cli/writeamp_measure.md, docs/concepts.md (windows, units, exit 
 				Window: win, Command: args, Label: label,
 				Scope:      scope,
 				Operations: ops, OperationName: opName, Vacuum: vacuum,
-				Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(),
+				Checkpoint: checkpoint,
+				Stdin:      cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(),
 			}
 			// The command's output shares stdout with the report: the report
 			// goes after it, or to --output.
@@ -124,6 +132,7 @@ Reference: docs/cli/writeamp_measure.md, docs/concepts.md (windows, units, exit 
 	formatFlag(cmd, &format, reports.Formats)
 	pushFlag(cmd)
 	f.StringVarP(&output, "output", "o", "", "write the report to this file instead of stdout (after the command's output)")
+	f.StringVar(&checkpoint, "checkpoint", measure.Checkpoints[0], "where the window opens: before|none|steady (see above)")
 	f.BoolVar(&vacuum, "vacuum", false, "after the command, VACUUM the measured tables and measure it (not InnoDB)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no notes on stderr")
 	intervalFlag(f, &interval)
