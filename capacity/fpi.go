@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/result"
 )
 
@@ -14,13 +15,49 @@ import (
 // the plan names as assumed.
 func fpiAssumption(res *result.Result, shares string) string {
 	settings := checkpointSettings(res.Server.Settings)
-	switch res.Workload.Params["checkpoint"] {
-	case "steady":
-		return fmt.Sprintf("full-page images are taken from a steady-state window (--checkpoint steady: CHECKPOINT, warm-up%s, then the window without one; share of the log: %s): what a server writes between checkpoints once the pages it keeps changing are imaged; %s, with a checkpoint interval long next to the window", warmedUp(res), shares, settings)
-	case "none":
-		return fmt.Sprintf("full-page images are as measured in a window with no CHECKPOINT before it (--checkpoint none; share of the log: %s): they depend on when the server's last checkpoint ran; %s", shares, settings)
+	warm := "warm-up" + warmedUp(res)
+	if res.Workload.Name == "command" {
+		warm = "a warm-up run of the command"
 	}
-	return fmt.Sprintf("full-page images are counted as measured right after a CHECKPOINT (share of the log: %s): the worst case, every page's first change an image, as if a checkpoint ran before every such window; %s, production writes fewer (run with --warmup N --checkpoint steady for the steady state)", shares, settings)
+	switch windowPlacement(res) {
+	case "steady":
+		return fmt.Sprintf("full-page images are taken from a steady-state window (--checkpoint steady: CHECKPOINT, %s, then the window without one; share of the log: %s): what a server writes between checkpoints once the pages it keeps changing are imaged; %s, with a checkpoint interval long next to the window", warm, shares, settings)
+	case "none":
+		return fmt.Sprintf("full-page images are as measured in a window with no CHECKPOINT before it (share of the log: %s): they depend on when the server's last checkpoint ran; %s", shares, settings)
+	}
+	return fmt.Sprintf("scaled from a window that starts right after a CHECKPOINT: full-page images are %s of its WAL, the worst case, every page's first change an image, as if a checkpoint ran before every such window; %s; steady state writes fewer: %s", shares, settings, steadyAdvice(res))
+}
+
+// windowPlacement is where the result's window opened: the --checkpoint
+// run and measure record, or for a diff whether its first snapshot was
+// taken with a CHECKPOINT (the window's warning says so).
+func windowPlacement(res *result.Result) string {
+	if cp, ok := res.Workload.Params["checkpoint"].(string); ok && cp != "" {
+		return cp
+	}
+	if res.Workload.Name == "diff" {
+		for _, r := range res.Runs {
+			for _, w := range r.Warnings {
+				if strings.HasPrefix(w, dialects.AfterCheckpoint) {
+					return "before"
+				}
+			}
+		}
+		return "none"
+	}
+	return "before"
+}
+
+// steadyAdvice is how to measure the steady state with the command that
+// wrote the result, with flags it has.
+func steadyAdvice(res *result.Result) string {
+	switch res.Workload.Name {
+	case "command":
+		return "measure with --checkpoint steady"
+	case "diff":
+		return "take the first snapshot after a warm-up, without --checkpoint"
+	}
+	return "run with --warmup N --checkpoint steady"
 }
 
 // checkpointSettings names the checkpoint settings the plan assumes: the

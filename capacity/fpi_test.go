@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/result"
 )
 
@@ -47,5 +48,42 @@ func TestFPIAssumptionSaysHowTheWarmUpEnded(t *testing.T) {
 	res.Runs = res.Runs[:0]
 	if got := fpiAssumption(res, "x"); strings.Contains(got, "repeated") {
 		t.Errorf("a fixed warm-up: %s", got)
+	}
+}
+
+// TestFPIAssumptionAdvisesTheCommandsOwnFlags: a plan scaled from a window
+// right after a CHECKPOINT says so with the full-page images' share, and
+// points to the steady state with flags the command that wrote the result
+// has: measure's --checkpoint steady (no --warmup, which measure lacks),
+// run's --warmup N --checkpoint steady; a diff says whether its snapshots
+// checkpointed.
+func TestFPIAssumptionAdvisesTheCommandsOwnFlags(t *testing.T) {
+	measured := &result.Result{Workload: result.Workload{Name: "command", Params: map[string]any{"command": "psql", "checkpoint": "before"}}}
+	got := fpiAssumption(measured, "psql 88.0%")
+	if !strings.Contains(got, "scaled from a window that starts right after a CHECKPOINT: full-page images are psql 88.0% of its WAL") ||
+		!strings.HasSuffix(got, "steady state writes fewer: measure with --checkpoint steady") || strings.Contains(got, "--warmup") {
+		t.Errorf("measure, before: %s", got)
+	}
+	// A measure result written before measure had the flag: the window
+	// always opened after a CHECKPOINT.
+	measured.Workload.Params = map[string]any{"command": "psql"}
+	if got := fpiAssumption(measured, "x"); !strings.Contains(got, "right after a CHECKPOINT") || !strings.Contains(got, "measure with --checkpoint steady") {
+		t.Errorf("measure, no mode recorded: %s", got)
+	}
+	measured.Workload.Params["checkpoint"] = "steady"
+	if got := fpiAssumption(measured, "x"); !strings.Contains(got, "a warm-up run of the command") {
+		t.Errorf("measure, steady: %s", got)
+	}
+	run := &result.Result{Workload: result.Workload{Name: "refresh-token", Params: map[string]any{"checkpoint": "before"}}}
+	if got := fpiAssumption(run, "x"); !strings.HasSuffix(got, "run with --warmup N --checkpoint steady") {
+		t.Errorf("run: %s", got)
+	}
+	diff := &result.Result{Workload: result.Workload{Name: "diff"}, Runs: []result.Run{{}}}
+	if got := fpiAssumption(diff, "x"); !strings.Contains(got, "no CHECKPOINT before it") {
+		t.Errorf("diff without --checkpoint: %s", got)
+	}
+	diff.Runs[0].Warnings = []string{dialects.AfterCheckpoint + " (here 1 of the 2 log bytes, 50%, were full-page images)"}
+	if got := fpiAssumption(diff, "x"); !strings.Contains(got, "right after a CHECKPOINT") || !strings.Contains(got, "without --checkpoint") {
+		t.Errorf("diff with --checkpoint: %s", got)
 	}
 }
