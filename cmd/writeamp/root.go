@@ -18,9 +18,8 @@ func newRoot() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "writeamp",
 		Short: "Measure what a write workload really costs your database",
-		Long: `writeamp snapshots a database's own write counters (index leaf inserts, HOT updates, WAL/redo
-bytes, page splits, latch waits) before and after a workload and puts variants side by side;
-every number says where it came from and whether it is exact or derived.
+		Long: `writeamp snapshots a database's own write counters (index entries, HOT updates, WAL/redo bytes, page splits,
+latch waits) before and after a workload and puts variants side by side, every number with its source and exactness.
 Exit codes, the same for every command: 0 done (or within every budget), 1 a budget exceeded
 (check) or something needed missing (doctor), 2 bad input or could not measure, 3 the database
 not as it was (check), 130 interrupted, 141 output closed; measure passes on its command's own.

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"database/sql"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/writeamp/writeamp/internal/testing/testenv"
+)
+
+type adviceDoc struct {
+	Recommendations []struct {
+		Object    string `json:"object"`
+		Kind      string `json:"kind"`
+		Migration struct{ Up, Down string }
+		Measured  map[string]struct {
+			Before, After *float64
+			Exactness     string
+		} `json:"measured"`
+		Saving *float64 `json:"log_bytes_saving"`
+		Risks  []string `json:"risks"`
+	} `json:"recommendations"`
+	Skipped []struct{ Object, Error string } `json:"skipped"`
+}
+
+func readAdvice(t *testing.T, path string) adviceDoc {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d adviceDoc
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	return d
+}
+
+// pgbench with an index on the column its UPDATE sets and one duplicating
+// the primary key: both are recommended, measured on copies, and the
+// database keeps both (and its rows).
+func TestAdviseDropsTheUpdatedAndTheDuplicateIndexOnPgbench(t *testing.T) {
+	pgbench := testenv.Tool(t, "pgbench")
+	dsn := scratchDB(t, "wa_test_advise_pgbench")
+	if out, err := exec.Command(pgbench, "-i", "-s", "1", "-q", dsn).CombinedOutput(); err != nil {
+		t.Fatalf("pgbench -i: %v\n%s", err, out)
+	}
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`create index acc_abalance on pgbench_accounts (abalance);
+create index acc_aid_dup on pgbench_accounts (aid);
+alter table pgbench_accounts set (fillfactor = 80)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("vacuum full pgbench_accounts"); err != nil {
+		t.Fatal(err)
+	}
+	state := func() string {
+		var s string
+		if err := db.QueryRow(`select string_agg(indexname, ',' order by indexname) || '/' || (select count(*) from pgbench_history) || '/' || (select sum(abalance) from pgbench_accounts)
+from pg_indexes where schemaname = 'public'`).Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	before := state()
+	db.Close() // nobody connected: the copies are TEMPLATE copies
+	dir := t.TempDir()
+	js := filepath.Join(dir, "a.json")
+	out, stderr, err := run(t, "advise", "--dsn", dsn, "--format", "json", "-o", js, "-q", "--out-dir", filepath.Join(dir, "m"), "--", pgbench, "-n", "-c", "1", "-t", "1000", dsn)
+	if err != nil {
+		t.Fatalf("advise: %v\n%s\n%s", err, out, stderr)
+	}
+	db, _ = sql.Open("pgx", dsn)
+	if got := state(); got != before {
+		t.Errorf("the database changed: %s, was %s", got, before)
+	}
+	d := readAdvice(t, js)
+	found := map[string]int{}
+	for i, r := range d.Recommendations {
+		found[r.Object] = i
+		if r.Migration.Up == "" || r.Migration.Down == "" {
+			t.Errorf("%s: no migration", r.Object)
+		}
+	}
+	ab, ok1 := found["acc_abalance"]
+	dup, ok2 := found["acc_aid_dup"]
+	if !ok1 || !ok2 {
+		t.Fatalf("recommendations %+v (skipped %+v): want acc_abalance and acc_aid_dup", d.Recommendations, d.Skipped)
+	}
+	r := d.Recommendations[ab]
+	hot, lb := r.Measured["hot_ratio"], r.Measured["log_bytes/op"]
+	if hot.Before == nil || hot.After == nil || *hot.After < 0.9 || *hot.Before > 0.1 {
+		t.Errorf("acc_abalance: HOT %+v, want 0 → 1 (abalance is what every update sets)", hot)
+	}
+	if lb.Before == nil || lb.After == nil || *lb.After >= *lb.Before || lb.Exactness == "" {
+		t.Errorf("acc_abalance: log bytes/op %+v, want lower after", lb)
+	}
+	if e := r.Measured["index_entries/op"]; e.After == nil || *e.After != 0 {
+		t.Errorf("acc_abalance: index entries after %+v, want 0 (every update HOT)", e)
+	}
+	if k := d.Recommendations[dup].Kind; k != "duplicate" {
+		t.Errorf("acc_aid_dup: kind %s", k)
+	}
+	if !strings.Contains(d.Recommendations[dup].Migration.Down, "CREATE INDEX acc_aid_dup ON public.pgbench_accounts USING btree (aid)") {
+		t.Errorf("acc_aid_dup down %q", d.Recommendations[dup].Migration.Down)
+	}
+	for _, o := range []string{"pgbench_accounts_pkey", "pgbench_branches_pkey"} {
+		if _, ok := found[o]; ok {
+			t.Errorf("%s backs the primary key and was recommended", o)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "m", "*.sql"))
+	if len(files) != 2*len(d.Recommendations) {
+		t.Errorf("--out-dir wrote %q", files)
+	}
+}
+
+// The built-in workload's baseline: the expiration index on the refresh
+// column comes first, measured.
+func TestAdviseBuiltinRanksTheExpirationIndexFirst(t *testing.T) {
+	dsn := scratchDB(t, "wa_test_advise_builtin")
+	dir := t.TempDir()
+	js := filepath.Join(dir, "b.json")
+	out, stderr, err := run(t, "advise", "--dsn", dsn, "--variant", "baseline", "--logins", "100", "--max-candidates", "2", "--format", "json", "-o", js, "-q")
+	if err != nil {
+		t.Fatalf("advise: %v\n%s\n%s", err, out, stderr)
+	}
+	d := readAdvice(t, js)
+	if len(d.Recommendations) == 0 {
+		t.Fatalf("no recommendation (skipped %+v)", d.Skipped)
+	}
+	top := d.Recommendations[0]
+	if top.Object != "idx_user_session_expiration_last_refresh" || top.Kind != "updated_key" || top.Saving == nil || *top.Saving <= 0 {
+		t.Fatalf("top %+v", top)
+	}
+	if h := top.Measured["hot_ratio"]; h.After == nil || *h.After < 0.9 {
+		t.Errorf("HOT after dropping it %+v, want ≥ 0.9", h)
+	}
+	if !strings.HasPrefix(top.Migration.Down, "CREATE INDEX idx_user_session_expiration_last_refresh ON offline_user_session ") {
+		t.Errorf("down %q: unqualified, for the workload's own schema", top.Migration.Down)
+	}
+	var tbl string
+	tbl, stderr, err = run(t, "advise", "--dsn", dsn, "--logins", "50", "--max-candidates", "1", "-q")
+	if err != nil || !strings.Contains(tbl, "1. drop index idx_user_session_expiration_last_refresh saves ") {
+		t.Errorf("table: %v\n%s\n%s", err, tbl, stderr)
+	}
+}
