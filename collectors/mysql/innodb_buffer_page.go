@@ -69,6 +69,7 @@ func (InnodbBufferPage) CollectInterval(ctx context.Context, qr dialects.Querier
 			return nil, err
 		}
 		schema, tbl, ok := splitBufferPageTable(table)
+		tbl = PartitionedTable(tbl) // MySQL 8 names a partition t#p#p0
 		if !ok {
 			continue // an internal table (SYS_*, the change buffer)
 		}
