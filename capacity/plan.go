@@ -221,7 +221,11 @@ func sum(objs []result.Object, metrics []string, n, scale float64, source string
 	var total float64
 	var missing []string
 	got := 0
+	counted := result.Counted(objs) // a partition once, through its partitioned table
 	for _, o := range objs {
+		if !counted(o) {
+			continue
+		}
 		for _, name := range metrics {
 			m, ok := o.Metrics[name]
 			if !ok {
