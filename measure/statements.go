@@ -28,6 +28,58 @@ var ownQueries = sync.OnceValue(func() map[string]bool {
 	return m
 })
 
+// ownDigests are writeamp's own SQL texts in digestForm, for the views
+// that print a statement as its tokens (performance_schema's digests).
+var ownDigests = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
+	for _, b := range queries.All() {
+		m[digestForm(strings.ReplaceAll(b.SQL, "{{schema}}", "?"))] = true
+	}
+	for _, t := range []string{"START TRANSACTION READ ONLY", "START TRANSACTION", "ROLLBACK", "COMMIT"} {
+		m[digestForm(t)] = true
+	}
+	return m
+})
+
+var (
+	quoteRe     = regexp.MustCompile("[`\"]")
+	digestList  = regexp.MustCompile(`\(\?(?:,\?)*\)`)
+	characterRe = regexp.MustCompile(`\bcharacter\b`)
+)
+
+// digestForm is a statement's text as its tokens, comparable between the
+// SQL writeamp sends and performance_schema's DIGEST_TEXT, which quotes
+// names with backquotes, spaces every token, prints CHAR as CHARACTER,
+// replaces literals with ? and a list of them with (...).
+func digestForm(s string) string {
+	s = paramRe.ReplaceAllString(commentRe.ReplaceAllString(s, ""), "?")
+	s = strings.ToLower(quoteRe.ReplaceAllString(s, ""))
+	s = characterRe.ReplaceAllString(s, "char")
+	s = strings.NewReplacer("(...)", "(?)", "<>", "!=", "-?", "?").Replace(s)
+	s = strings.Join(strings.Fields(s), "")
+	s = strings.ReplaceAll(s, "(...)", "(?)")
+	return digestList.ReplaceAllString(s, "(?)")
+}
+
+// ownDigest says whether a digest text is one of writeamp's own reads; a
+// text the view cut short (it ends "...") is one when it starts one.
+func ownDigest(text string) bool {
+	d := digestForm(text)
+	own := ownDigests()
+	if own[d] {
+		return true
+	}
+	if cut, ok := strings.CutSuffix(strings.TrimSpace(text), "..."); ok {
+		p := digestForm(cut)
+		for o := range own {
+			if len(p) > 40 && strings.HasPrefix(o, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 var (
 	// pg_stat_statements replaces every constant: numbers, strings and the
 	// booleans true/false (a minus sign stays outside: -1 becomes -$1 in
@@ -70,7 +122,7 @@ func statementsSection(d *collectors.Delta, run *result.Run) *result.Statements 
 	sumEx, rowEx := result.Exact, result.Exact
 	own := ownQueries()
 	for _, sd := range d.Statements {
-		if own[normalise(sd.Text)] {
+		if own[normalise(sd.Text)] || (!hasLog && ownDigest(sd.Text)) {
 			// writeamp's own snapshot reads: they write nothing, and
 			// listing them would bury the workload's statements.
 			sec.Observer++

@@ -89,6 +89,21 @@ func TestMariaDBStatementDigests(t *testing.T) {
 		t.Logf("%s: %v rows, %v examined, no index used %v, %.2f ms", got.Text, got.Rows.V(), got.Other["rows_examined"].V(), got.Other["no_index_used"].V(), got.Other["exec_ms"].V())
 	}
 	reconciledRows(t, run, want)
+	// writeamp's own reads are left out of the list and counted, all of
+	// them: the list holds only the script's statements.
+	for _, st := range run.Statements.Top {
+		ok := false
+		for p := range want {
+			ok = ok || strings.HasPrefix(st.Text, p)
+		}
+		if !ok {
+			t.Errorf("listed, but not the script's: %.200q", st.Text)
+		}
+	}
+	if len(run.Statements.Top) != len(want) || run.Statements.Observer == 0 {
+		t.Errorf("%d statements listed (the script ran %d), %d of writeamp's own reads left out", len(run.Statements.Top), len(want), run.Statements.Observer)
+	}
+	t.Logf("writeamp's own reads left out: %d", run.Statements.Observer)
 }
 
 // reconciledRows: the statements' rows affected sum to the section's Rows,

@@ -135,3 +135,40 @@ func TestStatementsRemainderFromDecodedWAL(t *testing.T) {
 		t.Errorf("a statement without log bytes left the remainder %v exact", r.V())
 	}
 }
+
+// TestOwnDigestsAreRecognised: performance_schema's digest texts of
+// writeamp's own reads (backquoted names, spaced tokens, CHARACTER for
+// CHAR, (...) for a list, a text cut short) are recognised as writeamp's,
+// and a workload's statements are not.
+func TestOwnDigestsAreRecognised(t *testing.T) {
+	t.Parallel()
+	for _, text := range []string{
+		"SELECT @@`performance_schema` ",
+		"START TRANSACTION READ ONLY ",
+		"SELECT COALESCE ( ( SELECT `COUNT_STAR` FROM `performance_schema` . `events_statements_summary_by_digest` WHERE `DIGEST` IS NULL ) , ? ) ",
+		"SELECT `ENABLED` = ? FROM `performance_schema` . `setup_consumers` WHERE NAME = ? ",
+		"SELECT NAME , `COUNT` , `ENABLED` != ? FROM `information_schema` . `INNODB_METRICS` WHERE NAME IN (...) ",
+	} {
+		if !ownDigest(text) {
+			t.Errorf("not recognised as writeamp's own: %q", text)
+		}
+	}
+	var long string
+	for d := range ownDigests() {
+		if len(d) > len(long) {
+			long = d
+		}
+	}
+	if !ownDigest(long[:len(long)/2] + " ...") {
+		t.Errorf("a digest text cut short is not recognised: %.80q", long)
+	}
+	for _, text := range []string{
+		"INSERT INTO `a` SELECT `seq` , ? FROM `seq_1_to_1234` ",
+		"UPDATE `b` SET `v` = `v` + ? WHERE ID <= ? ",
+		"SELECT NAME FROM `t` WHERE `id` IN (...) ",
+	} {
+		if ownDigest(text) {
+			t.Errorf("a workload's statement taken for writeamp's own: %q", text)
+		}
+	}
+}
