@@ -11,6 +11,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/writeamp/writeamp/dialects"
@@ -38,6 +39,23 @@ type Table struct {
 	Schema, Name string
 	Found        bool
 	Indexes      []Index
+	// Columns by lower-cased name (PostgreSQL): what a SET expression's new
+	// value can be compared with. Empty where the catalog was not read.
+	Columns map[string]Column
+	// Fillfactor is the heap's (PostgreSQL; 100 when unset, 0 unknown).
+	Fillfactor int
+	// ToastIndex is the qualified name of the index of the table's TOAST
+	// relation, "" when it has none.
+	ToastIndex string
+}
+
+// Column is what the prediction needs of one column.
+type Column struct {
+	Type    string // pg_type.typname of the column's type
+	NotNull bool
+	// Toastable: a variable-length column whose storage allows it out of
+	// line, so a large new value goes to the TOAST relation in chunks.
+	Toastable bool
 }
 
 // Reader reads tables' indexes for a dialect.
@@ -91,7 +109,31 @@ func readPostgres(ctx context.Context, q dialects.Querier, schema, table string)
 		}
 		t.Indexes = append(t.Indexes, ix)
 	}
-	return t, rows.Err()
+	if err := rows.Err(); err != nil || !t.Found {
+		return t, err
+	}
+	return t, readPostgresColumns(ctx, q, name, &t)
+}
+
+func readPostgresColumns(ctx context.Context, q dialects.Querier, name string, t *Table) error {
+	rows, err := queries.Query(ctx, q, "postgres", "explain_table_columns", 0, name)
+	if err != nil {
+		return fmt.Errorf("explain: read the columns of %s: %w", name, err)
+	}
+	defer rows.Close()
+	t.Columns = map[string]Column{}
+	for rows.Next() {
+		var col, ff string
+		var c Column
+		if err := rows.Scan(&col, &c.Type, &c.NotNull, &c.Toastable, &ff, &t.ToastIndex); err != nil {
+			return err
+		}
+		t.Columns[strings.ToLower(col)] = c
+		if n, err := strconv.Atoi(ff); err == nil {
+			t.Fillfactor = n
+		}
+	}
+	return rows.Err()
 }
 
 func readMySQL(ctx context.Context, q dialects.Querier, schema, table string) (Table, error) {

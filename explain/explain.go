@@ -125,7 +125,7 @@ func Render(w io.Writer, format string, rep *Report) error {
 		case "no":
 			fmt.Fprintf(w, "  HOT: no\n")
 		case "possible":
-			fmt.Fprintf(w, "  HOT: possible\n")
+			fmt.Fprintf(w, "  HOT: possible, depends on: %s\n", strings.Join(p.DependsOn, ", "))
 		}
 		bound := ""
 		for _, h := range p.Indexes {
@@ -133,11 +133,28 @@ func Render(w io.Writer, format string, rep *Report) error {
 				bound = "at most "
 			}
 		}
-		fmt.Fprintf(w, "  index entries per row: %s%g\n", bound, p.EntriesPerRow)
+		when := ""
+		if p.HOT == "possible" {
+			when = " when HOT"
+		}
+		fmt.Fprintf(w, "  index entries per row%s: %s%g\n", when, bound, p.EntriesPerRow)
 		for _, h := range p.Indexes {
-			line := fmt.Sprintf("    %-30s %g", h.Index, h.Entries)
+			n := fmt.Sprintf("%g", h.Entries)
+			switch h.Certainty {
+			case Unknown:
+				n = "?"
+			case UpperBound:
+				n = "<=" + n
+			}
+			if h.IfNotHOT != nil {
+				n += fmt.Sprintf(" (%g if not HOT)", *h.IfNotHOT)
+			}
+			line := fmt.Sprintf("    %-30s %s", h.Index, n)
 			if len(h.Roles) > 0 {
 				line += "  (" + strings.Join(h.Roles, ", ") + ")"
+			}
+			if len(h.DependsOn) > 0 {
+				line += "  depends on: " + strings.Join(h.DependsOn, ", ")
 			}
 			if h.Note != "" {
 				line += "  " + h.Note

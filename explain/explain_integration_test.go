@@ -23,12 +23,12 @@ const schemaSQL = `
 CREATE SCHEMA ex;
 CREATE TABLE ex.hot (id int PRIMARY KEY, v int, pad text) WITH (fillfactor = 50, autovacuum_enabled = false);
 CREATE INDEX hot_v ON ex.hot (v);
-CREATE TABLE ex.nh (id int PRIMARY KEY, v int, w int) WITH (fillfactor = 50, autovacuum_enabled = false);
+CREATE TABLE ex.nh (id int PRIMARY KEY, v int NOT NULL, w int NOT NULL) WITH (fillfactor = 50, autovacuum_enabled = false);
 CREATE INDEX nh_v ON ex.nh (v);
 CREATE INDEX nh_inc ON ex.nh (id) INCLUDE (w);
 CREATE INDEX nh_part ON ex.nh (v) WHERE w > 1000;
 CREATE INDEX nh_expr ON ex.nh ((v + 1));
-CREATE TABLE ex.inc (id int PRIMARY KEY, v int, w int) WITH (fillfactor = 50, autovacuum_enabled = false);
+CREATE TABLE ex.inc (id int PRIMARY KEY, v int NOT NULL, w int NOT NULL) WITH (fillfactor = 50, autovacuum_enabled = false);
 CREATE INDEX inc_i ON ex.inc (id) INCLUDE (w);
 CREATE TABLE ex.ins (id int PRIMARY KEY, v int);
 CREATE INDEX ins_v ON ex.ins (v);

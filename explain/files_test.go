@@ -17,7 +17,7 @@ func TestIndexOfEarlierFileCountsForLaterFiles(t *testing.T) {
 	reads := map[string]int{}
 	read := func(schema, name string) (Table, error) {
 		reads[schema+"."+name]++
-		return Table{Schema: schema, Name: name, Found: true, Indexes: []Index{{Name: "t_pkey", Method: "btree", Primary: true, Keys: []string{"id"}}}}, nil
+		return Table{Schema: schema, Name: name, Found: true, Columns: map[string]Column{"id": {Type: "int4", NotNull: true}, "v": {Type: "int4", NotNull: true}}, Indexes: []Index{{Name: "t_pkey", Method: "btree", Primary: true, Keys: []string{"id"}}}}, nil
 	}
 	s := dialects.Server{Dialect: "postgres", Version: "15.8", VersionNum: 150008}
 	mig := "CREATE INDEX t_v ON st.t (v);"

@@ -20,7 +20,10 @@ func newExplainCmd() *cobra.Command {
 PostgreSQL) and the indexes of its table from the catalog, in a read-only transaction,
 and predicts: the columns it sets, the indexes that contain them (key, INCLUDE,
 expression, partial-index predicate), whether an UPDATE can be HOT (PostgreSQL) or
-rewrites secondary-index entries (InnoDB), and the index entries each row adds. An
+rewrites secondary-index entries (InnoDB), and the index entries each row adds. On
+PostgreSQL it applies the server major's own HOT rules; what they decide at run time
+(page free space, whether a new value equals the old) is named in depends_on, and a
+count that is only a bound or unknown says so (certainty). An
 index a file creates counts for the statements after it, in that file and in the
 files after it (explain migration.sql workload.sql), so a migration can be
 reviewed before it is applied. Nothing in the files is run.

@@ -20,7 +20,7 @@ import (
 
 const (
 	explainSchema = `CREATE SCHEMA st;
-CREATE TABLE st.t (id int PRIMARY KEY, v int, pad text) WITH (fillfactor = 50, autovacuum_enabled = false);
+CREATE TABLE st.t (id int PRIMARY KEY, v int NOT NULL, pad text) WITH (fillfactor = 50, autovacuum_enabled = false);
 INSERT INTO st.t SELECT g, g, '' FROM generate_series(1, 200) g;`
 	// The migration indexes the column the workload's UPDATE sets.
 	explainMig  = "CREATE INDEX t_v ON st.t (v);\n"
