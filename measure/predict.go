@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/writeamp/writeamp/dialects"
@@ -74,9 +75,10 @@ type written struct {
 // index was measured.
 func compare(ws []written, run *result.Run) string {
 	want := map[string]float64{}
-	maybe := map[string]bool{}
+	maybe, unknown := map[string]bool{}, map[string]bool{}
 	var order []string
 	hotPossible, anyHOT := false, false
+	deps := map[string]bool{}
 	var rows float64
 	for _, w := range ws {
 		if !w.st.Rows.OK() {
@@ -87,12 +89,16 @@ func compare(ws []written, run *result.Run) string {
 			rows += w.st.Rows.V()
 		}
 		hotPossible = hotPossible || w.p.HOT == "possible"
+		for _, d := range w.p.DependsOn {
+			deps[d] = true
+		}
 		for _, h := range w.p.Indexes {
 			if _, seen := want[h.Index]; !seen {
 				order = append(order, h.Index)
 			}
 			want[h.Index] += h.Entries * w.st.Rows.V()
 			maybe[h.Index] = maybe[h.Index] || h.Maybe
+			unknown[h.Index] = unknown[h.Index] || h.Certainty == explain.Unknown
 		}
 	}
 	table := ws[0].p.Table
@@ -102,7 +108,16 @@ func compare(ws []written, run *result.Run) string {
 	var parts []string
 	for _, name := range order {
 		ix := run.Index(name)
+		if ix == nil && strings.HasPrefix(name, "pg_toast.") {
+			ix = toastIndexOf(run, table)
+		}
 		if ix == nil {
+			continue
+		}
+		if unknown[name] {
+			if li, ok := ix.Metrics[result.LeafInserts.Name]; ok && li.OK() {
+				parts = append(parts, fmt.Sprintf("%s %.0f (predicted: depends on the new values' size)", ix.Name, li.V()))
+			}
 			continue
 		}
 		li, ok := ix.Metrics[result.LeafInserts.Name]
@@ -121,13 +136,54 @@ func compare(ws []written, run *result.Run) string {
 			parts = append(parts, fmt.Sprintf("%s %.0f, predicted %.0f (%s)", name, li.V(), w, li.Exactness))
 		}
 	}
+	// Every index of the table that got entries is named, predicted or not.
+	for i := range run.Indexes {
+		ix := &run.Indexes[i]
+		if !strings.EqualFold(ix.Table, table) || predictedIndex(order, ix.Name) {
+			continue
+		}
+		if li, ok := ix.Metrics[result.LeafInserts.Name]; ok && li.OK() && li.V() > 0 {
+			parts = append(parts, fmt.Sprintf("%s %.0f, not predicted", ix.Name, li.V()))
+		}
+	}
 	if t := run.Table(table); t != nil && anyHOT {
 		if hot, ok := t.Metrics["hot_updates"]; ok && hot.OK() {
-			parts = append(parts, fmt.Sprintf("HOT updates %.0f of %.0f rows", hot.V(), rows))
+			part := fmt.Sprintf("HOT updates %.0f of %.0f rows", hot.V(), rows)
+			if hotPossible && len(deps) > 0 {
+				var ds []string
+				for d := range deps {
+					ds = append(ds, d)
+				}
+				sort.Strings(ds)
+				part += " (predicted possible: depends on " + strings.Join(ds, ", ") + ")"
+			}
+			parts = append(parts, part)
 		}
 	}
 	if len(parts) == 0 {
 		return ""
 	}
 	return "measured leaf inserts: " + strings.Join(parts, "; ")
+}
+
+// predictedIndex: the measured index is one the prediction lists (a TOAST
+// index under its table's name in the run, pg_toast.… in the prediction).
+func predictedIndex(order []string, name string) bool {
+	for _, n := range order {
+		if strings.EqualFold(n, name) || strings.HasPrefix(n, "pg_toast.") && strings.Contains(strings.ToLower(name), "toast") {
+			return true
+		}
+	}
+	return false
+}
+
+// toastIndexOf is the run's TOAST index of a table, if it lists one.
+func toastIndexOf(run *result.Run, table string) *result.Object {
+	for i := range run.Indexes {
+		ix := &run.Indexes[i]
+		if strings.EqualFold(ix.Table, table) && strings.Contains(strings.ToLower(ix.Name), "toast") {
+			return ix
+		}
+	}
+	return nil
 }
