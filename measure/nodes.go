@@ -64,6 +64,11 @@ func endNodes(ctx context.Context, nodes []*Node, until Until, st workloads.Stat
 		run.Warnings = append(n.span.Warnings, run.Warnings...)
 		n.span.AddToRun(run)
 		res.Runs = append(res.Runs, *run)
+		if rp := run.Database["replayed_log_bytes"]; rp.Exactness != result.Exact && strings.Contains(rp.Note, "did not replay") {
+			// Named beside the cluster's log: that total counts what the
+			// node received, and its replayed figures are not the window's.
+			res.Notes = append(res.Notes, n.Label+": "+rp.Note)
+		}
 	}
 	res.Notes = append(res.Notes, clusterNote(res.Runs))
 	return nil

@@ -84,9 +84,10 @@ func logCost(c *Comparison, dialect string) (result.Finding, bool) {
 		}
 	}
 	subject, verb := who(c)
-	if _, standby := rowOf(db, "replayed_log_bytes"); standby {
-		// A standby writes no log of its own: it replays the primary's.
-		verb = map[string]string{"wrote": "replayed", "writes": "replays"}[verb]
+	if rp, standby := rowOf(db, "replayed_log_bytes"); standby {
+		// A standby's own log is the primary's, received (its log_bytes,
+		// when it streams) and replayed; a paused one replays it later.
+		verb = standbyVerb(c, db, rp, verb)
 	}
 	text := fmt.Sprintf("%s %s %s of %s", subject, verb, fmtVal(c, metric, v), dialects.LogName(dialect))
 	if metric == "log_bytes_in_scope" {

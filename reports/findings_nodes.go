@@ -85,6 +85,9 @@ func copyFindings(c *Comparison) []result.Finding {
 		}
 		out = append(out, result.Finding{Metric: metric, Level: "database", Object: col.Label, Value: first, Exactness: e,
 			Text: fmt.Sprintf("%s: %s (%s)", who, strings.Join(parts, ", "), e)})
+		if f, ok := replayFinding(c, i); ok && i > 0 {
+			out = append(out, f)
+		}
 	}
 	if counted == len(c.Columns) {
 		out = append(out, result.Finding{Metric: result.LogBytes.Name, Level: "database", Object: "cluster", Value: ptr(total), Exactness: exact,

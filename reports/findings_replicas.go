@@ -35,6 +35,9 @@ func replicaFindings(c *Comparison) []result.Finding {
 	}
 	sort.Strings(names)
 	sort.Strings(syncs)
+	if f, ok := replayFinding(c, 0); ok {
+		out = append(out, f)
+	}
 	subject, verb := who(c)
 	if sent, cl := db["replicas_log_bytes_sent"], db["cluster_log_bytes"]; sent.OK() && len(names) > 0 {
 		var each []string
@@ -98,4 +101,66 @@ func dbValue(c *Comparison, metric string) (float64, bool) {
 		return m.V(), true // a JSON-only metric has no row of the tables
 	}
 	return 0, false
+}
+
+// standbyVerb is what a standby did with the log of its cost finding: it
+// received it (log_bytes is then received_log_bytes) and replayed it, or,
+// when replay did not keep up, only received it.
+func standbyVerb(c *Comparison, db Section, replayed Cell, verb string) string {
+	per := verb == "writes"
+	rc, ok := rowOf(db, result.ReceivedLogBytes.Name)
+	switch {
+	case !ok || !rc.Metric.OK():
+		return map[bool]string{false: "replayed", true: "replays"}[per]
+	case replayed.Metric.Exactness == result.Exact:
+		return map[bool]string{false: "received and replayed", true: "receives and replays"}[per]
+	}
+	return map[bool]string{false: "received (not all replayed, see below)", true: "receives (not all replayed, see below)"}[per]
+}
+
+// replayFinding says of column i's run, a standby, that it did not replay
+// within the window: what it received (exact) beside what it replayed, and
+// why (the replay figure's note: paused, or how far behind), so no figure
+// read from its replayed WAL passes for the window's cost.
+func replayFinding(c *Comparison, i int) (result.Finding, bool) {
+	if i >= len(c.Columns) || c.Columns[i].Run == nil {
+		return result.Finding{}, false
+	}
+	rn := c.Columns[i].Run
+	rc, rp := rn.Database[result.ReceivedLogBytes.Name], rn.Database[result.ReplayedLogBytes.Name]
+	if !rc.OK() || rp.Exactness == result.Exact || rp.Exactness == "" || !strings.Contains(rp.Note, "did not replay") {
+		return result.Finding{}, false
+	}
+	var db Section
+	for _, s := range c.Sections {
+		if s.Kind == "database" {
+			db = s
+		}
+	}
+	show := func(name string, m result.Metric) string {
+		if cell, ok := cellOf(db, name, i); ok {
+			if v, ok := value(c, name, cell); ok {
+				return fmtVal(c, "log_bytes", v)
+			}
+		}
+		if m.OK() {
+			return fmtVal(c, "log_bytes", m.V())
+		}
+		return "n/a"
+	}
+	who, obj := "the standby", "database"
+	if i > 0 {
+		who, obj = c.Columns[i].Label, c.Columns[i].Label
+	}
+	why := rp.Note
+	if j := strings.Index(why, "did not replay within the window: "); j >= 0 {
+		why = why[j+len("did not replay within the window: "):]
+	}
+	recv, _ := value(c, result.ReceivedLogBytes.Name, Cell{Metric: rc})
+	if cell, ok := cellOf(db, result.ReceivedLogBytes.Name, i); ok {
+		recv, _ = value(c, result.ReceivedLogBytes.Name, cell)
+	}
+	text := fmt.Sprintf("%s did not replay within the window: it received %s of log (exact) and replayed %s (%s); its figures read from the replayed WAL (records, index entries, per-object log) are not the window's and are marked approx or unavailable",
+		who, show(result.ReceivedLogBytes.Name, rc), show(result.ReplayedLogBytes.Name, rp), why)
+	return result.Finding{Metric: result.ReceivedLogBytes.Name, Level: "database", Object: obj, Value: ptr(recv), Exactness: rc.Exactness, Text: text}, true
 }

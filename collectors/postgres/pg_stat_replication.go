@@ -143,6 +143,13 @@ func (ReplicationShipped) CollectInterval(_ context.Context, _ dialects.Querier,
 				}
 				if lag := am.pos[4] - am.pos[i]; lag > 0 {
 					c.Note = joinNotes(c.Note, fmt.Sprintf("%.0f bytes of the window's WAL were not yet %s at its end", lag, strings.TrimPrefix(metric, "log_bytes_")))
+					if metric == "log_bytes_replayed" && am.pos[2] > am.pos[3] {
+						// The standby holds WAL it has not replayed (paused, or
+						// behind): what it replayed is a part of the window's
+						// replay, which it does later.
+						c.Exactness = result.Approx
+						c.Note = joinNotes(c.Note, fmt.Sprintf("the standby did not replay within the window (%.0f bytes flushed and not replayed at its end: replay paused or lagging)", am.pos[2]-am.pos[3]))
+					}
 				}
 			}
 			if c.Exactness == result.Unavailable {

@@ -22,7 +22,7 @@ func NewSet() *collectors.Set {
 			PgStatReplication{}, PgStatArchiver{}, PgStatReplicationSlots{},
 		},
 		Interval:   []collectors.IntervalCollector{PgWAL{}, ReplicationShipped{}},
-		Derive:     []collectors.Deriver{DeriveStandby, DeriveTables, DeriveLeafInserts, DeriveCheckpoints, CrossCheckStatWAL, DeriveCluster},
+		Derive:     []collectors.Deriver{DeriveStandby, DeriveTables, DeriveLeafInserts, DeriveCheckpoints, CrossCheckStatWAL, DeriveCluster, DeriveReceived},
 		Samplers:   []collectors.Sampler{PgStatActivity{}, ReplicationLag{}},
 		SnapshotTx: snapshotTx,
 		Savepoint:  "SAVEPOINT writeamp_collector",

@@ -39,6 +39,11 @@ var ReplayBound = 30 * time.Second
 // the primary last said its WAL end was, and the received position has held
 // for three readings: the primary may still be sending the workload's tail.
 func awaitReplay(ctx context.Context, db *sql.DB, s dialects.Server) []string {
+	// A paused standby does not catch up however long the window waits.
+	var pause string
+	if err := queries.QueryRow(ctx, db, Name, "replay_pause_state", s.VersionNum).Scan(&pause); err == nil && pause != "not paused" {
+		return []string{fmt.Sprintf("replay is paused on the standby (pg_get_wal_replay_pause_state(): %s): the window did not wait for it to catch up, and what it received is not replayed within the window", pause)}
+	}
 	deadline := time.Now().Add(ReplayBound)
 	last, still := "", 0
 	var behind, behindPrimary int64

@@ -1,10 +1,33 @@
 -- PostgreSQL: standbys and the WAL shipped to them.
 
 -- name: wal_replay_lsn
--- A standby's position: the end of the last WAL record replayed. Its
--- difference over a window is the primary's WAL this standby applied.
+-- A standby's positions: the end of the last WAL record replayed, the end of
+-- the WAL received and flushed to its pg_wal ('' with no WAL receiver), and
+-- whether replay is paused. Received and replayed are different figures: a
+-- paused or lagging standby receives the window's WAL and replays it later.
+-- 13 has no pause state: pg_is_wal_replay_paused() says a pause was asked.
+-- max_version: 140000
 SELECT pg_last_wal_replay_lsn()::text,
-       pg_wal_lsn_diff(pg_last_wal_replay_lsn(), '0/0')::numeric::text
+       pg_wal_lsn_diff(pg_last_wal_replay_lsn(), '0/0')::numeric::text,
+       coalesce(pg_wal_lsn_diff(pg_last_wal_receive_lsn(), '0/0')::numeric::text, ''),
+       CASE WHEN pg_is_wal_replay_paused() THEN 'paused' ELSE 'not paused' END
+
+-- name: wal_replay_lsn
+-- min_version: 140000
+SELECT pg_last_wal_replay_lsn()::text,
+       pg_wal_lsn_diff(pg_last_wal_replay_lsn(), '0/0')::numeric::text,
+       coalesce(pg_wal_lsn_diff(pg_last_wal_receive_lsn(), '0/0')::numeric::text, ''),
+       pg_get_wal_replay_pause_state()
+
+-- name: replay_pause_state
+-- Whether replay is paused: a window waits for a paused standby to catch up
+-- in vain.
+-- max_version: 140000
+SELECT CASE WHEN pg_is_wal_replay_paused() THEN 'paused' ELSE 'not paused' END
+
+-- name: replay_pause_state
+-- min_version: 140000
+SELECT pg_get_wal_replay_pause_state()
 
 -- name: replay_catchup
 -- How far replay is behind what this standby received, and what the primary
