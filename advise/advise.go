@@ -274,6 +274,14 @@ func logBytes(r *result.Run) result.Metric {
 	return r.Database["log_bytes"]
 }
 
+// logName says which log figure logBytes took.
+func logName(r *result.Run) string {
+	if r.Database["log_bytes_in_scope"].OK() {
+		return "WAL/redo bytes of the workload's objects (log_bytes_in_scope)"
+	}
+	return "WAL/redo bytes of the database (log_bytes)"
+}
+
 // perOp divides by the run's main operation count.
 func perOp(r *result.Run, m result.Metric) (float64, bool) {
 	_, n := r.Main()
@@ -328,7 +336,7 @@ func fill(r *Recommendation, c *Candidate, out *check.Outcome, noise *float64) {
 	lb, la := logBytes(b), logBytes(a)
 	vb, okB := perOp(b, lb)
 	va, okA := perOp(a, la)
-	r.Measured["log_bytes/op"] = pair(lb, la, okB, okA, vb, va, "WAL/redo bytes per "+op+", the same workload before and after on copies ("+lb.Source+")", "bytes")
+	r.Measured["log_bytes/op"] = pair(lb, la, okB, okA, vb, va, logName(b)+" per "+op+": the same workload before and after, on copies", "bytes")
 	r.Measured["log_bytes/op"] = derived(r.Measured["log_bytes/op"])
 	if okB && okA && vb > 0 {
 		r.Saving = ptr((vb - va) / vb)

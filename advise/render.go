@@ -132,17 +132,22 @@ func tableReport(w io.Writer, rep *Report, width int) error {
 		}
 	}
 	fmt.Fprintln(w)
-	g := termwidth.Grid{Style: style(), Header: []string{"INDEX", "TABLE", "ENTRIES/" + strings.ToUpper(rep.PerOp), "SCANS", "ON THE DATABASE", "WHY ENTRIES"}, Right: map[int]bool{2: true, 3: true}, Max: map[int]int{5: 70}}
-	g.Rows = append(g.Rows, termwidth.GridRow{Title: "diagnosis: the indexes in the window"})
+	g := termwidth.Grid{Style: style(), Header: []string{"INDEX", "ENTRIES/OP", "SCANS WINDOW/DB", "WHY ENTRIES"}, Right: map[int]bool{1: true, 2: true}, Max: map[int]int{0: 34, 3: 50}}
+	g.Rows = append(g.Rows, termwidth.GridRow{Title: "diagnosis: the indexes in the window, per " + rep.PerOp})
 	for _, ix := range rep.Diagnosis.Indexes {
-		on := "·"
+		name := ix.Table + "." + ix.Index
+		switch ix.Constraint {
+		case "":
+		case ix.Index:
+			name += " (constraint)"
+		default:
+			name += " (backs " + ix.Constraint + ")"
+		}
+		scans := fmt.Sprintf("%.0f / ·", ix.Scans)
 		if ix.OriginalScans != nil {
-			on = fmt.Sprintf("%d scans", *ix.OriginalScans)
+			scans = fmt.Sprintf("%.0f / %d", ix.Scans, *ix.OriginalScans)
 		}
-		if ix.Constraint != "" {
-			on += ", backs " + ix.Constraint
-		}
-		g.Rows = append(g.Rows, termwidth.GridRow{Cells: []string{ix.Index, ix.Table, fmt.Sprintf("%.3f", ix.EntriesPerOp), fmt.Sprintf("%.0f", ix.Scans), on, strings.Join(ix.Why, "; ")}})
+		g.Rows = append(g.Rows, termwidth.GridRow{Cells: []string{name, fmt.Sprintf("%.3f", ix.EntriesPerOp), scans, strings.Join(ix.Why, "; ")}})
 	}
 	return g.Render(w, width)
 }
