@@ -103,6 +103,7 @@ func Findings(c *Comparison, res *result.Result) ([]result.Finding, string) {
 			Text: fmt.Sprintf("no change beyond noise between %s and %s", from, to), Rule: noiseRule(same, why)})
 	}
 	rankFindings(out)
+	out = inScopeHeadline(c, res.Server.Dialect, out)
 	// Not a change: where each variant's log goes, after the changes.
 	if f, ok := operationFinding(c, res.Server.Dialect); ok {
 		f.Rank, f.From, f.To = len(out)+1, from, to

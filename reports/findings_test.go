@@ -168,12 +168,16 @@ func TestFindingsNoiseRule(t *testing.T) {
 	}
 	// Bytes: 3% is noise, 6% is not, even for the same work.
 	r = twins(t)
-	lb := r.Runs[0].Database["log_bytes"].V()
+	// (the measured objects' log grows with it: the out-of-scope share
+	// stays, and the headline is the whole window's)
+	lb, in := r.Runs[0].Database["log_bytes"].V(), r.Runs[0].Database["log_bytes_in_scope"].V()
 	setMetric(r.Runs[1].Database, "log_bytes", lb*1.03)
+	setMetric(r.Runs[1].Database, "log_bytes_in_scope", in*1.03)
 	if f := findingAbout(FromResult(r).Findings, "log_bytes", ""); f != nil {
 		t.Errorf("3%% more WAL is within the noise: %q", f.Text)
 	}
 	setMetric(r.Runs[1].Database, "log_bytes", lb*1.06)
+	setMetric(r.Runs[1].Database, "log_bytes_in_scope", in*1.06)
 	if f := findingAbout(FromResult(r).Findings, "log_bytes", ""); f == nil || !strings.Contains(f.Text, "WAL per refresh +6.0%") {
 		t.Errorf("6%% more WAL: %+v", f)
 	}
@@ -342,6 +346,7 @@ func TestFindingsJudgeEveryDatabaseMetric(t *testing.T) {
 	r := twins(t)
 	lb := r.Runs[0].Database["log_bytes"].V()
 	setMetric(r.Runs[1].Database, "log_bytes", lb*1.5)
+	setMetric(r.Runs[1].Database, "log_bytes_in_scope", r.Runs[0].Database["log_bytes_in_scope"].V()*1.5)
 	setMetric(r.Runs[0].Database, "page_splits", 0)
 	setMetric(r.Runs[1].Database, "page_splits", 50)
 	fs := FromResult(r).Findings
@@ -351,5 +356,52 @@ func TestFindingsJudgeEveryDatabaseMetric(t *testing.T) {
 	}
 	if !strings.Contains(splits.Text, "page splits") || splits.Rank <= wal.Rank {
 		t.Errorf("page splits %q ranked %d, the log's change %d", splits.Text, splits.Rank, wal.Rank)
+	}
+}
+
+// TestFindingsHeadlineInScope: the whole window's log fell 12.9% while the
+// measured objects' fell 1.8% (other sessions wrote less): the out-of-scope
+// share moved by 7.6 pt, beyond the noise rule, so the log finding carries
+// the in-scope figure, where the log's finding ranked, and says why; with
+// the share unchanged the whole window's figure stays the headline.
+func TestFindingsHeadlineInScope(t *testing.T) {
+	t.Parallel()
+	r := twins(t)
+	setMetric(r.Runs[0].Database, "log_bytes", 1e6)
+	setMetric(r.Runs[0].Database, "log_bytes_in_scope", 6e5)
+	setMetric(r.Runs[1].Database, "log_bytes", 871e3)
+	setMetric(r.Runs[1].Database, "log_bytes_in_scope", 589.2e3)
+	fs := FromResult(r).Findings
+	if f := findingAbout(fs, "log_bytes", ""); f != nil {
+		t.Errorf("the whole window's change is still a finding: %q", f.Text)
+	}
+	var in []result.Finding
+	for _, f := range fs {
+		if f.Metric == "log_bytes_in_scope" {
+			in = append(in, f)
+		}
+	}
+	if len(in) != 1 {
+		t.Fatalf("%d in-scope log findings, want 1: %+v", len(in), in)
+	}
+	f := in[0]
+	for _, want := range []string{"the measured objects' WAL per refresh: no change beyond noise (-1.8%, 40 B → 39.2 B)", "not the whole window's -12.9%", "from 40.0% to 32.4% of it"} {
+		if !strings.Contains(f.Text, want) {
+			t.Errorf("headline %q lacks %q", f.Text, want)
+		}
+	}
+	if f.Rank != 1 || f.Change == nil || math.Abs(*f.Change+1.8) > 1e-9 || !strings.Contains(f.Rule, "out-of-scope share") {
+		t.Errorf("rank %d, change %v, rule %q", f.Rank, f.Change, f.Rule)
+	}
+	// The measured objects wrote more while the window wrote less: stated as a change.
+	setMetric(r.Runs[1].Database, "log_bytes_in_scope", 6.6e5)
+	if f := findingAbout(FromResult(r).Findings, "log_bytes_in_scope", ""); f == nil || !strings.HasPrefix(f.Text, "the measured objects' WAL per refresh +10.0% (") {
+		t.Errorf("in scope +10%% while the window fell: %+v", f)
+	}
+	// The same share in both: the whole window's change is the headline.
+	setMetric(r.Runs[1].Database, "log_bytes_in_scope", 6e5*0.871)
+	fs = FromResult(r).Findings
+	if f := findingAbout(fs, "log_bytes", ""); f == nil || !strings.Contains(f.Text, "-12.9%") || strings.Contains(f.Text, "measured objects") {
+		t.Errorf("with the out-of-scope share unchanged: %+v", f)
 	}
 }
