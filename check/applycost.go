@@ -71,7 +71,11 @@ func (g *Gate) measureApply(ctx context.Context, win *measure.Window, sc collect
 	var added float64
 	ex, n := result.Exact, 0
 	for _, objs := range [][]result.Object{run.Tables, run.Indexes} {
+		counted := result.Counted(objs) // a partition's or TOAST table's size is in its table's
 		for _, o := range objs {
+			if !counted(o) {
+				continue
+			}
 			if m, ok := o.Metrics["size_bytes"]; ok && m.OK() {
 				added += m.V()
 				ex = result.Weaker(ex, m.Exactness)

@@ -156,6 +156,9 @@ func TestRefreshTokenOnPostgres(t *testing.T) {
 			// WAL-counted leaf inserts must equal the table-counter rule for
 			// every index (all rows match the partial indexes' predicates).
 			for _, ix := range run.Indexes {
+				if ix.Info["toast"] != "" {
+					continue // a TOAST index gets an entry per chunk written, whatever the rows
+				}
 				table := run.Table(ix.Table)
 				want := metric(t, table, "rows_inserted").V() + metric(t, table, "rows_updated").V() - metric(t, table, "hot_updates").V()
 				li := metric(t, &ix, "leaf_inserts")
@@ -375,6 +378,9 @@ func operationCostsHold(t *testing.T, run result.Run, inScope float64, xacts map
 			continue
 		}
 		for _, ix := range run.Indexes {
+			if ix.Info["toast"] != "" {
+				continue // nothing the workload writes is long enough to be toasted
+			}
 			want := xacts["login"]
 			if strings.Contains(ix.Info["definition"], "IS NOT NULL") {
 				want = 0

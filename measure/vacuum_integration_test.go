@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -211,15 +212,37 @@ func vacuumWALMatches(t *testing.T, db *sql.DB, s dialects.Server, run *result.R
 	if err := db.QueryRow(`SELECT coalesce(sum(record_length), 0) FROM pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)`, from, to).Scan(&recSum); err != nil {
 		t.Fatal(err)
 	}
-	objs := append(append([]result.Object{}, run.Tables...), run.Indexes...)
-	for _, o := range objs {
-		var node int64
-		if err := db.QueryRow(`SELECT pg_relation_filenode(format('%I.%I', $1::text, $2::text)::regclass)`, o.Schema, o.Name).Scan(&node); err != nil {
+	// A table's figures include its TOAST table's; the TOAST table and index
+	// are named after the table ("t (TOAST)", "t (TOAST index)").
+	nodeOf := func(schema, name string) (node, toast, toastIdx int64) {
+		if err := db.QueryRow(`SELECT pg_relation_filenode(c.oid), coalesce(pg_relation_filenode(c.reltoastrelid), 0), coalesce(pg_relation_filenode(i.indexrelid), 0)
+		    FROM pg_class c LEFT JOIN pg_index i ON i.indrelid = c.reltoastrelid AND c.reltoastrelid <> 0
+		    WHERE c.oid = format('%I.%I', $1::text, $2::text)::regclass`, schema, name).Scan(&node, &toast, &toastIdx); err != nil {
 			t.Fatal(err)
 		}
-		got := metric(t, &o, "vacuum_log_bytes")
-		if got.V() != byNode[node] {
-			t.Errorf("%s %s: vacuum_log_bytes %v, pg_walinspect %v", run.Variant, o.Name, got.V(), byNode[node])
+		return node, toast, toastIdx
+	}
+	for i, objs := range [][]result.Object{run.Tables, run.Indexes} {
+		for _, o := range objs {
+			var want float64
+			switch owner := strings.TrimSuffix(strings.TrimSuffix(o.Name, " (TOAST)"), " (TOAST index)"); o.Info["toast"] {
+			case "table":
+				_, toast, _ := nodeOf(o.Schema, owner)
+				want = byNode[toast]
+			case "index":
+				_, _, toastIdx := nodeOf(o.Schema, owner)
+				want = byNode[toastIdx]
+			default:
+				node, toast, _ := nodeOf(o.Schema, o.Name)
+				want = byNode[node]
+				if i == 0 {
+					want += byNode[toast]
+				}
+			}
+			got := metric(t, &o, "vacuum_log_bytes")
+			if got.V() != want {
+				t.Errorf("%s %s: vacuum_log_bytes %v, pg_walinspect %v", run.Variant, o.Name, got.V(), want)
+			}
 		}
 	}
 	// The database figure is the LSN difference: every record plus page

@@ -70,6 +70,9 @@ func (Vacuum) Vacuum(ctx context.Context, db *sql.DB, s dialects.Server, tables,
 		}
 	}()
 	for _, t := range tables {
+		if t.Info["toast"] != "" {
+			continue // no name to VACUUM by: its table's VACUUM processes it
+		}
 		var msgs []*pgconn.Notice
 		stmt := strings.ReplaceAll(vacuum, "{{table}}", pgx.Identifier{t.Schema, t.Name}.Sanitize())
 		err := pg.WithNotices(ctx, conn, func(n *pgconn.Notice) { msgs = append(msgs, n) }, func() error {
@@ -81,7 +84,8 @@ func (Vacuum) Vacuum(ctx context.Context, db *sql.DB, s dialects.Server, tables,
 		}
 		var ix []collectors.Object
 		for _, o := range indexes {
-			if o.Schema == t.Schema && o.Table == t.Name {
+			// VERBOSE reports a TOAST index under the TOAST table's own name.
+			if o.Schema == t.Schema && o.Table == t.Name && o.Info["toast"] == "" {
 				ix = append(ix, o)
 			}
 		}
