@@ -145,6 +145,9 @@ func matrixRefreshAB(t *testing.T, db *sql.DB, s dialects.Server) {
 		// Every index gets an entry per insert and per non-HOT update of its
 		// table, if the new row version matches its predicate.
 		for _, ix := range run.Indexes {
+			if ix.Info["toast"] != "" {
+				continue // a TOAST index gets an entry per chunk written, whatever the rows
+			}
 			tb := run.Table(ix.Table)
 			want := metric(t, tb, "rows_inserted").V() + metric(t, tb, "rows_updated").V() - metric(t, tb, "hot_updates").V()
 			if strings.Contains(ix.Info["definition"], "IS NOT NULL") {
