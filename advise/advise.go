@@ -365,8 +365,17 @@ func fill(r *Recommendation, c *Candidate, out *check.Outcome, noise *float64) {
 	if b.Throughput > 0 && a.Throughput > 0 {
 		r.Measured["operations/s"] = Metric{Before: ptr(b.Throughput), After: ptr(a.Throughput), Exactness: result.Approx, Source: "the workload's throughput (its reads included): a read that lost its index shows here", Unit: "per second"}
 	}
+	for k, m := range r.Measured {
+		if m.Before == nil && m.After == nil && k != "log_bytes/op" {
+			delete(r.Measured, k) // the server counts nothing of it (InnoDB: no HOT)
+		}
+	}
 	r.Risks = risks(c, b, a)
-	r.Summary = summary(r, op)
+	log := "WAL"
+	if out.Dialect != "postgres" {
+		log = "redo"
+	}
+	r.Summary = summary(r, op, log)
 }
 
 func derived(m Metric) Metric {
@@ -380,7 +389,9 @@ func derived(m Metric) Metric {
 func risks(c *Candidate, b, a *result.Run) []string {
 	var out []string
 	if ix := c.Index; ix != nil {
-		if ix.Scans > 0 {
+		if !ix.ScansRead {
+			out = append(out, "the server counted no index reads in the diagnose window (MariaDB/MySQL: performance_schema off): the workload's reads of "+ix.Name+" are not known")
+		} else if ix.Scans > 0 {
 			out = append(out, fmt.Sprintf("the workload read %s: %.0f index scans in the diagnose window; after the drop those reads use another index or a scan (see operations/s)", ix.Name, ix.Scans))
 		} else {
 			out = append(out, "the workload did not read "+ix.Name+" in the diagnose window")
@@ -405,15 +416,15 @@ func risks(c *Candidate, b, a *result.Run) []string {
 }
 
 // summary is the finding: what the change saved, and HOT before → after.
-func summary(r *Recommendation, op string) string {
+func summary(r *Recommendation, op, log string) string {
 	s := r.Change
 	if r.Saving == nil {
 		return s + ": log bytes not measured"
 	}
 	if *r.Saving >= 0 {
-		s += fmt.Sprintf(" saves %.1f%% WAL per %s", 100**r.Saving, op)
+		s += fmt.Sprintf(" saves %.1f%% %s per %s", 100**r.Saving, log, op)
 	} else {
-		s += fmt.Sprintf(" costs %.1f%% more WAL per %s", -100**r.Saving, op)
+		s += fmt.Sprintf(" costs %.1f%% more %s per %s", -100**r.Saving, log, op)
 	}
 	if h, ok := r.Measured["hot_ratio"]; ok && h.Before != nil && h.After != nil && math.Abs(*h.After-*h.Before) >= 0.005 {
 		s += fmt.Sprintf(", HOT %.0f%% → %.0f%% on %s", 100**h.Before, 100**h.After, r.Table)

@@ -102,7 +102,9 @@ func TestBuiltinMigrationsAreUnqualifiedAndNoteTheApplicationFix(t *testing.T) {
 func TestMySQLMigrationsAlterTheTable(t *testing.T) {
 	run := &result.Run{Indexes: []result.Object{
 		{Schema: "app", Name: "PRIMARY", Table: "t", Info: map[string]string{"index_name": "PRIMARY", "columns": "id", "definition": "(id)", "primary": "true"}},
-		{Schema: "app", Name: "k_c", Table: "t", Info: map[string]string{"index_name": "k_c", "columns": "c", "definition": "(c)"}, Metrics: map[string]result.Metric{}},
+		{Schema: "app", Name: "k_c", Table: "t", Info: map[string]string{"index_name": "k_c", "columns": "c", "definition": "(c)"}, Metrics: map[string]result.Metric{"scans": result.New(0, result.Exact, "x")}},
+		// nobody counted its reads (performance_schema off): not called unused
+		{Schema: "app", Name: "k_d", Table: "t", Info: map[string]string{"index_name": "k_d", "columns": "d", "definition": "(d)"}, Metrics: map[string]result.Metric{}},
 	}}
 	cs, err := Propose(Diagnosis{Dialect: "mysql", Run: run, Indexes: IndexesOf(run, nil)}, 5)
 	if err != nil || len(cs) != 1 {

@@ -41,8 +41,10 @@ type Index struct {
 	Definition               string
 	Method                   string
 	Unique, Primary, Partial bool
-	// Window figures of the diagnose run.
+	// Window figures of the diagnose run; ScansRead says the server
+	// counted index scans (InnoDB without performance_schema does not).
 	Scans, Entries, LogBytes float64
+	ScansRead                bool
 	// OriginalScans are idx_scan on the user's database since its
 	// statistics reset (-1: not read); Constraint the constraint it backs.
 	OriginalScans int64
@@ -102,7 +104,7 @@ func IndexesOf(r *result.Run, orig map[string]Original) []*Index {
 		} else {
 			ix.Columns, ix.Partial = keyColumns(ix.Definition, ix.Partial)
 		}
-		ix.Scans = o.Metrics["scans"].V()
+		ix.Scans, ix.ScansRead = o.Metrics["scans"].V(), o.Metrics["scans"].OK()
 		ix.Entries = o.Metrics["leaf_inserts"].V()
 		ix.LogBytes = o.Metrics["log_bytes"].V()
 		if og, ok := orig[o.Schema+"."+ix.Name]; ok {
@@ -225,10 +227,13 @@ func Propose(d Diagnosis, max int) ([]Candidate, error) {
 		}
 	}
 	for _, ix := range d.Indexes {
-		if !droppable(ix) || ix.Scans > 0 || ix.OriginalScans > 0 {
-			continue
+		if !droppable(ix) || ix.Scans > 0 || ix.OriginalScans > 0 || !ix.ScansRead && ix.OriginalScans < 0 {
+			continue // read, or nobody counted its reads
 		}
 		why := "no index scan in the diagnose window"
+		if !ix.ScansRead {
+			why = "the server counted no index scans in the diagnose window"
+		}
 		switch {
 		case ix.OriginalScans == 0:
 			why += ", none on the database since its statistics reset"

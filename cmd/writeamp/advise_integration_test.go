@@ -6,9 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/writeamp/writeamp/internal/testing/mysqltest"
 	"github.com/writeamp/writeamp/internal/testing/testenv"
 )
 
@@ -151,5 +153,65 @@ func TestAdviseBuiltinRanksTheExpirationIndexFirst(t *testing.T) {
 	tbl, stderr, err = run(t, "advise", "--dsn", dsn, "--logins", "50", "--max-candidates", "1", "-q")
 	if err != nil || !strings.Contains(tbl, "1. drop index idx_user_session_expiration_last_refresh saves ") {
 		t.Errorf("table: %v\n%s\n%s", err, tbl, stderr)
+	}
+}
+
+// MariaDB: the index on the column the workload updates is dropped first
+// (its saving of redo measured on a scratch copy), the duplicate is
+// proposed, and the database keeps its indexes.
+func TestAdviseOnMariaDB(t *testing.T) {
+	client := testenv.Tool(t, "mariadb", "mysql")
+	base := mysqltest.DSN(t)
+	db, _ := mysqltest.Open(t)
+	name := mysqltest.TempDatabase(t, db)
+	mysqltest.Exec(t, db, "CREATE TABLE "+name+".jobs (id int PRIMARY KEY, state varchar(20), touched int NOT NULL DEFAULT 0, KEY jobs_touched (touched), KEY jobs_state (state), KEY jobs_state_dup (state)) ENGINE=InnoDB",
+		"INSERT INTO "+name+".jobs SELECT seq, 'new', 0 FROM seq_1_to_2000", "ANALYZE TABLE "+name+".jobs")
+	dsn := mariaDSNOf(t, base, name)
+	dir := t.TempDir()
+	var work strings.Builder
+	for i := 1; i <= 2000; i++ {
+		work.WriteString("update jobs set touched = touched + 1 where id = " + strconv.Itoa(i) + ";\n")
+	}
+	workSQL := write(t, dir, "work.sql", work.String())
+	indexes := func() string {
+		var s string
+		if err := db.QueryRow("SELECT GROUP_CONCAT(DISTINCT INDEX_NAME ORDER BY INDEX_NAME) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ?", name).Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	before := indexes()
+	js := filepath.Join(dir, "m.json")
+	out, stderr, err := run(t, "advise", "--dsn", dsn, "--format", "json", "-o", js, "-q", "--",
+		// The DSN is one argument: advise points it at each copy.
+		"sh", "-c", `u=${1#mysql://}; db=${u#*/}; db=${db%%\?*}; hp=${u%%/*}; user=${hp%%@*}; hp=${hp#*@}
+exec `+client+` -u"${user%%:*}" -h"${hp%:*}" -P"${hp##*:}" "$db" < "$2"`, "sh", dsn, workSQL)
+	if err != nil {
+		t.Fatalf("advise: %v\n%s\n%s", err, out, stderr)
+	}
+	if got := indexes(); got != before {
+		t.Errorf("indexes %s, were %s", got, before)
+	}
+	var touched int
+	if err := db.QueryRow("SELECT SUM(touched) FROM " + name + ".jobs").Scan(&touched); err != nil || touched != 0 {
+		t.Errorf("the workload wrote to the database itself (sum(touched) %d, %v): it must run on copies", touched, err)
+	}
+	d := readAdvice(t, js)
+	kinds := map[string]string{}
+	for _, r := range d.Recommendations {
+		kinds[r.Object] = r.Kind
+	}
+	if len(d.Recommendations) == 0 || d.Recommendations[0].Object != "jobs_touched" || kinds["jobs_touched"] != "updated_key" {
+		t.Fatalf("recommendations %+v (skipped %+v): want jobs_touched first", d.Recommendations, d.Skipped)
+	}
+	top := d.Recommendations[0]
+	if lb := top.Measured["log_bytes/op"]; lb.Before == nil || lb.After == nil || *lb.After >= *lb.Before || top.Migration.Up != "ALTER TABLE `jobs` DROP INDEX `jobs_touched`;\n" && !strings.Contains(top.Migration.Up, "DROP INDEX `jobs_touched`") {
+		t.Errorf("jobs_touched: %+v", top)
+	}
+	if !strings.Contains(top.Migration.Down, "ADD INDEX `jobs_touched` (touched)") {
+		t.Errorf("down %q", top.Migration.Down)
+	}
+	if kinds["jobs_state_dup"] != "duplicate" {
+		t.Errorf("jobs_state_dup: %q (recommendations %+v)", kinds["jobs_state_dup"], d.Recommendations)
 	}
 }
