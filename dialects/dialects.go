@@ -133,6 +133,12 @@ type Dialect interface {
 	Probe(ctx context.Context, q Querier) (Server, error)
 	// Redact returns the DSN with any password replaced, for messages.
 	Redact(dsn string) string
+	// Every dialect prepares and settles a window, names a session and
+	// enters a schema: a method renamed in one of them fails to compile
+	// rather than silently stop settling.
+	Settler
+	SessionIDer
+	SchemaEnterer
 }
 
 // Settler is implemented by dialects that must prepare the server before a

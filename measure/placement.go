@@ -27,10 +27,8 @@ func (e *Experiment) place(ctx context.Context, v string, sc collectors.Scope) (
 	}
 	win := e.Window
 	if cp == "steady" {
-		if st, ok := win.Dialect.(dialects.Settler); ok {
-			for _, w := range dialects.BeforeMeasure(ctx, st, win.DB, win.Server, sc.Schemas) {
-				e.logf("variant %s: before the warm-up: %s", v, w)
-			}
+		for _, w := range dialects.BeforeMeasure(ctx, win.Dialect, win.DB, win.Server, sc.Schemas) {
+			e.logf("variant %s: before the warm-up: %s", v, w)
 		}
 	}
 	var wu *warmup

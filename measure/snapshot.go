@@ -77,15 +77,13 @@ func (w *Window) TakeSnapshot(ctx context.Context, o SnapshotOptions) (f *Snapsh
 	}
 	checkpointed := false
 	if o.Checkpoint {
-		if s, ok := w.Dialect.(dialects.Settler); ok {
-			for _, warn := range s.BeforeMeasure(ctx, w.DB, w.Server) {
-				if warn == dialects.AfterCheckpoint {
-					w.logf("note: %s", warn)
-					checkpointed = true
-					continue
-				}
-				w.logf("warning: %s", warn)
+		for _, warn := range w.Dialect.BeforeMeasure(ctx, w.DB, w.Server) {
+			if warn == dialects.AfterCheckpoint {
+				w.logf("note: %s", warn)
+				checkpointed = true
+				continue
 			}
+			w.logf("warning: %s", warn)
 		}
 	}
 	slot, release := w.reserveWAL(ctx, o.HoldWAL)
@@ -143,10 +141,8 @@ func (w *Window) reserveWAL(ctx context.Context, hold bool) (string, func()) {
 // primary wrote up to its own. Nothing is set up for the window on a node
 // (no monitors, no WAL reservation: a standby takes no slot).
 func (w *Window) TakeNodeSnapshot(ctx context.Context, label string, sc collectors.Scope, where string) (*SnapshotFile, error) {
-	if s, ok := w.Dialect.(dialects.Settler); ok {
-		for _, warn := range s.Settle(ctx, w.DB, w.Server, sc.Schemas) {
-			w.logf("warning: %s: %s", label, warn)
-		}
+	for _, warn := range w.Dialect.Settle(ctx, w.DB, w.Server, sc.Schemas) {
+		w.logf("warning: %s: %s", label, warn)
 	}
 	snap, err := w.Set.Take(ctx, w.DB, w.Server, sc)
 	if err != nil {

@@ -154,9 +154,7 @@ func (w *Window) BeginWorkload(ctx context.Context, sc collectors.Scope, ss *col
 func (w *Window) begin(ctx context.Context, sc collectors.Scope, ss *collectors.Sessions) (*Span, error) {
 	sp := &Span{w: w, Scope: sc, sessions: ss}
 	sp.prepare(ctx)
-	if st, ok := w.Dialect.(dialects.Settler); ok {
-		sp.Warnings = append(sp.Warnings, dialects.BeforeMeasure(ctx, st, w.DB, w.Server, sc.Schemas)...)
-	}
+	sp.Warnings = append(sp.Warnings, dialects.BeforeMeasure(ctx, w.Dialect, w.DB, w.Server, sc.Schemas)...)
 	before, err := w.Set.Take(ctx, w.DB, w.Server, sc)
 	if err != nil {
 		return nil, &PhaseError{Phase: "snapshot before", Err: err}
@@ -208,9 +206,7 @@ func (sp *Span) End(ctx context.Context, until Until) (*collectors.Delta, error)
 	w := sp.w
 	sp.StopObserving(ctx)
 	sp.t0 = time.Now()
-	if st, ok := w.Dialect.(dialects.Settler); ok {
-		sp.Warnings = append(sp.Warnings, st.Settle(ctx, w.DB, w.Server, sp.Scope.Schemas)...)
-	}
+	sp.Warnings = append(sp.Warnings, w.Dialect.Settle(ctx, w.DB, w.Server, sp.Scope.Schemas)...)
 	var delta *collectors.Delta
 	if until.quiesce {
 		after, quiet, err := w.Quiesce(ctx, sp.Scope, until.bound)

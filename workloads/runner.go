@@ -253,11 +253,10 @@ func (r Runner) worker(ctx context.Context, pipe dialects.Pipeliner, next Next, 
 // operation it runs; without Watch, or when the dialect cannot name the
 // session, it does nothing, and the samplers do not count that worker.
 func (r Runner) watcher(ctx context.Context, conn *sql.Conn) func(op string) {
-	ider, ok := r.Target.Dialect.(dialects.SessionIDer)
-	if r.Watch == nil || !ok {
+	if r.Watch == nil || r.Target.Dialect == nil {
 		return func(string) {}
 	}
-	id, err := ider.SessionID(ctx, conn)
+	id, err := r.Target.Dialect.SessionID(ctx, conn)
 	if err != nil {
 		return func(string) {}
 	}

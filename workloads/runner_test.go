@@ -28,7 +28,16 @@ func (fakeDialect) Open(context.Context, string) (*sql.DB, error) { return nil, 
 func (fakeDialect) Probe(context.Context, dialects.Querier) (dialects.Server, error) {
 	return dialects.Server{}, nil
 }
-func (fakeDialect) Redact(s string) string   { return s }
+func (fakeDialect) Redact(s string) string                                           { return s }
+func (fakeDialect) BeforeMeasure(context.Context, *sql.DB, dialects.Server) []string { return nil }
+func (fakeDialect) Settle(context.Context, *sql.DB, dialects.Server, []string) []string {
+	return nil
+}
+func (fakeDialect) SessionID(context.Context, *sql.Conn) (string, error) { return "fake", nil }
+func (fakeDialect) EnterSchema(context.Context, *sql.Conn, dialects.Server, string) (func(context.Context) error, error) {
+	return func(context.Context) error { return nil }, nil
+}
+func (fakeDialect) HowSchemaEntered() string { return "fake" }
 func (fakeDialect) Retryable(err error) bool { return errors.As(err, new(conflict)) }
 func (f fakeDialect) EndSession(context.Context, *sql.Conn, dialects.Server) error {
 	f.ended.Add(1)

@@ -1,0 +1,26 @@
+package postgres
+
+import "github.com/writeamp/writeamp/dialects"
+
+// The optional interfaces this dialect implements, asserted here: a
+// renamed method fails to compile instead of silently dropping the
+// capability (callers find them by type assertion).
+var (
+	_ dialects.Dialect               = Dialect{}
+	_ dialects.ScopedSettler         = Dialect{}
+	_ dialects.Instrumenter          = Dialect{}
+	_ dialects.WALHolder             = Dialect{}
+	_ dialects.SessionEnder          = Dialect{}
+	_ dialects.LeftoverFinder        = Dialect{}
+	_ dialects.Identifiers           = Dialect{}
+	_ dialects.Quoter                = Dialect{}
+	_ dialects.LiteralQuoter         = Dialect{}
+	_ dialects.Pipeliner             = Dialect{}
+	_ dialects.KernelWaiter          = Dialect{}
+	_ dialects.StatementsCreator     = Dialect{}
+	_ dialects.XactIDReader          = Dialect{}
+	_ dialects.RetryClassifier       = Dialect{}
+	_ dialects.LockTimeoutClassifier = Dialect{}
+	_ dialects.Confiner              = Dialect{}
+	_ dialects.UserOpener            = Dialect{}
+)
