@@ -70,8 +70,6 @@ func bare(name string) string {
 	return name
 }
 
-func sameName(a, b string) bool { return strings.EqualFold(bare(a), bare(b)) }
-
 // indexEntriesTargets are the tables index_entries applies to: the one
 // named, else every table with an index measured in either run.
 func indexEntriesTargets(b Budget, before, after *result.Run) ([]target, string) {
