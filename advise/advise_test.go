@@ -2,13 +2,17 @@ package advise
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/writeamp/writeamp/check"
 	_ "github.com/writeamp/writeamp/dialects/mysql"
 	_ "github.com/writeamp/writeamp/dialects/postgres"
 	"github.com/writeamp/writeamp/result"
@@ -183,5 +187,76 @@ func TestRankRendersAndWritesMigrations(t *testing.T) {
 	}
 	if down, err := os.ReadFile(filepath.Join(dir, "02_unused_b.down.sql")); err != nil || !strings.HasSuffix(string(down), "CREATE INDEX b ON t (x);\n") {
 		t.Errorf("02 down: %q %v", down, err)
+	}
+}
+
+// Run: the diagnose check changes nothing, each candidate is one more
+// check of its up migration, a candidate that fails is skipped with its
+// error, and the ranking is by measured log bytes per operation.
+func TestRunMeasuresEachCandidateAndSkipsOneThatFails(t *testing.T) {
+	mk := func(logBytes, hot, entries float64, dropped ...string) result.Run {
+		r := *pgbenchRun()
+		r.Indexes = slices.DeleteFunc(slices.Clone(r.Indexes), func(o result.Object) bool { return slices.Contains(dropped, o.Name) })
+		r.Database = map[string]result.Metric{"log_bytes_in_scope": result.New(logBytes, result.Exact, "wal")}
+		r.Tables = slices.Clone(r.Tables[:1])
+		r.Tables[0].Metrics = map[string]result.Metric{"hot_ratio": result.New(hot, result.Derived, "stat"), "rows_updated": result.New(2000, result.Exact, "x")}
+		for i := range r.Indexes {
+			r.Indexes[i].Metrics["leaf_inserts"] = result.New(entries, result.Exact, "wal")
+		}
+		return r
+	}
+	var ran []string
+	a := &Advisor{MaxCandidates: 5, Updates: []Update{{Table: "pgbench_accounts", Columns: []string{"abalance"}, Source: "work.sql"}}}
+	a.Base.Command = []string{"pgbench"}
+	a.Original = func(context.Context) (map[string]Original, error) {
+		return map[string]Original{"public.acc_read": {Scans: 3}}, nil
+	}
+	a.Measure = func(_ context.Context, req check.Request) (*check.Outcome, error) {
+		up, err := os.ReadFile(req.Migrations[0])
+		if err != nil || !req.ReportOnly {
+			t.Fatalf("migration %v, report-only %v", err, req.ReportOnly)
+		}
+		ran = append(ran, string(up))
+		res := &result.Result{Server: result.Server{Name: "PostgreSQL 15"}, Workload: result.Workload{Name: "command"}}
+		switch {
+		case strings.Contains(string(up), "SELECT 1"):
+			res.Runs = []result.Run{mk(8000*2400, 0, 2000), mk(8000*2410, 0, 2000)}
+		case strings.Contains(string(up), "acc_bid_abal"):
+			return nil, errors.New("statement 1: lock timeout")
+		case strings.Contains(string(up), "acc_abalance"):
+			res.Runs = []result.Run{mk(8000*2400, 0, 2000), mk(8000*1400, 1, 0, "acc_abalance")}
+		default:
+			res.Runs = []result.Run{mk(8000*2400, 0, 2000), mk(8000*1900, 0, 2000, "acc_aid_dup")}
+		}
+		return &check.Outcome{Result: res, PerOp: "row written", Dialect: "postgres"}, nil
+	}
+	rep, err := a.Run(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ran) != 4 || !strings.Contains(ran[0], "SELECT 1") {
+		t.Fatalf("checks run: %q", ran)
+	}
+	if len(rep.Recommendations) != 2 || rep.Recommendations[0].Object != "acc_abalance" || rep.Recommendations[1].Object != "acc_aid_dup" {
+		t.Fatalf("recommendations %+v", rep.Recommendations)
+	}
+	top := rep.Recommendations[0]
+	if lb := top.Measured["log_bytes/op"]; *lb.Before != 2400 || *lb.After != 1400 || lb.Exactness != result.Derived {
+		t.Errorf("log_bytes/op %+v", lb)
+	}
+	if h := top.Measured["hot_ratio"]; *h.Before != 0 || *h.After != 1 {
+		t.Errorf("hot_ratio %+v", h)
+	}
+	if !top.BeyondNoise || !strings.HasPrefix(top.Summary, "drop index acc_abalance saves 41.7% WAL per row written, HOT 0% → 100% on pgbench_accounts") {
+		t.Errorf("summary %q (noise %v)", top.Summary, *rep.Diagnosis.Noise)
+	}
+	if len(rep.Skipped) != 1 || rep.Skipped[0].Object != "acc_bid_abal" || !strings.Contains(rep.Skipped[0].Error, "lock timeout") {
+		t.Errorf("skipped %+v", rep.Skipped)
+	}
+	a.Budget = time.Nanosecond
+	ran = nil
+	rep, err = a.Run(context.Background(), t.TempDir())
+	if err != nil || len(ran) != 1 || len(rep.Skipped) != 3 || !strings.Contains(rep.Skipped[0].Error, "time budget") {
+		t.Errorf("--time-budget spent: ran %d, skipped %+v, %v", len(ran), rep.Skipped, err)
 	}
 }
