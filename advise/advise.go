@@ -341,6 +341,15 @@ func fill(r *Recommendation, c *Candidate, out *check.Outcome, noise *float64) {
 	if okB && okA && vb > 0 {
 		r.Saving = ptr((vb - va) / vb)
 		r.BeyondNoise = noise == nil || math.Abs(*r.Saving) > *noise
+		if !r.BeyondNoise {
+			r.Notes = append(r.Notes, fmt.Sprintf("the change (%.1f%%) is within the noise: the workload measured twice with no change differed by %.1f%%", 100**r.Saving, 100**noise))
+		}
+	}
+	if cb, ca := b.Database["checkpoints"].V(), a.Database["checkpoints"].V(); cb+ca > 0 {
+		// The first change of each page after a checkpoint logs the whole
+		// page: a side with one more checkpoint logs more for that alone.
+		r.BeyondNoise = false
+		r.Notes = append(r.Notes, fmt.Sprintf("a checkpoint fell inside a measured window (%.0f before, %.0f after): full-page images weigh on log bytes there; --repeat 3 compares medians", cb, ca))
 	}
 	tb, ta := b.Table(c.Table), a.Table(c.Table)
 	if tb != nil && ta != nil {
@@ -433,7 +442,7 @@ func summary(r *Recommendation, op, log string) string {
 		s += fmt.Sprintf(", index entries %.2f → %.2f per %s", *e.Before, *e.After, op)
 	}
 	if !r.BeyondNoise {
-		s += " (within the noise of the workload)"
+		s += " (not beyond the noise: see the notes)"
 	}
 	return s
 }

@@ -260,3 +260,26 @@ func TestRunMeasuresEachCandidateAndSkipsOneThatFails(t *testing.T) {
 		t.Errorf("--time-budget spent: ran %d, skipped %+v, %v", len(ran), rep.Skipped, err)
 	}
 }
+
+func TestACheckpointInAWindowIsNotBeyondNoise(t *testing.T) {
+	run := func(logBytes, checkpoints float64) result.Run {
+		return result.Run{Operations: map[string]int64{"refreshes": 100}, MainOperation: "refreshes",
+			Database: map[string]result.Metric{"log_bytes": result.New(logBytes, result.Exact, "wal"), "checkpoints": result.New(checkpoints, result.Approx, "stat")}}
+	}
+	noise := 0.01
+	for _, c := range []struct {
+		after, checkpoints float64
+		beyond             bool
+		note               string
+	}{{50000, 0, true, ""}, {50000, 1, false, "a checkpoint fell inside"}, {99500, 0, false, "within the noise"}} {
+		r := Recommendation{Change: "drop index x"}
+		out := &check.Outcome{Result: &result.Result{Runs: []result.Run{run(100000, 0), run(c.after, c.checkpoints)}}, PerOp: "refresh", Dialect: "postgres"}
+		fill(&r, &Candidate{Table: "t"}, out, &noise)
+		if r.BeyondNoise != c.beyond || c.note != "" && (len(r.Notes) != 1 || !strings.Contains(r.Notes[0], c.note)) {
+			t.Errorf("after %v, %v checkpoints: beyond %v, notes %q", c.after, c.checkpoints, r.BeyondNoise, r.Notes)
+		}
+		if _, ok := r.Measured["hot_ratio"]; ok {
+			t.Errorf("hot_ratio of a table the runs do not have: %+v", r.Measured)
+		}
+	}
+}
