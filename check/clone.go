@@ -264,6 +264,9 @@ func (cl *Clone) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, er
 	if err := refuseClusterLevel(g.Schema, g.Migration); err != nil {
 		return nil, fmt.Errorf("%w: %w", errRefused, err)
 	}
+	if err := refuseNamedOriginal(cl.Argv, c.DSN, g.server().Database, g.server().Dialect); err != nil {
+		return nil, err
+	}
 	if err := c.setServer(g.server()); err != nil {
 		return nil, fmt.Errorf("%w: %w", errRefused, err)
 	}

@@ -69,6 +69,9 @@ func (cp *Copy) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, err
 		return nil, fmt.Errorf("%w: %w", errRefused, err)
 	}
 	db := g.server().Database
+	if err := refuseNamedOriginal(cp.Argv, cp.DSN, db, g.server().Dialect); err != nil {
+		return nil, err
+	}
 	var size int64
 	var writes map[string]int64
 	t := cp.Template

@@ -132,6 +132,25 @@ insert into accounts select g, 0, 'a' from generate_series(1, 500) g`); err != n
 	if exitCode(err) != exitUsage || !strings.Contains(err.Error(), "--in-place") || !strings.Contains(err.Error(), "--copy-max-size") {
 		t.Errorf("--copy-max-size 1KiB: exit %d, %v; want 2 naming --in-place and --copy-max-size", exitCode(err), err)
 	}
+	// A command that names the database itself, not through the --dsn
+	// text, would write it while its copies are measured: refused before
+	// anything runs, and the database is as it was.
+	name := strings.TrimPrefix(dsn[strings.LastIndex(dsn, "/"):], "/")
+	name, _, _ = strings.Cut(name, "?")
+	_, _, err = run(t, "check", "-q", "--dsn", dsn, "--migration", up, "--budget", "log_bytes/op<=+1000%",
+		"--", psql, "-h", "127.0.0.1", "-d", name, "-XAtq", "-c", "update accounts set v = v + 1")
+	if exitCode(err) != exitUsage || !strings.Contains(err.Error(), "names the database "+name) || !strings.Contains(err.Error(), "--in-place") {
+		t.Errorf("psql -d %s under check: exit %d, %v; want 2 naming the database and --in-place", name, exitCode(err), err)
+	}
+	check, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer check.Close()
+	var sum int
+	if check.QueryRow("select sum(v) from accounts").Scan(&sum); sum != 0 {
+		t.Errorf("the refused command wrote the database itself: sum(v) %d", sum)
+	}
 }
 
 // The same on MariaDB: a scratch server from the local binaries, loaded

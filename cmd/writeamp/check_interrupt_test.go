@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -23,6 +24,7 @@ import (
 type interruptTarget struct {
 	dsn  string
 	argv []string // the wrapped command
+	env  []string // added to writeamp's environment (the command inherits it)
 	left func() string
 }
 
@@ -101,7 +103,12 @@ insert into work select g, 0 from generate_series(1, 100) g`); err != nil {
 				user, pw = uu, p
 			}
 			tg := interruptTarget{dsn: dsn,
-				argv: []string{"sh", "-c", `MYSQL_PWD="$6" "$1" -u"$2" -h"$3" -P"$4" "$5" -e 'update work set n = n + 1' && sleep 0.5`, "sh", client, user, host, port, name, pw},
+				// Host and port come from MYSQL_HOST and MYSQL_TCP_PORT: in
+				// place they reach the test server, and on a copy check sets
+				// them to its scratch server's (a port on the command line
+				// would lead back to the database itself, which check refuses).
+				argv: []string{"sh", "-c", `MYSQL_PWD="$4" "$1" -u"$2" "$3" -e 'update work set n = n + 1' && sleep 0.5`, "sh", client, user, name, pw},
+				env:  []string{"MYSQL_HOST=" + host, "MYSQL_TCP_PORT=" + port},
 				left: func() string {
 					var idx, journal int
 					if err := db.QueryRow("SELECT COUNT(*) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ? AND INDEX_NAME = 'work_n'", name).Scan(&idx); err != nil {
@@ -166,6 +173,7 @@ func interruptLane(t *testing.T, bin string, inPlace bool, tg interruptTarget, n
 		second := time.Duration(rand.IntN(400)) * time.Millisecond
 		grace := time.Duration(rand.IntN(8000)) * time.Millisecond
 		c := exec.Command(bin, args(mode)...)
+		c.Env = append(os.Environ(), tg.env...)
 		c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // a group of its own, as a CI job's
 		var stderr bytes.Buffer
 		c.Stdout, c.Stderr = &stderr, &stderr
@@ -194,6 +202,7 @@ func interruptLane(t *testing.T, bin string, inPlace bool, tg interruptTarget, n
 		// The next check: it finishes what the interrupted one left.
 		ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 		next := exec.CommandContext(ctx, bin, args(mode)...)
+		next.Env = append(os.Environ(), tg.env...)
 		out, err := next.CombinedOutput()
 		cancel()
 		if code := exitCode(err); code != 0 && code != 1 {

@@ -1,0 +1,128 @@
+package check
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// notTheDatabase are the client options whose value is a user, host, port
+// or password, never a database: `psql -U postgres` on a database also
+// named postgres does not name the database.
+var notTheDatabase = map[string]bool{
+	"-U": true, "--username": true, "-u": true, "--user": true, "-h": true, "--host": true,
+	"-p": true, "--port": true, "-P": true, "-W": true, "--password": true, "-S": true, "--socket": true,
+	"-f": true, "--file": true, "-c": true, "--command": true, "-e": true, "--execute": true,
+}
+
+// namesOriginal finds an argument of a wrapped command that names the
+// database db directly (`-d db`, `--dbname=db`, `dbname=db`, `-Ddb`, or db
+// as a word on its own, in the argument or in a shell command line inside
+// it) rather than through the --dsn text, which check rewrites to the
+// copy's. Such a command would write the database itself while check
+// measures copies of it. dsnText is left out of the search (it is
+// rewritten); so are the program's name and the values of options that
+// take a user, host, port, password, file or command.
+func namesOriginal(argv []string, dsnText, db string) (string, bool) {
+	if db == "" {
+		return "", false
+	}
+	for i, arg := range argv {
+		if i == 0 && filepath.Base(arg) != "sh" && filepath.Base(arg) != "bash" {
+			continue
+		}
+		a := arg
+		if dsnText != "" {
+			a = strings.ReplaceAll(a, dsnText, " ")
+		}
+		words := strings.FieldsFunc(a, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == ';' || r == '"' || r == '\'' || r == '&' || r == '|' })
+		prev := ""
+		if i > 0 {
+			prev = argv[i-1]
+		}
+		for j, w := range words {
+			if j > 0 {
+				prev = words[j-1]
+			}
+			if notTheDatabase[prev] && w == db {
+				continue
+			}
+			switch {
+			case w == db,
+				strings.HasSuffix(w, "="+db) && !strings.Contains(strings.TrimSuffix(w, "="+db), "="),
+				strings.HasSuffix(w, "/"+db),
+				w == "-d"+db, w == "-D"+db:
+				return arg, true
+			}
+		}
+	}
+	return "", false
+}
+
+// namesServerPort finds an argument that names the server's port (`-P
+// 3306`, `-P3306`, `--port=3306`, `host:3306`, or the port alone, handed
+// to a script) or a socket (`-S`,
+// `--socket`): MariaDB/MySQL copies live on a scratch server of their own
+// under the database's own name, reached through MYSQL_HOST and
+// MYSQL_TCP_PORT, which a port or socket named on the command line
+// overrides, leading the command back to the original server.
+func namesServerPort(argv []string, dsnText, port string) (string, bool) {
+	for i, arg := range argv {
+		if i == 0 && filepath.Base(arg) != "sh" && filepath.Base(arg) != "bash" {
+			continue
+		}
+		if arg == port {
+			// the port handed to a script as an argument of its own
+			return arg, true
+		}
+		a := arg
+		if dsnText != "" {
+			a = strings.ReplaceAll(a, dsnText, " ")
+		}
+		words := strings.Fields(strings.NewReplacer(`"`, " ", "'", " ", ";", " ").Replace(a))
+		prev := ""
+		if i > 0 {
+			prev = argv[i-1]
+		}
+		for j, w := range words {
+			if j > 0 {
+				prev = words[j-1]
+			}
+			switch {
+			case (prev == "-P" || prev == "--port") && w == port,
+				w == "-P"+port, w == "--port="+port, strings.HasSuffix(w, ":"+port),
+				w == "-S", w == "--socket", strings.HasPrefix(w, "--socket="):
+				return arg, true
+			}
+		}
+	}
+	return "", false
+}
+
+var dsnPort = regexp.MustCompile(`:(\d+)(?:[/)?]|$)`)
+
+// refuseNamedOriginal refuses a wrapped command that would reach the
+// database itself instead of check's copies of it: on PostgreSQL one that
+// names the database (the copies have names of their own), on
+// MariaDB/MySQL one that names the server's port or a socket (the copies
+// keep the database's name on a scratch server).
+func refuseNamedOriginal(argv []string, dsnText, db, dialect string) error {
+	if dialect == "mysql" {
+		port := "3306"
+		if m := dsnPort.FindStringSubmatch(dsnText); m != nil {
+			port = m[1]
+		}
+		if arg, ok := namesServerPort(argv, dsnText, port); ok {
+			return fmt.Errorf("%w: the command names the server's port or socket (in %q): check runs it on copies of %s on a scratch server of its own, reached through MYSQL_HOST and MYSQL_TCP_PORT, which a port or socket on the command line overrides, so this command would write %s itself. Leave the port and socket out (e.g. -- mysql -h 127.0.0.1 %s -e '…'), or pass the --dsn text as one argument; or give --in-place to measure on %s itself and undo the migration there",
+				errRefused, arg, db, db, db, db)
+		}
+		return nil
+	}
+	arg, ok := namesOriginal(argv, dsnText, db)
+	if !ok {
+		return nil
+	}
+	return fmt.Errorf("%w: the command names the database %s itself (in %q), not through the --dsn text: check runs it on copies of %s and rewrites only that text (and PG*/MYSQL_* variables) to point at them, so this command would write %s itself. Pass the connection as the --dsn text in one argument (e.g. -- psql \"$DSN\" -f work.sql), or read it from $WRITEAMP_CHECK_DSN or $PGDATABASE in a script; or give --in-place to measure on %s itself and undo the migration there",
+		errRefused, db, arg, db, db, db)
+}
