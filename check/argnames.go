@@ -36,7 +36,9 @@ func namesOriginal(argv []string, dsnText, db string) (string, bool) {
 		if dsnText != "" {
 			a = strings.ReplaceAll(a, dsnText, " ")
 		}
-		words := strings.FieldsFunc(a, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == ';' || r == '"' || r == '\'' || r == '&' || r == '|' })
+		words := strings.FieldsFunc(a, func(r rune) bool {
+			return r == ' ' || r == '\t' || r == '\n' || r == ';' || r == '"' || r == '\'' || r == '&' || r == '|'
+		})
 		prev := ""
 		if i > 0 {
 			prev = argv[i-1]
