@@ -36,13 +36,6 @@ func Render(w io.Writer, rep *Report, format string, width int) error {
 	return fmt.Errorf("unknown format %q (known: %s)", format, strings.Join(Formats, ", "))
 }
 
-func pct(v *float64) string {
-	if v == nil {
-		return "·"
-	}
-	return fmt.Sprintf("%.0f%%", 100**v)
-}
-
 func fig(m Metric, which *float64) string {
 	if which == nil {
 		return "·"
