@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/writeamp/writeamp/dialects"
 )
 
 // notTheDatabase are the client options whose value is a user, host, port
@@ -105,13 +107,14 @@ func namesServerPort(argv []string, dsnText, port string) (string, bool) {
 var dsnPort = regexp.MustCompile(`:(\d+)(?:[/)?]|$)`)
 
 // refuseNamedOriginal refuses a wrapped command that would reach the
-// database itself instead of check's copies of it: on PostgreSQL one that
-// names the database (the copies have names of their own), on
-// MariaDB/MySQL one that names the server's port or a socket (the copies
-// keep the database's name on a scratch server).
+// database itself instead of check's copies of it. Where a schema is a
+// database (MariaDB/MySQL) a copy is loaded under the database's own name
+// on a scratch server, so what leads back is the server's port or a
+// socket; elsewhere the copies have names of their own, so what leads
+// back is the database's name.
 func refuseNamedOriginal(argv []string, dsnText, db, dialect string) error {
-	if dialect == "mysql" {
-		port := "3306"
+	if dialects.SchemasAreDatabases(dialect) {
+		port := "3306" // the MySQL protocol's default
 		if m := dsnPort.FindStringSubmatch(dsnText); m != nil {
 			port = m[1]
 		}
