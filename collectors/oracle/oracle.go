@@ -1,4 +1,3 @@
-// Package oracle holds the Oracle collectors, one file per source view.
 package oracle
 
 import (

@@ -1,4 +1,3 @@
-// Package sqlserver holds the SQL Server collectors, one file per source view.
 package sqlserver
 
 import (

@@ -1,0 +1,2 @@
+// Package oracle holds the Oracle collectors, one file per source view.
+package oracle
