@@ -1,4 +1,3 @@
-// Package scripts holds the tests of the shell scripts in scripts/.
 package scripts
 
 import (

@@ -1,0 +1,2 @@
+// Package scripts holds the tests of the shell scripts in scripts/.
+package scripts
