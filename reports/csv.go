@@ -170,8 +170,8 @@ func findingUnit(f result.Finding) string {
 	switch {
 	case f.Metric == "":
 		return ""
-	case f.Metric == "latency":
-		return string(result.Millis)
+	case f.Metric == result.DriverLatency.Name:
+		return string(result.DriverLatency.Unit)
 	case strings.HasPrefix(f.Unit, "per "):
 		return string(info(f.Metric).Unit) + " " + f.Unit
 	}

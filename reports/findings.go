@@ -66,7 +66,7 @@ func tier(metric string) int {
 	switch sp := spec(metric); {
 	case sp != nil && !sp.Secondary:
 		return 0
-	case sp != nil || metric == "latency":
+	case sp != nil || metric == result.DriverLatency.Name:
 		return 1
 	}
 	return 2
@@ -76,7 +76,7 @@ func priority(metric string) int {
 	if sp := spec(metric); sp != nil {
 		return sp.Rank
 	}
-	if metric == "latency" {
+	if metric == result.DriverLatency.Name {
 		return latencyRank
 	}
 	return latencyRank + 1
@@ -135,7 +135,7 @@ func sameWrites(a, b []result.Write) bool {
 // kindOf sorts a metric into the noise classes.
 func kindOf(metric string) string {
 	switch {
-	case metric == "latency":
+	case metric == result.DriverLatency.Name:
 		return "timing"
 	case isRatio(metric):
 		return "ratio"
@@ -223,7 +223,7 @@ func unitOf(c *Comparison, metric string) string {
 	switch {
 	case isRatio(metric):
 		return "ratio"
-	case metric == "latency":
+	case metric == result.DriverLatency.Name:
 		return "ms"
 	case c.PerOp != "":
 		return "per " + c.PerOp
@@ -242,7 +242,7 @@ func fmtVal(c *Comparison, metric string, v float64) string {
 	switch {
 	case isRatio(metric):
 		return fmt.Sprintf("%.1f%%", 100*v)
-	case metric == "latency":
+	case metric == result.DriverLatency.Name:
 		return fmt.Sprintf("%.3f ms", v)
 	case isBytes(metric):
 		return result.FormatBytes(v)
@@ -283,7 +283,7 @@ func fmtPair(c *Comparison, metric string, a, b float64) (string, string) {
 	switch {
 	case isRatio(metric):
 		unit, scale = "%", 100
-	case metric == "latency":
+	case metric == result.DriverLatency.Name:
 		unit = " ms"
 	}
 	for digits := 4; digits <= 12; digits++ {

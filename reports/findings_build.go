@@ -95,7 +95,7 @@ func Findings(c *Comparison, res *result.Result) ([]result.Finding, string) {
 		}
 		out = append(out, p)
 	}
-	if f, ok := latencyFinding(c, from, to, spread["latency"]); ok {
+	if f, ok := latencyFinding(c, from, to, spread[result.DriverLatency.Name]); ok {
 		out = append(out, f)
 	}
 	if len(out) == 0 {
@@ -237,12 +237,12 @@ func latencyFinding(c *Comparison, from, to string, spread float64) (result.Find
 	if op == "" || !okA || !okB || la.P95 <= 0 {
 		return result.Finding{}, false
 	}
-	ok, rule := beyondNoise("latency", la.P95, lb.P95, result.Approx, false, spread)
+	ok, rule := beyondNoise(result.DriverLatency.Name, la.P95, lb.P95, result.Approx, false, spread)
 	if !ok {
 		return result.Finding{}, false
 	}
 	d := 100 * (lb.P95 - la.P95) / la.P95
-	return result.Finding{Kind: "change", Metric: "latency", Level: "run", Object: op + " p95", Unit: "ms", From: from, To: to,
+	return result.Finding{Kind: "change", Metric: result.DriverLatency.Name, Level: "run", Object: op + " p95", Unit: "ms", From: from, To: to,
 		Before: ptr(la.P95), After: ptr(lb.P95), Change: ptr(d), ChangeUnit: "percent",
 		Effect: math.Abs(lb.P95-la.P95) / math.Max(la.P95, lb.P95), Exactness: result.Approx, Rule: rule,
 		Text: fmt.Sprintf("%s p95 latency %+.1f%% (%.3f → %.3f ms; approx: the driver's HdrHistogram)", op, d, la.P95, lb.P95)}, true
@@ -251,7 +251,7 @@ func latencyFinding(c *Comparison, from, to string, spread float64) (result.Find
 // repetitionSpread: where the comparison holds repetitions of one run (the
 // same variant, workers and operations, e.g. the same run saved twice), the
 // largest relative difference between them per section and metric, and for
-// latency under "latency". Changes within it are noise.
+// latency under result.DriverLatency's name. Changes within it are noise.
 func repetitionSpread(c *Comparison) map[string]float64 {
 	out := map[string]float64{}
 	reps := map[string][]int{}
@@ -301,7 +301,7 @@ func repetitionSpread(c *Comparison) map[string]float64 {
 				ls = append(ls, l.P95)
 			}
 		}
-		out["latency"] = math.Max(out["latency"], spreadOf(ls))
+		out[result.DriverLatency.Name] = math.Max(out[result.DriverLatency.Name], spreadOf(ls))
 	}
 	return out
 }

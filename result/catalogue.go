@@ -130,6 +130,13 @@ func def(m Info) *Info {
 
 var catalogue []*Info
 
+// DriverLatency is the one metric findings judge that no run, table or
+// index holds under a name: an operation's p95 latency as the driver timed
+// it (Run.LatencyMS). It stays out of the catalogue, so Lookup, the tables
+// and budgets do not take it; findings, their noise and the csv name it
+// through this value.
+var DriverLatency = &Info{Name: "latency", Unit: Millis, Label: "p95 latency", Better: Lower}
+
 // IsBytes, IsRatio: the metric's unit.
 func (i Info) IsBytes() bool { return i.Unit == Bytes }
 func (i Info) IsRatio() bool { return i.Unit == Fraction }

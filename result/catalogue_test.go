@@ -187,6 +187,20 @@ func TestLookup(t *testing.T) {
 	}
 }
 
+// The driver's latency is named through DriverLatency and kept out of the
+// catalogue: a budget on it would never be evaluated.
+func TestDriverLatencyIsNotACatalogueMetric(t *testing.T) {
+	if DriverLatency.Name != "latency" || DriverLatency.Unit != Millis {
+		t.Errorf("DriverLatency: %+v", DriverLatency)
+	}
+	if _, ok := Lookup(DriverLatency.Name); ok {
+		t.Errorf("Lookup takes %s, a name no run holds", DriverLatency.Name)
+	}
+	if slices.Contains(Names(), DriverLatency.Name) {
+		t.Errorf("the catalogue holds %s", DriverLatency.Name)
+	}
+}
+
 // identOf is a metric's exported value's name: leaf_inserts is LeafInserts.
 func identOf(name string) string {
 	var b strings.Builder
