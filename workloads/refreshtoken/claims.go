@@ -146,7 +146,7 @@ func metricsAt(r *result.Run, level, object string) map[string]result.Metric {
 // asTotal: distinct pages (and full-page images, one per page first changed
 // after a checkpoint) do not add up per operation: compared as totals.
 func asTotal(metric string) bool {
-	return reports.Info(metric).Unit == result.Pages || metric == "fpi_count"
+	return reports.Info(metric).Unit == result.Pages || metric == result.FpiCount.Name
 }
 
 // get reads a metric of column col, per operation as the tables show it;
@@ -320,7 +320,7 @@ func (x *claimCtx) values(cl *result.Claim, p *claimPair, metric string, a, b fl
 	switch {
 	case reports.Info(metric).Unit == result.Pages:
 		unit = " pages"
-	case metric == "fpi_count":
+	case metric == result.FpiCount.Name:
 		unit = " full-page images"
 	case strings.HasPrefix(cl.Unit, "per "):
 		unit = " " + cl.Unit

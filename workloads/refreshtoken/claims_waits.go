@@ -279,12 +279,12 @@ func (x *claimCtx) changeBuffer(p *claimPair) result.Claim {
 // it need none, so two zeros say nothing about page writes.
 func (x *claimCtx) fullPageImages(p *claimPair, s claimSpec) result.Claim {
 	s.claim += " (PostgreSQL: full-page images of " + userSessions + " and its indexes)"
-	s.level, s.object, s.metric = "table", userSessions, "fpi_count"
+	s.level, s.object, s.metric = "table", userSessions, result.FpiCount.Name
 	cl := x.base(p, s)
 	rule := "held when coarse's full-page images are fewer than baseline's beyond noise; not measured when both are 0"
 	sum := func(col int) qty {
-		t := x.get(col, "table", userSessions, "fpi_count", false)
-		i := x.get(col, "index", userSessions, "fpi_count", true)
+		t := x.get(col, "table", userSessions, result.FpiCount.Name, false)
+		i := x.get(col, "index", userSessions, result.FpiCount.Name, true)
 		if !t.ok || !i.ok {
 			return qty{why: whyOf(t, i)}
 		}
@@ -298,9 +298,9 @@ func (x *claimCtx) fullPageImages(p *claimPair, s claimSpec) result.Claim {
 		return notMeasured(cl, "no full-page image in either window: every page written was created after the last checkpoint", rule)
 	}
 	e := result.Weaker(a.e, b.e)
-	beyond, nr := reports.BeyondNoise("fpi_count", a.v, b.v, e, x.same(p), 0)
+	beyond, nr := reports.BeyondNoise(result.FpiCount.Name, a.v, b.v, e, x.same(p), 0)
 	cl.Rule = "held when coarse's full-page images are fewer than baseline's beyond noise (" + nr + "); not measured when both are 0; else did not hold"
-	x.values(&cl, p, "fpi_count", a.v, b.v, e)
+	x.values(&cl, p, result.FpiCount.Name, a.v, b.v, e)
 	cl.Verdict = verdict(beyond && b.v < a.v)
 	return cl
 }
