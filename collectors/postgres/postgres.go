@@ -62,7 +62,7 @@ func schemaArg(sc collectors.Scope) any {
 }
 
 func exact(level collectors.Level, obj string, metric *result.Info, v float64, source, id string) collectors.Counter {
-	return collectors.Counter{Key: collectors.NewKey(level, obj, metric), Value: v, Exactness: "exact", Source: source, Identity: id}
+	return collectors.Counter{Key: collectors.NewKey(level, obj, metric), Value: v, Exactness: result.Exact, Source: source, Identity: id}
 }
 
 // withReset stamps counters with their stats_reset time, so a reset inside
