@@ -86,7 +86,7 @@ func Merge(in []Input) (*result.Result, error) {
 			}
 		}
 		sort.Strings(names)
-		out.Workload = result.Workload{Name: strings.Join(names, " vs ")}
+		out.Workload = result.Workload{Name: strings.Join(names, " vs "), Mixed: true}
 		out.Notes = append(out.Notes, "the results ran different workloads or parameters: compare the per-unit figures, not the totals")
 	}
 	out.Notes = dedupe(out.Notes)

@@ -103,8 +103,8 @@ func sameWork(res *result.Result, a, b *result.Run) (bool, string) {
 		return false, "not the built-in workload: writeamp cannot tell that both runs did the same work"
 	case !maps.Equal(a.Operations, b.Operations):
 		return false, "the runs did different operation counts"
-	case strings.Contains(res.Workload.Name, " vs "):
-		return false, "the runs ran different workloads"
+	case res.Workload.Mixed:
+		return false, "the runs ran different workloads or parameters"
 	case workers(res, a) > 1 || workers(res, b) > 1:
 		return false, "several workers interleave differently in every run"
 	case len(a.Writes) > 0 && len(b.Writes) > 0 && !sameWrites(a.Writes, b.Writes):

@@ -405,3 +405,38 @@ func TestFindingsHeadlineInScope(t *testing.T) {
 		t.Errorf("with the out-of-scope share unchanged: %+v", f)
 	}
 }
+
+// A comparison of results with different parameters says so in a field,
+// whatever the workloads' names, and findings then do not treat its runs
+// as the same work.
+func TestMergeMarksMixedWorkloads(t *testing.T) {
+	t.Parallel()
+	in := split(t)
+	same, err := Merge(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if same.Workload.Mixed {
+		t.Errorf("one workload with one set of parameters is marked mixed: %+v", same.Workload)
+	}
+	in = split(t)
+	in[1].Result.Workload.Params = map[string]any{"seed": 99}
+	mixed, err := Merge(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mixed.Workload.Mixed || mixed.Workload.Name != in[0].Result.Workload.Name {
+		t.Fatalf("different parameters under one name: %+v", mixed.Workload)
+	}
+	if ok, why := sameWork(mixed, &mixed.Runs[0], &mixed.Runs[1]); ok || !strings.Contains(why, "different workloads or parameters") {
+		t.Errorf("sameWork of a mixed comparison: %v, %q", ok, why)
+	}
+	b, err := json.Marshal(mixed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back result.Result
+	if err := json.Unmarshal(b, &back); err != nil || !back.Workload.Mixed {
+		t.Errorf("mixed does not survive json: %v %+v", err, back.Workload)
+	}
+}

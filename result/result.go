@@ -197,6 +197,10 @@ type Workload struct {
 	// Assumptions are the modelling choices behind the workload that its
 	// sources leave open (added in schema_version 1; absent before).
 	Assumptions []string `json:"assumptions,omitempty"`
+	// Mixed: a comparison of results that ran different workloads or
+	// parameters (Name then joins theirs), so no two runs did provably the
+	// same work.
+	Mixed bool `json:"mixed,omitempty"`
 }
 
 // Result is the whole document.
