@@ -79,8 +79,8 @@ func Diff(before, after *Snapshot) (*Delta, error) {
 	// Two snapshots of one server list their counters in the same order
 	// (the same queries, ordered by the catalog), so the counter before is
 	// usually the next one: a map of positions is built only when the order
-	// differs. It was 25 MB of a 50k-index diff's peak; a map of whole
-	// counters doubled its memory.
+	// differs: on a diff of many indexes that map is a large part of the
+	// peak, and a map of whole counters would double its memory.
 	next := 0
 	var prev map[Key]int
 	find := func(k Key) (int, bool) {

@@ -51,13 +51,14 @@ type Shares struct {
 
 // Budget bounds a sampler's cost: a reading starts at least Budget times
 // its own duration after the last one began, so the sampler's connection is
-// busy (client and server side alike) at most 1/Budget of the time. At the
-// fixed 10 ms period a 1.5 ms reading of pg_stat_activity cost ~15% of a
-// server core and pgbench ran at 0.93x; the shares need many samples, not
-// frequent ones, and a slower reading only samples less often. 120: 0.8%.
-// At 60 (1.7%, under the 2% a sampler may cost) pgbench -c 2 still ran at
-// 0.95-0.96x with the sampler on in two bench runs on 2 cores, where the
-// sampler's reading and the client's share one core with the workload.
+// busy (client and server side alike) at most 1/Budget of the time. A fixed
+// 10 ms period let a slow reading of pg_stat_activity take a large share of
+// a server core and slowed the workload visibly; the shares need many
+// samples, not frequent ones, and a slower reading only samples less often.
+// Half this budget stays under the 2% a sampler may cost, yet still slowed
+// pgbench -c 2 on a 2-core machine, where the sampler's reading and the
+// client's share one core with the workload (measured with make bench,
+// docs/performance.md); 120 leaves a margin.
 const Budget = 120
 
 // warmSamples are taken at least every 100 ms before the budget applies.

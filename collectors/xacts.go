@@ -6,10 +6,10 @@ import (
 )
 
 // Xacts is which operation each of a built-in workload's transactions was
-// (transaction id to operation name), in 5 bytes per transaction: a run of
-// 150,000 logins commits about 1.7 million of them per variant. A Go map
-// held several times that; 8 bytes each, with a worker's list copied into
-// the run's at the end, was still most of that run's live heap (22 MB).
+// (transaction id to operation name), in 5 bytes per transaction: a long
+// run commits millions of them per variant. A Go map held several times
+// that; 8 bytes each, with a worker's list copied into the run's at the
+// end, was still most of a long run's live heap.
 type Xacts struct {
 	names  []string // operation names, indexed by ops
 	ids    []uint32 // transaction ids, sorted by Seal

@@ -248,7 +248,7 @@ func profileShares(p *profileSource, after waitProfile, ours func(string) bool, 
 }
 
 // procArrayNote is why pg_stat_activity under-counts LWLock.ProcArray
-// (0.4% against pg_wait_sampling's 1.8% under pgbench TPC-B, issue 27).
+// (a fraction of pg_wait_sampling's share under pgbench TPC-B, issue 27).
 const procArrayNote = "under-counted: pg_stat_activity takes ProcArrayLock shared for each session's row (BackendPidGetProc) before it reads that session's wait, so a reading cannot proceed while the lock is held exclusively, the moments sessions wait on it; pg_wait_sampling's profile, when installed, is the better figure"
 
 // labelProcArray notes on pg_stat_activity's ProcArray shares, overall and

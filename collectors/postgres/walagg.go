@@ -42,8 +42,8 @@ type windowAgg struct {
 
 	// The last few keys of rows and relations looked up, newest replacing
 	// the oldest: a heap record and its indexes' records alternate, so
-	// one entry missed on nearly every record (map lookups were 28% of
-	// the decode).
+	// one entry missed on nearly every record (map lookups were a large
+	// share of the decode, measured with make bench, docs/performance.md).
 	rowKeys [recent]aggKey
 	rowPtrs [recent]*walRow
 	rowN    int

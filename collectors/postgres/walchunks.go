@@ -25,10 +25,10 @@ import (
 // row into a pooled power-of-two buffer and copies it into a new slice: a
 // chunk just under 2 MiB keeps that buffer at 2 MiB (2 MiB exactly, plus the
 // row's header, would take the 4 MiB class), and every row's copy is
-// garbage: with 4 MiB chunks the heap peaked at 44-60 MiB over a 100 MB
-// window, so chunks there are just under 2 MiB (the server's sending, not
-// the round trips, sets the pace: about 380 MB/s per backend on the bench
-// machine, 850 once warm_reader_allocator has run).
+// garbage: larger chunks made the heap's peak grow several times over
+// (measured with make bench, docs/performance.md), so chunks there are just
+// under 2 MiB (the server's sending, not the round trips, sets the pace,
+// and more so once warm_reader_allocator has run).
 const (
 	localChunk  = 2 << 20
 	remoteChunk = 2<<20 - walPageSize
@@ -62,9 +62,9 @@ type chunkReader struct {
 // With more than one fetcher (each on a connection of its own) the chunks
 // are read by turns, chunk i by fetcher i mod len(fs), and handed on in
 // order: over the connection the backend's CPU, copying and sending each
-// chunk, sets the pace, and two at once read the bench's 71 MB window 1.0 to
-// 1.25x faster than one (2 cores: the backends' sending and the client's
-// decoding share them).
+// chunk, sets the pace, and two at once read a window somewhat faster than
+// one (measured with make bench, docs/performance.md: no more, as the
+// backends' sending and the client's decoding share the machine's cores).
 func readChunks(fs []*segmentFetcher, start, end uint64) *chunkReader {
 	f := fs[0]
 	size := uint64(localChunk)
