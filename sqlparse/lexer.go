@@ -95,7 +95,7 @@ func lex(r rules, src string) ([]token, error) {
 		return nil, fmt.Errorf("sqlparse: %d bytes of SQL is more than the %d this reads", len(src), math.MaxInt32)
 	}
 	// Two passes: counting first and filling an exact slice is cheaper than
-	// growing one (on a 20 MB script the copies of append took 2/3 of the
+	// growing one (on a large script the copies of append take most of the
 	// time) and holds no spare capacity.
 	n := 0
 	err := r.each(src, func(kind, int, int) { n++ })

@@ -54,8 +54,8 @@ func pgAttach(src string, st []Statement, whole bool) ([]Statement, error) {
 
 // wholeParseLimit is the largest script PostgreSQL's parser reads as a
 // whole. Past it psql's rules split (as psql itself does) and each
-// statement is parsed alone: the parser, run as WebAssembly, reads a few
-// hundred kB a second, so a data file of 200 MB of INSERTs took minutes.
+// statement is parsed alone: the parser, run as WebAssembly, is slow enough
+// that a large data file of INSERTs read whole would take minutes.
 const wholeParseLimit = 1 << 20
 
 // pgAttachEach parses each statement alone, except in a script past

@@ -15,9 +15,9 @@ var ErrNotPgx = errors.New("not a pgx connection")
 
 // ReadBytesInto runs a query that returns one bytea value and copies it
 // straight into dst, asking for the binary result format and reading the
-// value where pgconn received it. database/sql's path copies a 2 MB value
-// twice more (the driver's slice, then the caller's) and took 190-240 ms
-// for 64 MB of WAL segments on loopback against 126-136 ms this way. args
+// value where pgconn received it. database/sql's path copies each value
+// twice more (the driver's slice, then the caller's), which made reading WAL
+// segments markedly slower (measured with make bench, docs/performance.md). args
 // are sent as text, their types inferred by the server as a prepared
 // statement's would be. It returns the bytes copied; a value longer than
 // dst, NULL or a row count other than one is an error.
