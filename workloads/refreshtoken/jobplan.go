@@ -14,8 +14,8 @@ import (
 // expireOfflineSessions before expireRegularSessions): LAST_SESSION_REFRESH
 // older than now - the offline idle timeout - 180 s, no CREATED_ON pass
 // (offline max lifespan is off by default). It filters live in place: the
-// caller's slice is the model's (a copy was 48 bytes more per session,
-// 6.5 MB of a 150,000-login run's heap when the job is planned).
+// caller's slice is the model's (a copy would be 48 bytes more per session,
+// a large share of a long run's heap when the job is planned).
 func (w *Workload) planJob(live []liveSession, endMS int64) jobPlan {
 	p := w.P
 	var jp jobPlan
