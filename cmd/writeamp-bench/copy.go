@@ -94,8 +94,8 @@ func fillCopyDB(ctx context.Context, admin *sql.DB, port int, size int64) int64 
 		return n
 	}
 	// The indexes exist from the start, so the size read after each chunk
-	// is the database's whole size: it ends at most a chunk (about 40 MB)
-	// above the size asked for.
+	// is the database's whole size: it ends at most a chunk (its rows and
+	// their index entries) above the size asked for.
 	const chunk = 100000
 	for n := 0; dbSize() < size; n += chunk {
 		mustExec(db, fmt.Sprintf(`INSERT INTO accounts SELECT g, g %% 1000, repeat(md5(g::text), 6) FROM generate_series(%d, %d) g`, n+1, n+chunk))

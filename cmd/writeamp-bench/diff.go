@@ -109,8 +109,8 @@ func timeCmd(name string, args ...string) timed {
 // stop and returns the highest it read. Not the ru_maxrss of the exited
 // child: Linux counts there the parent's peak too (recorded when the child,
 // which shares the parent's memory until then, execs), and this process held
-// the scaled snapshots: a writeamp diff that peaked at 263 MB (/usr/bin/time)
-// was reported at 981. Only a peak in the last 5 ms before the exit is
+// the scaled snapshots, so a writeamp diff's peak was reported at several
+// times what /usr/bin/time saw. Only a peak in the last 5 ms before the exit is
 // missed, and both sides hold their heap to the end.
 func pollPeakRSS(pid int, stop <-chan struct{}) int64 {
 	var peak int64

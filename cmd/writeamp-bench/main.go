@@ -192,7 +192,8 @@ func samplerRows(ctx context.Context, t *progressTable, db *sql.DB, srv dialects
 	// What the sampler takes from a workload that keeps every core busy is
 	// its CPU, client and server side: the TPS it leaves is at least 1 -
 	// that share of the machine. The TPS pairs below cannot resolve 2% on
-	// a machine whose pgbench TPS moves by 10% from one second to the next.
+	// a machine whose pgbench TPS moves by far more than that from one
+	// second to the next.
 	if server >= 0 {
 		n := float64(runtime.NumCPU())
 		t.AppendRow(table.Row{fmt.Sprintf("wait sampler's CPU, client + its server backend (/proc/PID/stat), as a share of this machine's %d cores while pgbench -c 2 runs %d s: the TPS left at least", runtime.NumCPU(), 3*secs),
