@@ -69,8 +69,8 @@ func (f *SnapshotFile) Write(w io.Writer) error {
 }
 
 // Bytes is what Write writes, for a caller that needs the whole file before
-// writing it (copying a snapshot of 10,000 indexes into a buffer was 13 MB more
-// to allocate and copy).
+// writing it (copying a large snapshot into a buffer was that much more to
+// allocate and copy).
 func (f *SnapshotFile) Bytes() ([]byte, error) {
 	head, err := json.Marshal(struct {
 		Kind          string      `json:"kind"`
@@ -125,8 +125,8 @@ type DiffInput struct {
 	Log    io.Writer
 	// Release lets DiffSnapshots drop the files' counters once they are
 	// diffed and the log read, and their objects once the run is built: the
-	// rest of the diff needs only their marks, and two 50,000-index
-	// snapshots' counters are 100 MB, their objects 60 MB.
+	// rest of the diff needs only their marks, and on snapshots of many
+	// indexes the counters and the objects are most of the diff's memory.
 	// For a caller that reads each file for one diff (writeamp diff).
 	Release bool
 }

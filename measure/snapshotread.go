@@ -22,9 +22,9 @@ import (
 //
 // The file is streamed: its counters and objects are decoded one at a time
 // into a list whose repeated strings are shared (stringTable), so no copy of
-// the file's bytes is held. Read whole, a 50,000-index snapshot (60 MB) was
-// held as bytes and as parsed at once: 200 MB per file, the largest part of
-// a diff's peak.
+// the file's bytes is held. Read whole, a snapshot was held as bytes and as
+// parsed at once, several times the file's size, the largest part of a
+// diff's peak.
 func ReadSnapshot(path string) (*SnapshotFile, error) {
 	return readSnapshot(path, readOptions{})
 }
@@ -125,8 +125,8 @@ func readSnapshot(path string, o readOptions) (*SnapshotFile, error) {
 		}
 		n.Path = path + " (" + n.Label + ")"
 	}
-	// append leaves up to a quarter of the list spare: 10 MB of 50,000
-	// indexes' counters, held for the whole diff.
+	// append leaves up to a quarter of the list spare, held for the whole
+	// diff.
 	if cs := f.Snapshot.Counters; cap(cs) > len(cs)+len(cs)/16 {
 		f.Snapshot.Counters = slices.Clone(cs)
 	}
@@ -313,11 +313,11 @@ func eachElement(dec *json.Decoder, elem func() error, empty func()) error {
 
 // stringTable shares the strings counters repeat (a source is the same
 // sentence for every index, an object's name and identity the same for each
-// of its counters and in both snapshots of a diff): a 50k-index snapshot
-// holds each once instead of 295,000 copies. A map of the files being read
-// rather than unique.Make: that one keeps its own entries for as long as the
-// strings live (10 MB of a 50k-index diff's peak), this one goes with the
-// reading.
+// of its counters and in both snapshots of a diff): a snapshot of many
+// indexes holds each once instead of a copy per counter. A map of the files
+// being read rather than unique.Make: that one keeps its own entries for as
+// long as the strings live (a noticeable part of a large diff's peak), this
+// one goes with the reading.
 type stringTable map[string]string
 
 func (t stringTable) str(s string) string {

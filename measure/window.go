@@ -231,8 +231,8 @@ func (sp *Span) End(ctx context.Context, until Until) (*collectors.Delta, error)
 	sp.observed(delta)
 	delta.Xacts = until.xacts
 	w.ReadLog(ctx, delta)
-	// Read: the list (5 bytes a transaction, 8.5 MB at 150,000 logins)
-	// is not held on through the vacuum and the expiration job.
+	// Read: the list (5 bytes a transaction, millions of them in a long
+	// run) is not held on through the vacuum and the expiration job.
 	delta.Xacts = nil
 	sp.since("read the log of the window")
 	return delta, nil
