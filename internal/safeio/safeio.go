@@ -48,8 +48,8 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 	return io.ReadAll(r)
 }
 
-// Open is ReadFile for a reader that streams the file (a snapshot of 50,000
-// indexes is 60 MB: read whole, it was held twice, as bytes and as parsed).
+// Open is ReadFile for a reader that streams the file (a snapshot of many
+// indexes, read whole, was held twice, as bytes and as parsed).
 // Reading past limit is an error naming the file.
 func Open(path string, limit int64) (io.ReadCloser, error) {
 	// O_NONBLOCK: opening a FIFO without a writer would block in open(2).
@@ -145,8 +145,8 @@ func Write(stdout io.Writer, t Target, data []byte) error {
 	return Stream(stdout, t, func(w io.Writer) error { _, err := w.Write(data); return err })
 }
 
-// Stream is Write for output too large to hold twice (a diff of 50,000
-// indexes is 80 MB of JSON): fill writes it, to stdout or straight into the
+// Stream is Write for output too large to hold twice (the JSON of a diff of
+// many indexes): fill writes it, to stdout or straight into the
 // temporary file that replaces the target. A file fill fails on is left as
 // it was. Stdout gets what fill wrote before it failed, as from any
 // program; a FIFO, a device, a file appended to or one rewritten in place
