@@ -11,10 +11,10 @@ import (
 )
 
 // writeIndented writes v as json.Encoder with SetIndent("", "  ") would, but
-// without building the whole document in memory: a diff of two 50,000-index
-// snapshots is 80 MB of JSON, and the encoder held it compact, then indented,
-// then the caller copied it into its own buffer (three copies, ~270 MB at
-// once). Here each run and each of its tables and indexes is marshalled on its
+// without building the whole document in memory: a diff of two snapshots of
+// many indexes is a large JSON document, and the encoder held it compact,
+// then indented, then the caller copied it into its own buffer (three copies
+// at once). Here each run and each of its tables and indexes is marshalled on its
 // own and written before the next; the small rest of the document goes
 // through encoding/json whole. The bytes are the encoder's
 // (TestStreamedJSONIsTheEncodersBytes).
