@@ -132,7 +132,7 @@ func Parse(dialect, file, text string) ([]Block, error) {
 	}
 	sc := bufio.NewScanner(strings.NewReader(text))
 	// A line may be as long as 1 MB, but a buffer that size made up front for
-	// each embedded file was 34 MB to allocate and clear at every start-up.
+	// each embedded file was a lot to allocate and clear at every start-up.
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
 	line := 0
 	for sc.Scan() {
