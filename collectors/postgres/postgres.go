@@ -1,4 +1,3 @@
-// Package postgres holds the PostgreSQL collectors, one file per source view.
 package postgres
 
 import (

@@ -1,0 +1,2 @@
+// Package postgres holds the PostgreSQL collectors, one file per source view.
+package postgres
