@@ -263,11 +263,11 @@ func (g *Gate) openTransaction(ctx context.Context, conn *sql.Conn) string {
 	return g.traits().OpenTransaction(ctx, conn, g.server())
 }
 
-// ownSQL is one of check's own statements for the server's dialect
-// (queries/<dialect>/check.sql).
 // traits is how check's queries and undo work on the gate's dialect.
 func (g *Gate) traits() dialects.CheckTraits { return dialects.CheckOf(g.server().Dialect) }
 
+// ownSQL is one of check's own statements for the server's dialect
+// (queries/<dialect>/check.sql).
 func (g *Gate) ownSQL(name string) (string, error) {
 	return queries.Get(g.server().Dialect, name, g.server().VersionNum)
 }

@@ -133,7 +133,7 @@ func (e *Env) sumRows(ctx context.Context, q dialects.Querier, tabs map[string]T
 	return out, nil
 }
 
-// take reads a Snapshot: the catalog, and the rows of tabs, on one
+// Take reads a Snapshot: the catalog, and the rows of tabs, on one
 // session whose lock waits are bounded; a read that gave up is an error.
 func (e *Env) Take(ctx context.Context, q dialects.Querier, tabs map[string]Table) (Snapshot, error) {
 	var snap Snapshot
