@@ -196,8 +196,6 @@ func commonMainOp(cols []Column) string {
 // Singular turns an operation count's name into one operation ("refreshes" -> "refresh").
 func Singular(op string) string { return result.Singular(op) }
 
-// byName maps each run's objects by lower-case name, the first of a name
-// winning as Run.Table and Run.Index have it.
 // isPart reports whether the named object is, in the first run that has
 // it, a part of another object listed in that run (result.Counted).
 func isPart(cols []Column, objs map[*result.Run]map[string]*result.Object, counted map[*result.Run]func(result.Object) bool, name string) bool {
@@ -209,6 +207,8 @@ func isPart(cols []Column, objs map[*result.Run]map[string]*result.Object, count
 	return false
 }
 
+// byName maps each run's objects by lower-case name, the first of a name
+// winning as Run.Table and Run.Index have it.
 func byName(cols []Column, list func(*result.Run) []result.Object) map[*result.Run]map[string]*result.Object {
 	out := make(map[*result.Run]map[string]*result.Object, len(cols))
 	for _, col := range cols {

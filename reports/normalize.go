@@ -81,16 +81,16 @@ func rowSources(r *result.Run) string {
 	return strings.Join(out, " + ")
 }
 
+// maxNoteObjects bounds the objects a note names: a note naming every index
+// of a large catalog is longer than the report it annotates.
+const maxNoteObjects = 20
+
 // metricNotes put in the notes what each metric's note says, which only the
 // JSON (and the html's hover text) showed before: why an n/a is n/a (rows
 // nobody measured included, which the tables leave out), and the caveats
 // of the numbers that are there (server-wide counts, sampled statistics,
 // a counter that disagrees with the driver). One line per note, naming the
 // metrics and objects it applies to.
-// maxNoteObjects bounds the objects a note names: a note naming every index
-// of a large catalog is longer than the report it annotates.
-const maxNoteObjects = 20
-
 func metricNotes(c *Comparison) []string {
 	type group struct {
 		na      bool
