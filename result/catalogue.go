@@ -213,11 +213,11 @@ func init() {
 	}
 }
 
-// Lookup returns a metric's catalogue entry, false for a name writeamp does
-// not write (a result from a newer writeamp may hold one: show it, as a count).
 // MigrationPrefix names a metric of check's migration window in a budget.
 const MigrationPrefix = "migration."
 
+// Lookup returns a metric's catalogue entry, false for a name writeamp does
+// not write (a result from a newer writeamp may hold one: show it, as a count).
 func Lookup(name string) (Info, bool) {
 	if m, ok := byName[name]; ok {
 		return *m, true

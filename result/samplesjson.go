@@ -18,10 +18,11 @@ type timelineJSON struct {
 	Notes           []string       `json:"notes,omitempty"`
 }
 
-// runJSON is Run as written: plain's own "samples" field is hidden by the
-// shallower one here (encoding/json takes the least nested field of a name).
+// runPlain is Run without its MarshalJSON, embedded in runJSON.
 type runPlain Run
 
+// runJSON is Run as written: plain's own "samples" field is hidden by the
+// shallower one here (encoding/json takes the least nested field of a name).
 type runJSON struct {
 	runPlain
 	Samples  []SamplePoint `json:"samples,omitempty"`
