@@ -88,13 +88,14 @@ func (r *walRecord) fpiLen() int {
 	return n
 }
 
-// leafInsert and leafSplit: INSERT_LEAF, INSERT_POST, and leaf-level splits,
-// which carry the inserted tuple (xl_btree_split starts with its level).
+// leafSplit: a leaf-level split, which carries the inserted tuple
+// (xl_btree_split starts with its level).
 func (r *walRecord) leafSplit() bool {
 	op := r.info & rmgrInfoMask
 	return r.rmid == rmBtree && (op == btreeSplitL || op == btreeSplitR) && len(r.mainData) >= 4 && binary.LittleEndian.Uint32(r.mainData) == 0
 }
 
+// leafInsert: INSERT_LEAF, INSERT_POST, and leaf-level splits (leafSplit).
 func (r *walRecord) leafInsert() bool {
 	op := r.info & rmgrInfoMask
 	return r.rmid == rmBtree && (op == btreeInsertLeaf || op == btreeInsertPost) || r.leafSplit()
