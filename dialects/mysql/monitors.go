@@ -267,7 +267,7 @@ func RestoreMonitors(ctx context.Context, q dialects.Querier, s dialects.Server,
 	return nil
 }
 
-// enableNotes says what happened when enabling failed: a refused SET
+// enableFailed says what happened when enabling failed: a refused SET
 // GLOBAL names the privilege, anything else is passed on.
 func enableFailed(s *dialects.Server, err error) []string {
 	if pe := AsPrivilegeError(err, *s, MonitorPrivilege(*s), fmt.Sprintf("GRANT %s ON *.* TO %s", MonitorPrivilege(*s), s.Prop(PropHostUser))); pe != nil {
