@@ -43,7 +43,7 @@ type claimCtx struct {
 	sweep   bool
 }
 
-// Claims returns the claim rows of a comparison, none when it does not hold
+// claims returns the claim rows of a comparison, none when it does not hold
 // both refresh-token variants.
 func claims(c *reports.Comparison, res *result.Result) []result.Claim {
 	if res == nil || res.Workload.Name != "refresh-token" {
