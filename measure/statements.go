@@ -8,25 +8,10 @@ import (
 	"sync"
 
 	"github.com/writeamp/writeamp/collectors"
+	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/queries"
 	"github.com/writeamp/writeamp/result"
 )
-
-// ownQueries are writeamp's own SQL texts as pg_stat_statements shows
-// them: constants replaced by $n (normalise does the same to both sides),
-// and the transaction statements of a read-only snapshot.
-var ownQueries = sync.OnceValue(func() map[string]bool {
-	m := map[string]bool{}
-	for _, b := range queries.All() {
-		m[normalise(strings.ReplaceAll(b.SQL, "{{schema}}", `"public"`))] = true
-	}
-	// PostgreSQL 17+ normalises the savepoint's name too (SAVEPOINT $1): that
-	// entry merges every savepoint of the database, and writes no log.
-	for _, t := range []string{"begin read only", "rollback", "commit", "SAVEPOINT writeamp_collector", "ROLLBACK TO SAVEPOINT writeamp_collector", "SAVEPOINT $1", "ROLLBACK TO SAVEPOINT $1"} {
-		m[normalise(t)] = true
-	}
-	return m
-})
 
 // ownDigests are writeamp's own SQL texts in digestForm, for the views
 // that print a statement as its tokens (performance_schema's digests).
@@ -81,28 +66,12 @@ func ownDigest(text string) bool {
 }
 
 var (
-	// pg_stat_statements replaces every constant: numbers, strings and the
-	// booleans true/false (a minus sign stays outside: -1 becomes -$1 in
-	// some versions and $1 in others, so "-?" is folded to "?" after).
+	// A statement view's digest replaces every constant: numbers, strings,
+	// booleans and placeholders (a minus sign stays outside, so "-?" is
+	// folded to "?" after).
 	paramRe   = regexp.MustCompile(`\$\d+|'(?:[^']|'')*'|\b\d+(?:\.\d+)?\b|(?i)\b(?:true|false)\b`)
 	commentRe = regexp.MustCompile(`--[^\n]*|/\*.*?\*/`)
-	nullRe    = regexp.MustCompile(`\bnull\b`)
-	// PostgreSQL 18 squashes a list of constants into one: IN ($1 /*, ... */).
-	listRe = regexp.MustCompile(`\(\?(?:, \?)*\)`)
-	// and the value of a SET: SET LOCAL x = $1 (it was a word, snapshot).
-	setRe = regexp.MustCompile(`^(set (?:local |session )?[a-z_.]+ (?:=|to)) [^ ]+$`)
 )
-
-func normalise(s string) string {
-	s = paramRe.ReplaceAllString(commentRe.ReplaceAllString(s, ""), "?")
-	s = strings.ReplaceAll(s, "-?", "?")
-	s = strings.ToLower(strings.Join(strings.Fields(s), " "))
-	// A NULL constant (NULL::bigint) is a constant too; IS [NOT] NULL is not.
-	s = strings.NewReplacer("is null", "is \x00", "is not null", "is not \x00").Replace(s)
-	s = strings.ReplaceAll(nullRe.ReplaceAllString(s, "?"), "\x00", "null")
-	s = listRe.ReplaceAllString(strings.NewReplacer("( ", "(", " )", ")").Replace(s), "(?)")
-	return setRe.ReplaceAllString(s, "$1 ?")
-}
 
 // topStatements is how many statements a run lists; the rest are counted.
 const topStatements = 50
@@ -120,9 +89,10 @@ func statementsSection(d *collectors.Delta, run *result.Run) *result.Statements 
 	}
 	var sum, rowSum float64
 	sumEx, rowEx := result.Exact, result.Exact
-	own := ownQueries()
 	for _, sd := range d.Statements {
-		if own[normalise(sd.Text)] || (!hasLog && ownDigest(sd.Text)) {
+		// The dialect knows the form its view records a text in; a view
+		// without per-statement log prints tokens, compared as a digest.
+		if dialects.OwnStatement(d.Server.Dialect, sd.Text) || (!hasLog && ownDigest(sd.Text)) {
 			// writeamp's own snapshot reads: they write nothing, and
 			// listing them would bury the workload's statements.
 			sec.Observer++
