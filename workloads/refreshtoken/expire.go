@@ -49,9 +49,9 @@ type liveSession struct {
 // when it ends (those that did not log out), with their last written
 // LAST_SESSION_REFRESH, and the simulated time (ms) of its last event.
 // What it keeps while replaying is three figures per login, not the
-// cursor's sessions: a map of those held ~250 bytes for every session still
-// open, the largest part of a 150,000-login run's live heap when its job was
-// planned.
+// cursor's sessions: a map of those held a few hundred bytes for every
+// session still open, the largest part of a long run's live heap when its
+// job was planned.
 func (p *Plan) FinalSessions(bucket func(string) int) (live []liveSession, endMS int64) {
 	c := p.cursor(0, 1)
 	in := make([]bool, p.Logins)
