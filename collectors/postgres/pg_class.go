@@ -17,9 +17,10 @@ import (
 // predicate for derived leaf inserts), and reads their sizes.
 //
 // A size costs the server a file-system call per relation and an index
-// definition a deparse (about 25-30 µs each: a third of a second for 10,000
-// indexes, more than the rest of a snapshot), so both are read for at most
-// SizeLimit relations; a wider scope says so and how to narrow it.
+// definition a deparse (on a catalog of many indexes more than the rest of
+// a snapshot, measured with make bench, docs/performance.md), so both are
+// read for at most SizeLimit relations; a wider scope says so and how to
+// narrow it.
 type PgClass struct{}
 
 // SizeLimit is the most relations whose sizes a snapshot reads.
