@@ -69,7 +69,7 @@ func pgAttachEach(src string, st []Statement) []Statement {
 			continue
 		}
 		if big {
-			// A call into the parser costs about as much as 10 kB of text:
+			// A call into the parser costs as much as kilobytes of text:
 			// runs of statements are parsed together, as long as the parser
 			// reads the run as the same statements.
 			j := i
