@@ -27,7 +27,7 @@ var walReps = flag.Int("wal-reps", 3, "readings of the window per reader for the
 // server), and pg_walinspect (for a login granted only its functions). The
 // fifth reading is pg_walinspect's peer: pg_get_wal_records_info's own read
 // of the window (SELECT count(*)), the least any reader through
-// pg_walinspect pays (alone about 12x pg_waldump). It returns the records and
+// pg_walinspect pays (alone many times pg_waldump). It returns the records and
 // bytes in the window and the five durations (best of -wal-reps, interleaved, so
 // every reader reads from a warm page cache), and prints the decoder's peak
 // heap while it reads.
