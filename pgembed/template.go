@@ -15,9 +15,9 @@ import (
 // TemplateEnv names a directory where initdb's output is kept per server
 // binary directory and copied for each new server instead of running
 // initdb again. make test sets it: the suite starts about a hundred
-// throwaway servers, and initdb (3-4 s on a busy 2-core machine) was the
-// larger part of each start; a copy takes a tenth of a second. Unset (as
-// for every user) each server gets its own initdb. Copies share initdb's
+// throwaway servers, and initdb was the larger part of each start; a copy
+// takes a small fraction of its time. Unset (as for every user) each
+// server gets its own initdb. Copies share initdb's
 // system identifier, which is why this stays a test-suite setting.
 const TemplateEnv = "WRITEAMP_PG_TEMPLATES"
 
