@@ -168,9 +168,9 @@ func (c *conn) await(fds *[2]unix.PollFd, dl *atomic.Int64) error {
 // yield lets the scheduler run the goroutine again at most every 5 ms. A
 // goroutine that never parks keeps its scheduling tick, and every 10 ms
 // the runtime's monitor preempts it, takes its P from the wait and then
-// polls at 20 µs for milliseconds: that was a fifth of the process's
-// system time. The yield is taken just before a wait, when it delays
-// nothing.
+// polls at 20 µs for milliseconds: a large share of the process's system
+// time (measured with make bench, docs/performance.md). The yield is taken
+// just before a wait, when it delays nothing.
 func (c *conn) yield() {
 	now := time.Now().UnixNano()
 	if now-c.yielded.Load() > int64(5*time.Millisecond) {
