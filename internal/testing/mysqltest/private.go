@@ -24,7 +24,7 @@ import (
 // server does not have, and returns its DSN. The server and its files are
 // gone at the end of the test. It needs MariaDB's server binaries (make test
 // installs them); without them the test is skipped, except under CI=true,
-// where that is a failure. A bootstrap takes about 5 s.
+// where that is a failure. A bootstrap takes seconds.
 func Private(t testing.TB, opts ...string) string {
 	t.Helper()
 	testenv.Heavy(t, "starts a MariaDB server of its own")
