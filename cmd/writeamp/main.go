@@ -1,4 +1,3 @@
-// Command writeamp measures what a write workload costs a database.
 package main
 
 import (
@@ -177,9 +176,9 @@ func tuneGC() {
 }
 
 // limitMemory lowers the soft memory limit tuneGC set to what a command's
-// input says its heap needs: under GOGC=400 a diff's heap of 200 MB grew to
-// 700 MB of RSS before the 1 GiB limit held it, where a limit above the
-// peak costs a few collections near it. 64 MiB at least, where a small
+// input says its heap needs: under GOGC=400 a diff's heap grew to several
+// times its size in RSS before the 1 GiB limit held it, where a limit above
+// the peak costs a few collections near it. 64 MiB at least, where a small
 // input's heap is mostly writeamp's own. GOMEMLIMIT in the environment wins
 // (need is then not called).
 func limitMemory(need func() int64) {
@@ -193,15 +192,14 @@ func limitMemory(need func() int64) {
 // ends, reading the live heap the last collection left every second. A
 // run's live heap is a few MB plus the sessions it leaves to the
 // expiration job; under GOGC=400 alone the garbage between collections was
-// its RSS: 82 MB at 1,500 logins, 275 MB at 150,000. The floor is lower
-// than limitMemory's 64 MiB: at 64 MiB a 1,500-login run peaked at 59 MB
-// or 87 MB of RSS, depending on whether a collection came before the heap
-// reached the floor, and a 15,000-login run at 87 MB; at 40 MiB they took
-// 59-62 MB and 67 MB for the same CPU time. Twice the live heap let a
-// 150,000-login run peak at 68.4 MB against 54.2 MB at 1,500 (1.26); half
-// the heap alone as headroom collected without end while the window was
-// read (the limit is a second behind the heap), hence the 16 MiB.
-// GOMEMLIMIT in the environment wins.
+// most of its RSS, more the longer the run. The floor is lower than
+// limitMemory's 64 MiB: at 64 MiB a short run's peak RSS depended on
+// whether a collection came before the heap reached the floor, and a lower
+// floor kept it down for the same CPU time. Twice the live heap let a long
+// run's peak grow well above a short one's; half the heap alone as
+// headroom collected without end while the window was read (the limit is
+// a second behind the heap), hence the 16 MiB. Measured with make bench
+// (docs/performance.md). GOMEMLIMIT in the environment wins.
 func followHeap(ctx context.Context) {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return
@@ -238,10 +236,10 @@ const (
 // one to spare, lets the connections made from now on wait for the server
 // in the kernel (kernelwait.Plan): a worker waits on its server for most
 // of each operation, and every wait parked on Go's poller cost a futex
-// hand-off and its monitor's wake-ups. Measured on 2 cores, the default
-// A/B at concurrency 1 against pgbench on the same statements: system CPU
-// 2.59× with the poller at GOMAXPROCS=2, 1.62× at 1, 0.98× waiting in the
-// kernel at 2 (1.07× at 15,000 logins; README, Performance). GOMAXPROCS in
+// hand-off and its monitor's wake-ups. Against pgbench on the same
+// statements, waits on the poller cost well above pgbench's system CPU at
+// any GOMAXPROCS, waits in the kernel about the same (measured with make
+// bench, docs/performance.md). GOMAXPROCS in
 // the environment wins; the kernel wait is then used only if it leaves a P
 // to spare. Only the writeamp process does this:
 // the tests run commands in-process, beside each other, and must not set

@@ -1,0 +1,2 @@
+// Command writeamp measures what a write workload costs a database.
+package main
