@@ -17,36 +17,14 @@
 -- name: rt_ddl_baseline
 -- USER_ID is nullable in Keycloak's MariaDB/MySQL schema (NOT NULL on PostgreSQL).
 CREATE TABLE {{schema}}.offline_user_session (
-  user_session_id varchar(36) NOT NULL,
-  user_id varchar(255),
-  realm_id varchar(36) NOT NULL,
-  created_on int NOT NULL,
-  offline_flag varchar(4) NOT NULL,
-  data longtext,
-  last_session_refresh int NOT NULL DEFAULT 0,
-  broker_session_id text,
-  version int DEFAULT 0,
-  remember_me tinyint(1),
+  {{block:rt_ddl_user_session_columns}}
   CONSTRAINT constraint_offl_us_ses_pk2 PRIMARY KEY (user_session_id, offline_flag)
 ) ENGINE=InnoDB;
 CREATE INDEX idx_offline_uss_by_user ON {{schema}}.offline_user_session (user_id, realm_id, offline_flag);
 CREATE INDEX idx_offline_uss_by_broker_session_id ON {{schema}}.offline_user_session (broker_session_id(255), realm_id);
 CREATE INDEX idx_user_session_expiration_created ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, created_on, user_session_id, user_id);
 CREATE INDEX idx_user_session_expiration_last_refresh ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, last_session_refresh, user_session_id, user_id);
-CREATE TABLE {{schema}}.offline_client_session (
-  user_session_id varchar(36) NOT NULL,
-  client_id varchar(255) NOT NULL,
-  offline_flag varchar(4) NOT NULL,
-  timestamp int,
-  data longtext,
-  client_storage_provider varchar(36) NOT NULL DEFAULT 'local',
-  external_client_id varchar(255) NOT NULL DEFAULT 'local',
-  version int DEFAULT 0,
-  realm_id varchar(36),
-  CONSTRAINT constraint_offl_cl_ses_pk3 PRIMARY KEY (user_session_id, client_id, client_storage_provider, external_client_id, offline_flag)
-) ENGINE=InnoDB;
-CREATE INDEX idx_offline_css_by_client ON {{schema}}.offline_client_session (client_id, offline_flag);
-CREATE INDEX idx_offline_css_by_client_storage_provider ON {{schema}}.offline_client_session (client_storage_provider, external_client_id, offline_flag);
+{{block:rt_ddl_client_session}}
 CREATE INDEX idx_offline_css_by_user_session_and_offline ON {{schema}}.offline_client_session (offline_flag, user_session_id);
 CREATE INDEX idx_offline_css_by_client_and_realm ON {{schema}}.offline_client_session (realm_id, offline_flag, client_id, client_storage_provider, external_client_id)
 
@@ -58,6 +36,21 @@ CREATE INDEX idx_offline_css_by_client_and_realm ON {{schema}}.offline_client_se
 -- index, so every login still inserts into it. {{lead_bucket}}/{{mid_bucket}}
 -- place SESSION_BUCKET (--bucket-position).
 CREATE TABLE {{schema}}.offline_user_session (
+  {{block:rt_ddl_user_session_columns}}
+  session_bucket smallint NOT NULL DEFAULT 0,
+  last_session_refresh_coarse bigint NOT NULL DEFAULT 0,
+  CONSTRAINT constraint_offl_us_ses_pk2 PRIMARY KEY (user_session_id, offline_flag)
+) ENGINE=InnoDB;
+CREATE INDEX idx_offline_uss_by_user ON {{schema}}.offline_user_session (user_id, realm_id, offline_flag);
+CREATE INDEX idx_offline_uss_by_broker_session_id ON {{schema}}.offline_user_session (broker_session_id(255), realm_id);
+CREATE INDEX idx_user_session_expiration_created ON {{schema}}.offline_user_session ({{lead_bucket}}realm_id, offline_flag, remember_me, {{mid_bucket}}created_on, user_session_id, user_id);
+CREATE INDEX idx_user_session_expiration_last_refresh ON {{schema}}.offline_user_session ({{lead_bucket}}realm_id, offline_flag, remember_me, {{mid_bucket}}last_session_refresh_coarse, user_session_id, user_id);
+{{block:rt_ddl_client_session}}
+CREATE INDEX idx_offline_css_by_client_and_realm ON {{schema}}.offline_client_session (realm_id, offline_flag, client_id, client_storage_provider, external_client_id)
+
+-- name: rt_ddl_user_session_columns
+-- OFFLINE_USER_SESSION's columns that baseline and coarse share, included by
+-- each rt_ddl_* block ({{block:...}}); coarse adds its own after them.
   user_session_id varchar(36) NOT NULL,
   user_id varchar(255),
   realm_id varchar(36) NOT NULL,
@@ -68,14 +61,11 @@ CREATE TABLE {{schema}}.offline_user_session (
   broker_session_id text,
   version int DEFAULT 0,
   remember_me tinyint(1),
-  session_bucket smallint NOT NULL DEFAULT 0,
-  last_session_refresh_coarse bigint NOT NULL DEFAULT 0,
-  CONSTRAINT constraint_offl_us_ses_pk2 PRIMARY KEY (user_session_id, offline_flag)
-) ENGINE=InnoDB;
-CREATE INDEX idx_offline_uss_by_user ON {{schema}}.offline_user_session (user_id, realm_id, offline_flag);
-CREATE INDEX idx_offline_uss_by_broker_session_id ON {{schema}}.offline_user_session (broker_session_id(255), realm_id);
-CREATE INDEX idx_user_session_expiration_created ON {{schema}}.offline_user_session ({{lead_bucket}}realm_id, offline_flag, remember_me, {{mid_bucket}}created_on, user_session_id, user_id);
-CREATE INDEX idx_user_session_expiration_last_refresh ON {{schema}}.offline_user_session ({{lead_bucket}}realm_id, offline_flag, remember_me, {{mid_bucket}}last_session_refresh_coarse, user_session_id, user_id);
+
+-- name: rt_ddl_client_session
+-- OFFLINE_CLIENT_SESSION and the indexes that baseline and coarse share,
+-- included by each rt_ddl_* block; IDX_OFFLINE_CSS_BY_USER_SESSION_AND_OFFLINE
+-- and IDX_OFFLINE_CSS_BY_CLIENT_AND_REALM follow there.
 CREATE TABLE {{schema}}.offline_client_session (
   user_session_id varchar(36) NOT NULL,
   client_id varchar(255) NOT NULL,
@@ -90,7 +80,6 @@ CREATE TABLE {{schema}}.offline_client_session (
 ) ENGINE=InnoDB;
 CREATE INDEX idx_offline_css_by_client ON {{schema}}.offline_client_session (client_id, offline_flag);
 CREATE INDEX idx_offline_css_by_client_storage_provider ON {{schema}}.offline_client_session (client_storage_provider, external_client_id, offline_flag);
-CREATE INDEX idx_offline_css_by_client_and_realm ON {{schema}}.offline_client_session (realm_id, offline_flag, client_id, client_storage_provider, external_client_id)
 
 -- name: rt_css_user_session_index
 -- The coarse variant with --css-user-session-index=keep.

@@ -36,36 +36,14 @@
 -- The workload's schema is a NO AUTHENTICATION user: 18c or later.
 -- min_version: 180000
 CREATE TABLE {{schema}}.offline_user_session (
-  user_session_id VARCHAR2(36) NOT NULL,
-  user_id VARCHAR2(255) NOT NULL,
-  realm_id VARCHAR2(36) NOT NULL,
-  created_on INTEGER NOT NULL,
-  offline_flag VARCHAR2(4) NOT NULL,
-  data CLOB,
-  last_session_refresh INTEGER DEFAULT 0 NOT NULL,
-  broker_session_id VARCHAR2(1024),
-  version INTEGER DEFAULT 0,
-  remember_me NUMBER(1),
+  {{block:rt_ddl_user_session_columns}}
   CONSTRAINT constraint_offl_us_ses_pk2 PRIMARY KEY (user_session_id, offline_flag)
 );
 CREATE INDEX {{schema}}.idx_offline_uss_by_user ON {{schema}}.offline_user_session (user_id, realm_id, offline_flag);
 CREATE INDEX {{schema}}.idx_offline_uss_by_broker_session_id ON {{schema}}.offline_user_session (broker_session_id, realm_id);
 CREATE INDEX {{schema}}.idx_user_session_expiration_created ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, created_on, user_session_id, user_id);
 CREATE INDEX {{schema}}.idx_user_session_expiration_last_refresh ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, last_session_refresh, user_session_id, user_id);
-CREATE TABLE {{schema}}.offline_client_session (
-  user_session_id VARCHAR2(36) NOT NULL,
-  client_id VARCHAR2(255) NOT NULL,
-  offline_flag VARCHAR2(4) NOT NULL,
-  timestamp INTEGER,
-  data CLOB,
-  client_storage_provider VARCHAR2(36) DEFAULT 'local' NOT NULL,
-  external_client_id VARCHAR2(255) DEFAULT 'local' NOT NULL,
-  version INTEGER DEFAULT 0,
-  realm_id VARCHAR2(36),
-  CONSTRAINT constraint_offl_cl_ses_pk3 PRIMARY KEY (user_session_id, client_id, client_storage_provider, external_client_id, offline_flag)
-);
-CREATE INDEX {{schema}}.idx_offline_css_by_client ON {{schema}}.offline_client_session (client_id, offline_flag);
-CREATE INDEX {{schema}}.idx_offline_css_by_client_storage_provider ON {{schema}}.offline_client_session (client_storage_provider, external_client_id, offline_flag);
+{{block:rt_ddl_client_session}}
 CREATE INDEX {{schema}}.idx_offline_css_by_user_session_and_offline ON {{schema}}.offline_client_session (offline_flag, user_session_id);
 CREATE INDEX {{schema}}.idx_offline_css_by_client_and_realm ON {{schema}}.offline_client_session (realm_id, offline_flag, client_id, client_storage_provider, external_client_id)
 
@@ -77,6 +55,21 @@ CREATE INDEX {{schema}}.idx_offline_css_by_client_and_realm ON {{schema}}.offlin
 -- Server). {{lead_bucket}}/{{mid_bucket}} place SESSION_BUCKET (--bucket-position).
 -- min_version: 180000
 CREATE TABLE {{schema}}.offline_user_session (
+  {{block:rt_ddl_user_session_columns}}
+  session_bucket NUMBER(5) DEFAULT 0 NOT NULL,
+  last_session_refresh_coarse NUMBER(19) DEFAULT 0 NOT NULL,
+  CONSTRAINT constraint_offl_us_ses_pk2 PRIMARY KEY (user_session_id, offline_flag)
+);
+CREATE INDEX {{schema}}.idx_offline_uss_by_user ON {{schema}}.offline_user_session (user_id, realm_id, offline_flag);
+CREATE INDEX {{schema}}.idx_offline_uss_by_broker_session_id ON {{schema}}.offline_user_session (broker_session_id, realm_id);
+CREATE INDEX {{schema}}.idx_user_session_expiration_created ON {{schema}}.offline_user_session ({{lead_bucket}}realm_id, offline_flag, remember_me, {{mid_bucket}}created_on, user_session_id, user_id);
+CREATE INDEX {{schema}}.idx_user_session_expiration_last_refresh ON {{schema}}.offline_user_session ({{lead_bucket}}realm_id, offline_flag, remember_me, {{mid_bucket}}last_session_refresh_coarse, user_session_id, user_id);
+{{block:rt_ddl_client_session}}
+CREATE INDEX {{schema}}.idx_offline_css_by_client_and_realm ON {{schema}}.offline_client_session (realm_id, offline_flag, client_id, client_storage_provider, external_client_id)
+
+-- name: rt_ddl_user_session_columns
+-- OFFLINE_USER_SESSION's columns that baseline and coarse share, included by
+-- each rt_ddl_* block ({{block:...}}); coarse adds its own after them.
   user_session_id VARCHAR2(36) NOT NULL,
   user_id VARCHAR2(255) NOT NULL,
   realm_id VARCHAR2(36) NOT NULL,
@@ -87,14 +80,11 @@ CREATE TABLE {{schema}}.offline_user_session (
   broker_session_id VARCHAR2(1024),
   version INTEGER DEFAULT 0,
   remember_me NUMBER(1),
-  session_bucket NUMBER(5) DEFAULT 0 NOT NULL,
-  last_session_refresh_coarse NUMBER(19) DEFAULT 0 NOT NULL,
-  CONSTRAINT constraint_offl_us_ses_pk2 PRIMARY KEY (user_session_id, offline_flag)
-);
-CREATE INDEX {{schema}}.idx_offline_uss_by_user ON {{schema}}.offline_user_session (user_id, realm_id, offline_flag);
-CREATE INDEX {{schema}}.idx_offline_uss_by_broker_session_id ON {{schema}}.offline_user_session (broker_session_id, realm_id);
-CREATE INDEX {{schema}}.idx_user_session_expiration_created ON {{schema}}.offline_user_session ({{lead_bucket}}realm_id, offline_flag, remember_me, {{mid_bucket}}created_on, user_session_id, user_id);
-CREATE INDEX {{schema}}.idx_user_session_expiration_last_refresh ON {{schema}}.offline_user_session ({{lead_bucket}}realm_id, offline_flag, remember_me, {{mid_bucket}}last_session_refresh_coarse, user_session_id, user_id);
+
+-- name: rt_ddl_client_session
+-- OFFLINE_CLIENT_SESSION and the indexes that baseline and coarse share,
+-- included by each rt_ddl_* block; IDX_OFFLINE_CSS_BY_USER_SESSION_AND_OFFLINE
+-- and IDX_OFFLINE_CSS_BY_CLIENT_AND_REALM follow there.
 CREATE TABLE {{schema}}.offline_client_session (
   user_session_id VARCHAR2(36) NOT NULL,
   client_id VARCHAR2(255) NOT NULL,
@@ -109,7 +99,6 @@ CREATE TABLE {{schema}}.offline_client_session (
 );
 CREATE INDEX {{schema}}.idx_offline_css_by_client ON {{schema}}.offline_client_session (client_id, offline_flag);
 CREATE INDEX {{schema}}.idx_offline_css_by_client_storage_provider ON {{schema}}.offline_client_session (client_storage_provider, external_client_id, offline_flag);
-CREATE INDEX {{schema}}.idx_offline_css_by_client_and_realm ON {{schema}}.offline_client_session (realm_id, offline_flag, client_id, client_storage_provider, external_client_id)
 
 -- name: rt_css_user_session_index
 -- The coarse variant with --css-user-session-index=keep.

@@ -18,36 +18,14 @@
 -- name: rt_ddl_baseline
 -- The primary keys are clustered (SQL Server's default), as Keycloak's are.
 CREATE TABLE {{schema}}.offline_user_session (
-  user_session_id varchar(36) NOT NULL,
-  user_id varchar(255) NOT NULL,
-  realm_id varchar(36) NOT NULL,
-  created_on int NOT NULL,
-  offline_flag varchar(4) NOT NULL,
-  data nvarchar(max),
-  last_session_refresh int NOT NULL DEFAULT 0,
-  broker_session_id varchar(1024),
-  version int DEFAULT 0,
-  remember_me bit,
+  {{block:rt_ddl_user_session_columns}}
   CONSTRAINT constraint_offl_us_ses_pk2 PRIMARY KEY (user_session_id, offline_flag)
 );
 CREATE INDEX idx_offline_uss_by_user ON {{schema}}.offline_user_session (user_id, realm_id, offline_flag);
 CREATE INDEX idx_offline_uss_by_broker_session_id ON {{schema}}.offline_user_session (broker_session_id, realm_id);
 CREATE INDEX idx_user_session_expiration_created ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, created_on, user_session_id, user_id);
 CREATE INDEX idx_user_session_expiration_last_refresh ON {{schema}}.offline_user_session (realm_id, offline_flag, remember_me, last_session_refresh, user_session_id, user_id);
-CREATE TABLE {{schema}}.offline_client_session (
-  user_session_id varchar(36) NOT NULL,
-  client_id varchar(255) NOT NULL,
-  offline_flag varchar(4) NOT NULL,
-  timestamp int,
-  data nvarchar(max),
-  client_storage_provider varchar(36) NOT NULL DEFAULT 'local',
-  external_client_id varchar(255) NOT NULL DEFAULT 'local',
-  version int DEFAULT 0,
-  realm_id varchar(36),
-  CONSTRAINT constraint_offl_cl_ses_pk3 PRIMARY KEY (user_session_id, client_id, client_storage_provider, external_client_id, offline_flag)
-);
-CREATE INDEX idx_offline_css_by_client ON {{schema}}.offline_client_session (client_id, offline_flag) WHERE client_id <> 'external';
-CREATE INDEX idx_offline_css_by_client_storage_provider ON {{schema}}.offline_client_session (client_storage_provider, external_client_id, offline_flag) WHERE client_storage_provider <> 'internal';
+{{block:rt_ddl_client_session}}
 CREATE INDEX idx_offline_css_by_user_session_and_offline ON {{schema}}.offline_client_session (offline_flag, user_session_id);
 CREATE INDEX idx_offline_css_by_client_and_realm ON {{schema}}.offline_client_session (realm_id, offline_flag, client_id, client_storage_provider, external_client_id)
 
@@ -59,16 +37,7 @@ CREATE INDEX idx_offline_css_by_client_and_realm ON {{schema}}.offline_client_se
 -- {{lead_bucket}}/{{mid_bucket}} place SESSION_BUCKET (--bucket-position).
 -- max_version: 1500000
 CREATE TABLE {{schema}}.offline_user_session (
-  user_session_id varchar(36) NOT NULL,
-  user_id varchar(255) NOT NULL,
-  realm_id varchar(36) NOT NULL,
-  created_on int NOT NULL,
-  offline_flag varchar(4) NOT NULL,
-  data nvarchar(max),
-  last_session_refresh int NOT NULL DEFAULT 0,
-  broker_session_id varchar(1024),
-  version int DEFAULT 0,
-  remember_me bit,
+  {{block:rt_ddl_user_session_columns}}
   session_bucket smallint NOT NULL DEFAULT 0,
   last_session_refresh_coarse bigint NOT NULL DEFAULT 0,
   CONSTRAINT constraint_offl_us_ses_pk2 PRIMARY KEY (user_session_id, offline_flag)
@@ -77,20 +46,7 @@ CREATE INDEX idx_offline_uss_by_user ON {{schema}}.offline_user_session (user_id
 CREATE INDEX idx_offline_uss_by_broker_session_id ON {{schema}}.offline_user_session (broker_session_id, realm_id) WHERE broker_session_id IS NOT NULL;
 CREATE INDEX idx_user_session_expiration_created ON {{schema}}.offline_user_session ({{lead_bucket}}realm_id, offline_flag, remember_me, {{mid_bucket}}created_on) INCLUDE (user_session_id, user_id);
 CREATE INDEX idx_user_session_expiration_last_refresh ON {{schema}}.offline_user_session ({{lead_bucket}}realm_id, offline_flag, remember_me, {{mid_bucket}}last_session_refresh_coarse) INCLUDE (user_session_id, user_id);
-CREATE TABLE {{schema}}.offline_client_session (
-  user_session_id varchar(36) NOT NULL,
-  client_id varchar(255) NOT NULL,
-  offline_flag varchar(4) NOT NULL,
-  timestamp int,
-  data nvarchar(max),
-  client_storage_provider varchar(36) NOT NULL DEFAULT 'local',
-  external_client_id varchar(255) NOT NULL DEFAULT 'local',
-  version int DEFAULT 0,
-  realm_id varchar(36),
-  CONSTRAINT constraint_offl_cl_ses_pk3 PRIMARY KEY (user_session_id, client_id, client_storage_provider, external_client_id, offline_flag)
-);
-CREATE INDEX idx_offline_css_by_client ON {{schema}}.offline_client_session (client_id, offline_flag) WHERE client_id <> 'external';
-CREATE INDEX idx_offline_css_by_client_storage_provider ON {{schema}}.offline_client_session (client_storage_provider, external_client_id, offline_flag) WHERE client_storage_provider <> 'internal';
+{{block:rt_ddl_client_session}}
 CREATE INDEX idx_offline_css_by_client_and_realm ON {{schema}}.offline_client_session (realm_id, offline_flag, client_id, client_storage_provider, external_client_id)
 
 -- name: rt_ddl_coarse
@@ -101,6 +57,21 @@ CREATE INDEX idx_offline_css_by_client_and_realm ON {{schema}}.offline_client_se
 -- _LAST_REFRESH is an assumption the report lists).
 -- min_version: 1500000
 CREATE TABLE {{schema}}.offline_user_session (
+  {{block:rt_ddl_user_session_columns}}
+  session_bucket smallint NOT NULL DEFAULT 0,
+  last_session_refresh_coarse bigint NOT NULL DEFAULT 0,
+  CONSTRAINT constraint_offl_us_ses_pk2 PRIMARY KEY (user_session_id, offline_flag)
+);
+CREATE INDEX idx_offline_uss_by_user ON {{schema}}.offline_user_session (user_id, realm_id, offline_flag);
+CREATE INDEX idx_offline_uss_by_broker_session_id ON {{schema}}.offline_user_session (broker_session_id, realm_id) WHERE broker_session_id IS NOT NULL;
+CREATE INDEX idx_user_session_expiration_created ON {{schema}}.offline_user_session ({{lead_bucket}}realm_id, offline_flag, remember_me, {{mid_bucket}}created_on) INCLUDE (user_session_id, user_id) WITH (OPTIMIZE_FOR_SEQUENTIAL_KEY = ON);
+CREATE INDEX idx_user_session_expiration_last_refresh ON {{schema}}.offline_user_session ({{lead_bucket}}realm_id, offline_flag, remember_me, {{mid_bucket}}last_session_refresh_coarse) INCLUDE (user_session_id, user_id) WITH (OPTIMIZE_FOR_SEQUENTIAL_KEY = ON);
+{{block:rt_ddl_client_session}}
+CREATE INDEX idx_offline_css_by_client_and_realm ON {{schema}}.offline_client_session (realm_id, offline_flag, client_id, client_storage_provider, external_client_id)
+
+-- name: rt_ddl_user_session_columns
+-- OFFLINE_USER_SESSION's columns that baseline and coarse share, included by
+-- each rt_ddl_* block ({{block:...}}); coarse adds its own after them.
   user_session_id varchar(36) NOT NULL,
   user_id varchar(255) NOT NULL,
   realm_id varchar(36) NOT NULL,
@@ -111,14 +82,11 @@ CREATE TABLE {{schema}}.offline_user_session (
   broker_session_id varchar(1024),
   version int DEFAULT 0,
   remember_me bit,
-  session_bucket smallint NOT NULL DEFAULT 0,
-  last_session_refresh_coarse bigint NOT NULL DEFAULT 0,
-  CONSTRAINT constraint_offl_us_ses_pk2 PRIMARY KEY (user_session_id, offline_flag)
-);
-CREATE INDEX idx_offline_uss_by_user ON {{schema}}.offline_user_session (user_id, realm_id, offline_flag);
-CREATE INDEX idx_offline_uss_by_broker_session_id ON {{schema}}.offline_user_session (broker_session_id, realm_id) WHERE broker_session_id IS NOT NULL;
-CREATE INDEX idx_user_session_expiration_created ON {{schema}}.offline_user_session ({{lead_bucket}}realm_id, offline_flag, remember_me, {{mid_bucket}}created_on) INCLUDE (user_session_id, user_id) WITH (OPTIMIZE_FOR_SEQUENTIAL_KEY = ON);
-CREATE INDEX idx_user_session_expiration_last_refresh ON {{schema}}.offline_user_session ({{lead_bucket}}realm_id, offline_flag, remember_me, {{mid_bucket}}last_session_refresh_coarse) INCLUDE (user_session_id, user_id) WITH (OPTIMIZE_FOR_SEQUENTIAL_KEY = ON);
+
+-- name: rt_ddl_client_session
+-- OFFLINE_CLIENT_SESSION and the indexes that baseline and coarse share,
+-- included by each rt_ddl_* block; IDX_OFFLINE_CSS_BY_USER_SESSION_AND_OFFLINE
+-- and IDX_OFFLINE_CSS_BY_CLIENT_AND_REALM follow there.
 CREATE TABLE {{schema}}.offline_client_session (
   user_session_id varchar(36) NOT NULL,
   client_id varchar(255) NOT NULL,
@@ -133,7 +101,6 @@ CREATE TABLE {{schema}}.offline_client_session (
 );
 CREATE INDEX idx_offline_css_by_client ON {{schema}}.offline_client_session (client_id, offline_flag) WHERE client_id <> 'external';
 CREATE INDEX idx_offline_css_by_client_storage_provider ON {{schema}}.offline_client_session (client_storage_provider, external_client_id, offline_flag) WHERE client_storage_provider <> 'internal';
-CREATE INDEX idx_offline_css_by_client_and_realm ON {{schema}}.offline_client_session (realm_id, offline_flag, client_id, client_storage_provider, external_client_id)
 
 -- name: rt_css_user_session_index
 -- The coarse variant with --css-user-session-index=keep.
