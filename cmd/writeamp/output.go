@@ -74,7 +74,7 @@ func (b *barProgress) Add(n int) {
 func emit(cmd *cobra.Command, format, output string, res *result.Result) error {
 	color := output == "" && format == "table" && stdoutIsTerminal() && os.Getenv("NO_COLOR") == ""
 	// Rendered straight into the output: a large result's JSON held in a
-	// buffer first was one more copy of 80 MB.
+	// buffer first was one more copy of the whole document.
 	err := safeio.Stream(cmd.OutOrStdout(), safeio.Target{Flag: "--output", Path: output}, func(w io.Writer) error {
 		return reports.Render(w, format, res, reports.Options{Color: color, Top: topOption(cmd), Width: outputWidth(output)})
 	})
