@@ -156,7 +156,7 @@ func walRateRows(ctx context.Context, t *progressTable, db *sql.DB, srv dialects
 		t.AppendRow(table.Row{fmt.Sprintf("window's WAL read (%d records, %.0f MB): %s", n, bytes/1e6, what), rate(d[i]), "pg_waldump --stats=record " + rate(d[3]), fmt.Sprintf("%.3f", d[i].Seconds()/d[3].Seconds()), target})
 	}
 	// pg_walinspect's peer is its own function: pg_get_wal_records_info
-	// alone reads about 12x slower than pg_waldump, so no reader through it
+	// alone reads many times slower than pg_waldump, so no reader through it
 	// could meet a pg_waldump target. writeamp passes over the window twice
 	// (the records by transaction and relation, then every block reference
 	// for pages_touched), parsing text per record.
