@@ -125,7 +125,9 @@ type Dialect interface {
 	Name() string
 	// Schemes are the DSN URL schemes that select this dialect.
 	Schemes() []string
-	Open(ctx context.Context, dsn string) (*sql.DB, error)
+	// Open connects and checks the server answers; opts it cannot honour
+	// (OpenOptions) it ignores.
+	Open(ctx context.Context, dsn string, opts ...OpenOption) (*sql.DB, error)
 	Probe(ctx context.Context, q Querier) (Server, error)
 	// Redact returns the DSN with any password replaced, for messages.
 	Redact(dsn string) string

@@ -52,9 +52,9 @@ type Pipeliner interface {
 	Pipeline(ctx context.Context, conn *sql.Conn, stmts []Stmt) ([]StmtResult, error)
 }
 
-// KernelWaiter is implemented by dialects whose connections, dialed while
-// kernelwait is enabled, wait for the server in the kernel
-// (internal/kernelwait): run and check then plan their Ps for it.
+// KernelWaiter is implemented by dialects whose connections, opened with
+// KernelWait(true), wait for the server in the kernel (internal/kernelwait):
+// run and check then plan their Ps for it.
 type KernelWaiter interface {
 	KernelWait()
 }

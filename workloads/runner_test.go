@@ -22,9 +22,11 @@ func (conflict) Error() string { return "could not serialize access" }
 
 type fakeDialect struct{ ended *atomic.Int32 }
 
-func (fakeDialect) Name() string                                  { return "fake" }
-func (fakeDialect) Schemes() []string                             { return nil }
-func (fakeDialect) Open(context.Context, string) (*sql.DB, error) { return nil, nil }
+func (fakeDialect) Name() string      { return "fake" }
+func (fakeDialect) Schemes() []string { return nil }
+func (fakeDialect) Open(context.Context, string, ...dialects.OpenOption) (*sql.DB, error) {
+	return nil, nil
+}
 func (fakeDialect) Probe(context.Context, dialects.Querier) (dialects.Server, error) {
 	return dialects.Server{}, nil
 }

@@ -398,17 +398,12 @@ func driverVsPgbench(ctx context.Context, db *sql.DB, s dialects.Server, c int) 
 
 // openAsRun opens a pool whose connections wait as `run`'s do at that
 // concurrency, with its Ps (kernelwait.Plan): in the kernel where a P is
-// spare. The wait is decided when a connection is dialed, so it stays
-// switched on until done, which closes the pool and restores both.
+// spare. done closes the pool and restores the Ps.
 func openAsRun(ctx context.Context, workers int) (*sql.DB, func(), error) {
 	procs, wait := kernelwait.Plan(workers, runtime.NumCPU(), true)
 	prev := runtime.GOMAXPROCS(procs)
-	kernelwait.Enable(wait)
-	restore := func() {
-		kernelwait.Enable(false)
-		runtime.GOMAXPROCS(prev)
-	}
-	db, err := pg.Dialect{}.Open(ctx, *dsn)
+	restore := func() { runtime.GOMAXPROCS(prev) }
+	db, err := pg.Dialect{}.Open(ctx, *dsn, dialects.KernelWait(wait))
 	if err != nil {
 		restore()
 		return nil, nil, err

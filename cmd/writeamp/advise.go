@@ -15,10 +15,11 @@ import (
 
 	"github.com/writeamp/writeamp/advise"
 	"github.com/writeamp/writeamp/check"
+	"github.com/writeamp/writeamp/dialects"
 	"github.com/writeamp/writeamp/workloads/refreshtoken"
 )
 
-func newAdviseCmd() *cobra.Command {
+func newAdviseCmd(ap *app) *cobra.Command {
 	wl := refreshtoken.New(refreshtoken.DefaultParams())
 	wl.P.Logins = 300
 	req := check.Request{Workload: wl, Concurrency: 1, Repeat: 1}
@@ -72,7 +73,8 @@ Reference: docs/cli/writeamp_advise.md, docs/advise.md (what is measured, the JS
 			if budget < 0 {
 				return usagef("--time-budget %v: give a duration such as 20m (0: no limit)", budget)
 			}
-			if _, _, embedded := resolveDSN(dsn); embedded && command != nil {
+			src := sourceOf(dsn)
+			if src.embedded && command != nil {
 				return usagef("-- COMMAND needs --dsn (or WRITEAMP_DSN, DATABASE_URL, PG*): the command must reach the database advise measures")
 			}
 			dir, err := os.MkdirTemp("", "writeamp-advise-")
@@ -90,13 +92,13 @@ Reference: docs/cli/writeamp_advise.md, docs/advise.md (what is measured, the JS
 			if _, err := probe.Gate(); err != nil {
 				return usageError{err}
 			}
-			if beforeConnect != nil && command == nil {
-				beforeConnect(wl)
+			if ap.beforeConnect != nil && command == nil {
+				ap.beforeConnect(wl)
 			}
-			fitProcs(req.Concurrency, dsn)
-			log := notesWriter(quiet)
+			open := fitProcs(ap, req.Concurrency, src)
+			log := ap.notes(quiet)
 			ctx := cmd.Context()
-			t, err := connect(ctx, dsn, embedOpts{Allow: command == nil}, log)
+			t, err := connect(ctx, src, embedOpts{Allow: command == nil}, log, open)
 			if err != nil {
 				return exitError{code: exitUsage, err: err}
 			}
@@ -122,7 +124,9 @@ Reference: docs/cli/writeamp_advise.md, docs/advise.md (what is measured, the JS
 				// Each measurement connects anew: copying closes writeamp's
 				// own sessions on the database.
 				t.Close()
-				a.Measure = func(ctx context.Context, r check.Request) (*check.Outcome, error) { return adviseCopy(ctx, r, dsn) }
+				a.Measure = func(ctx context.Context, r check.Request) (*check.Outcome, error) {
+					return adviseCopy(ctx, r, src, open)
+				}
 			} else {
 				defer t.Close()
 				t.DB.SetMaxOpenConns(req.Concurrency + 5)
@@ -174,12 +178,12 @@ Reference: docs/cli/writeamp_advise.md, docs/advise.md (what is measured, the JS
 
 // adviseCopy is one report-only check of a wrapped command on copies of
 // the database, connected for it alone.
-func adviseCopy(ctx context.Context, r check.Request, dsn string) (*check.Outcome, error) {
+func adviseCopy(ctx context.Context, r check.Request, src source, open dialects.OpenOption) (*check.Outcome, error) {
 	g, err := r.Gate()
 	if err != nil {
 		return nil, err
 	}
-	t, err := connect(ctx, dsn, embedOpts{}, io.Discard)
+	t, err := connect(ctx, src, embedOpts{}, io.Discard, open)
 	if err != nil {
 		return nil, err
 	}

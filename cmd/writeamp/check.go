@@ -15,7 +15,7 @@ import (
 	"github.com/writeamp/writeamp/workloads/refreshtoken"
 )
 
-func newCheckCmd() *cobra.Command {
+func newCheckCmd(a *app) *cobra.Command {
 	wl := refreshtoken.New(refreshtoken.DefaultParams())
 	wl.P.Logins = 300
 	req := check.Request{Workload: wl, Concurrency: 1, Repeat: 1}
@@ -86,16 +86,17 @@ Reference: docs/cli/writeamp_check.md, docs/check-ci.md (modes, restore, CI outp
 			if err != nil {
 				return usageError{err}
 			}
-			if _, _, embedded := resolveDSN(dsn); embedded && command != nil {
+			src := sourceOf(dsn)
+			if src.embedded && command != nil {
 				return usagef("-- COMMAND needs --dsn (or WRITEAMP_DSN, DATABASE_URL, PG*): the command must reach the database check measures")
 			}
-			if beforeConnect != nil && command == nil {
-				beforeConnect(wl)
+			if a.beforeConnect != nil && command == nil {
+				a.beforeConnect(wl)
 			}
-			fitProcs(req.Concurrency, dsn) // before connecting: it decides how connections wait
-			log := notesWriter(quiet)
+			open := fitProcs(a, req.Concurrency, src)
+			log := a.notes(quiet)
 			ctx := cmd.Context()
-			t, err := connect(ctx, dsn, embedOpts{Allow: true}, log)
+			t, err := connect(ctx, src, embedOpts{Allow: true}, log, open)
 			if err != nil {
 				return exitError{code: exitUsage, err: err}
 			}

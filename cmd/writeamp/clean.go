@@ -46,7 +46,7 @@ Reference: docs/cli/writeamp_clean.md, docs/check-ci.md (the restore and undo re
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			t, err := connect(ctx, dsn, embedOpts{Allow: false}, cmd.ErrOrStderr())
+			t, err := connect(ctx, sourceOf(dsn), embedOpts{Allow: false}, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -61,7 +62,7 @@ func FuzzCLIFlags(f *testing.F) {
 	f.Setenv("GITHUB_STEP_SUMMARY", "")
 	// What run and check accept must make a schedule that does not panic
 	// and whose timestamps fit the workload's int columns.
-	beforeConnect = func(wl workloads.Workload) {
+	beforeConnect := func(wl workloads.Workload) {
 		p := wl.(*refreshtoken.Workload).P
 		small := p
 		small.Logins = min(p.Logins, 100)
@@ -75,7 +76,6 @@ func FuzzCLIFlags(f *testing.F) {
 			panic(fmt.Sprintf("accepted %+v: timestamps up to %d do not fit an int column", p, last))
 		}
 	}
-	f.Cleanup(func() { beforeConnect = nil })
 	f.Setenv("WRITEAMP_DSN", "postgres://fuzz@127.0.0.1:1/fuzz?connect_timeout=1&sslmode=disable")
 	f.Fuzz(func(t *testing.T, line string) {
 		args := strings.Fields(line)
@@ -90,7 +90,7 @@ func FuzzCLIFlags(f *testing.F) {
 		defer os.Chdir(home)
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		root := newRoot()
+		root := newRootFor(&app{stderr: io.Discard, beforeConnect: beforeConnect})
 		var out, errb bytes.Buffer
 		root.SetOut(&out)
 		root.SetErr(&errb)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -111,23 +112,26 @@ func TestResolveDSNOrder(t *testing.T) {
 	for _, v := range append(pgEnv, "WRITEAMP_DSN", "DATABASE_URL") {
 		t.Setenv(v, "")
 	}
-	if _, _, embedded := resolveDSN(""); !embedded {
-		t.Error("nothing set: the throwaway server")
+	if s := sourceOf(""); !s.embedded || s.dialect == nil || s.dialect.Name() != "postgres" {
+		t.Errorf("nothing set: the throwaway PostgreSQL, got %+v", s)
 	}
 	t.Setenv("PGHOST", "/tmp")
-	if dsn, from, embedded := resolveDSN(""); embedded || dsn != "" || from != "PGHOST" {
-		t.Errorf("PG* environment: %q %q %v", dsn, from, embedded)
+	if s := sourceOf(""); s.embedded || s.dsn != "" || s.from != "PGHOST" || s.dialect.Name() != "postgres" {
+		t.Errorf("PG* environment: %+v", s)
 	}
 	t.Setenv("DATABASE_URL", "postgres://a@b/c")
-	if dsn, from, _ := resolveDSN(""); dsn != "postgres://a@b/c" || from != "DATABASE_URL" {
-		t.Errorf("DATABASE_URL: %q %q", dsn, from)
+	if s := sourceOf(""); s.dsn != "postgres://a@b/c" || s.from != "DATABASE_URL" {
+		t.Errorf("DATABASE_URL: %+v", s)
 	}
 	t.Setenv("WRITEAMP_DSN", "mysql://a@b/c")
-	if dsn, _, _ := resolveDSN(""); dsn != "mysql://a@b/c" {
-		t.Errorf("WRITEAMP_DSN wins over DATABASE_URL: %q", dsn)
+	if s := sourceOf(""); s.dsn != "mysql://a@b/c" || s.dialect == nil || s.dialect.Name() != "mysql" {
+		t.Errorf("WRITEAMP_DSN wins over DATABASE_URL, with its dialect: %+v", s)
 	}
-	if dsn, from, _ := resolveDSN("postgres://flag"); dsn != "postgres://flag" || from != "--dsn" {
-		t.Errorf("--dsn wins: %q %q", dsn, from)
+	if s := sourceOf("postgres://flag"); s.dsn != "postgres://flag" || s.from != "--dsn" || s.embedded {
+		t.Errorf("--dsn wins: %+v", s)
+	}
+	if s := sourceOf("nosuch://x"); s.dialect != nil {
+		t.Errorf("a DSN naming no dialect: %+v", s)
 	}
 }
 
@@ -185,11 +189,13 @@ func TestCheckRefusesAnUnknownBudgetMetricBeforeConnecting(t *testing.T) {
 
 // Only the writeamp process sets GOMAXPROCS and the kernel wait
 // (fitProcs), not these in-process tests, which run commands beside each
-// other.
+// other: their command trees ask for no kernel wait and leave Go's Ps.
 func TestTheTestsDoNotFollowTheWorkers(t *testing.T) {
 	t.Parallel()
-	if procsFollowWorkers {
-		t.Error("the tests' process must not follow a command's workers")
+	procs := runtime.GOMAXPROCS(0)
+	o := dialects.OpenOptionsOf([]dialects.OpenOption{fitProcs(&app{}, procs+8, sourceOf("postgres://u@db/kc"))})
+	if o.KernelWait || runtime.GOMAXPROCS(0) != procs {
+		t.Errorf("a test's command tree planned the workers: kernel wait %v, GOMAXPROCS %d (was %d)", o.KernelWait, runtime.GOMAXPROCS(0), procs)
 	}
 }
 
@@ -203,9 +209,9 @@ func TestKernelWaitFollowsTheDSNsDialect(t *testing.T) {
 		"":                     true, // the PG* environment or a throwaway PostgreSQL
 		"mysql://u@db:3306/kc": false,
 	} {
-		_, got := dialectOf(dsn).(dialects.KernelWaiter)
+		_, got := sourceOf(dsn).dialect.(dialects.KernelWaiter)
 		if got != want {
-			t.Errorf("dialectOf(%q) waits in the kernel: %v, want %v", dsn, got, want)
+			t.Errorf("sourceOf(%q) waits in the kernel: %v, want %v", dsn, got, want)
 		}
 	}
 }

@@ -33,7 +33,7 @@ func newCloner(ctx context.Context, t *target, log io.Writer) (*check.Cloner, fu
 		if maint == template {
 			continue
 		}
-		db, oerr := d.OpenDatabase(ctx, t.DSN, maint)
+		db, oerr := d.OpenDatabase(ctx, t.DSN, maint, t.opts...)
 		if oerr != nil {
 			err = errors.Join(err, oerr)
 			continue
@@ -50,7 +50,7 @@ func newCloner(ctx context.Context, t *target, log io.Writer) (*check.Cloner, fu
 		DSN:      t.DSN,
 		Release:  func() { t.DB.Close() },
 		Open: func(ctx context.Context, database string) (*measure.Window, string, func(), error) {
-			db, err := d.OpenDatabase(ctx, t.DSN, database)
+			db, err := d.OpenDatabase(ctx, t.DSN, database, t.opts...)
 			if err != nil {
 				return nil, "", nil, err
 			}
@@ -85,7 +85,7 @@ func wireCopy(ctx context.Context, cp *check.Copy, t *target, log io.Writer, o c
 	cp.DSN = t.DSN
 	cp.EnvDSN = envNaming(t.DSN)
 	openDSN := func(ctx context.Context, dsn string) (*measure.Window, func(), error) {
-		db, err := t.Dialect.Open(ctx, dsn)
+		db, err := t.Dialect.Open(ctx, dsn, t.opts...)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -10,7 +10,7 @@ import (
 	"github.com/writeamp/writeamp/reports"
 )
 
-func newDiffCmd() *cobra.Command {
+func newDiffCmd(a *app) *cobra.Command {
 	var (
 		dsn, format, output, label string
 		quiet                      bool
@@ -38,7 +38,7 @@ Reference: docs/cli/writeamp_diff.md, docs/concepts.md (windows, units)`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			log := notesWriter(quiet)
+			log := a.notes(quiet)
 			// Reading holds up to about the files' size. The diff's peak,
 			// both counter lists with the table of their differences, is
 			// then well above what reading left (measured with make bench,
@@ -52,7 +52,7 @@ Reference: docs/cli/writeamp_diff.md, docs/concepts.md (windows, units)`,
 			in := measure.DiffInput{Before: before, After: after, Label: label, Log: log, Release: true}
 			ctx := cmd.Context()
 			if dsn != "" {
-				t, err := connect(ctx, dsn, embedOpts{Allow: false}, log)
+				t, err := connect(ctx, sourceOf(dsn), embedOpts{Allow: false}, log)
 				if err != nil {
 					return err
 				}

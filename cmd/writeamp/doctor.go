@@ -46,7 +46,7 @@ Reference: docs/cli/writeamp_doctor.md, docs/privileges.md (what each collector 
 			if purpose != "" && !slices.Contains(doctor.Purposes, purpose) {
 				return exitError{code: exitUsage, err: fmt.Errorf("doctor --for %q: want one of %s", purpose, strings.Join(doctor.Purposes, ", "))}
 			}
-			t, err := connect(ctx, dsn, embedOpts{Allow: false}, cmd.ErrOrStderr())
+			t, err := connect(ctx, sourceOf(dsn), embedOpts{Allow: false}, cmd.ErrOrStderr())
 			if err != nil {
 				return exitError{code: exitUsage, err: err}
 			}

@@ -23,6 +23,9 @@ type target struct {
 	Close func()
 	Where string // redacted DSN, or "throwaway PostgreSQL"
 	DSN   string // as connected to ("" for the PG* environment)
+	// opts are how it was opened: its other connections to the same
+	// server (check's copies) are opened alike.
+	opts []dialects.OpenOption
 }
 
 // openAs reconnects to the target's database as another login (nil when
@@ -72,23 +75,53 @@ func waitsFlag(f *pflag.FlagSet, v *bool) {
 // pgEnv are the libpq variables that mean "use PostgreSQL from my environment".
 var pgEnv = []string{"PGHOST", "PGHOSTADDR", "PGPORT", "PGUSER", "PGDATABASE", "PGSERVICE"}
 
-// resolveDSN picks the connection string: --dsn, then WRITEAMP_DSN, then
-// DATABASE_URL, then the PG* environment; "" with embedded=true when none.
-func resolveDSN(flag string) (dsn, from string, embedded bool) {
+// source is the database a command was pointed at, resolved once per
+// invocation from --dsn and the environment and passed down: --dsn, then
+// WRITEAMP_DSN, then DATABASE_URL, then the PG* environment (dsn ""), else
+// nothing (embedded: a throwaway PostgreSQL where the command allows one).
+type source struct {
+	dsn string
+	// from names where dsn came from: the flag, the variable, or the
+	// first PG* variable set ("" when embedded).
+	from string
+	// dialect is the one the DSN names (PostgreSQL for the PG* environment
+	// and a throwaway server; nil when the DSN names none: connect then
+	// says why).
+	dialect  dialects.Dialect
+	embedded bool
+}
+
+// sourceOf resolves --dsn's value against the environment.
+func sourceOf(flag string) source {
+	var s source
 	switch {
 	case flag != "":
-		return flag, "--dsn", false
+		s.dsn, s.from = flag, "--dsn"
 	case os.Getenv("WRITEAMP_DSN") != "":
-		return os.Getenv("WRITEAMP_DSN"), "WRITEAMP_DSN", false
+		s.dsn, s.from = os.Getenv("WRITEAMP_DSN"), "WRITEAMP_DSN"
 	case os.Getenv("DATABASE_URL") != "":
-		return os.Getenv("DATABASE_URL"), "DATABASE_URL", false
-	}
-	for _, v := range pgEnv {
-		if os.Getenv(v) != "" {
-			return "", v, false
+		s.dsn, s.from = os.Getenv("DATABASE_URL"), "DATABASE_URL"
+	default:
+		s.embedded = true
+		for _, v := range pgEnv {
+			if os.Getenv(v) != "" {
+				s.from, s.embedded = v, false
+				break
+			}
 		}
 	}
-	return "", "", true
+	if s.dsn == "" {
+		s.dialect, _ = dialects.Get("postgres")
+	} else {
+		s.dialect, _ = dialects.ForDSN(s.dsn)
+	}
+	return s
+}
+
+// nodeSource is a --node's DSN, for which the environment never stands in.
+func nodeSource(dsn string) source {
+	d, _ := dialects.ForDSN(dsn)
+	return source{dsn: dsn, from: "--node", dialect: d}
 }
 
 // embedOpts say whether a command may start a throwaway PostgreSQL when no
@@ -100,7 +133,7 @@ type embedOpts struct {
 
 // pgBinOf resolves --pg-bin and WRITEAMP_PG_BIN and checks the directory
 // before anything connects, naming the flag or variable that is wrong.
-func pgBinOf(flag string, dsnFlag string) (string, error) {
+func pgBinOf(flag string, src source) (string, error) {
 	bin, from := flag, "--pg-bin"
 	if bin == "" {
 		bin, from = os.Getenv(pgembed.BinEnv), pgembed.BinEnv
@@ -108,9 +141,9 @@ func pgBinOf(flag string, dsnFlag string) (string, error) {
 	if bin == "" {
 		return "", nil
 	}
-	if _, src, embedded := resolveDSN(dsnFlag); !embedded {
+	if !src.embedded {
 		if from == "--pg-bin" {
-			return "", usagef("--pg-bin chooses the binaries of the throwaway PostgreSQL, but %s names a database to measure: use one or the other", src)
+			return "", usagef("--pg-bin chooses the binaries of the throwaway PostgreSQL, but %s names a database to measure: use one or the other", src.from)
 		}
 		return "", nil // the variable only matters when a throwaway server starts
 	}
@@ -120,36 +153,23 @@ func pgBinOf(flag string, dsnFlag string) (string, error) {
 	return bin, nil
 }
 
-// dialectOf is the dialect connect would use for the --dsn flag's value
-// (nil when the DSN names none: connect then says why).
-func dialectOf(dsnFlag string) dialects.Dialect {
-	dsn, _, embedded := resolveDSN(dsnFlag)
-	if embedded || dsn == "" {
-		d, _ := dialects.Get("postgres")
-		return d
-	}
-	d, _ := dialects.ForDSN(dsn)
-	return d
-}
-
-// connect opens the database the flags and environment name, starting a
-// throwaway PostgreSQL when allowed and nothing is named.
-func connect(ctx context.Context, dsnFlag string, embed embedOpts, log io.Writer) (*target, error) {
-	allowEmbedded := embed.Allow
-	dsn, from, embedded := resolveDSN(dsnFlag)
-	var d dialects.Dialect
+// connect opens the database src names, starting a throwaway PostgreSQL
+// when allowed and nothing is named; opts are how its connections are
+// opened (fitProcs).
+func connect(ctx context.Context, src source, embed embedOpts, log io.Writer, opts ...dialects.OpenOption) (*target, error) {
+	dsn, d := src.dsn, src.dialect
 	var err error
 	closeFns := []func(){}
-	t := &target{}
+	t := &target{opts: opts}
 	t.Close = func() {
 		for i := len(closeFns) - 1; i >= 0; i-- {
 			closeFns[i]()
 		}
 	}
 	switch {
-	case embedded && !allowEmbedded:
+	case src.embedded && !embed.Allow:
 		return nil, usagef("--dsn is required (or set WRITEAMP_DSN, DATABASE_URL or the PG* variables)")
-	case embedded:
+	case src.embedded:
 		bin := embed.Bin
 		if bin == "" {
 			bin = os.Getenv(pgembed.BinEnv)
@@ -164,19 +184,16 @@ func connect(ctx context.Context, dsnFlag string, embed embedOpts, log io.Writer
 			}
 		})
 		dsn = srv.DSN()
-		d, _ = dialects.Get("postgres")
 		t.Where = "a throwaway PostgreSQL"
 	case dsn == "":
-		d, _ = dialects.Get("postgres") // PG* environment
-		t.Where = "PostgreSQL from the " + from + " environment"
+		t.Where = "PostgreSQL from the " + src.from + " environment"
 	default:
-		d, err = dialects.ForDSN(dsn)
-		if err != nil {
+		if d, err = dialects.ForDSN(dsn); err != nil {
 			return nil, usageError{err}
 		}
 		t.Where = d.Redact(dsn)
 	}
-	db, err := d.Open(ctx, dsn)
+	db, err := d.Open(ctx, dsn, opts...)
 	if err != nil {
 		t.Close()
 		return nil, err

@@ -41,7 +41,7 @@ Reference: docs/cli/writeamp_explain.md, docs/check-ci.md (how SQL files are rea
 				texts = append(texts, string(b))
 			}
 			ctx := cmd.Context()
-			t, err := connect(ctx, dsn, embedOpts{Allow: false}, cmd.ErrOrStderr())
+			t, err := connect(ctx, sourceOf(dsn), embedOpts{Allow: false}, cmd.ErrOrStderr())
 			if err != nil {
 				return exitError{code: exitUsage, err: err}
 			}

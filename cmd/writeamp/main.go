@@ -58,24 +58,23 @@ var (
 	errBrokenPipe  = errors.New("output closed (broken pipe)")
 )
 
-// stop cancels the command's context the way Ctrl-C does; main sets it.
-var stop = func(error) {}
-
 // pipeGuard stops the command, as Ctrl-C would, when the reader of stdout or
 // stderr has gone (`writeamp run | head -2`): the run cleans up and exits
 // 141 instead of dying of SIGPIPE with its schema, extension or throwaway
 // server left behind.
-type pipeGuard struct{ w io.Writer }
+// stop cancels the command's context the way Ctrl-C does.
+type pipeGuard struct {
+	w    io.Writer
+	stop func(error)
+}
 
 func (g pipeGuard) Write(p []byte) (int, error) {
 	n, err := g.w.Write(p)
 	if errors.Is(err, syscall.EPIPE) {
-		stop(errBrokenPipe)
+		g.stop(errBrokenPipe)
 	}
 	return n, err
 }
-
-var stderr io.Writer = pipeGuard{os.Stderr}
 
 func main() {
 	// SIGPIPE is ignored rather than caught: the kernel also raises it for a
@@ -84,16 +83,15 @@ func main() {
 	// closed stdout or stderr returns EPIPE, which pipeGuard turns into a stop.
 	signal.Ignore(syscall.SIGPIPE)
 	tuneGC()
-	procsFollowWorkers = true
 	ctx, cancel := context.WithCancelCause(context.Background())
-	stop = cancel
+	stderr := pipeGuard{os.Stderr, cancel}
 	sigs := make(chan os.Signal, 4)
 	// SIGHUP (a closed terminal or CI runner) and SIGQUIT stop writeamp the
 	// same way: a check then still undoes its migration.
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
-	go onSignals(sigs, cancel, cleanupGrace, func() { os.Exit(exitInterrupted) })
-	cmd := newRoot()
-	cmd.SetOut(pipeGuard{os.Stdout})
+	go onSignals(sigs, cancel, cleanupGrace, func() { os.Exit(exitInterrupted) }, stderr)
+	cmd := newRootFor(&app{stderr: stderr, followWorkers: true})
+	cmd.SetOut(pipeGuard{os.Stdout, cancel})
 	cmd.SetErr(stderr)
 	err := cmd.ExecuteContext(ctx)
 	if err == nil {
@@ -136,8 +134,8 @@ const cleanupGrace = 30 * time.Second
 // signal is acknowledged and arms quit for grace after the first signal;
 // one that comes when grace has passed quits at once. SIGKILL stays the
 // way out, and what it interrupts the next check or writeamp clean
-// --drop finishes.
-func onSignals(sigs <-chan os.Signal, cancel context.CancelCauseFunc, grace time.Duration, quit func()) {
+// --drop finishes. Its messages go to stderr.
+func onSignals(sigs <-chan os.Signal, cancel context.CancelCauseFunc, grace time.Duration, quit func(), stderr io.Writer) {
 	s := <-sigs
 	first := time.Now()
 	fmt.Fprintf(stderr, "writeamp: %v: stopping; what writeamp changed is undone or dropped first (a repeated signal quits only %s after the first, kill -9 at once)\n", s, grace)
@@ -233,33 +231,28 @@ const (
 )
 
 // fitProcs sets Go's Ps for the workload's workers and, where that leaves
-// one to spare, lets the connections made from now on wait for the server
-// in the kernel (kernelwait.Plan): a worker waits on its server for most
-// of each operation, and every wait parked on Go's poller cost a futex
+// one to spare, returns the option that lets the connections opened with
+// it wait for the server in the kernel (kernelwait.Plan): a worker waits on
+// its server for most of each operation, and every wait parked on Go's poller cost a futex
 // hand-off and its monitor's wake-ups. Against pgbench on the same
 // statements, waits on the poller cost well above pgbench's system CPU at
 // any GOMAXPROCS, waits in the kernel about the same (measured with make
 // bench, docs/performance.md). GOMAXPROCS in
 // the environment wins; the kernel wait is then used only if it leaves a P
-// to spare. Only the writeamp process does this:
-// the tests run commands in-process, beside each other, and must not set
-// each other's GOMAXPROCS.
-func fitProcs(workers int, dsnFlag string) {
-	if !procsFollowWorkers {
-		return
+// to spare. Only the writeamp process does this (app.followWorkers).
+func fitProcs(a *app, workers int, src source) dialects.OpenOption {
+	if !a.followWorkers {
+		return dialects.KernelWait(false)
 	}
-	_, canWait := dialectOf(dsnFlag).(dialects.KernelWaiter)
+	_, canWait := src.dialect.(dialects.KernelWaiter)
 	procs, wait := kernelwait.Plan(workers, runtime.NumCPU(), canWait)
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(procs)
 	} else {
 		wait = canWait && runtime.GOMAXPROCS(0) > max(1, workers)
 	}
-	kernelwait.Enable(wait)
+	return dialects.KernelWait(wait)
 }
-
-// procsFollowWorkers is set by main.
-var procsFollowWorkers bool
 
 // heapLive collects garbage and returns the heap left.
 func heapLive() int64 {

@@ -245,9 +245,7 @@ func TestMariaDBSnapshotEnableMonitors(t *testing.T) {
 	interrupted := filepath.Join(dir, "i.json")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	afterInstrument = cancel
-	defer func() { afterInstrument = func() {} }()
-	root := newRoot()
+	root := newRootFor(&app{stderr: os.Stderr, afterInstrument: cancel})
 	root.SetArgs([]string{"snapshot", "-q", "--dsn", dsn, "--enable-monitors", "-o", interrupted})
 	if err := root.ExecuteContext(ctx); err == nil {
 		t.Error("an interrupted snapshot reported success")

@@ -11,7 +11,7 @@ import (
 	"github.com/writeamp/writeamp/reports"
 )
 
-func newMeasureCmd() *cobra.Command {
+func newMeasureCmd(a *app) *cobra.Command {
 	var (
 		dsn, format, output, label, opName string
 		schemas, tables                    []string
@@ -68,9 +68,9 @@ Reference: docs/cli/writeamp_measure.md, docs/concepts.md (windows, units, exit 
 			if err := measure.CheckInterval("--interval", interval); err != nil {
 				return usageError{err}
 			}
-			log := notesWriter(quiet)
+			log := a.notes(quiet)
 			ctx := cmd.Context()
-			t, err := connect(ctx, dsn, embedOpts{Allow: false}, log)
+			t, err := connect(ctx, sourceOf(dsn), embedOpts{Allow: false}, log)
 			if err != nil {
 				return err
 			}

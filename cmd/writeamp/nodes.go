@@ -39,7 +39,7 @@ func openNodes(ctx context.Context, dsns, schemas, tables []string, waits bool, 
 	}
 	var nodes []*measure.Node
 	for i, dsn := range dsns {
-		t, err := connect(ctx, dsn, embedOpts{Allow: false}, log)
+		t, err := connect(ctx, nodeSource(dsn), embedOpts{Allow: false}, log)
 		if err != nil {
 			return nil, closeAll, fmt.Errorf("--node %d: %w", i+1, err)
 		}

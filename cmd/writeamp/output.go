@@ -19,12 +19,13 @@ import (
 	"github.com/writeamp/writeamp/workloads"
 )
 
-// notesWriter is where progress notes go: stderr, or nowhere with --quiet.
-func notesWriter(quiet bool) io.Writer {
+// notes is where progress notes go: the invocation's stderr, or nowhere
+// with --quiet.
+func (a *app) notes(quiet bool) io.Writer {
 	if quiet {
 		return io.Discard
 	}
-	return stderr
+	return a.stderr
 }
 
 func stderrIsTerminal() bool {

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"io"
+	"os"
+
 	"github.com/spf13/cobra"
 
 	// Dialects and their collectors register themselves.
@@ -12,9 +15,35 @@ import (
 	_ "github.com/writeamp/writeamp/dialects/oracle"
 	_ "github.com/writeamp/writeamp/dialects/postgres"
 	_ "github.com/writeamp/writeamp/dialects/sqlserver"
+	"github.com/writeamp/writeamp/workloads"
 )
 
-func newRoot() *cobra.Command {
+// app is what one invocation of the command tree shares: main builds it,
+// a test builds its own, and every command's constructor takes it. Nothing
+// a command sets or reads while it runs lives in a package variable, so
+// tests run command trees beside each other without racing.
+type app struct {
+	// stderr takes the commands' notes and the signal handler's messages.
+	stderr io.Writer
+	// followWorkers lets run, check and advise set Go's Ps and the kernel
+	// wait for their workers (fitProcs). Only the writeamp process does:
+	// the tests run commands in-process, beside each other, and must not
+	// set each other's GOMAXPROCS.
+	followWorkers bool
+	// beforeConnect, when set (FuzzCLIFlags), sees the workload a command
+	// will run once its flags are parsed, before anything connects.
+	beforeConnect func(workloads.Workload)
+	// afterInstrument, when set, runs in snapshot between turning the
+	// instrumentation on and writing the file: a test interrupts there.
+	afterInstrument func()
+}
+
+// newRoot is the command tree as the tests run it in-process: notes on the
+// process's stderr, Go's Ps left alone, no hooks.
+func newRoot() *cobra.Command { return newRootFor(&app{stderr: os.Stderr}) }
+
+// newRootFor is the command tree of one invocation.
+func newRootFor(a *app) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "writeamp",
 		Short: "Measure what a write workload really costs your database",
@@ -32,8 +61,8 @@ Reference: docs/cli/writeamp.md, docs/concepts.md (windows, exactness, units, ex
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{err}
 	})
-	root.AddCommand(newRunCmd(), newVersionCmd(), newMeasureCmd(), newSnapshotCmd(), newDiffCmd(), newCompareCmd())
-	root.AddCommand(newCheckCmd(), newAdviseCmd(), newPlanCmd(), newDoctorCmd(), newCleanCmd())
+	root.AddCommand(newRunCmd(a), newVersionCmd(), newMeasureCmd(a), newSnapshotCmd(a), newDiffCmd(a), newCompareCmd())
+	root.AddCommand(newCheckCmd(a), newAdviseCmd(a), newPlanCmd(), newDoctorCmd(), newCleanCmd())
 	root.AddCommand(newExplainCmd())
 	root.AddCommand(newGenCmd(root))
 	return root

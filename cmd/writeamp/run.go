@@ -22,17 +22,17 @@ const defaultWorkload = "refresh-token"
 // newRunCmd is `writeamp run`, driven from the workload registry: the
 // default workload's command, with a subcommand per registered workload
 // (`writeamp run refresh-token` is `writeamp run`).
-func newRunCmd() *cobra.Command {
-	cmd := newWorkloadRunCmd("run", defaultWorkload)
+func newRunCmd(a *app) *cobra.Command {
+	cmd := newWorkloadRunCmd(a, "run", defaultWorkload)
 	for _, name := range workloads.Names() {
-		cmd.AddCommand(newWorkloadRunCmd(name, name))
+		cmd.AddCommand(newWorkloadRunCmd(a, name, name))
 	}
 	return cmd
 }
 
 // newWorkloadRunCmd runs one workload: the runner's flags and the
 // workload's own (workloads.Flagser), discovered, not listed here.
-func newWorkloadRunCmd(use, name string) *cobra.Command {
+func newWorkloadRunCmd(a *app, use, name string) *cobra.Command {
 	wl, err := workloads.New(name)
 	if err != nil {
 		panic(err) // a registration bug, not the user's
@@ -83,21 +83,22 @@ func newWorkloadRunCmd(use, name string) *cobra.Command {
 					return usagef("--variants: unknown variant %q (known: %s)", v, strings.Join(meta.Variants, ", "))
 				}
 			}
-			bin, err := pgBinOf(pgBin, dsn)
+			src := sourceOf(dsn)
+			bin, err := pgBinOf(pgBin, src)
 			if err != nil {
 				return err
 			}
-			if beforeConnect != nil {
-				beforeConnect(wl)
+			if a.beforeConnect != nil {
+				a.beforeConnect(wl)
 			}
 			top := slices.Max(levels)
-			fitProcs(top, dsn) // before connecting: it decides how connections wait
-			log := notesWriter(quiet)
+			open := fitProcs(a, top, src)
+			log := a.notes(quiet)
 			ctx := cmd.Context()
 			if err := checkNodes(nodeDSNs); err != nil {
 				return err
 			}
-			t, err := connect(ctx, dsn, embedOpts{Allow: true, Bin: bin}, log)
+			t, err := connect(ctx, src, embedOpts{Allow: true, Bin: bin}, log, open)
 			if err != nil {
 				return err
 			}
@@ -202,10 +203,6 @@ func workloadFlags(wl workloads.Workload, prefix string) *pflag.FlagSet {
 // workloadDocs is the docs/ page of a built-in workload, named at the end
 // of its help.
 var workloadDocs = map[string]string{defaultWorkload: "docs/keycloak.md (the experiment and its knobs)"}
-
-// beforeConnect, when set (FuzzCLIFlags), sees the workload a command
-// accepted, with its parameters, before it connects.
-var beforeConnect func(workloads.Workload)
 
 // parseLevels reads --concurrency: one level, or a comma-separated sweep.
 func parseLevels(s string) ([]int, error) {

@@ -42,7 +42,7 @@ func TestASecondWorkloadGetsCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	tg, err := connect(ctx, dsn, embedOpts{}, io.Discard)
+	tg, err := connect(ctx, sourceOf(dsn), embedOpts{}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

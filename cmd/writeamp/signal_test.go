@@ -37,16 +37,13 @@ func (l *lockedBuffer) String() string {
 // once.
 func TestRepeatedSignalsQuitOnlyAfterTheGrace(t *testing.T) {
 	buf := &lockedBuffer{}
-	saved := stderr
-	stderr = buf
-	defer func() { stderr = saved }()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	sigs := make(chan os.Signal, 4)
 	quit := make(chan time.Time, 4)
 	const grace = 600 * time.Millisecond
 	start := time.Now()
-	go onSignals(sigs, cancel, grace, func() { quit <- time.Now() })
+	go onSignals(sigs, cancel, grace, func() { quit <- time.Now() }, buf)
 	sigs <- syscall.SIGTERM
 	<-ctx.Done()
 	if !errors.Is(context.Cause(ctx), errInterrupted) {
@@ -84,14 +81,11 @@ func TestRepeatedSignalsQuitOnlyAfterTheGrace(t *testing.T) {
 // One signal alone never quits: the cleanup takes as long as it takes
 // (each of its steps is bounded by its own timeout).
 func TestOneSignalNeverQuits(t *testing.T) {
-	saved := stderr
-	stderr = &lockedBuffer{}
-	defer func() { stderr = saved }()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	sigs := make(chan os.Signal, 1)
 	quit := make(chan struct{}, 1)
-	go onSignals(sigs, cancel, 100*time.Millisecond, func() { quit <- struct{}{} })
+	go onSignals(sigs, cancel, 100*time.Millisecond, func() { quit <- struct{}{} }, &lockedBuffer{})
 	sigs <- syscall.SIGINT
 	<-ctx.Done()
 	select {

@@ -12,11 +12,7 @@ import (
 	"github.com/writeamp/writeamp/measure"
 )
 
-// afterInstrument lets a test interrupt a snapshot between turning the
-// monitors on and writing the file, where Ctrl-C must turn them off again.
-var afterInstrument = func() {}
-
-func newSnapshotCmd() *cobra.Command {
+func newSnapshotCmd(a *app) *cobra.Command {
 	var (
 		dsn, output     string
 		schemas, tables []string
@@ -56,9 +52,9 @@ Reference: docs/cli/writeamp_snapshot.md, docs/concepts.md (windows)`,
 			if err := checkNodes(nodeDSNs); err != nil {
 				return err
 			}
-			log := notesWriter(quiet)
+			log := a.notes(quiet)
 			ctx := cmd.Context()
-			t, err := connect(ctx, dsn, embedOpts{Allow: false}, log)
+			t, err := connect(ctx, sourceOf(dsn), embedOpts{Allow: false}, log)
 			if err != nil {
 				return err
 			}
@@ -77,7 +73,7 @@ Reference: docs/cli/writeamp_snapshot.md, docs/concepts.md (windows)`,
 				return err
 			}
 			file, abandon, err := win.TakeSnapshot(ctx, measure.SnapshotOptions{Scope: scope, Checkpoint: checkpoint,
-				HoldWAL: holdWAL, EnableMonitors: enableMonitors, Where: t.Where, AfterInstrument: afterInstrument})
+				HoldWAL: holdWAL, EnableMonitors: enableMonitors, Where: t.Where, AfterInstrument: a.afterInstrument})
 			if err != nil {
 				return err
 			}
@@ -124,7 +120,7 @@ Reference: docs/cli/writeamp_snapshot.md, docs/concepts.md (windows)`,
 // snapshotNode reads --node number i into the same file, with the same
 // scope flags; diff reports it as node<i> beside the main reading.
 func snapshotNode(ctx context.Context, i int, dsn string, schemas, tables []string, log io.Writer) (*measure.SnapshotFile, error) {
-	t, err := connect(ctx, dsn, embedOpts{Allow: false}, log)
+	t, err := connect(ctx, nodeSource(dsn), embedOpts{Allow: false}, log)
 	if err != nil {
 		return nil, fmt.Errorf("--node %d: %w", i, err)
 	}

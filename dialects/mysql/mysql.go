@@ -104,7 +104,7 @@ func (Dialect) Schemes() []string { return []string{"mysql", "mariadb"} }
 var ConnectTimeout = 10 * time.Second
 
 // Open connects and checks the server answers, with a bounded timeout.
-func (d Dialect) Open(ctx context.Context, dsn string) (*sql.DB, error) {
+func (d Dialect) Open(ctx context.Context, dsn string, _ ...dialects.OpenOption) (*sql.DB, error) {
 	cfg, err := Config(dsn)
 	if err != nil {
 		return nil, err

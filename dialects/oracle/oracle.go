@@ -78,7 +78,7 @@ var ConnectTimeout = 10 * time.Second
 // Open connects and checks the server answers. go-ora's own TIMEOUT option
 // is also the read deadline of every later statement, so the connect bound
 // comes from a dialer of our own and a deadline on the first ping instead.
-func (d Dialect) Open(ctx context.Context, dsn string) (*sql.DB, error) {
+func (d Dialect) Open(ctx context.Context, dsn string, _ ...dialects.OpenOption) (*sql.DB, error) {
 	if _, err := go_ora.ParseConfig(dsn); err != nil {
 		return nil, fmt.Errorf("--dsn: cannot parse the connection string: %s (expected oracle://user:password@host:1521/service)", dialects.ParseErrorText(err))
 	}

@@ -14,9 +14,9 @@ import (
 
 // OpenDatabase connects like Open, to another database of the same server
 // (check --clone connects to its copies, and to a maintenance database to
-// make them).
-func (d Dialect) OpenDatabase(ctx context.Context, dsn, database string) (*sql.DB, error) {
-	cfg, err := Config(dsn)
+// make them); opts are Open's.
+func (d Dialect) OpenDatabase(ctx context.Context, dsn, database string, opts ...dialects.OpenOption) (*sql.DB, error) {
+	cfg, err := Config(dsn, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -14,24 +14,48 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/writeamp/writeamp/dialects"
-	"github.com/writeamp/writeamp/internal/kernelwait"
 	"github.com/writeamp/writeamp/internal/testing/testenv"
 )
 
 // kernelWaitDB opens dsn with the kernel wait on, as `run` does when a core
-// is spare. Not parallel: Enable is the process's, and the package's
-// parallel tests start only after the sequential ones end.
+// is spare.
 func kernelWaitDB(t *testing.T, dsn string) *sql.DB {
 	t.Helper()
-	kernelwait.Enable(true)
-	defer kernelwait.Enable(false)
-	db, err := Dialect{}.Open(context.Background(), dsn)
+	db, err := Dialect{}.Open(context.Background(), dsn, dialects.KernelWait(true))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
 	db.SetMaxOpenConns(1)
 	return db
+}
+
+// The kernel wait is an option of each Open, not the process's: pools
+// open at the same time, with it and without, keep their own.
+func TestKernelWaitIsAnOptionOfOpen(t *testing.T) {
+	t.Parallel()
+	dsn := testenv.DSN(t, "WRITEAMP_TEST_PG_DSN")
+	var dbs []*sql.DB
+	for _, on := range []bool{true, false, true} {
+		db, err := Dialect{}.Open(context.Background(), dsn, dialects.KernelWait(on))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		dbs = append(dbs, db)
+	}
+	plain, err := Dialect{}.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	dbs = append(dbs, plain)
+	for i, db := range dbs {
+		typ := netConnType(t, db)
+		if want := i%2 == 0; (typ == "*kernelwait.conn") != want {
+			t.Errorf("pool %d (kernel wait %v): the connection under pgx is %s", i, want, typ)
+		}
+	}
 }
 
 // netConnType is the type of the connection under pgx's protocol.

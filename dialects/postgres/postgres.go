@@ -63,15 +63,17 @@ func init() { dialects.Register(Dialect{}) }
 
 func (Dialect) Name() string { return Name }
 
-// KernelWait: Config's dialer wraps connections with kernelwait when enabled.
+// KernelWait: Config's dialer wraps connections with kernelwait when asked
+// (dialects.KernelWait).
 func (Dialect) KernelWait()       {}
 func (Dialect) Schemes() []string { return []string{"postgres", "postgresql", "pg"} }
 
 // ConnectTimeout bounds how long an unreachable host can hold a command.
 var ConnectTimeout = 10 * time.Second
 
-// Config parses a DSN (URL or key=value; empty means the PG* environment).
-func Config(dsn string) (*pgx.ConnConfig, error) {
+// Config parses a DSN (URL or key=value; empty means the PG* environment);
+// opts are Open's.
+func Config(dsn string, opts ...dialects.OpenOption) (*pgx.ConnConfig, error) {
 	if strings.HasPrefix(dsn, "pg://") {
 		dsn = "postgres://" + strings.TrimPrefix(dsn, "pg://")
 	}
@@ -99,23 +101,22 @@ func Config(dsn string) (*pgx.ConnConfig, error) {
 		cfg.RuntimeParams["application_name"] = "writeamp"
 	}
 	cfg.OnNotice = routeNotice
-	dial := cfg.DialFunc
-	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		c, err := dial(ctx, network, addr)
-		if err != nil {
-			return nil, err
+	if dialects.OpenOptionsOf(opts).KernelWait {
+		dial := cfg.DialFunc
+		cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := dial(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return kernelwait.Wrap(c), nil
 		}
-		if kernelwait.Enabled() {
-			c = kernelwait.Wrap(c)
-		}
-		return c, nil
 	}
 	return cfg, nil
 }
 
 // Open connects and checks the server answers, with a bounded timeout.
-func (d Dialect) Open(ctx context.Context, dsn string) (*sql.DB, error) {
-	cfg, err := Config(dsn)
+func (d Dialect) Open(ctx context.Context, dsn string, opts ...dialects.OpenOption) (*sql.DB, error) {
+	cfg, err := Config(dsn, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -112,7 +112,7 @@ func Config(dsn string) (msdsn.Config, error) {
 
 // Open connects and checks the server answers within ConnectTimeout (the
 // README's 10 s): a closed port fails at once, a silent one at the bound.
-func (d Dialect) Open(ctx context.Context, dsn string) (*sql.DB, error) {
+func (d Dialect) Open(ctx context.Context, dsn string, _ ...dialects.OpenOption) (*sql.DB, error) {
 	cfg, err := Config(dsn)
 	if err != nil {
 		return nil, err

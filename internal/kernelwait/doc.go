@@ -16,5 +16,5 @@
 //
 // A goroutine that waits in the kernel keeps its P the whole time, so the
 // runtime must have one to spare (GOMAXPROCS above the waiting workers;
-// see Enable), or its monitor takes the P back from every wait.
+// see Plan), or its monitor takes the P back from every wait.
 package kernelwait

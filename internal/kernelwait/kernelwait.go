@@ -1,18 +1,6 @@
 package kernelwait
 
-import (
-	"net"
-	"sync/atomic"
-)
-
-var enabled atomic.Bool
-
-// Enable makes the dialers that ask Enabled wrap the connections they make
-// from now on (connections already open keep how they wait).
-func Enable(on bool) { enabled.Store(on) }
-
-// Enabled says whether new connections should be wrapped.
-func Enabled() bool { return enabled.Load() }
+import "net"
 
 // Wrap returns c with reads and writes that wait in the kernel, and c closed;
 // where that is not possible (no file descriptor, or not Linux) it returns c
