@@ -23,8 +23,8 @@ import (
 //     spec to have findings word it at table or index level (every
 //     database-level metric is judged without one), Chart or Timeline to put
 //     it there;
-//  3. the collector's line that emits it: counter(collectors.DB, "",
-//     result.SnakeName, v, ...) (each dialect's helpers take a *Info).
+//  3. the collector's line that emits it: collectors.NewCounter(collectors.DB,
+//     "", result.SnakeName, v, ...) (it takes the *Info).
 //
 // The JSON carries Name only, so a value from a branch that still writes
 // string names converts by replacing "snake_name" with result.SnakeName.Name

@@ -19,8 +19,8 @@ import (
 // not subtracted: a Gtid event's size depends on its flags, and reading the
 // events needs a privilege the collectors do not ask for.
 func DeriveBinlogDDL(d *collectors.Delta) {
-	k := key(collectors.DB, "", result.BinlogBytes)
-	m, ddl := d.Get(k), d.Get(key(collectors.DB, "", result.DdlStatements))
+	k := collectors.NewKey(collectors.DB, "", result.BinlogBytes)
+	m, ddl := d.Get(k), d.Get(collectors.NewKey(collectors.DB, "", result.DdlStatements))
 	if !my.IsMariaDB(d.Server) || !m.OK() || m.Exactness != result.Exact || !ddl.OK() || ddl.V() == 0 {
 		return
 	}
@@ -43,7 +43,7 @@ func DeriveUnavailable(d *collectors.Delta) {
 		if s.Has(my.CapBinlog) {
 			why = s.Why(my.CapPerfSchemaBinlog)
 		}
-		d.Put(key(collectors.DB, "", result.BinlogBytes), result.NA(src, why))
+		d.Put(collectors.NewKey(collectors.DB, "", result.BinlogBytes), result.NA(src, why))
 	}
 	for _, m := range []struct {
 		metric             *result.Info
@@ -52,19 +52,19 @@ func DeriveUnavailable(d *collectors.Delta) {
 		{result.PageSplits, "INFORMATION_SCHEMA.INNODB_METRICS index_page_splits", my.CapIndexMonitor},
 		{result.TransactionsCommitted, "INFORMATION_SCHEMA.INNODB_METRICS trx_rw_commits, trx_ro_commits, trx_nl_ro_commits, trx_rollbacks", my.CapTrxMonitor},
 	} {
-		if d.Has(key(collectors.DB, "", m.metric)) {
+		if d.Has(collectors.NewKey(collectors.DB, "", m.metric)) {
 			continue
 		}
 		why := s.Why(m.capability)
 		if !s.Has(my.CapInnodbMetrics) {
 			why = s.Why(my.CapInnodbMetrics)
 		}
-		d.Put(key(collectors.DB, "", m.metric), result.NA(m.source, why))
+		d.Put(collectors.NewKey(collectors.DB, "", m.metric), result.NA(m.source, why))
 	}
-	lb := d.Get(key(collectors.DB, "", result.LogBytes))
+	lb := d.Get(collectors.NewKey(collectors.DB, "", result.LogBytes))
 	if lb.OK() && my.BlockFramedLSN(s) && strings.Contains(strings.ToLower(lb.Source), "lsn") {
 		m := result.New(lb.V()*496/512, result.Weaker(result.Derived, lb.Exactness), "derived: redo LSN difference × 496/512 (512-byte blocks carry 16 bytes of header and trailer)")
-		d.Put(key(collectors.DB, "", result.LogPayloadBytes), m)
+		d.Put(collectors.NewKey(collectors.DB, "", result.LogPayloadBytes), m)
 	}
 }
 
@@ -169,7 +169,7 @@ func DeriveIndexWrites(d *collectors.Delta) {
 	if len(d.Writes) == 0 {
 		for _, k := range order {
 			for _, o := range indexes[k] {
-				d.Put(key(collectors.Index, o.FQN(), result.LeafInserts), result.NA("derived: InnoDB rules", noStatementsWhy))
+				d.Put(collectors.NewKey(collectors.Index, o.FQN(), result.LeafInserts), result.NA("derived: InnoDB rules", noStatementsWhy))
 			}
 		}
 		return
@@ -185,9 +185,9 @@ func DeriveIndexWrites(d *collectors.Delta) {
 				rows[w.Kind] += float64(w.Rows)
 			}
 		}
-		obj := fqn(k.schema, k.table)
+		obj := collectors.FQN(k.schema, k.table)
 		for kind, metric := range map[string]*result.Info{"insert": result.RowsInserted, "update": result.RowsUpdated, "delete": result.RowsDeleted} {
-			d.Put(key(collectors.Table, obj, metric), result.New(rows[kind], result.Derived, derivedRowsSrc))
+			d.Put(collectors.NewKey(collectors.Table, obj, metric), result.New(rows[kind], result.Derived, derivedRowsSrc))
 		}
 	}
 	for _, k := range order {
@@ -264,13 +264,13 @@ func DeriveIndexWrites(d *collectors.Delta) {
 			if t.prefixCaveat {
 				note = joinNote(note, prefixCaveatNote)
 			}
-			if lp := d.Get(key(collectors.Index, o.FQN(), result.LeafPages)); lp.OK() {
+			if lp := d.Get(collectors.NewKey(collectors.Index, o.FQN(), result.LeafPages)); lp.OK() {
 				note = joinNote(note, fmt.Sprintf("measured cross-check: leaf pages %+.0f (mysql.innodb_index_stats, recalculated inside the window)", lp.V()))
 			}
 			put := func(metric *result.Info, v float64) {
 				m := result.New(v, result.Derived, src)
 				m.Note = note
-				d.Put(key(collectors.Index, o.FQN(), metric), m)
+				d.Put(collectors.NewKey(collectors.Index, o.FQN(), metric), m)
 			}
 			put(result.LeafInserts, t.ins)
 			put(result.LeafDeletes, t.del)

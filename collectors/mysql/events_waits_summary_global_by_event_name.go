@@ -99,11 +99,11 @@ func (EventsWaitsSummaryGlobalByEventName) Collect(ctx context.Context, qr diale
 	var out []collectors.Counter
 	for _, r := range on {
 		m := result.WaitsPrefix + strings.ToLower(r.name)
-		c := counter(collectors.DB, "", result.Family(m), r.count, result.Exact, view+".COUNT_STAR event_name="+r.name+" (every acquisition, contended or not; whole server)", "")
+		c := collectors.NewCounter(collectors.DB, "", result.Family(m), r.count, result.Exact, view+".COUNT_STAR event_name="+r.name+" (every acquisition, contended or not; whole server)", "")
 		c.Note = note
 		out = append(out, c)
 		if r.timed { // an untimed instrument counts, with no time
-			ms := counter(collectors.DB, "", result.Family(m+"_ms"), r.picos/1e9, result.Exact, view+".SUM_TIMER_WAIT / 10^9 event_name="+r.name+" (time to acquire, picoseconds to ms; whole server)", "")
+			ms := collectors.NewCounter(collectors.DB, "", result.Family(m+"_ms"), r.picos/1e9, result.Exact, view+".SUM_TIMER_WAIT / 10^9 event_name="+r.name+" (time to acquire, picoseconds to ms; whole server)", "")
 			ms.Note = note
 			out = append(out, ms)
 		}

@@ -48,6 +48,6 @@ func (FileSummaryByEventName) Collect(ctx context.Context, qr dialects.Querier, 
 	if err != nil {
 		return nil, err
 	}
-	return []collectors.Counter{counter(collectors.DB, "", result.BinlogBytes, bytes.Float64, result.Exact,
+	return []collectors.Counter{collectors.NewCounter(collectors.DB, "", result.BinlogBytes, bytes.Float64, result.Exact,
 		"performance_schema.file_summary_by_event_name wait/io/file/sql/binlog SUM_NUMBER_OF_BYTES_WRITE (whole server)", "")}, nil
 }

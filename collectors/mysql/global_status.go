@@ -56,7 +56,7 @@ func (g GlobalStatus) Collect(ctx context.Context, qr dialects.Querier, s dialec
 	var out []collectors.Counter
 	db := func(metric *result.Info, name string, e result.Exactness, source, note string) {
 		if v, ok := st[name]; ok {
-			c := counter(collectors.DB, "", metric, v, e, source, "")
+			c := collectors.NewCounter(collectors.DB, "", metric, v, e, source, "")
 			c.Note = note
 			out = append(out, c)
 		}
@@ -104,7 +104,7 @@ func (g GlobalStatus) Collect(ctx context.Context, qr dialects.Querier, s dialec
 		}
 	}
 	if found {
-		out = append(out, counter(collectors.DB, "", result.DdlStatements, ddl, result.Exact,
+		out = append(out, collectors.NewCounter(collectors.DB, "", result.DdlStatements, ddl, result.Exact,
 			"Com_create_*, Com_alter_*, Com_drop_*, Com_rename_table, Com_truncate (DDL statements, whole server, all sessions)", ""))
 	}
 	db(result.CommitStatements, "Com_commit", result.Exact, "Com_commit (COMMIT statements, whole server, all sessions)",
@@ -139,10 +139,10 @@ func galera(st map[string]float64) []collectors.Counter {
 		{result.FlowControlReceived, "wsrep_flow_control_recv", 1, "flow control pauses this node obeyed"},
 	} {
 		if v, ok := st[m.name]; ok {
-			out = append(out, counter(collectors.DB, "", m.metric, v*m.scale, result.Exact, m.name+" ("+m.what+"; this node, all sessions)", ""))
+			out = append(out, collectors.NewCounter(collectors.DB, "", m.metric, v*m.scale, result.Exact, m.name+" ("+m.what+"; this node, all sessions)", ""))
 		}
 	}
-	c := counter(collectors.DB, "", result.GaleraClusterSize, st["wsrep_cluster_size"], result.Exact, "wsrep_cluster_size at the window's end (nodes in the cluster)", "")
+	c := collectors.NewCounter(collectors.DB, "", result.GaleraClusterSize, st["wsrep_cluster_size"], result.Exact, "wsrep_cluster_size at the window's end (nodes in the cluster)", "")
 	c.Interval = true
 	return append(out, c)
 }

@@ -84,11 +84,11 @@ func (InnodbBufferPage) CollectInterval(ctx context.Context, qr dialects.Querier
 			continue
 		}
 		n := touched[idx{o.Schema, o.Table, o.Info["index_name"]}]
-		c := counter(collectors.Index, o.FQN(), result.PagesTouched, n, result.Approx, touchedSource, "")
+		c := collectors.NewCounter(collectors.Index, o.FQN(), result.PagesTouched, n, result.Approx, touchedSource, "")
 		c.Interval, c.Note = true, touchedNote
 		out = append(out, c)
 		if o.Info["clustered"] == "true" {
-			t := counter(collectors.Table, fqn(o.Schema, o.Table), result.PagesTouched, n, result.Approx, touchedSource+" (the clustered index "+o.Info["index_name"]+": the table's rows)", "")
+			t := collectors.NewCounter(collectors.Table, collectors.FQN(o.Schema, o.Table), result.PagesTouched, n, result.Approx, touchedSource+" (the clustered index "+o.Info["index_name"]+": the table's rows)", "")
 			t.Interval, t.Note = true, touchedNote
 			out = append(out, t)
 		}

@@ -87,7 +87,7 @@ func (c InnodbChangeBuffer) Collect(ctx context.Context, qr dialects.Querier, s 
 	var out []collectors.Counter
 	add := func(name string, v float64, source string) {
 		m := ibufMetrics[name]
-		k := counter(collectors.DB, "", m, v, result.Exact, source, "")
+		k := collectors.NewCounter(collectors.DB, "", m, v, result.Exact, source, "")
 		k.Note = note
 		if m == result.IbufSizePages {
 			k.Gauge = true

@@ -90,7 +90,7 @@ func (InnodbIndexStats) Collect(ctx context.Context, qr dialects.Querier, s dial
 		if a.parts > 1 {
 			source = fmt.Sprintf("mysql.innodb_index_stats %s summed over the table's %d partitions (persistent statistics)", k.stat, a.parts)
 		}
-		c := counter(collectors.Index, fqn(k.schema, name), metric, a.v, result.Approx, source, "")
+		c := collectors.NewCounter(collectors.Index, collectors.FQN(k.schema, name), metric, a.v, result.Approx, source, "")
 		c.Gauge = true
 		c.Note = "as of the last statistics recalculation (" + a.updated + "); automatic after ~10% of the rows changed, or ANALYZE TABLE"
 		out = append(out, c)

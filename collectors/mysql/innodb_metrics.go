@@ -73,7 +73,7 @@ func (InnodbMetrics) Collect(ctx context.Context, qr dialects.Querier, s dialect
 			continue
 		}
 		if metric, ok := metricNames[name]; ok {
-			out = append(out, counter(collectors.DB, "", metric, count, result.Exact,
+			out = append(out, collectors.NewCounter(collectors.DB, "", metric, count, result.Exact,
 				"INFORMATION_SCHEMA.INNODB_METRICS "+name+" (whole server, every index)", ""))
 			continue
 		}
@@ -86,7 +86,7 @@ func (InnodbMetrics) Collect(ctx context.Context, qr dialects.Querier, s dialect
 		// Commits only grow, so the combination diffs like a counter; a
 		// monitor reset lowers it and the diff calls it a reset.
 		n := trx["trx_rw_commits"] + trx["trx_ro_commits"] + trx["trx_nl_ro_commits"] - trx["trx_rollbacks"]
-		out = append(out, counter(collectors.DB, "", result.TransactionsCommitted, n, result.Derived, commitRule, ""))
+		out = append(out, collectors.NewCounter(collectors.DB, "", result.TransactionsCommitted, n, result.Derived, commitRule, ""))
 	}
 	if len(out) == 0 && len(off) > 0 {
 		return nil, fmt.Errorf("%w: the InnoDB monitors %v are off", dialects.ErrUnsupported, off)

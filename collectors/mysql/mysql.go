@@ -8,8 +8,6 @@ import (
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	my "github.com/writeamp/writeamp/dialects/mysql"
-	"github.com/writeamp/writeamp/queries"
-	"github.com/writeamp/writeamp/result"
 )
 
 func init() { collectors.Register(my.Name, NewSet()) }
@@ -40,26 +38,10 @@ func snapshotTx(ctx context.Context, db *sql.DB, _ dialects.Server) (*sql.Tx, er
 	return db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 }
 
-// q is the named block's variant for the server: a block missing for its
-// version is the caller's error (a collector's is recorded as its Missing).
-func q(name string, s dialects.Server) (string, error) {
-	return queries.Get(my.Name, name, s.VersionNum)
-}
-
 // schemaArgs passes the scope's databases, comma-joined, to the queries'
 // FIND_IN_SET filter (an empty list means every user database); the Go side still applies Scope.InScope to
 // every row.
 func schemaArgs(sc collectors.Scope) []any {
 	l := strings.Join(sc.Schemas, ",")
 	return []any{l, l}
-}
-
-func fqn(schema, name string) string { return schema + "." + name }
-
-func key(level collectors.Level, obj string, metric *result.Info) collectors.Key {
-	return collectors.NewKey(level, obj, metric)
-}
-
-func counter(level collectors.Level, obj string, metric *result.Info, v float64, e result.Exactness, source, id string) collectors.Counter {
-	return collectors.Counter{Key: key(level, obj, metric), Value: v, Exactness: e, Source: source, Identity: id}
 }

@@ -255,15 +255,15 @@ func TestDeriveIndexWrites(t *testing.T) {
 	}
 	for k, v := range want {
 		obj, metric, _ := strings.Cut(k, ":")
-		m := d.Get(key(collectors.Index, obj, result.Family(metric)))
+		m := d.Get(collectors.NewKey(collectors.Index, obj, result.Family(metric)))
 		if !m.OK() || m.V() != v || m.Exactness != result.Derived || !strings.HasPrefix(m.Source, "derived: InnoDB rules") {
 			t.Errorf("%s = %+v (value %v), want %v", k, m, m.V(), v)
 		}
 	}
-	if src := d.Get(key(collectors.Index, "db.ia", result.LeafInserts)).Source; !strings.Contains(src, ruleUpdateKey) {
+	if src := d.Get(collectors.NewKey(collectors.Index, "db.ia", result.LeafInserts)).Source; !strings.Contains(src, ruleUpdateKey) {
 		t.Errorf("ia source %q", src)
 	}
-	if m := d.Get(key(collectors.Table, "db.t", result.RowsUpdated)); m.V() != 47 || m.Exactness != result.Derived {
+	if m := d.Get(collectors.NewKey(collectors.Table, "db.t", result.RowsUpdated)); m.V() != 47 || m.Exactness != result.Derived {
 		t.Errorf("rows_updated %+v", m)
 	}
 }
@@ -273,7 +273,7 @@ func TestDeriveWithoutStatements(t *testing.T) {
 	d := &collectors.Delta{Server: server(1101119), Values: map[collectors.Key]result.Metric{}}
 	d.Objects = []collectors.Object{idx("db", "t", "ia", "a", false)}
 	DeriveIndexWrites(d)
-	if m := d.Get(key(collectors.Index, "db.ia", result.LeafInserts)); m.Exactness != result.Unavailable || !strings.Contains(m.Note, "no per-index write counter") {
+	if m := d.Get(collectors.NewKey(collectors.Index, "db.ia", result.LeafInserts)); m.Exactness != result.Unavailable || !strings.Contains(m.Note, "no per-index write counter") {
 		t.Errorf("%+v", m)
 	}
 }
@@ -282,15 +282,15 @@ func TestDeriveUnavailable(t *testing.T) {
 	t.Parallel()
 	d := &collectors.Delta{Server: server(80036, my.CapRedoLSN), Values: map[collectors.Key]result.Metric{}}
 	d.Server.Set(my.CapBinlog, false, "binary logging is off")
-	d.Values[key(collectors.DB, "", result.LogBytes)] = result.New(5120, result.Exact, "Innodb_redo_log_current_lsn difference")
+	d.Values[collectors.NewKey(collectors.DB, "", result.LogBytes)] = result.New(5120, result.Exact, "Innodb_redo_log_current_lsn difference")
 	DeriveUnavailable(d)
-	if m := d.Get(key(collectors.DB, "", result.BinlogBytes)); m.Exactness != result.Unavailable || m.Note != "binary logging is off" {
+	if m := d.Get(collectors.NewKey(collectors.DB, "", result.BinlogBytes)); m.Exactness != result.Unavailable || m.Note != "binary logging is off" {
 		t.Errorf("binlog %+v", m)
 	}
-	if m := d.Get(key(collectors.DB, "", result.LogPayloadBytes)); m.V() != 4960 || m.Exactness != result.Derived {
+	if m := d.Get(collectors.NewKey(collectors.DB, "", result.LogPayloadBytes)); m.V() != 4960 || m.Exactness != result.Derived {
 		t.Errorf("payload %+v", m)
 	}
-	if m := d.Get(key(collectors.DB, "", result.PageSplits)); m.Exactness != result.Unavailable {
+	if m := d.Get(collectors.NewKey(collectors.DB, "", result.PageSplits)); m.Exactness != result.Unavailable {
 		t.Errorf("page_splits %+v", m)
 	}
 }
@@ -298,7 +298,7 @@ func TestDeriveUnavailable(t *testing.T) {
 // Persistent statistics not recalculated in the window are no measurement.
 func TestDeriveLeafPagesStale(t *testing.T) {
 	t.Parallel()
-	k := key(collectors.Index, "db.ia", result.LeafPages)
+	k := collectors.NewKey(collectors.Index, "db.ia", result.LeafPages)
 	c := collectors.Counter{Key: k, Value: 5, Exactness: result.Approx, Gauge: true, Note: "as of the last statistics recalculation (2026-01-01 00:00:00); ..."}
 	fresh := c
 	fresh.Value, fresh.Note = 9, "as of the last statistics recalculation (2026-01-01 00:00:07); ..."

@@ -60,7 +60,7 @@ func (Processlist) Start(ctx context.Context, db *sql.DB, s dialects.Server, t c
 		source = "information_schema.PROCESSLIST states, InnoDB lock waits from INNODB_TRX every " + lockWaitEvery.String()
 		notes = append(notes, "InnoDB refreshes INNODB_TRX only when it was not read in the last 100 ms, so lock waits are read every "+
 			lockWaitEvery.String()+" and counted while the same statement runs: a wait shorter than that may be missed, one that just ended may count one read longer")
-		text, err := q("innodb_lock_waits_sample", s)
+		text, err := collectors.SQL(my.Name, "innodb_lock_waits_sample", s)
 		if err == nil {
 			trxStmt, err = conn.PrepareContext(ctx, text)
 		}
@@ -79,7 +79,7 @@ func (Processlist) Start(ctx context.Context, db *sql.DB, s dialects.Server, t c
 		// milliseconds of each of its reads.
 		source += " of every other active session of the server (writeamp's interval sampler's reads included)"
 	}
-	text, err := q("processlist_sample", s)
+	text, err := collectors.SQL(my.Name, "processlist_sample", s)
 	var stmt *sql.Stmt
 	if err == nil {
 		stmt, err = conn.PrepareContext(ctx, text)

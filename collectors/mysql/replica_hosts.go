@@ -103,14 +103,14 @@ func DeriveBinlogShipped(d *collectors.Delta) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	bin := d.Get(key(collectors.DB, "", result.BinlogBytes))
+	bin := d.Get(collectors.NewKey(collectors.DB, "", result.BinlogBytes))
 	e := result.Weaker(result.Derived, bin.Exactness)
 	src := "derived: binlog_bytes of the window (each replica's binlog dump thread sends it the whole binary log; " +
 		"the primary keeps no per-replica position)"
 	var total float64
 	totalOK := bin.OK()
 	for _, n := range names {
-		k := key(collectors.DB, "", result.Family(result.ReplicaPrefix+n+".log_bytes_sent"))
+		k := collectors.NewKey(collectors.DB, "", result.Family(result.ReplicaPrefix+n+".log_bytes_sent"))
 		switch {
 		case !b[n]:
 			d.Values[k] = result.NA("SHOW SLAVE HOSTS", "the replica connected during the window: part of the window's binary log may have been sent before it registered")
@@ -122,11 +122,11 @@ func DeriveBinlogShipped(d *collectors.Delta) {
 			total += bin.V()
 		}
 	}
-	d.Values[key(collectors.DB, "", result.Replicas)] = result.New(float64(len(names)), result.Exact, "SHOW SLAVE HOSTS: replicas registered at the window's end")
+	d.Values[collectors.NewKey(collectors.DB, "", result.Replicas)] = result.New(float64(len(names)), result.Exact, "SHOW SLAVE HOSTS: replicas registered at the window's end")
 	if totalOK {
-		d.Values[key(collectors.DB, "", result.ReplicasLogBytesSent)] = result.New(total, e, "derived: binlog_bytes × "+strconv.Itoa(len(names))+" replica(s) (SHOW SLAVE HOSTS)")
+		d.Values[collectors.NewKey(collectors.DB, "", result.ReplicasLogBytesSent)] = result.New(total, e, "derived: binlog_bytes × "+strconv.Itoa(len(names))+" replica(s) (SHOW SLAVE HOSTS)")
 	} else {
-		d.Values[key(collectors.DB, "", result.ReplicasLogBytesSent)] = result.NA("SHOW SLAVE HOSTS", "a replica's bytes are unavailable")
+		d.Values[collectors.NewKey(collectors.DB, "", result.ReplicasLogBytesSent)] = result.NA("SHOW SLAVE HOSTS", "a replica's bytes are unavailable")
 	}
 }
 
@@ -162,7 +162,7 @@ func (Semisync) Collect(ctx context.Context, qr dialects.Querier, s dialects.Ser
 		for _, side := range []string{"master", "source"} {
 			name := "Rpl_semi_sync_" + side + "_" + m.suffix
 			if v, ok := st[name]; ok {
-				out = append(out, counter(collectors.DB, "", m.metric, v*m.scale, result.Exact, name+" ("+m.what+", whole server)", ""))
+				out = append(out, collectors.NewCounter(collectors.DB, "", m.metric, v*m.scale, result.Exact, name+" ("+m.what+", whole server)", ""))
 				break
 			}
 		}

@@ -75,7 +75,7 @@ func (ls *replicaLagSampling) Stop() ([]collectors.Counter, error) {
 		src += fmt.Sprintf(", %d with the SQL thread stopped left out", ls.idle)
 	}
 	return []collectors.Counter{
-		{Key: key(collectors.DB, "", result.ReplicaLagMsP95), Value: at(0.95), Exactness: result.Approx, Source: src, Interval: true},
-		{Key: key(collectors.DB, "", result.ReplicaLagMsMax), Value: at(1), Exactness: result.Approx, Source: src, Interval: true},
+		{Key: collectors.NewKey(collectors.DB, "", result.ReplicaLagMsP95), Value: at(0.95), Exactness: result.Approx, Source: src, Interval: true},
+		{Key: collectors.NewKey(collectors.DB, "", result.ReplicaLagMsMax), Value: at(1), Exactness: result.Approx, Source: src, Interval: true},
 	}, nil
 }

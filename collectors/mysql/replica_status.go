@@ -185,7 +185,7 @@ func (ReplicaApplied) CollectInterval(_ context.Context, _ dialects.Querier, s d
 	}
 	out := []collectors.Counter{}
 	put := func(m *result.Info, v float64, src string) {
-		c := collectors.Counter{Key: key(collectors.DB, "", m), Value: v, Exactness: result.Exact, Source: src, Interval: true}
+		c := collectors.Counter{Key: collectors.NewKey(collectors.DB, "", m), Value: v, Exactness: result.Exact, Source: src, Interval: true}
 		if len(why) > 0 {
 			c.Value, c.Exactness, c.Note = 0, result.Unavailable, strings.Join(why, "; ")
 		}
@@ -227,7 +227,7 @@ func gtidRowCorrection(before, after *collectors.Snapshot, groups float64) []col
 			continue
 		}
 		v := ha - hb - m.minus
-		c := collectors.Counter{Key: key(collectors.DB, "", m.metric), Value: max(v, 0), Exactness: result.Derived, Interval: true,
+		c := collectors.Counter{Key: collectors.NewKey(collectors.DB, "", m.metric), Value: max(v, 0), Exactness: result.Derived, Interval: true,
 			Source: "derived: " + m.handler + " difference (row handler calls, whole server) " + m.minusSrc}
 		if v < 0 {
 			c.Exactness, c.Note = result.Unavailable, "the applier's mysql.gtid_slave_pos rows exceed the handler count: another engine's gtid_slave_pos table (gtid_pos_auto_engines) or a reset"
@@ -239,7 +239,7 @@ func gtidRowCorrection(before, after *collectors.Snapshot, groups float64) []col
 
 // counterValue is the reading of a database-level counter in a snapshot.
 func counterValue(snap *collectors.Snapshot, m *result.Info) (float64, bool) {
-	k := key(collectors.DB, "", m)
+	k := collectors.NewKey(collectors.DB, "", m)
 	for _, c := range snap.Counters {
 		if c.Key == k && strings.HasPrefix(c.Source, "Handler_") {
 			return c.Value, true

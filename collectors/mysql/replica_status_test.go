@@ -19,12 +19,12 @@ func TestReplicaAppliedPositions(t *testing.T) {
 	s.Set(my.CapReplica, true, "")
 	snap := func(mark, gtid string, writes, deletes float64) *collectors.Snapshot {
 		return &collectors.Snapshot{Marks: map[string]string{markReplicaConn: mark, markGtidRows: gtid}, Counters: []collectors.Counter{
-			counter(collectors.DB, "", result.RowsInserted, writes, result.Exact, "Handler_write", ""),
-			counter(collectors.DB, "", result.RowsDeleted, deletes, result.Exact, "Handler_delete", "")}}
+			collectors.NewCounter(collectors.DB, "", result.RowsInserted, writes, result.Exact, "Handler_write", ""),
+			collectors.NewCounter(collectors.DB, "", result.RowsDeleted, deletes, result.Exact, "Handler_delete", "")}}
 	}
 	get := func(cs []collectors.Counter, m *result.Info) collectors.Counter {
 		for _, c := range cs {
-			if c.Key == key(collectors.DB, "", m) {
+			if c.Key == collectors.NewKey(collectors.DB, "", m) {
 				return c
 			}
 		}

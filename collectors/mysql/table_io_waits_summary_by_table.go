@@ -72,7 +72,7 @@ func tableRows(ctx context.Context, qr dialects.Querier, s dialects.Server, sc c
 			continue
 		}
 		for i, m := range metrics {
-			out = append(out, counter(collectors.Table, fqn(schema, table), m, vals[i], result.Exact, fmt.Sprintf(source, columns[i]), created))
+			out = append(out, collectors.NewCounter(collectors.Table, collectors.FQN(schema, table), m, vals[i], result.Exact, fmt.Sprintf(source, columns[i]), created))
 		}
 	}
 	return out, rows.Err()

@@ -249,23 +249,23 @@ func TestDeriveStandbyNeverAFalseZero(t *testing.T) {
 	ix := collectors.Object{Level: collectors.Index, Schema: own, Name: "IDX_USER_SESSION_EXPIRATION_LAST_REFRESH", Table: "OFFLINE_USER_SESSION"}
 	tb := collectors.Object{Level: collectors.Table, Schema: own, Name: "OFFLINE_USER_SESSION"}
 	d := &collectors.Delta{Server: s, Objects: []collectors.Object{tb, ix}, Values: map[collectors.Key]result.Metric{
-		key(collectors.Index, ix.FQN(), result.BlockChanges):         result.New(0, result.Approx, "V$SEGMENT_STATISTICS 'db block changes'"),
-		key(collectors.DB, "", result.BlockChanges):                  result.New(0, result.Exact, "V$SYSSTAT 'db block changes'"),
-		key(collectors.DB, "", result.LogBytes):                      result.New(512, result.Exact, "V$SYSSTAT 'redo size'"),
-		key(collectors.DB, "", result.ReplayedLogBytes):              result.New(62*1048576, result.Approx, "V$RECOVERY_PROGRESS 'Redo Applied' difference"),
-		key(collectors.DB, "", result.Family("waits.log_file_sync")): result.New(3, result.Exact, "V$SYSTEM_EVENT"),
+		collectors.NewKey(collectors.Index, ix.FQN(), result.BlockChanges):         result.New(0, result.Approx, "V$SEGMENT_STATISTICS 'db block changes'"),
+		collectors.NewKey(collectors.DB, "", result.BlockChanges):                  result.New(0, result.Exact, "V$SYSSTAT 'db block changes'"),
+		collectors.NewKey(collectors.DB, "", result.LogBytes):                      result.New(512, result.Exact, "V$SYSSTAT 'redo size'"),
+		collectors.NewKey(collectors.DB, "", result.ReplayedLogBytes):              result.New(62*1048576, result.Approx, "V$RECOVERY_PROGRESS 'Redo Applied' difference"),
+		collectors.NewKey(collectors.DB, "", result.Family("waits.log_file_sync")): result.New(3, result.Exact, "V$SYSTEM_EVENT"),
 	}}
 	NewSet().Derive[0](d)
-	for _, k := range []collectors.Key{key(collectors.Index, ix.FQN(), result.BlockChanges), key(collectors.Table, tb.FQN(), result.PhysicalWrites),
-		key(collectors.DB, "", result.BlockChanges), key(collectors.DB, "", result.LogRecords)} {
+	for _, k := range []collectors.Key{collectors.NewKey(collectors.Index, ix.FQN(), result.BlockChanges), collectors.NewKey(collectors.Table, tb.FQN(), result.PhysicalWrites),
+		collectors.NewKey(collectors.DB, "", result.BlockChanges), collectors.NewKey(collectors.DB, "", result.LogRecords)} {
 		if m := d.Values[k]; m.OK() || m.Value != nil || !strings.Contains(m.Note, "media recovery is not counted") {
 			t.Errorf("%s = %+v", k, m)
 		}
 	}
-	if m := d.Values[key(collectors.DB, "", result.LogBytes)]; m.V() != 62*1048576 || m.Exactness != result.Approx {
+	if m := d.Values[collectors.NewKey(collectors.DB, "", result.LogBytes)]; m.V() != 62*1048576 || m.Exactness != result.Approx {
 		t.Errorf("a standby's log_bytes is the redo it applied: %+v", m)
 	}
-	if m := d.Values[key(collectors.DB, "", result.Family("waits.log_file_sync"))]; !m.OK() {
+	if m := d.Values[collectors.NewKey(collectors.DB, "", result.Family("waits.log_file_sync"))]; !m.OK() {
 		t.Errorf("the standby's own waits stay: %+v", m)
 	}
 	var seg *collectors.Missing
@@ -278,9 +278,9 @@ func TestDeriveStandbyNeverAFalseZero(t *testing.T) {
 		t.Errorf("missing = %+v", d.Missing)
 	}
 
-	p := &collectors.Delta{Server: server(), Values: map[collectors.Key]result.Metric{key(collectors.DB, "", result.LogBytes): result.New(512, result.Exact, "V$SYSSTAT")}}
+	p := &collectors.Delta{Server: server(), Values: map[collectors.Key]result.Metric{collectors.NewKey(collectors.DB, "", result.LogBytes): result.New(512, result.Exact, "V$SYSSTAT")}}
 	DeriveStandby(p)
-	if m := p.Values[key(collectors.DB, "", result.LogBytes)]; m.V() != 512 || len(p.Missing) != 0 {
+	if m := p.Values[collectors.NewKey(collectors.DB, "", result.LogBytes)]; m.V() != 512 || len(p.Missing) != 0 {
 		t.Errorf("a primary is left alone: %+v %+v", m, p.Missing)
 	}
 }

@@ -46,22 +46,6 @@ func snapshotTx(ctx context.Context, db *sql.DB, s dialects.Server) (*sql.Tx, er
 	return tx, nil
 }
 
-// q is the named block's variant for the server: a block missing for its
-// version is the caller's error (a collector's is recorded as its Missing).
-func q(name string, s dialects.Server) (string, error) {
-	return queries.Get(ora.Name, name, s.VersionNum)
-}
-
-func fqn(schema, name string) string { return schema + "." + name }
-
-func key(level collectors.Level, obj string, metric *result.Info) collectors.Key {
-	return collectors.NewKey(level, obj, metric)
-}
-
-func counter(level collectors.Level, obj string, metric *result.Info, v float64, e result.Exactness, source, id string) collectors.Counter {
-	return collectors.Counter{Key: key(level, obj, metric), Value: v, Exactness: e, Source: source, Identity: id}
-}
-
 // ownerArg is the scope's schemas as ",A,B," in upper case (Oracle folds
 // unquoted names), or "" (NULL to Oracle) for every schema.
 func ownerArg(sc collectors.Scope) string {
@@ -103,7 +87,7 @@ func DeriveNoLeafInserts(d *collectors.Delta) {
 		if o.Level != collectors.Index {
 			continue
 		}
-		d.Put(key(collectors.Index, o.FQN(), result.LeafInserts), result.NA("V$SEGMENT_STATISTICS",
+		d.Put(collectors.NewKey(collectors.Index, o.FQN(), result.LeafInserts), result.NA("V$SEGMENT_STATISTICS",
 			"Oracle keeps no per-index leaf insert counter; block_changes ('db block changes' of the index segment) is the nearest proxy and is not an insert count"))
 	}
 }

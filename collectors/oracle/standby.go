@@ -35,11 +35,11 @@ func DeriveStandby(d *collectors.Delta) {
 	for _, m := range sysstatMetricList() {
 		if m != result.LogBytes {
 			sysLacks = append(sysLacks, m.Name)
-			d.Values[key(collectors.DB, "", m)] = result.NA("V$SYSSTAT on a physical standby", why)
+			d.Values[collectors.NewKey(collectors.DB, "", m)] = result.NA("V$SYSSTAT on a physical standby", why)
 		}
 	}
-	lb := key(collectors.DB, "", result.LogBytes)
-	if applied := d.Get(key(collectors.DB, "", result.ReplayedLogBytes)); applied.OK() {
+	lb := collectors.NewKey(collectors.DB, "", result.LogBytes)
+	if applied := d.Get(collectors.NewKey(collectors.DB, "", result.ReplayedLogBytes)); applied.OK() {
 		d.Values[lb] = applied
 	} else {
 		d.Values[lb] = result.NA("V$RECOVERY_PROGRESS 'Redo Applied'", "unavailable: the redo this standby applied was not read ("+applied.Note+"); V$SYSSTAT 'redo size' there is not the window's")

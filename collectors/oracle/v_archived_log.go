@@ -161,7 +161,7 @@ func (ArchivedLogShipped) CollectInterval(ctx context.Context, qr dialects.Queri
 		if d.valid {
 			valid++
 		}
-		c := collectors.Counter{Key: key(collectors.DB, "", result.Family(result.ReplicaPrefix+d.replica()+".log_bytes_sent")), Interval: true}
+		c := collectors.Counter{Key: collectors.NewKey(collectors.DB, "", result.Family(result.ReplicaPrefix+d.replica()+".log_bytes_sent")), Interval: true}
 		var notes []string
 		switch {
 		case !d.seen:
@@ -186,9 +186,9 @@ func (ArchivedLogShipped) CollectInterval(ctx context.Context, qr dialects.Queri
 		out = append(out, c)
 	}
 	if remotes > 0 {
-		out = append(out, collectors.Counter{Key: key(collectors.DB, "", result.Replicas), Value: float64(valid), Exactness: result.Exact, Interval: true,
+		out = append(out, collectors.Counter{Key: collectors.NewKey(collectors.DB, "", result.Replicas), Value: float64(valid), Exactness: result.Exact, Interval: true,
 			Source: "V$ARCHIVE_DEST_STATUS: remote destinations VALID at the window's end"})
-		c := collectors.Counter{Key: key(collectors.DB, "", result.ReplicasLogBytesSent), Value: sent, Exactness: result.Derived, Interval: true, Note: wholeLogs,
+		c := collectors.Counter{Key: collectors.NewKey(collectors.DB, "", result.ReplicasLogBytesSent), Value: sent, Exactness: result.Derived, Interval: true, Note: wholeLogs,
 			Source: "derived: sum over the remote destinations of V$ARCHIVED_LOG BLOCKS × BLOCK_SIZE archived in the window" + scope}
 		if !sentOK {
 			c.Value, c.Exactness, c.Note = 0, result.Unavailable, "a destination's bytes are unavailable"
@@ -196,7 +196,7 @@ func (ArchivedLogShipped) CollectInterval(ctx context.Context, qr dialects.Queri
 		out = append(out, c)
 	}
 	if locals > 0 {
-		out = append(out, collectors.Counter{Key: key(collectors.DB, "", result.WalSegmentsArchived), Value: archived, Exactness: result.Exact, Interval: true,
+		out = append(out, collectors.Counter{Key: collectors.NewKey(collectors.DB, "", result.WalSegmentsArchived), Value: archived, Exactness: result.Exact, Interval: true,
 			Source: "V$ARCHIVED_LOG records added in the window for the local destinations (archived redo log files; each local copy counts)" + scope,
 			Note:   fmt.Sprintf("%.0f bytes of redo log archived locally", archivedBytes)})
 	}

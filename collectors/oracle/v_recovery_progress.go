@@ -59,7 +59,7 @@ func (VRecoveryProgress) Collect(ctx context.Context, qr dialects.Querier, s dia
 		return nil, &dialects.Unavailable{Lacks: appliedLacks, Reason: dialects.Reason{Kind: dialects.Unreadable,
 			Text: "V$RECOVERY_PROGRESS counts 'Redo Applied' in '" + units.String + "', not the Megabytes writeamp reads"}}
 	}
-	c := counter(collectors.DB, "", result.ReplayedLogBytes, sofar.Float64*megabyte, result.Approx,
+	c := collectors.NewCounter(collectors.DB, "", result.ReplayedLogBytes, sofar.Float64*megabyte, result.Approx,
 		"V$RECOVERY_PROGRESS 'Redo Applied' difference (the primary's redo this standby applied; Megabytes taken as 1,048,576 bytes)",
 		"recovery_started="+started.String)
 	c.Note = "whole megabytes: each reading is up to 1 MiB short, so the window's figure is within ±1 MiB"

@@ -80,10 +80,10 @@ func (VSegmentStatistics) Collect(ctx context.Context, qr dialects.Querier, s di
 		if !sc.InScope(tblOwner, tbl) {
 			continue
 		}
-		k := string(level) + "/" + fqn(owner, name)
+		k := string(level) + "/" + collectors.FQN(owner, name)
 		o := objs[k]
 		if o == nil {
-			o = &obj{level: level, name: fqn(owner, name), segs: map[string]bool{}, values: map[string]float64{}}
+			o = &obj{level: level, name: collectors.FQN(owner, name), segs: map[string]bool{}, values: map[string]float64{}}
 			objs[k] = o
 			order = append(order, k)
 		}
@@ -112,7 +112,7 @@ func (VSegmentStatistics) Collect(ctx context.Context, qr dialects.Querier, s di
 			if !ok {
 				continue
 			}
-			c := counter(o.level, o.name, m, v, result.Exact, "V$SEGMENT_STATISTICS '"+stat+"'", id)
+			c := collectors.NewCounter(o.level, o.name, m, v, result.Exact, "V$SEGMENT_STATISTICS '"+stat+"'", id)
 			if m == result.BlockChanges && o.level == collectors.Index {
 				c.Note = "block changes of the index segment: the nearest Oracle has to leaf writes, not an insert count"
 			}

@@ -29,7 +29,7 @@ func (c VSessionEvent) Start(ctx context.Context, db *sql.DB, s dialects.Server,
 	if err := c.Supports(s); err != nil {
 		return nil, err
 	}
-	text, err := q("v_session_event", s)
+	text, err := collectors.SQL(ora.Name, "v_session_event", s)
 	if err != nil {
 		return nil, err
 	}

@@ -57,7 +57,7 @@ func (VSysstat) Collect(ctx context.Context, qr dialects.Querier, s dialects.Ser
 		if !ok {
 			continue
 		}
-		c := counter(collectors.DB, "", st.metric, float64(value), result.Exact, view+" '"+name+"' ("+scope+")", id)
+		c := collectors.NewCounter(collectors.DB, "", st.metric, float64(value), result.Exact, view+" '"+name+"' ("+scope+")", id)
 		c.Note = st.note
 		out = append(out, c)
 	}

@@ -45,10 +45,10 @@ func (VSystemEvent) Collect(ctx context.Context, qr dialects.Querier, s dialects
 			return nil, err
 		}
 		m := "waits." + slug(event)
-		t := counter(collectors.DB, "", result.Family(m+"_ms"), float64(micro)/1000, timeExact, view+".time_waited_micro / 1000 event='"+event+"' ("+scope+")", id)
+		t := collectors.NewCounter(collectors.DB, "", result.Family(m+"_ms"), float64(micro)/1000, timeExact, view+".time_waited_micro / 1000 event='"+event+"' ("+scope+")", id)
 		t.Note = timeNote
 		out = append(out,
-			counter(collectors.DB, "", result.Family(m), float64(waits), result.Exact, view+".total_waits event='"+event+"' ("+scope+")", id), t)
+			collectors.NewCounter(collectors.DB, "", result.Family(m), float64(waits), result.Exact, view+".total_waits event='"+event+"' ("+scope+")", id), t)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, ora.AsPrivilegeError(err, s, grant)

@@ -11,10 +11,6 @@ import (
 	"github.com/writeamp/writeamp/result"
 )
 
-func key(level collectors.Level, obj string, metric *result.Info) collectors.Key {
-	return collectors.NewKey(level, obj, metric)
-}
-
 // DeriveTables makes partitioned tables' and TOAST-owning tables' figures
 // include their parts' (collectors.DeriveParts, first: the ratios below and
 // the derived leaf inserts read the totals), then adds the HOT ratio and
@@ -26,20 +22,20 @@ func DeriveTables(d *collectors.Delta) {
 			continue
 		}
 		t := o.FQN()
-		upd := d.Get(key(collectors.Table, t, result.RowsUpdated))
-		hot := d.Get(key(collectors.Table, t, result.HotUpdates))
-		if d.Has(key(collectors.Table, t, result.RowsUpdated)) {
-			d.Put(key(collectors.Table, t, result.HotRatio), result.Ratio(hot, upd, "derived: n_tup_hot_upd / n_tup_upd"))
+		upd := d.Get(collectors.NewKey(collectors.Table, t, result.RowsUpdated))
+		hot := d.Get(collectors.NewKey(collectors.Table, t, result.HotUpdates))
+		if d.Has(collectors.NewKey(collectors.Table, t, result.RowsUpdated)) {
+			d.Put(collectors.NewKey(collectors.Table, t, result.HotRatio), result.Ratio(hot, upd, "derived: n_tup_hot_upd / n_tup_upd"))
 		}
 		if upd.OK() && hot.OK() {
 			nonHOT := upd.V() - hot.V()
-			d.Put(key(collectors.Table, t, result.NonHotUpdates), result.New(nonHOT, result.Derived, "derived: n_tup_upd - n_tup_hot_upd"))
-			if w := whyNotHOT(d, o, nonHOT, d.Get(key(collectors.Table, t, result.NewpageUpdates))); w != "" {
+			d.Put(collectors.NewKey(collectors.Table, t, result.NonHotUpdates), result.New(nonHOT, result.Derived, "derived: n_tup_upd - n_tup_hot_upd"))
+			if w := whyNotHOT(d, o, nonHOT, d.Get(collectors.NewKey(collectors.Table, t, result.NewpageUpdates))); w != "" {
 				d.Warn(collectors.WarnNotHOT, t, "", w)
 			}
 		}
 		for _, m := range []*result.Info{result.AutovacuumRuns, result.AutoanalyzeRuns, result.VacuumRuns} {
-			if v := d.Get(key(collectors.Table, t, m)); v.OK() && v.V() > 0 {
+			if v := d.Get(collectors.NewKey(collectors.Table, t, m)); v.OK() && v.V() > 0 {
 				what := strings.TrimSuffix(m.Name, "_runs")
 				d.Warn(collectors.WarnMaintenance, t, m.Name, fmt.Sprintf("%s: %s ran %.0f time(s) inside the window; its WAL is included", t, what, v.V()))
 			}
@@ -87,7 +83,7 @@ func samplerHeldHorizon(d *collectors.Delta) string {
 	if pg.PerDatabaseHorizon(d.Server) {
 		return ""
 	}
-	n := d.Get(key(collectors.DB, "", result.WaitSamples))
+	n := d.Get(collectors.NewKey(collectors.DB, "", result.WaitSamples))
 	if !n.OK() || n.V() <= 0 || !strings.HasPrefix(n.Source, "pg_stat_activity") {
 		return ""
 	}
@@ -152,10 +148,10 @@ func DeriveLeafInserts(d *collectors.Delta) {
 			continue
 		}
 		t := o.Schema + "." + o.Table
-		ins := d.Get(key(collectors.Table, t, result.RowsInserted))
-		upd := d.Get(key(collectors.Table, t, result.RowsUpdated))
-		hot := d.Get(key(collectors.Table, t, result.HotUpdates))
-		k := key(collectors.Index, o.FQN(), result.LeafInserts)
+		ins := d.Get(collectors.NewKey(collectors.Table, t, result.RowsInserted))
+		upd := d.Get(collectors.NewKey(collectors.Table, t, result.RowsUpdated))
+		hot := d.Get(collectors.NewKey(collectors.Table, t, result.HotUpdates))
+		k := collectors.NewKey(collectors.Index, o.FQN(), result.LeafInserts)
 		const src = "derived: pg_stat_user_tables n_tup_ins + n_tup_upd - n_tup_hot_upd"
 		var derived result.Metric
 		switch {

@@ -22,10 +22,10 @@ func TestDeriveTablesAllHOTIsAZeroNotAGap(t *testing.T) {
 	d := delta(map[string]float64{"table:s.t:rows_updated": 100, "table:s.t:hot_updates": 100, "table:s.t:newpage_updates": 0},
 		collectors.Object{Level: collectors.Table, Schema: "s", Name: "t"})
 	DeriveTables(d)
-	if m := d.Get(key(collectors.Table, "s.t", result.NonHotUpdates)); !m.OK() || m.V() != 0 || m.Exactness != result.Derived {
+	if m := d.Get(collectors.NewKey(collectors.Table, "s.t", result.NonHotUpdates)); !m.OK() || m.V() != 0 || m.Exactness != result.Derived {
 		t.Errorf("non_hot_updates %+v", m)
 	}
-	if m := d.Get(key(collectors.Table, "s.t", result.HotRatio)); m.V() != 1 {
+	if m := d.Get(collectors.NewKey(collectors.Table, "s.t", result.HotRatio)); m.V() != 1 {
 		t.Errorf("hot_ratio %+v", m)
 	}
 	if len(d.Warnings) != 0 {
@@ -68,18 +68,18 @@ func TestDeriveLeafInsertsLabelsAndRefuses(t *testing.T) {
 	}
 	d := delta(map[string]float64{"table:s.t:rows_inserted": 10, "table:s.t:rows_updated": 100, "table:s.t:hot_updates": 60}, objs...)
 	DeriveLeafInserts(d)
-	if m := d.Get(key(collectors.Index, "s.plain", result.LeafInserts)); m.V() != 50 || m.Exactness != result.Derived || !strings.Contains(m.Source, "n_tup_hot_upd") {
+	if m := d.Get(collectors.NewKey(collectors.Index, "s.plain", result.LeafInserts)); m.V() != 50 || m.Exactness != result.Derived || !strings.Contains(m.Source, "n_tup_hot_upd") {
 		t.Errorf("plain %+v", m)
 	}
 	for _, n := range []string{"s.partial", "s.gin"} {
-		if m := d.Get(key(collectors.Index, n, result.LeafInserts)); m.OK() || m.Note == "" {
+		if m := d.Get(collectors.NewKey(collectors.Index, n, result.LeafInserts)); m.OK() || m.Note == "" {
 			t.Errorf("%s must be unavailable with a reason: %+v", n, m)
 		}
 	}
 	// An exact WAL figure stays; a disagreeing table rule becomes a note.
 	d = delta(map[string]float64{"table:s.t:rows_inserted": 10, "table:s.t:rows_updated": 100, "table:s.t:hot_updates": 60, "index:s.plain:leaf_inserts": 52}, objs...)
 	DeriveLeafInserts(d)
-	if m := d.Get(key(collectors.Index, "s.plain", result.LeafInserts)); m.V() != 52 || m.Exactness != result.Exact || !strings.Contains(m.Note, "50") {
+	if m := d.Get(collectors.NewKey(collectors.Index, "s.plain", result.LeafInserts)); m.V() != 52 || m.Exactness != result.Exact || !strings.Contains(m.Note, "50") {
 		t.Errorf("exact %+v", m)
 	}
 }
@@ -131,7 +131,7 @@ func TestMovedUpdatesNameTheSamplerOn13(t *testing.T) {
 			collectors.Object{Level: collectors.Table, Schema: "s", Name: "t"})
 		d.Server.VersionNum = version
 		if source != "" {
-			d.Values[key(collectors.DB, "", result.WaitSamples)] = result.New(samples, result.Approx, source)
+			d.Values[collectors.NewKey(collectors.DB, "", result.WaitSamples)] = result.New(samples, result.Approx, source)
 		}
 		DeriveTables(d)
 		return strings.Join(d.WarningTexts(), "\n")

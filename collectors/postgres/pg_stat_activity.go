@@ -85,7 +85,7 @@ func (PgStatActivity) OpenSampler(ctx context.Context, db *sql.DB, s dialects.Se
 // at the window's start and end and its counts are the shares (see
 // profileShares); the loop still runs for what the profile cannot say.
 func (PgStatActivity) Start(ctx context.Context, db *sql.DB, s dialects.Server, t collectors.SampleTarget) (collectors.Sampling, error) {
-	text, err := q("pg_stat_activity_sample", s)
+	text, err := collectors.SQL(pg.Name, "pg_stat_activity_sample", s)
 	if err != nil {
 		return nil, err
 	}

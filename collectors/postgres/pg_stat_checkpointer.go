@@ -42,7 +42,7 @@ func (PgStatCheckpointer) Collect(ctx context.Context, qr dialects.Querier, s di
 
 // DeriveCheckpoints warns when checkpoints ran inside the window.
 func DeriveCheckpoints(d *collectors.Delta) {
-	if m := d.Get(key(collectors.DB, "", result.Checkpoints)); m.OK() && m.V() > 0 {
+	if m := d.Get(collectors.NewKey(collectors.DB, "", result.Checkpoints)); m.OK() && m.V() > 0 {
 		d.Warn(collectors.WarnCheckpoint, "", "", fmt.Sprintf("%.0f checkpoint(s) inside the window (%s): the first change to each page after one writes a full-page image, which the log bytes include (see fpi_bytes)", m.V(), m.Source))
 	}
 }

@@ -198,11 +198,11 @@ func joinNotes(a, b string) string {
 // DeriveCluster adds the log of the whole cluster: what the primary wrote
 // and what it sent on to each standby (each copy receives and writes it).
 func DeriveCluster(d *collectors.Delta) {
-	sent := d.Get(key(collectors.DB, "", result.ReplicasLogBytesSent))
-	wrote := d.Get(key(collectors.DB, "", result.LogBytes))
+	sent := d.Get(collectors.NewKey(collectors.DB, "", result.ReplicasLogBytesSent))
+	wrote := d.Get(collectors.NewKey(collectors.DB, "", result.LogBytes))
 	if !sent.OK() || !wrote.OK() || !d.Server.Has(pg.CapPrimary) {
 		return
 	}
 	m := result.New(wrote.V()+sent.V(), result.Derived, "derived: log_bytes + replicas_log_bytes_sent")
-	d.Put(key(collectors.DB, "", result.ClusterLogBytes), m)
+	d.Put(collectors.NewKey(collectors.DB, "", result.ClusterLogBytes), m)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	pg "github.com/writeamp/writeamp/dialects/postgres"
 )
@@ -23,7 +24,7 @@ func walinspectWindow(ctx context.Context, qr dialects.Querier, s dialects.Serve
 		schema = "public"
 	}
 	query := func(name string, args ...any) (*sql.Rows, error) {
-		text, err := q(name, s)
+		text, err := collectors.SQL(pg.Name, name, s)
 		if err != nil {
 			return nil, err
 		}

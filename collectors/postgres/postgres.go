@@ -46,12 +46,6 @@ func snapshotTx(ctx context.Context, db *sql.DB, s dialects.Server) (*sql.Tx, er
 	return tx, nil
 }
 
-// q is the named block's variant for the server: a block missing for its
-// version is the caller's error (a collector's is recorded as its Missing).
-func q(name string, s dialects.Server) (string, error) {
-	return queries.Get(pg.Name, name, s.VersionNum)
-}
-
 // schemaArg passes the scope's schemas; nil means every user schema.
 func schemaArg(sc collectors.Scope) any {
 	if len(sc.Schemas) == 0 {
@@ -61,7 +55,7 @@ func schemaArg(sc collectors.Scope) any {
 }
 
 func exact(level collectors.Level, obj string, metric *result.Info, v float64, source, id string) collectors.Counter {
-	return collectors.Counter{Key: collectors.NewKey(level, obj, metric), Value: v, Exactness: result.Exact, Source: source, Identity: id}
+	return collectors.NewCounter(level, obj, metric, v, result.Exact, source, id)
 }
 
 // withReset stamps counters with their stats_reset time, so a reset inside

@@ -46,7 +46,7 @@ func (Vacuum) WindowMetric(level collectors.Level, metric string) (string, bool)
 }
 
 func (Vacuum) Vacuum(ctx context.Context, db *sql.DB, s dialects.Server, tables, indexes []collectors.Object) (out []collectors.Counter, warns []string, err error) {
-	vacuum, err := q("vacuum", s)
+	vacuum, err := collectors.SQL(pg.Name, "vacuum", s)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -120,7 +120,7 @@ func DeriveStandby(d *collectors.Delta) {
 		if o.Level != collectors.Table {
 			continue
 		}
-		k := key(collectors.Table, o.FQN(), result.NewpageUpdates)
+		k := collectors.NewKey(collectors.Table, o.FQN(), result.NewpageUpdates)
 		if m, ok := d.Values[k]; ok && strings.HasPrefix(m.Source, "pg_stat_user_tables") {
 			d.Values[k] = result.NA("pg_stat_user_tables on a standby", standbyUnavailable)
 		}
@@ -182,7 +182,7 @@ func DeriveReceived(d *collectors.Delta) {
 	if !okp0 || !okp1 {
 		return // snapshots taken before these marks were kept
 	}
-	recvKey := key(collectors.DB, "", result.ReceivedLogBytes)
+	recvKey := collectors.NewKey(collectors.DB, "", result.ReceivedLogBytes)
 	const recvSrc = "pg_last_wal_receive_lsn() difference (the primary's WAL this standby received and flushed to its own pg_wal; includes WAL page headers)"
 	received := -1.0
 	switch {
@@ -220,7 +220,7 @@ func DeriveReceived(d *collectors.Delta) {
 		// replayed or not. (A standby that kept up keeps the replayed
 		// bytes, the same WAL without what a restarted WAL receiver streams
 		// again.)
-		d.Values[key(collectors.DB, "", result.LogBytes)] = d.Values[recvKey]
+		d.Values[collectors.NewKey(collectors.DB, "", result.LogBytes)] = d.Values[recvKey]
 	}
 	replayed := rp1 - rp0
 	got := "what it received is unavailable"
@@ -245,7 +245,7 @@ func DeriveReceived(d *collectors.Delta) {
 		m.Exactness, m.Note = result.Approx, joinNotes(m.Note, reason)
 		d.Values[k] = m
 	}
-	if lb := key(collectors.DB, "", result.LogBytes); received < 0 && d.Values[lb].Exactness == result.Exact {
+	if lb := collectors.NewKey(collectors.DB, "", result.LogBytes); received < 0 && d.Values[lb].Exactness == result.Exact {
 		// The replayed bytes stand in for the standby's log: no more exact
 		// than they are.
 		m := d.Values[lb]

@@ -39,7 +39,7 @@ func TestDeriveReceivedPausedStandby(t *testing.T) {
 			t.Errorf("%s %+v, want 2300000 exact", name, m)
 		}
 	}
-	if m := d.Get(key(collectors.DB, "", result.ReplayedLogBytes)); !m.OK() || m.V() != 0 || m.Exactness != result.Approx || !strings.Contains(m.Note, "replay was paused") {
+	if m := d.Get(collectors.NewKey(collectors.DB, "", result.ReplayedLogBytes)); !m.OK() || m.V() != 0 || m.Exactness != result.Approx || !strings.Contains(m.Note, "replay was paused") {
 		t.Errorf("replayed_log_bytes %+v, want 0 approx with the pause named", m)
 	}
 	for _, k := range []collectors.Key{{Level: collectors.DB, Metric: "replayed_log_records"}, {Level: collectors.DB, Metric: "fpi_bytes"},
@@ -65,7 +65,7 @@ func TestDeriveReceivedLaggingStandby(t *testing.T) {
 		"database::replayed_log_bytes": 4000, "database::log_bytes": 4000, "index:s.t_pkey:leaf_inserts": 12,
 	})
 	DeriveReceived(d)
-	if m := d.Get(key(collectors.DB, "", result.LogBytes)); m.V() != 8000 || m.Exactness != result.Exact {
+	if m := d.Get(collectors.NewKey(collectors.DB, "", result.LogBytes)); m.V() != 8000 || m.Exactness != result.Exact {
 		t.Errorf("log_bytes %+v, want the 8000 received, exact", m)
 	}
 	if m := d.Get(collectors.Key{Level: collectors.Index, Object: "s.t_pkey", Metric: "leaf_inserts"}); m.V() != 12 || m.Exactness != result.Approx || !strings.Contains(m.Note, "4000 bytes received were not yet replayed") {
@@ -86,7 +86,7 @@ func TestDeriveReceivedCaughtUp(t *testing.T) {
 			t.Errorf("%s %+v, want exact", k, m)
 		}
 	}
-	if m := d.Get(key(collectors.DB, "", result.ReceivedLogBytes)); m.V() != 4000 {
+	if m := d.Get(collectors.NewKey(collectors.DB, "", result.ReceivedLogBytes)); m.V() != 4000 {
 		t.Errorf("received_log_bytes %+v, want 4000", m)
 	}
 	if len(d.Warnings) != 0 {

@@ -127,7 +127,7 @@ func (FnDblog) CollectInterval(ctx context.Context, qr dialects.Querier, s diale
 		return nil, err
 	}
 	iv := func(level collectors.Level, obj string, metric *result.Info, v float64, source string) collectors.Counter {
-		return collectors.Counter{Key: key(level, obj, metric), Value: v, Exactness: result.Exact, Source: source, Interval: true,
+		return collectors.Counter{Key: collectors.NewKey(level, obj, metric), Value: v, Exactness: result.Exact, Source: source, Interval: true,
 			Note: "read from sys.fn_dblog (undocumented; needs sysadmin)"}
 	}
 	var out []collectors.Counter
@@ -192,6 +192,6 @@ func DeriveLogBytesUnavailable(d *collectors.Delta) {
 		if o.Level != collectors.Index {
 			continue
 		}
-		d.Put(key(collectors.Index, o.FQN(), result.LogBytes), result.NA(dblog, "per-index log bytes need sys.fn_dblog: "+why))
+		d.Put(collectors.NewKey(collectors.Index, o.FQN(), result.LogBytes), result.NA(dblog, "per-index log bytes need sys.fn_dblog: "+why))
 	}
 }

@@ -97,27 +97,27 @@ func TestDeriveSecondary(t *testing.T) {
 	}
 	delta := func(s dialects.Server) *collectors.Delta {
 		d := &collectors.Delta{Server: s, Objects: objs, Values: map[collectors.Key]result.Metric{}}
-		d.Values[key(collectors.Table, sch+".offline_user_session", result.RowsInserted)] = result.New(0, result.Derived, opStats+".leaf_insert_count")
-		d.Values[key(collectors.Index, sch+".idx_user_session_expiration_last_refresh", result.LeafInserts)] = result.New(0, result.Exact, opStats+".leaf_insert_count")
-		d.Values[key(collectors.Index, sch+".idx_user_session_expiration_last_refresh", result.PageLatchWaits)] = result.New(3, result.Exact, opStats+".page_latch_wait_count")
+		d.Values[collectors.NewKey(collectors.Table, sch+".offline_user_session", result.RowsInserted)] = result.New(0, result.Derived, opStats+".leaf_insert_count")
+		d.Values[collectors.NewKey(collectors.Index, sch+".idx_user_session_expiration_last_refresh", result.LeafInserts)] = result.New(0, result.Exact, opStats+".leaf_insert_count")
+		d.Values[collectors.NewKey(collectors.Index, sch+".idx_user_session_expiration_last_refresh", result.PageLatchWaits)] = result.New(3, result.Exact, opStats+".page_latch_wait_count")
 		DeriveSecondary(d)
 		return d
 	}
 	d := delta(secondary())
 	for _, k := range []collectors.Key{
-		key(collectors.Table, sch+".offline_user_session", result.RowsInserted),
-		key(collectors.Table, sch+".offline_user_session", result.RowsDeleted),
-		key(collectors.Index, sch+".idx_user_session_expiration_last_refresh", result.LeafInserts),
-		key(collectors.Index, sch+".idx_user_session_expiration_last_refresh", result.LeafPageSplits),
+		collectors.NewKey(collectors.Table, sch+".offline_user_session", result.RowsInserted),
+		collectors.NewKey(collectors.Table, sch+".offline_user_session", result.RowsDeleted),
+		collectors.NewKey(collectors.Index, sch+".idx_user_session_expiration_last_refresh", result.LeafInserts),
+		collectors.NewKey(collectors.Index, sch+".idx_user_session_expiration_last_refresh", result.LeafPageSplits),
 	} {
 		if m := d.Values[k]; m.Exactness != result.Unavailable || m.Value != nil || !strings.Contains(m.Note, "redo applies the primary's log") {
 			t.Errorf("%s = %+v", k, m)
 		}
 	}
-	if m := d.Values[key(collectors.Index, sch+".idx_user_session_expiration_last_refresh", result.PageLatchWaits)]; m.V() != 3 {
+	if m := d.Values[collectors.NewKey(collectors.Index, sch+".idx_user_session_expiration_last_refresh", result.PageLatchWaits)]; m.V() != 3 {
 		t.Errorf("the secondary's own latch waits are kept: %+v", m)
 	}
-	if m := delta(primary()).Values[key(collectors.Table, sch+".offline_user_session", result.RowsInserted)]; !m.OK() {
+	if m := delta(primary()).Values[collectors.NewKey(collectors.Table, sch+".offline_user_session", result.RowsInserted)]; !m.OK() {
 		t.Errorf("a primary's counts stay: %+v", m)
 	}
 }

@@ -85,7 +85,7 @@ func (HadrShipped) CollectInterval(_ context.Context, _ dialects.Querier, s dial
 				Source: "sys.availability_replicas.availability_mode_desc at the window's end (" + mode[2] + ")"})
 		}
 	}
-	out = append(out, collectors.Counter{Key: key(collectors.DB, "", result.Replicas), Value: float64(len(names)), Exactness: result.Exact, Interval: true,
+	out = append(out, collectors.Counter{Key: collectors.NewKey(collectors.DB, "", result.Replicas), Value: float64(len(names)), Exactness: result.Exact, Interval: true,
 		Source: "sys.dm_hadr_database_replica_states: this database's secondaries at the window's end"})
 	return out, nil
 }
@@ -143,7 +143,7 @@ func windowDiff(before, after string) (float64, string) {
 }
 
 func agCounter(before, after *collectors.Snapshot, mark string, m *result.Info, source string) collectors.Counter {
-	c := collectors.Counter{Key: key(collectors.DB, "", m), Exactness: result.Exact, Source: perfCounters + " " + source, Interval: true}
+	c := collectors.Counter{Key: collectors.NewKey(collectors.DB, "", m), Exactness: result.Exact, Source: perfCounters + " " + source, Interval: true}
 	v, why := windowDiff(before.Marks[markAGCounter+mark], after.Marks[markAGCounter+mark])
 	if why != "" {
 		c.Exactness, c.Note = result.Unavailable, why

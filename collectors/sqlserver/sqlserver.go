@@ -10,8 +10,6 @@ import (
 	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	ms "github.com/writeamp/writeamp/dialects/sqlserver"
-	"github.com/writeamp/writeamp/queries"
-	"github.com/writeamp/writeamp/result"
 )
 
 func init() { collectors.Register(ms.Name, NewSet()) }
@@ -41,22 +39,6 @@ func NewSet() *collectors.Set {
 // the snapshot adds nothing to the log it measures.
 func snapshotTx(ctx context.Context, db *sql.DB, _ dialects.Server) (*sql.Tx, error) {
 	return db.BeginTx(ctx, nil)
-}
-
-// q is the named block's variant for the server: a block missing for its
-// version is the caller's error (a collector's is recorded as its Missing).
-func q(name string, s dialects.Server) (string, error) {
-	return queries.Get(ms.Name, name, s.VersionNum)
-}
-
-func fqn(schema, name string) string { return schema + "." + name }
-
-func key(level collectors.Level, obj string, metric *result.Info) collectors.Key {
-	return collectors.NewKey(level, obj, metric)
-}
-
-func counter(level collectors.Level, obj string, metric *result.Info, v float64, e result.Exactness, source, id string) collectors.Counter {
-	return collectors.Counter{Key: key(level, obj, metric), Value: v, Exactness: e, Source: source, Identity: id}
 }
 
 // startIdentity ties a counter to the server's start: the DMVs restart from

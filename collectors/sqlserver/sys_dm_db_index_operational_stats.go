@@ -102,21 +102,21 @@ func (SysDmDbIndexOperationalStats) Collect(ctx context.Context, qr dialects.Que
 		if r.indexID <= 1 {
 			// The heap or clustered index holds every row once: its leaf
 			// counts are the table's row counts.
-			t := fqn(r.schema, r.table)
+			t := collectors.FQN(r.schema, r.table)
 			const how = " at the heap/clustered index leaf level"
-			c := counter(collectors.Table, t, result.RowsInserted, r.ins, result.Derived, opStats+".leaf_insert_count"+how, id)
+			c := collectors.NewCounter(collectors.Table, t, result.RowsInserted, r.ins, result.Derived, opStats+".leaf_insert_count"+how, id)
 			out = append(out, c)
-			c = counter(collectors.Table, t, result.RowsUpdated, r.upd, result.Derived, opStats+".leaf_update_count"+how, id)
+			c = collectors.NewCounter(collectors.Table, t, result.RowsUpdated, r.upd, result.Derived, opStats+".leaf_update_count"+how, id)
 			c.Note = "in-place updates; an update that changes the clustered key counts as a delete and an insert"
 			out = append(out, c)
-			out = append(out, counter(collectors.Table, t, result.RowsDeleted, r.del+r.ghost, result.Derived, opStats+".leaf_delete_count + leaf_ghost_count"+how, id))
+			out = append(out, collectors.NewCounter(collectors.Table, t, result.RowsDeleted, r.del+r.ghost, result.Derived, opStats+".leaf_delete_count + leaf_ghost_count"+how, id))
 		}
 		if r.indexID == 0 || r.index == "" {
 			continue
 		}
-		o := fqn(r.schema, r.index)
+		o := collectors.FQN(r.schema, r.index)
 		add := func(metric *result.Info, v float64, e result.Exactness, col, note string) {
-			c := counter(collectors.Index, o, metric, v, e, opStats+"."+col, id)
+			c := collectors.NewCounter(collectors.Index, o, metric, v, e, opStats+"."+col, id)
 			c.Note = note
 			out = append(out, c)
 		}

@@ -97,7 +97,7 @@ func (SysDmDbResourceStats) CollectInterval(ctx context.Context, qr dialects.Que
 	src := fmt.Sprintf("%s.avg_log_write_percent over the %d 15-second intervals overlapping the window (server UTC %s to %s)",
 		resourceStats, n, start.Format(time.RFC3339), end.Format(time.RFC3339))
 	mk := func(m *result.Info, what string, v sql.NullFloat64) collectors.Counter {
-		c := collectors.Counter{Key: key(collectors.DB, "", m), Exactness: result.Approx, Source: what + " of " + src, Interval: true}
+		c := collectors.Counter{Key: collectors.NewKey(collectors.DB, "", m), Exactness: result.Approx, Source: what + " of " + src, Interval: true}
 		if n == 0 || !v.Valid {
 			c.Exactness = result.Unavailable
 			c.Note = "no 15-second interval of " + resourceStats + " overlaps the window yet: the view writes an interval's row when it ends"

@@ -42,7 +42,7 @@ func (c SysDmExecSessionWaitStats) Start(ctx context.Context, db *sql.DB, s dial
 	if err := c.Supports(s); err != nil {
 		return nil, err
 	}
-	text, err := q("sys_dm_exec_session_wait_stats", s)
+	text, err := collectors.SQL(ms.Name, "sys_dm_exec_session_wait_stats", s)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/writeamp/writeamp/collectors"
 	"github.com/writeamp/writeamp/dialects"
 	ms "github.com/writeamp/writeamp/dialects/sqlserver"
 	"github.com/writeamp/writeamp/queries"
@@ -68,7 +69,7 @@ func (SysDmHadrDatabaseReplicaStates) Marks(ctx context.Context, qr dialects.Que
 		}
 		return m, nil
 	}
-	text, err := q("hadr_perf_counters", s)
+	text, err := collectors.SQL(ms.Name, "hadr_perf_counters", s)
 	if err != nil {
 		return fail(err)
 	}

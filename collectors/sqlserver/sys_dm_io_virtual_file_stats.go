@@ -63,11 +63,11 @@ func (SysDmIoVirtualFileStats) Collect(ctx context.Context, qr dialects.Querier,
 	if st := startIdentity(s); st != "" {
 		id += " " + st
 	}
-	c := counter(collectors.DB, "", result.LogBytes, bytes, result.Exact, fileStats+".num_of_bytes_written (LOG files of this database)", id)
+	c := collectors.NewCounter(collectors.DB, "", result.LogBytes, bytes, result.Exact, fileStats+".num_of_bytes_written (LOG files of this database)", id)
 	c.Note = "physical bytes: every log flush padded to the sector size; this database only, all its sessions"
 	return []collectors.Counter{
 		c,
-		counter(collectors.DB, "", result.LogWrites, writes, result.Exact, fileStats+".num_of_writes (LOG files of this database)", id),
-		counter(collectors.DB, "", result.LogWriteStallMs, stall, result.Exact, fileStats+".io_stall_write_ms (LOG files of this database)", id),
+		collectors.NewCounter(collectors.DB, "", result.LogWrites, writes, result.Exact, fileStats+".num_of_writes (LOG files of this database)", id),
+		collectors.NewCounter(collectors.DB, "", result.LogWriteStallMs, stall, result.Exact, fileStats+".io_stall_write_ms (LOG files of this database)", id),
 	}, nil
 }

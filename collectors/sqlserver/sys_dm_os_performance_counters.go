@@ -60,7 +60,7 @@ func readPerfRows(ctx context.Context, qr dialects.Querier, text string, s diale
 }
 
 func (SysDmOsPerformanceCounters) Collect(ctx context.Context, qr dialects.Querier, s dialects.Server, _ collectors.Scope) ([]collectors.Counter, error) {
-	text, err := q("sys_dm_os_performance_counters", s)
+	text, err := collectors.SQL(ms.Name, "sys_dm_os_performance_counters", s)
 	if err != nil {
 		return nil, err
 	}
@@ -75,13 +75,13 @@ func (SysDmOsPerformanceCounters) Collect(ctx context.Context, qr dialects.Queri
 		metric  *result.Info
 	}{{"Log Bytes Flushed/sec", result.LogBytesFlushed}, {"Log Flushes/sec", result.LogFlushes}} {
 		if cn, ok := databaseCounter(all, c.counter, s.Database); ok {
-			cn.Key, cn.Identity = key(collectors.DB, "", c.metric), id
+			cn.Key, cn.Identity = collectors.NewKey(collectors.DB, "", c.metric), id
 			out = append(out, cn)
 		}
 	}
 	for _, r := range all {
 		if r.name == "Page Splits/sec" && strings.HasSuffix(r.object, ":Access Methods") {
-			c := counter(collectors.DB, "", result.PageSplits, float64(r.value), result.Approx, perfCounters+" 'Page Splits/sec' (whole instance)", id)
+			c := collectors.NewCounter(collectors.DB, "", result.PageSplits, float64(r.value), result.Approx, perfCounters+" 'Page Splits/sec' (whole instance)", id)
 			c.Note = "every database of the instance, and it counts new pages at the end of an index as splits too"
 			out = append(out, c)
 			break

@@ -63,8 +63,8 @@ func collectWaits(ctx context.Context, qr dialects.Querier, s dialects.Server, b
 		}
 		m := waitMetric(typ)
 		out = append(out,
-			counter(collectors.DB, "", result.Family(m), float64(n), result.Exact, fmt.Sprintf("%s.waiting_tasks_count wait_type=%s (%s)", view, typ, scope), id),
-			counter(collectors.DB, "", result.Family(m+"_ms"), float64(waitMS), result.Exact, fmt.Sprintf("%s.wait_time_ms wait_type=%s (%s)", view, typ, scope), id))
+			collectors.NewCounter(collectors.DB, "", result.Family(m), float64(n), result.Exact, fmt.Sprintf("%s.waiting_tasks_count wait_type=%s (%s)", view, typ, scope), id),
+			collectors.NewCounter(collectors.DB, "", result.Family(m+"_ms"), float64(waitMS), result.Exact, fmt.Sprintf("%s.wait_time_ms wait_type=%s (%s)", view, typ, scope), id))
 	}
 	if err := rows.Err(); err != nil {
 		return nil, ms.AsPrivilegeError(err, s, sc)

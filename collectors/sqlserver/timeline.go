@@ -38,7 +38,7 @@ func (Timeline) Series(s dialects.Server, _ []collectors.Object) ([]result.Sampl
 }
 
 func (Timeline) Read(ctx context.Context, conn *sql.Conn, s dialects.Server, _ []collectors.Object) (map[string]float64, error) {
-	text, err := q("timeline", s)
+	text, err := collectors.SQL(ms.Name, "timeline", s)
 	if err != nil {
 		return nil, err
 	}
