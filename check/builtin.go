@@ -99,7 +99,7 @@ func (b *Builtin) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, e
 		res.Migration = mig
 		res.Notes = append(res.Notes, migrationNote(mig))
 	}
-	res.Notes = dedupe(append(res.Notes, fmt.Sprintf("before: variant %s as is%s; after: the same with the migration (%s) applied in the workload's schema (%s), same parameters and seed",
+	res.Notes = result.Unique(append(res.Notes, fmt.Sprintf("before: variant %s as is%s; after: the same with the migration (%s) applied in the workload's schema (%s), same parameters and seed",
 		b.Variant, withSchema(g.Schema), paths(g.Migration), g.howInSchema())))
 	return &sides{res, befores, afters}, nil
 }

@@ -189,15 +189,3 @@ func containsFold(xs []string, s string) bool {
 	}
 	return false
 }
-
-func dedupe(in []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, s := range in {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
-}

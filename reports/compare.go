@@ -89,6 +89,6 @@ func Merge(in []Input) (*result.Result, error) {
 		out.Workload = result.Workload{Name: strings.Join(names, " vs "), Mixed: true}
 		out.Notes = append(out.Notes, "the results ran different workloads or parameters: compare the per-unit figures, not the totals")
 	}
-	out.Notes = dedupe(out.Notes)
+	out.Notes = result.Unique(out.Notes)
 	return &out, nil
 }

@@ -164,20 +164,8 @@ func Build(title string, subtitle []string, cols []Column) *Comparison {
 	}
 	c.Notes = append(c.Notes, metricNotes(c)...)
 	c.Timeline = buildTimeline(c)
-	c.Notes = dedupe(c.Notes)
+	c.Notes = result.Unique(c.Notes)
 	return c
-}
-
-func dedupe(in []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, s := range in {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 func commonMainOp(cols []Column) string {

@@ -112,7 +112,7 @@ func renderVerdicts(w io.Writer, o *check.Outcome, markdown, headline bool, widt
 	if len(hints) > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, bullet+"why:")
-		for _, h := range dedupe(hints) {
+		for _, h := range result.Unique(hints) {
 			fmt.Fprintf(w, "%s  - %s\n", bullet, h)
 		}
 	}
@@ -278,17 +278,4 @@ func JUnit(w io.Writer, o *check.Outcome, err error) error {
 	}
 	_, err = io.WriteString(w, "\n")
 	return err
-}
-
-// dedupe keeps the first of each repeated line, in order.
-func dedupe(in []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, s := range in {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
 }
