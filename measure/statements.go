@@ -83,7 +83,7 @@ func statementsSection(d *collectors.Delta, run *result.Run) *result.Statements 
 		return nil
 	}
 	sec := &result.Statements{View: d.StatementView.View, Merge: d.StatementView.Merge}
-	_, hasLog := d.StatementView.Sources["log_bytes"]
+	_, hasLog := d.StatementView.Sources[result.LogBytes.Name]
 	if d.StatementView.Evictions == nil {
 		sec.Notes = append(sec.Notes, NoEvictionCount(d.StatementView.View))
 	}
@@ -105,7 +105,7 @@ func statementsSection(d *collectors.Delta, run *result.Run) *result.Statements 
 				st.Calls = m
 			case "rows":
 				st.Rows = m
-			case "log_bytes":
+			case result.LogBytes.Name:
 				st.LogBytes = m
 			default:
 				st.Other[k] = m
@@ -146,7 +146,7 @@ func statementsSection(d *collectors.Delta, run *result.Run) *result.Statements 
 		reconcileRows(d.StatementView.View, d.StatementView.Sources["rows"], rowSum, rowEx, sec, run)
 		return sec
 	}
-	src := d.StatementView.View + ": sum of the window's statements' " + d.StatementView.Sources["log_bytes"]
+	src := d.StatementView.View + ": sum of the window's statements' " + d.StatementView.Sources[result.LogBytes.Name]
 	s := result.Metric{Value: &sum, Exactness: result.Weaker(result.Derived, sumEx), Source: src}
 	sec.LogBytes = &s
 	total, what := windowLog(run)

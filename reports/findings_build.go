@@ -136,7 +136,7 @@ func changeFinding(c *Comparison, dialect string, g *group, total *[2]float64, f
 	if isRatio(g.metric) {
 		f.Change, f.ChangeUnit, f.Effect = ptr(100*d), "points", math.Min(1, math.Abs(d))
 		name := labelOf(g.metric)
-		if g.metric == "hot_ratio" {
+		if g.metric == result.HotRatio.Name {
 			name = "HOT updates"
 		}
 		sa, sb := fmtPair(c, g.metric, g.a, g.b)

@@ -54,13 +54,13 @@ func logCost(c *Comparison, dialect string) (result.Finding, bool) {
 			db = s
 		}
 	}
-	cell, ok := rowOf(db, "log_bytes")
-	metric := "log_bytes"
+	cell, ok := rowOf(db, result.LogBytes.Name)
+	metric := result.LogBytes.Name
 	if !ok || !cell.Metric.OK() {
-		if cell, ok = rowOf(db, "log_bytes_in_scope"); !ok || !cell.Metric.OK() {
+		if cell, ok = rowOf(db, result.LogBytesInScope.Name); !ok || !cell.Metric.OK() {
 			return result.Finding{}, false
 		}
-		metric = "log_bytes_in_scope"
+		metric = result.LogBytesInScope.Name
 	}
 	v, _ := value(c, metric, cell)
 	e := cell.Metric.Exactness
@@ -70,8 +70,8 @@ func logCost(c *Comparison, dialect string) (result.Finding, bool) {
 	}
 	var parts []part
 	for _, s := range c.Sections {
-		if pc, ok := rowOf(s, "log_bytes"); ok && s.Kind != "database" && !s.Part && pc.Metric.OK() {
-			pv, _ := value(c, "log_bytes", pc)
+		if pc, ok := rowOf(s, result.LogBytes.Name); ok && s.Kind != "database" && !s.Part && pc.Metric.OK() {
+			pv, _ := value(c, result.LogBytes.Name, pc)
 			parts = append(parts, part{s.Object, pv})
 			e = result.Weaker(e, pc.Metric.Exactness)
 		}
@@ -80,26 +80,26 @@ func logCost(c *Comparison, dialect string) (result.Finding, bool) {
 	var where []string
 	for _, p := range parts[:min(3, len(parts))] {
 		if v > 0 && p.v > 0 {
-			where = append(where, fmt.Sprintf("%s %s (%.0f%%)", p.name, fmtVal(c, "log_bytes", p.v), 100*p.v/v))
+			where = append(where, fmt.Sprintf("%s %s (%.0f%%)", p.name, fmtVal(c, result.LogBytes.Name, p.v), 100*p.v/v))
 		}
 	}
 	subject, verb := who(c)
-	if rp, standby := rowOf(db, "replayed_log_bytes"); standby {
+	if rp, standby := rowOf(db, result.ReplayedLogBytes.Name); standby {
 		// A standby's own log is the primary's, received (its log_bytes,
 		// when it streams) and replayed; a paused one replays it later.
 		verb = standbyVerb(c, db, rp, verb)
 	}
 	text := fmt.Sprintf("%s %s %s of %s", subject, verb, fmtVal(c, metric, v), dialects.LogName(dialect))
-	if metric == "log_bytes_in_scope" {
+	if metric == result.LogBytesInScope.Name {
 		text += " on the workload's objects"
 	}
 	var extra []string
 	if len(where) > 0 {
 		extra = append(extra, "the most to "+strings.Join(where, ", "))
 	}
-	if fc, ok := rowOf(db, "fpi_bytes"); ok && fc.Metric.OK() && v > 0 {
-		if fv, _ := value(c, "fpi_bytes", fc); fv/v >= 0.1 {
-			extra = append(extra, fmt.Sprintf("full-page images %s of it (%.0f%%)", fmtVal(c, "fpi_bytes", fv), 100*fv/v))
+	if fc, ok := rowOf(db, result.FpiBytes.Name); ok && fc.Metric.OK() && v > 0 {
+		if fv, _ := value(c, result.FpiBytes.Name, fc); fv/v >= 0.1 {
+			extra = append(extra, fmt.Sprintf("full-page images %s of it (%.0f%%)", fmtVal(c, result.FpiBytes.Name, fv), 100*fv/v))
 		}
 	}
 	if len(extra) > 0 {
@@ -180,8 +180,8 @@ func hotCost(c *Comparison) (result.Finding, bool) {
 		perTable[strings.ToLower(o.Table)]++
 	}
 	for _, s := range c.Sections {
-		hc, ok1 := rowOf(s, "hot_ratio")
-		uc, ok2 := rowOf(s, "rows_updated")
+		hc, ok1 := rowOf(s, result.HotRatio.Name)
+		uc, ok2 := rowOf(s, result.RowsUpdated.Name)
 		if s.Kind != "table" || s.Part || !ok1 || !ok2 || !hc.Metric.OK() || !uc.Metric.OK() || uc.Metric.V() == 0 {
 			continue
 		}
@@ -189,13 +189,13 @@ func hotCost(c *Comparison) (result.Finding, bool) {
 		ratio := hc.Metric.V()
 		p := fmt.Sprintf("%.1f%% on %s", 100*ratio, s.Object)
 		if ratio < 1 {
-			upd, _ := value(c, "rows_updated", uc)
+			upd, _ := value(c, result.RowsUpdated.Name, uc)
 			n := perTable[strings.ToLower(s.Object)]
 			all := fmt.Sprintf("all %d of its indexes", n)
 			if n == 1 {
 				all = "its index"
 			}
-			p += fmt.Sprintf(" (its %s non-HOT updates%s each add an entry to %s)", fmtVal(c, "rows_updated", upd*(1-ratio)), perUnit(c), all)
+			p += fmt.Sprintf(" (its %s non-HOT updates%s each add an entry to %s)", fmtVal(c, result.RowsUpdated.Name, upd*(1-ratio)), perUnit(c), all)
 		}
 		parts = append(parts, p)
 		objs = append(objs, s.Object)
@@ -204,7 +204,7 @@ func hotCost(c *Comparison) (result.Finding, bool) {
 		return result.Finding{}, false
 	}
 	text := "HOT updates " + strings.Join(parts, ", ") + exactnessWords(e)
-	return result.Finding{Metric: "hot_ratio", Level: "table", Object: strings.Join(objs, ", "), Objects: objs, Exactness: e, Text: text}, true
+	return result.Finding{Metric: result.HotRatio.Name, Level: "table", Object: strings.Join(objs, ", "), Objects: objs, Exactness: e, Text: text}, true
 }
 
 // leafInserts is the metric a single run's cost findings lead with.

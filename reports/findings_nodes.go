@@ -91,7 +91,7 @@ func copyFindings(c *Comparison) []result.Finding {
 	}
 	if counted == len(c.Columns) {
 		out = append(out, result.Finding{Metric: result.LogBytes.Name, Level: "database", Object: "cluster", Value: ptr(total), Exactness: exact,
-			Text: fmt.Sprintf("the cluster wrote %s of log%s on %d nodes, each node's own log bytes summed (%s)", fmtVal(c, "log_bytes", total), perUnit(c), counted, exact)})
+			Text: fmt.Sprintf("the cluster wrote %s of log%s on %d nodes, each node's own log bytes summed (%s)", fmtVal(c, result.LogBytes.Name, total), perUnit(c), counted, exact)})
 	}
 	return out
 }

@@ -39,42 +39,42 @@ func replicaFindings(c *Comparison) []result.Finding {
 		out = append(out, f)
 	}
 	subject, verb := who(c)
-	if sent, cl := db["replicas_log_bytes_sent"], db["cluster_log_bytes"]; sent.OK() && len(names) > 0 {
+	if sent, cl := db[result.ReplicasLogBytesSent.Name], db[result.ClusterLogBytes.Name]; sent.OK() && len(names) > 0 {
 		var each []string
 		for _, n := range names {
 			if v, ok := dbValue(c, result.ReplicaPrefix+n+".log_bytes_sent"); ok {
-				each = append(each, fmt.Sprintf("%s %s", n, fmtVal(c, "log_bytes", v)))
+				each = append(each, fmt.Sprintf("%s %s", n, fmtVal(c, result.LogBytes.Name, v)))
 			}
 		}
 		shipped := "shipped"
 		if verb == "writes" {
 			shipped = "ships"
 		}
-		sentV, _ := dbValue(c, "replicas_log_bytes_sent")
+		sentV, _ := dbValue(c, result.ReplicasLogBytesSent.Name)
 		log, copies := "log", "standby(s)"
 		if strings.Contains(sent.Source, "binlog_bytes") {
 			// MySQL/MariaDB ship the binary log, derived from its bytes.
 			log, copies = "binary log", "replica(s)"
 		}
-		text := fmt.Sprintf("%s %s %s of %s to %d %s (%s)", subject, shipped, fmtVal(c, "log_bytes", sentV), log, len(names), copies, strings.Join(each, ", "))
+		text := fmt.Sprintf("%s %s %s of %s to %d %s (%s)", subject, shipped, fmtVal(c, result.LogBytes.Name, sentV), log, len(names), copies, strings.Join(each, ", "))
 		e := sent.Exactness
 		if cl.OK() {
-			clV, _ := dbValue(c, "cluster_log_bytes")
-			text += fmt.Sprintf(": %s of log in the cluster, the primary's and each copy's", fmtVal(c, "log_bytes", clV))
+			clV, _ := dbValue(c, result.ClusterLogBytes.Name)
+			text += fmt.Sprintf(": %s of log in the cluster, the primary's and each copy's", fmtVal(c, result.LogBytes.Name, clV))
 			e = result.Weaker(e, cl.Exactness)
 		}
 		text += exactnessWords(e)
-		out = append(out, result.Finding{Metric: "replicas_log_bytes_sent", Level: "database", Object: "database", Value: ptr(sentV), Exactness: e, Text: text})
+		out = append(out, result.Finding{Metric: result.ReplicasLogBytesSent.Name, Level: "database", Object: "database", Value: ptr(sentV), Exactness: e, Text: text})
 	}
-	if w := db["semisync_wait_ms"]; w.OK() && w.V() > 0 {
-		n, acked, unacked := db["semisync_waits"], db["semisync_acked_commits"], db["semisync_unacked_commits"]
+	if w := db[result.SemisyncWaitMs.Name]; w.OK() && w.V() > 0 {
+		n, acked, unacked := db[result.SemisyncWaits.Name], db[result.SemisyncAckedCommits.Name], db[result.SemisyncUnackedCommits.Name]
 		text := fmt.Sprintf("commits waited %.0f ms in all for a semi-synchronous replica to acknowledge them (%.0f waits, %.0f commits acknowledged",
 			w.V(), n.V(), acked.V())
 		if unacked.OK() && unacked.V() > 0 {
 			text += fmt.Sprintf(", %.0f went on unacknowledged after rpl_semi_sync_master_timeout", unacked.V())
 		}
 		text += "; Rpl_semi_sync_master_tx_wait_time, exact)"
-		out = append(out, result.Finding{Metric: "semisync_wait_ms", Level: "database", Object: "database", Value: ptr(w.V()), Exactness: w.Exactness, Text: text})
+		out = append(out, result.Finding{Metric: result.SemisyncWaitMs.Name, Level: "database", Object: "database", Value: ptr(w.V()), Exactness: w.Exactness, Text: text})
 	}
 	if w := db[syncRepShare]; w.OK() && w.V() > 0 {
 		who := "a synchronous standby"
@@ -140,11 +140,11 @@ func replayFinding(c *Comparison, i int) (result.Finding, bool) {
 	show := func(name string, m result.Metric) string {
 		if cell, ok := cellOf(db, name, i); ok {
 			if v, ok := value(c, name, cell); ok {
-				return fmtVal(c, "log_bytes", v)
+				return fmtVal(c, result.LogBytes.Name, v)
 			}
 		}
 		if m.OK() {
-			return fmtVal(c, "log_bytes", m.V())
+			return fmtVal(c, result.LogBytes.Name, m.V())
 		}
 		return "n/a"
 	}

@@ -62,7 +62,7 @@ func claims(c *reports.Comparison, res *result.Result) []result.Claim {
 		level: "index", object: expirationIndex, metric: result.LeafInserts.Name, perLogin: true}))
 	add(x.fewer(x.low, claimSpec{id: "reposition.log_bytes", topic: "reposition",
 		claim: "less " + dialects.LogName(dialect) + " per refresh (SQL Server: 66,584 → 62,756, −5.7%; units not stated)",
-		level: "database", metric: "log_bytes"}))
+		level: "database", metric: result.LogBytes.Name}))
 	add(x.refreshLog(x.low, dialect))
 	if dialect == "postgres" {
 		add(x.hot(x.low))
@@ -72,10 +72,10 @@ func claims(c *reports.Comparison, res *result.Result) []result.Claim {
 	}
 	add(x.fewer(x.low, claimSpec{id: "working_set.index", topic: "working_set",
 		claim: "a smaller working set: fewer pages of the expiration index touched",
-		level: "index", object: expirationIndex, metric: "pages_touched"}))
+		level: "index", object: expirationIndex, metric: result.PagesTouched.Name}))
 	add(x.fewer(x.low, claimSpec{id: "working_set.table", topic: "working_set",
 		claim: "a smaller working set: fewer pages of " + userSessions + " touched",
-		level: "table", object: userSessions, metric: "pages_touched"}))
+		level: "table", object: userSessions, metric: result.PagesTouched.Name}))
 	add(x.pageWrites(dialect))
 	if dialect == "mysql" {
 		add(x.changeBuffer(x.low))
@@ -332,10 +332,10 @@ func (x *claimCtx) values(cl *result.Claim, p *claimPair, metric string, a, b fl
 // row says they are missing when the result has none of them.
 func (x *claimCtx) vacuum(p *claimPair) []result.Claim {
 	specs := []claimSpec{
-		{metric: "vacuum_log_bytes", level: "database", what: "WAL"},
-		{metric: "vacuum_pages_scanned", level: "table", object: userSessions, what: "pages scanned on " + userSessions},
-		{metric: "vacuum_dead_items_removed", level: "table", object: userSessions, what: "dead line pointers freed in " + userSessions},
-		{metric: "vacuum_index_entries_removed", level: "index", object: userSessions, sum: true, what: "index entries removed from " + userSessions + "'s indexes"},
+		{metric: result.VacuumLogBytes.Name, level: "database", what: "WAL"},
+		{metric: result.VacuumPagesScanned.Name, level: "table", object: userSessions, what: "pages scanned on " + userSessions},
+		{metric: result.VacuumDeadItemsRemoved.Name, level: "table", object: userSessions, what: "dead line pointers freed in " + userSessions},
+		{metric: result.VacuumIndexEntriesRemoved.Name, level: "index", object: userSessions, sum: true, what: "index entries removed from " + userSessions + "'s indexes"},
 	}
 	vac := "--vacuum not given: run --vacuum measures a VACUUM of the workload's tables after each window"
 	any := false
@@ -360,7 +360,7 @@ func (x *claimCtx) vacuum(p *claimPair) []result.Claim {
 // hot: PostgreSQL's updates of OFFLINE_USER_SESSION go from ~0% to 99%+ HOT.
 func (x *claimCtx) hot(p *claimPair) result.Claim {
 	s := claimSpec{id: "hot", topic: "hot", claim: "PostgreSQL: updates of " + userSessions + " go from ~0% to 99%+ HOT",
-		level: "table", object: userSessions, metric: "hot_ratio"}
+		level: "table", object: userSessions, metric: result.HotRatio.Name}
 	cl := x.base(p, s)
 	a := x.get(p.a, s.level, s.object, s.metric, false)
 	b := x.get(p.b, s.level, s.object, s.metric, false)

@@ -81,7 +81,7 @@ func sharesOf(r *result.Run) shareSet {
 			s.e = result.Weaker(s.e, m.Exactness)
 		}
 	}
-	if m, ok := r.Database["wait_samples"]; ok && m.OK() {
+	if m, ok := r.Database[result.WaitSamples.Name]; ok && m.OK() {
 		s.samples = m.V()
 	}
 	return s
@@ -225,7 +225,7 @@ func (x *claimCtx) pageWrites(dialect string) result.Claim {
 		return x.fullPageImages(x.low, s)
 	case "oracle":
 		s.claim += " (Oracle: physical writes of the expiration index)"
-		s.level, s.object, s.metric = "index", expirationIndex, "physical_writes"
+		s.level, s.object, s.metric = "index", expirationIndex, result.PhysicalWrites.Name
 	default:
 		return notMeasured(x.base(x.low, s), "writeamp reads no page-write counter on this dialect", "held when coarse's page writes are lower than baseline's beyond noise")
 	}
@@ -236,7 +236,7 @@ func (x *claimCtx) pageWrites(dialect string) result.Claim {
 // pages. Held when the window merged or buffered any such change; the
 // server's innodb_change_buffering says whether it can at all.
 func (x *claimCtx) changeBuffer(p *claimPair) result.Claim {
-	s := claimSpec{id: "change_buffer", topic: "change_buffer", level: "database", metric: "ibuf_merges",
+	s := claimSpec{id: "change_buffer", topic: "change_buffer", level: "database", metric: result.IbufMerges.Name,
 		claim: "InnoDB's change buffer defers non-unique secondary-index changes when pages are cold"}
 	cl := x.base(p, s)
 	rule := "held when either variant merged or buffered a change (ibuf merges or growth above 0); did not hold when neither did; not measured when the server buffers nothing"
@@ -250,7 +250,7 @@ func (x *claimCtx) changeBuffer(p *claimPair) result.Claim {
 	case known && mode == "none":
 		return notMeasured(cl, "innodb_change_buffering = none on this server (MariaDB's default since 10.5.15/10.6.7, MySQL's since 8.4): nothing is deferred", rule)
 	}
-	names := []string{"ibuf_merged_inserts", "ibuf_merged_delete_marks", "ibuf_merged_deletes", "ibuf_size_pages"}
+	names := []string{result.IbufMergedInserts.Name, result.IbufMergedDeleteMarks.Name, result.IbufMergedDeletes.Name, result.IbufSizePages.Name}
 	tot := func(col int) (float64, result.Exactness, bool) {
 		t, e, found := 0.0, result.Exact, false
 		for _, n := range names {
