@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 GO ?= $(shell command -v go 2>/dev/null || echo /usr/local/go/bin/go)
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -X github.com/writeamp/writeamp/measure.Version=$(VERSION) -X main.Commit=$(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS := -X main.Version=$(VERSION) -X main.Commit=$(shell git rev-parse HEAD 2>/dev/null)
 BIN := bin/writeamp
 
 .PHONY: build demo test test-unit fuzz bench lint fmt clean pg-versions dist docs

@@ -325,7 +325,7 @@ func measureCopies(ctx context.Context, g *Gate, out *Outcome, argv []string, ou
 		}
 		verify(context.WithoutCancel(ctx), r)
 	}()
-	res := measure.NewResult(g.server())
+	res := measure.NewResult(g.server(), g.Window.Version)
 	res.Workload = result.Workload{Name: "command", Params: map[string]any{"command": strings.Join(measure.RedactArgs(argv), " ")}}
 	// measureMig: the copy gets --schema first, then the migration alone in
 	// a window of its own (applycost.go), on the first "after" copy.

@@ -85,7 +85,7 @@ func (c *Command) measure(ctx context.Context, g *Gate, out *Outcome) (*sides, e
 			}
 		}()
 	}
-	res := measure.NewResult(g.server())
+	res := measure.NewResult(g.server(), g.Window.Version)
 	// The command line goes into results people share: passwords masked.
 	res.Workload = result.Workload{Name: "command", Params: map[string]any{"command": strings.Join(measure.RedactArgs(c.Argv), " ")}}
 	if len(g.Schema) > 0 {

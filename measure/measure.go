@@ -12,9 +12,6 @@ import (
 	"github.com/writeamp/writeamp/workloads"
 )
 
-// Version is the tool version written into results (set by the linker).
-var Version = "dev"
-
 // Experiment is a built-in workload measured over one or more variants in
 // one Window: the runner (workloads.Runner) drives the workload's operations
 // with Concurrency workers.
@@ -82,7 +79,7 @@ func (e *Experiment) Run(ctx context.Context) (*result.Result, error) {
 		e.Concurrency = 1
 	}
 	meta := e.Workload.Meta()
-	res := NewResult(win.Server)
+	res := NewResult(win.Server, win.Version)
 	params := map[string]any{"concurrency": e.Concurrency}
 	for k, v := range meta.Params {
 		params[k] = v
@@ -133,11 +130,12 @@ func (e *Experiment) Run(ctx context.Context) (*result.Result, error) {
 	return res, runErr
 }
 
-// NewResult starts a result document for a server.
-func NewResult(s dialects.Server) *result.Result {
+// NewResult starts a result document for a server, made by writeamp
+// version.
+func NewResult(s dialects.Server, version string) *result.Result {
 	return &result.Result{
 		SchemaVersion: result.SchemaVersion,
-		Tool:          result.Tool{Name: "writeamp", Version: Version},
+		Tool:          result.Tool{Name: "writeamp", Version: version},
 		Server:        result.Server{Dialect: s.Dialect, Version: s.Version, Flavor: s.Flavor, Name: s.String(), Settings: s.Settings()},
 		CreatedAt:     time.Now().UTC().Format(time.RFC3339),
 	}

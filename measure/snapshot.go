@@ -102,6 +102,7 @@ func (w *Window) TakeSnapshot(ctx context.Context, o SnapshotOptions) (f *Snapsh
 		return nil, abandon, err
 	}
 	f = NewSnapshotFile(snap, o.Where)
+	f.Tool.Version = w.Version
 	f.Instrumented = state
 	f.AfterCheckpoint = checkpointed // only when the CHECKPOINT ran, which BeforeMeasure says
 	return f, abandon, nil
@@ -152,6 +153,7 @@ func (w *Window) TakeNodeSnapshot(ctx context.Context, label string, sc collecto
 		w.logf("note: %s: not read: %s: %s", label, m.Collector, m.Reason)
 	}
 	f := NewSnapshotFile(snap, where)
+	f.Tool.Version = w.Version
 	f.Label = label
 	return f, nil
 }

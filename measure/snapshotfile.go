@@ -49,10 +49,11 @@ type SnapshotFile struct {
 	Path string `json:"-"`
 }
 
-// NewSnapshotFile wraps a snapshot for writing.
+// NewSnapshotFile wraps a snapshot for writing (a Window's snapshots carry
+// its Version).
 func NewSnapshotFile(s *collectors.Snapshot, where string) *SnapshotFile {
 	return &SnapshotFile{Kind: SnapshotKind, SchemaVersion: SnapshotSchemaVersion,
-		Tool: result.Tool{Name: "writeamp", Version: Version}, Where: where, Snapshot: s}
+		Tool: result.Tool{Name: "writeamp"}, Where: where, Snapshot: s}
 }
 
 // Write encodes the file as compact JSON: indenting a snapshot of 10,000
@@ -129,6 +130,8 @@ type DiffInput struct {
 	// indexes the counters and the objects are most of the diff's memory.
 	// For a caller that reads each file for one diff (writeamp diff).
 	Release bool
+	// Version is writeamp's, for the result.
+	Version string
 }
 
 // ErrMismatch marks a pair of snapshots that cannot be diffed as given.
@@ -156,7 +159,7 @@ func DiffSnapshots(ctx context.Context, in DiffInput) (*result.Result, error) {
 	if fmt.Sprint(b.Scope) != fmt.Sprint(a.Scope) {
 		warnings = append(warnings, fmt.Sprintf("the snapshots were taken with different scopes (%+v, %+v): objects in only one of them are shown as created during the window", b.Scope, a.Scope))
 	}
-	res := NewResult(a.Server)
+	res := NewResult(a.Server, in.Version)
 	res.Notes = append(res.Notes, restoreInstrumented(ctx, in)...)
 	if win != nil {
 		if err := collectors.SameServer(a.Server, win.Server); err != nil {

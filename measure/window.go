@@ -25,6 +25,9 @@ type Window struct {
 	dialects.Target
 	Set *collectors.Set
 	Log io.Writer // notes as they happen (stderr); nil discards
+	// Version is writeamp's, as the command was built: results and
+	// snapshot files made through the window carry it.
+	Version string
 	// Observers watch each window while its workload runs (observe.go).
 	Observers []Observer
 	// CreateStatements is the user's consent to create the per-statement

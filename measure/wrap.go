@@ -100,7 +100,7 @@ func (w *Wrapped) Run(ctx context.Context) (res *result.Result, exitCode int, er
 		label = filepath.Base(w.Command[0])
 	}
 	shown := RedactArgs(w.Command)
-	res = NewResult(win.Server)
+	res = NewResult(win.Server, win.Version)
 	cp := w.Checkpoint
 	if cp == "" {
 		cp = Checkpoints[0]

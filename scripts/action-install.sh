@@ -158,7 +158,7 @@ install_source() {
   echo "::group::build writeamp $v from $root"
   # Static (CGO_ENABLED=0) and -trimpath, as make dist builds the release
   # archives: the same binary a release would give, from the same build cache.
-  if ! (cd "$root" && CGO_ENABLED=0 go build -trimpath -ldflags "-X github.com/writeamp/writeamp/measure.Version=$v -X main.Commit=$commit" -o "$bin" ./cmd/writeamp); then
+  if ! (cd "$root" && CGO_ENABLED=0 go build -trimpath -ldflags "-X main.Version=$v -X main.Commit=$commit" -o "$bin" ./cmd/writeamp); then
     echo "::endgroup::"
     fail "go build ./cmd/writeamp failed in $root"
   fi

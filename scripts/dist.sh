@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 GO=${GO:-go}
 VERSION=${VERSION:-$(git describe --tags --always --dirty 2>/dev/null || echo dev)}
 COMMIT=${COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}
-LDFLAGS="-s -w -X github.com/writeamp/writeamp/measure.Version=$VERSION -X main.Commit=$COMMIT"
+LDFLAGS="-s -w -X main.Version=$VERSION -X main.Commit=$COMMIT"
 PLATFORMS=${PLATFORMS:-"linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64"}
 DIST=${DIST:-dist}
 host="$("$GO" env GOOS)/$("$GO" env GOARCH)"

@@ -65,6 +65,7 @@ func newCloner(ctx context.Context, t *target, log io.Writer) (*check.Cloner, fu
 				db.Close()
 				return nil, "", nil, err
 			}
+			win.Version = toolVersion()
 			win.Observers = append(win.Observers, &measure.Waits{})
 			return win, pgd.WithDatabase(t.DSN, database), func() { db.Close() }, nil
 		},
@@ -100,6 +101,7 @@ func wireCopy(ctx context.Context, cp *check.Copy, t *target, log io.Writer, o c
 			db.Close()
 			return nil, nil, err
 		}
+		win.Version = toolVersion()
 		win.Observers = append(win.Observers, &measure.Waits{})
 		return win, func() { db.Close() }, nil
 	}

@@ -49,7 +49,7 @@ Reference: docs/cli/writeamp_diff.md, docs/concepts.md (windows, units)`,
 				return usageError{err}
 			}
 			limitMemory(func() int64 { return heapLive() * 9 / 5 })
-			in := measure.DiffInput{Before: before, After: after, Label: label, Log: log, Release: true}
+			in := measure.DiffInput{Before: before, After: after, Label: label, Log: log, Release: true, Version: toolVersion()}
 			ctx := cmd.Context()
 			if dsn != "" {
 				t, err := connect(ctx, sourceOf(dsn), embedOpts{Allow: false}, log)

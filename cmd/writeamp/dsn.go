@@ -43,7 +43,11 @@ func (t *target) openAs() dialects.OpenAs {
 
 // window is the measured window on the target.
 func (t *target) window(log io.Writer) (*measure.Window, error) {
-	return measure.NewWindow(t.Target, log)
+	w, err := measure.NewWindow(t.Target, log)
+	if err == nil {
+		w.Version = toolVersion()
+	}
+	return w, err
 }
 
 // measuredWindow is the window of run, measure and check: unless waits is

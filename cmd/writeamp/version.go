@@ -8,17 +8,20 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/writeamp/writeamp/dialects"
-	"github.com/writeamp/writeamp/measure"
 )
 
-// Commit is set by the linker in release builds (make dist).
-var Commit = ""
+// Version and Commit are set by the linker in release builds (make dist):
+// the command writes the version into every result and snapshot file.
+var (
+	Version = "dev"
+	Commit  = ""
+)
 
 // buildVersion is what this binary is: the release stamp, else the module
 // version `go install …@v1.2.3` records, else the VCS revision of a
 // checkout build.
 func buildVersion() (version, commit string) {
-	version, commit = measure.Version, Commit
+	version, commit = Version, Commit
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return version, commit
@@ -35,6 +38,12 @@ func buildVersion() (version, commit string) {
 		}
 	}
 	return version, commit
+}
+
+// toolVersion is buildVersion's version, as results record it.
+func toolVersion() string {
+	v, _ := buildVersion()
+	return v
 }
 
 func newVersionCmd() *cobra.Command {

@@ -185,7 +185,7 @@ func sharedBin(t *testing.T) string {
 			return
 		}
 		shared.bin = filepath.Join(dir, "writeamp")
-		cmd := exec.Command("go", "build", "-ldflags", "-X github.com/writeamp/writeamp/measure.Version=v0-shared", "-o", shared.bin, "./cmd/writeamp")
+		cmd := exec.Command("go", "build", "-ldflags", "-X main.Version=v0-shared", "-o", shared.bin, "./cmd/writeamp")
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
 			shared.err = fmt.Errorf("go build: %w\n%s", err, out)
