@@ -6,6 +6,8 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/writeamp/writeamp/sqlparse"
 )
 
 // change is what PostgreSQL's HeapDetermineColumnsInfo will find for a
@@ -34,7 +36,7 @@ const (
 // more than changeMaybe, except SET c = c.
 func setChanges(statement, table string, cols map[string]Column) map[string]change {
 	out := map[string]change{}
-	tree, err := pg.Parse(statement)
+	tree, err := sqlparse.ParsePostgres(statement)
 	if err != nil {
 		return out
 	}

@@ -306,3 +306,8 @@ func walkNodes(n proto.Message, fn func(any)) {
 		return true
 	})
 }
+
+// ParsePostgres is PostgreSQL's own parse tree of text, from the parser
+// run as WebAssembly: pg_query_go's own Parse needs cgo, which the static
+// release builds do not have, so the module parses only through here.
+func ParsePostgres(text string) (*pg.ParseResult, error) { return pgquery.Parse(text) }
