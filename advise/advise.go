@@ -351,8 +351,8 @@ func fill(r *Recommendation, c *Candidate, out *check.Outcome, noise *float64) {
 		hb, ha := tb.Metrics["hot_ratio"], ta.Metrics["hot_ratio"]
 		r.Measured["hot_ratio"] = pair(hb, ha, hb.OK(), ha.OK(), hb.V(), ha.V(), "HOT updates / updates of "+c.Table+" ("+hb.Source+")", "fraction")
 	}
-	eb, okEB := tableSum(b, c.Table, "leaf_inserts", false)
-	ea, okEA := tableSum(a, c.Table, "leaf_inserts", false)
+	eb, okEB := tableSum(b, c.Table, result.LeafInserts.Name, false)
+	ea, okEA := tableSum(a, c.Table, result.LeafInserts.Name, false)
 	vEB, okEB2 := perOp(b, eb)
 	vEA, okEA2 := perOp(a, ea)
 	r.Measured["index_entries/op"] = derived(pair(eb, ea, okEB && okEB2, okEA && okEA2, vEB, vEA, "index leaf inserts on "+c.Table+"'s indexes per "+op, "entries"))

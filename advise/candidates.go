@@ -105,7 +105,7 @@ func IndexesOf(r *result.Run, orig map[string]Original) []*Index {
 			ix.Columns, ix.Partial = keyColumns(ix.Definition, ix.Partial)
 		}
 		ix.Scans, ix.ScansRead = o.Metrics["scans"].V(), o.Metrics["scans"].OK()
-		ix.Entries = o.Metrics["leaf_inserts"].V()
+		ix.Entries = o.Metrics[result.LeafInserts.Name].V()
 		ix.LogBytes = o.Metrics["log_bytes"].V()
 		if og, ok := orig[o.Schema+"."+ix.Name]; ok {
 			ix.OriginalScans, ix.Constraint = og.Scans, og.Constraint
