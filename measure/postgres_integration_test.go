@@ -277,6 +277,9 @@ func TestPlainRoleGetsDerivedNumbersAndTheGrant(t *testing.T) {
 	}
 	us := run.Table("offline_user_session")
 	for _, ix := range run.Indexes {
+		if ix.Info["toast"] != "" {
+			continue // a TOAST index's entries follow chunks, not rows: not derived from row counters
+		}
 		li := metric(t, &ix, "leaf_inserts")
 		if ix.Info["partial"] == "true" {
 			if li.OK() {

@@ -103,13 +103,18 @@ func TestStatementsEveryMajor(t *testing.T) {
 			}
 		}
 		// explain's prediction beside each: the UPDATE sets an indexed
-		// column (not HOT), and the INSERT, the only write to st.a, put
-		// the predicted entry per row into a_pkey.
+		// column; pg_stat_statements keeps its text as v = v + $1, whose
+		// value may equal the old one, so the prediction is not HOT or
+		// possible on exactly that, and the measured side shows none
+		// HOT. The INSERT, the only write to st.a, put the predicted entry
+		// per row into a_pkey.
 		for _, st := range run.Statements.Top {
 			low := strings.ToLower(st.Text)
 			switch {
-			case strings.HasPrefix(low, "update st.b") && (st.Predicted == nil || st.Predicted.HOT != "no"):
-				t.Errorf("update: prediction %+v, want not HOT", st.Predicted)
+			case strings.HasPrefix(low, "update st.b") && (st.Predicted == nil ||
+				st.Predicted.HOT != "no" && !(st.Predicted.HOT == "possible" && strings.Contains(st.Predicted.Comparison, "new value equals old")) ||
+				!strings.Contains(st.Predicted.Comparison, "HOT updates 0 of 777")):
+				t.Errorf("update: prediction %+v, want not HOT (or possible on the new value equalling the old) and 0 of 777 measured HOT", st.Predicted)
 			case strings.HasPrefix(low, "insert into st.a") && (st.Predicted == nil || !strings.Contains(st.Predicted.Comparison, "a_pkey 1234 as predicted")):
 				t.Errorf("insert: prediction %+v, want a_pkey's 1234 entries as predicted", st.Predicted)
 			}
