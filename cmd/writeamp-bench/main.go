@@ -32,7 +32,7 @@ var (
 	indexes = flag.Int("indexes", 10000, "indexes for the snapshot-cost row")
 	walRows = flag.Int("wal-rows", 200000, "rows inserted for the WAL read-rate rows")
 	quick   = flag.Bool("quick", false, "smaller sizes (for a smoke run)")
-	only    = flag.String("only", "", "run only one group of rows: updates (driver vs pgbench), wal (WAL read rates), snapshot, sampler (the interval and wait samplers' cost), xacts (the per-operation transaction-id read), ab (the A/B run vs pgbench on its statement mix), memory (run's peak RSS at 10x the logins), diff (writeamp diff vs jq at 1k/10k/50k indexes), copy (check's copies vs createdb -T and pg_dump | pg_restore by hand)")
+	only    = flag.String("only", "", "run only one group of rows: updates (driver vs pgbench), wal (WAL read rates), snapshot, sampler (the interval and wait samplers' cost), xacts (the per-operation transaction-id read), ab (the A/B run vs pgbench on its statement mix), memory (run's peak RSS at 10x the logins), diff (writeamp diff vs jq at 1k/10k/50k indexes), copy (check's copies vs createdb -T and pg_dump | pg_restore by hand), advise (writeamp advise vs the same checks by hand)")
 	// The copy rows' database lives on a throwaway server of the bench's
 	// own, generated for the run: about this size, plus one copy at a time.
 	copySize = flag.String("copy-size", "1GiB", "size of the database the copy rows copy (e.g. 200MiB); it and one copy at a time need that much free disk in the temporary directory")
@@ -124,6 +124,7 @@ func init() {
 		{"memory", nil, func(e env) { memoryRow(e.ctx, e.t, e.db, e.srv) }},
 		{"diff", nil, func(e env) { diffRows(e.t, e.db) }},
 		{"copy", []string{"copy-size", "copy-reps"}, func(e env) { copyRows(e.ctx, e.t, e.srv) }},
+		{"advise", []string{"advise-reps"}, func(e env) { adviseRows(e.ctx, e.t, e.srv) }},
 	}
 }
 
