@@ -112,10 +112,12 @@ type TableProfile struct {
 
 // IndexProfile is an index's in the diagnose window, and why it gets entries.
 type IndexProfile struct {
-	Index         string   `json:"index"`
-	Table         string   `json:"table"`
-	EntriesPerOp  float64  `json:"entries_per_op"`
-	Scans         float64  `json:"scans"`
+	Index string `json:"index"`
+	Table string `json:"table"`
+	// EntriesPerOp and Scans are null where the server does not count
+	// them per index (InnoDB without performance_schema or userstat).
+	EntriesPerOp  *float64 `json:"entries_per_op"`
+	Scans         *float64 `json:"scans"`
 	OriginalScans *int64   `json:"original_scans,omitempty"`
 	Constraint    string   `json:"constraint,omitempty"`
 	Unique        bool     `json:"unique,omitempty"`
@@ -173,7 +175,7 @@ func (a *Advisor) Run(ctx context.Context, dir string) (*Report, error) {
 		return nil, err
 	}
 	if len(cands) == 0 {
-		rep.Notes = append(rep.Notes, "no candidate: every index was read by the workload or backs a constraint, none duplicates another or holds a column the workload updates, and no update moved a row to another page")
+		rep.Notes = append(rep.Notes, noCandidate(d))
 	}
 	for i, c := range cands {
 		r := Recommendation{Object: c.Object, Table: c.Table, Kind: c.Kind, Change: c.Change, Why: c.Why, Migration: Migration{Up: c.Up, Down: c.Down}, Notes: c.Notes}
@@ -461,7 +463,13 @@ func profile(rep *Report, d Diagnosis) {
 		rep.Diagnosis.Tables = append(rep.Diagnosis.Tables, p)
 	}
 	for _, ix := range d.Indexes {
-		p := IndexProfile{Index: ix.Name, Table: ix.Table, EntriesPerOp: div(ix.Entries), Scans: ix.Scans, Constraint: ix.Constraint, Unique: ix.Unique}
+		p := IndexProfile{Index: ix.Name, Table: ix.Table, Constraint: ix.Constraint, Unique: ix.Unique}
+		if ix.EntriesRead {
+			p.EntriesPerOp = ptr(div(ix.Entries))
+		}
+		if ix.ScansRead {
+			p.Scans = ptr(ix.Scans)
+		}
 		if ix.OriginalScans >= 0 {
 			p.OriginalScans = &ix.OriginalScans
 		}
@@ -492,4 +500,22 @@ func containsFold(xs []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// noCandidate says why nothing was proposed, naming what the server could
+// not tell: an index whose reads or writes it does not count is never
+// proposed as unused, and an UPDATE writeamp cannot read (a client that
+// builds its statements itself) sets no column it knows of.
+func noCandidate(d Diagnosis) string {
+	var blind []string
+	for _, ix := range d.Indexes {
+		if !ix.ScansRead && ix.OriginalScans < 0 {
+			blind = append(blind, ix.Table+"."+ix.Name)
+		}
+	}
+	why := "no candidate: every index was read by the workload or backs a constraint, none duplicates another or holds a column the workload updates, and no update moved a row to another page"
+	if len(blind) > 0 {
+		why = fmt.Sprintf("no candidate: the server counts no index reads (MariaDB/MySQL: performance_schema off), so %s cannot be called unused, and the command names no SQL file or statement writeamp can read to tell which columns its UPDATEs set (a client that builds its statements itself, such as sysbench); turn performance_schema on (performance_schema = ON in the server's configuration, then a restart), or wrap the workload's SQL in a file the command runs, and advise again", strings.Join(blind, ", "))
+	}
+	return why
 }

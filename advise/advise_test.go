@@ -283,3 +283,16 @@ func TestACheckpointInAWindowIsNotBeyondNoise(t *testing.T) {
 		}
 	}
 }
+
+// With no count of index reads and no UPDATE seen, advise says what the
+// server could not tell instead of claiming every index was read.
+func TestNoCandidateNamesWhatTheServerCouldNotTell(t *testing.T) {
+	blind := Diagnosis{Indexes: []*Index{{Table: "sbtest1", Name: "k_1", OriginalScans: -1}}}
+	if got := noCandidate(blind); !strings.Contains(got, "sbtest1.k_1 cannot be called unused") || !strings.Contains(got, "performance_schema") || strings.Contains(got, "every index was read") {
+		t.Errorf("blind server: %q", got)
+	}
+	seen := Diagnosis{Indexes: []*Index{{Table: "t", Name: "t_v", ScansRead: true, Scans: 3, OriginalScans: 0}}}
+	if got := noCandidate(seen); !strings.Contains(got, "every index was read") {
+		t.Errorf("counted server: %q", got)
+	}
+}

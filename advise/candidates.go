@@ -44,7 +44,7 @@ type Index struct {
 	// Window figures of the diagnose run; ScansRead says the server
 	// counted index scans (InnoDB without performance_schema does not).
 	Scans, Entries, LogBytes float64
-	ScansRead                bool
+	ScansRead, EntriesRead   bool
 	// OriginalScans are idx_scan on the user's database since its
 	// statistics reset (-1: not read); Constraint the constraint it backs.
 	OriginalScans int64
@@ -105,7 +105,7 @@ func IndexesOf(r *result.Run, orig map[string]Original) []*Index {
 			ix.Columns, ix.Partial = keyColumns(ix.Definition, ix.Partial)
 		}
 		ix.Scans, ix.ScansRead = o.Metrics["scans"].V(), o.Metrics["scans"].OK()
-		ix.Entries = o.Metrics[result.LeafInserts.Name].V()
+		ix.Entries, ix.EntriesRead = o.Metrics[result.LeafInserts.Name].V(), o.Metrics[result.LeafInserts.Name].OK()
 		ix.LogBytes = o.Metrics["log_bytes"].V()
 		if og, ok := orig[o.Schema+"."+ix.Name]; ok {
 			ix.OriginalScans, ix.Constraint = og.Scans, og.Constraint

@@ -136,11 +136,17 @@ func tableReport(w io.Writer, rep *Report, width int) error {
 		default:
 			name += " (backs " + ix.Constraint + ")"
 		}
-		scans := fmt.Sprintf("%.0f / ·", ix.Scans)
-		if ix.OriginalScans != nil {
-			scans = fmt.Sprintf("%.0f / %d", ix.Scans, *ix.OriginalScans)
+		window, db, entries := "·", "·", "·"
+		if ix.Scans != nil {
+			window = fmt.Sprintf("%.0f", *ix.Scans)
 		}
-		g.Rows = append(g.Rows, termwidth.GridRow{Cells: []string{name, fmt.Sprintf("%.3f", ix.EntriesPerOp), scans, strings.Join(ix.Why, "; ")}})
+		if ix.OriginalScans != nil {
+			db = fmt.Sprintf("%d", *ix.OriginalScans)
+		}
+		if ix.EntriesPerOp != nil {
+			entries = fmt.Sprintf("%.3f", *ix.EntriesPerOp)
+		}
+		g.Rows = append(g.Rows, termwidth.GridRow{Cells: []string{name, entries, window + " / " + db, strings.Join(ix.Why, "; ")}})
 	}
 	return g.Render(w, width)
 }
