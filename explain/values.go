@@ -5,7 +5,6 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/writeamp/writeamp/sqlparse"
 )
@@ -42,7 +41,7 @@ func setChanges(statement, table string, cols map[string]Column) map[string]chan
 	}
 	var up *pg.UpdateStmt
 	for _, raw := range tree.Stmts {
-		walkMsg(raw.Stmt, func(m proto.Message) {
+		sqlparse.WalkPostgres(raw.Stmt, func(m proto.Message) {
 			if u, ok := m.(*pg.UpdateStmt); ok && up == nil && strings.EqualFold(u.GetRelation().GetRelname(), table) {
 				up = u
 			}
@@ -145,30 +144,4 @@ func nonEmptyString(n *pg.Node) bool {
 	}
 	s := c.GetSval()
 	return s != nil && s.Sval != ""
-}
-
-func walkMsg(m proto.Message, fn func(proto.Message)) {
-	if m == nil {
-		return
-	}
-	var visit func(protoreflect.Message)
-	visit = func(r protoreflect.Message) {
-		if !r.IsValid() {
-			return
-		}
-		fn(r.Interface())
-		r.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-			switch {
-			case fd.IsList() && fd.Message() != nil:
-				l := v.List()
-				for i := 0; i < l.Len(); i++ {
-					visit(l.Get(i).Message())
-				}
-			case fd.Message() != nil && !fd.IsMap():
-				visit(v.Message())
-			}
-			return true
-		})
-	}
-	visit(m.ProtoReflect())
 }

@@ -307,6 +307,15 @@ func walkNodes(n proto.Message, fn func(any)) {
 	})
 }
 
+// WalkPostgres calls fn with every message of a PostgreSQL parse tree
+// (from ParsePostgres), depth first.
+func WalkPostgres(n proto.Message, fn func(proto.Message)) {
+	walk(n, func(r protoreflect.Message) bool {
+		fn(r.Interface())
+		return true
+	})
+}
+
 // ParsePostgres is PostgreSQL's own parse tree of text, from the parser
 // run as WebAssembly: pg_query_go's own Parse needs cgo, which the static
 // release builds do not have, so the module parses only through here.
