@@ -2,6 +2,7 @@ package main
 
 import (
 	"database/sql"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,6 +28,7 @@ func TestRunVacuumOnEveryRunOfASweep(t *testing.T) {
 	if len(r.Runs) != 4 {
 		t.Fatalf("%d runs, want 2 variants x 2 levels", len(r.Runs))
 	}
+	removedBy := map[string]float64{}
 	for _, run := range r.Runs {
 		if m := run.Database["vacuum_log_bytes"]; !m.OK() || m.V() <= 0 {
 			t.Errorf("%s: vacuum_log_bytes %+v", run.Label, m)
@@ -50,13 +52,20 @@ func TestRunVacuumOnEveryRunOfASweep(t *testing.T) {
 		if removed.V() != want {
 			t.Errorf("%s: %v entries removed from the expiration index, want %v (non-HOT updates and deletes)", run.Label, removed.V(), want)
 		}
-		if run.Variant == "coarse" && run.Concurrency == 1 && removed.V() != us.Metrics["rows_deleted"].V() {
-			t.Errorf("%s: %v entries removed, want only the %v logouts' (every refresh HOT)", run.Label, removed.V(), us.Metrics["rows_deleted"].V())
-		}
+		// Whether a coarse refresh is HOT depends on its page's room, not
+		// only on the indexes: the exact count above holds either way, and
+		// coarse's dead entries stay far below baseline's.
+		removedBy[fmt.Sprintf("%s c=%d", run.Variant, run.Concurrency)] = removed.V()
 		for _, w := range run.Warnings {
 			if strings.HasPrefix(w, "vacuum:") {
 				t.Errorf("%s: %s", run.Label, w)
 			}
+		}
+	}
+	for _, c := range []int{1, 2} {
+		b, co := removedBy[fmt.Sprintf("baseline c=%d", c)], removedBy[fmt.Sprintf("coarse c=%d", c)]
+		if !(co*2 < b) {
+			t.Errorf("at concurrency %d coarse left %v dead expiration-index entries and baseline %v: want coarse's far fewer", c, co, b)
 		}
 	}
 }
