@@ -59,42 +59,32 @@ func finishPending(ctx context.Context, db *sql.DB, conn *sql.Conn, s dialects.S
 			left++
 			continue
 		}
-		if !whole {
+		var line string
+		var now Catalog
+		applied := false
+		if whole {
+			if now, err = ReadCatalog(ctx, conn, s); err != nil {
+				return out, left + 1, err
+			}
+			added, removed := pre.Diff(now)
+			applied = len(added) > 0 || len(removed) > 0
+			line = fmt.Sprintf("pending    %s  %s; the migration is applied: %d definitions added and %d changed or removed since before it; its undo: %s",
+				m, meta, len(added), len(removed), strings.Join(undo, "; "))
+			if !applied {
+				line = fmt.Sprintf("pending    %s  %s; the catalog is as recorded before the migration (the migration is not applied)", m, meta)
+			}
+		} else {
 			// Torn while being written (kill -9, a lost server): its check
 			// applies nothing before the record is whole, so there is
 			// nothing to undo, only the record to drop.
-			line := fmt.Sprintf("pending    %s  %s; its record is incomplete: that check was stopped before it applied its migration, there is nothing to undo", m, meta)
-			if !finish {
-				out = append(out, line)
-				left++
-				continue
-			}
-			if text, err := sqlFor(s, "undo_marker_drop", m); err == nil {
-				if _, err := conn.ExecContext(ctx, text); err != nil {
-					out = append(out, line+"; the record could not be dropped: "+err.Error())
-					left++
-					continue
-				}
-			}
-			out = append(out, line+"; record dropped")
-			continue
-		}
-		now, err := ReadCatalog(ctx, conn, s)
-		if err != nil {
-			return out, left + 1, err
-		}
-		added, removed := pre.Diff(now)
-		line := fmt.Sprintf("pending    %s  %s; the migration is applied: %d definitions added and %d changed or removed since before it; its undo: %s",
-			m, meta, len(added), len(removed), strings.Join(undo, "; "))
-		if len(added) == 0 && len(removed) == 0 {
-			line = fmt.Sprintf("pending    %s  %s; the catalog is as recorded before the migration (the migration is not applied)", m, meta)
+			line = fmt.Sprintf("pending    %s  %s; its record is incomplete: that check was stopped before it applied its migration, there is nothing to undo", m, meta)
 		}
 		if !finish {
 			out = append(out, line)
 			left++
 			continue
 		}
-		if len(added) > 0 || len(removed) > 0 {
+		if applied {
 			t := &Target{Pre: Snapshot{Cat: pre}, Post: Snapshot{Cat: now}}
 			r := &Restoration{}
 			e.RunUndo(ctx, conn, RecordedUndo(undo), t, r, true)
