@@ -18,18 +18,12 @@ var notTheDatabase = map[string]bool{
 	"-f": true, "--file": true, "-c": true, "--command": true, "-e": true, "--execute": true,
 }
 
-// namesOriginal finds an argument of a wrapped command that names the
-// database db directly (`-d db`, `--dbname=db`, `dbname=db`, `-Ddb`, or db
-// as a word on its own, in the argument or in a shell command line inside
-// it) rather than through the --dsn text, which check rewrites to the
-// copy's. Such a command would write the database itself while check
-// measures copies of it. dsnText is left out of the search (it is
-// rewritten); so are the program's name and the values of options that
-// take a user, host, port, password, file or command.
-func namesOriginal(argv []string, dsnText, db string) (string, bool) {
-	if db == "" {
-		return "", false
-	}
+// findWord calls match with every word of argv's arguments (a shell
+// command line inside one split into its words), and the word or
+// argument before it, and returns the argument holding the first that
+// matches. The program's name is skipped unless it is a shell; the --dsn
+// text is left out (check rewrites it to the copy's).
+func findWord(argv []string, dsnText string, match func(prev, w string) bool) (string, bool) {
 	for i, arg := range argv {
 		if i == 0 && filepath.Base(arg) != "sh" && filepath.Base(arg) != "bash" {
 			continue
@@ -49,14 +43,7 @@ func namesOriginal(argv []string, dsnText, db string) (string, bool) {
 			if j > 0 {
 				prev = words[j-1]
 			}
-			if notTheDatabase[prev] && w == db {
-				continue
-			}
-			switch {
-			case w == db,
-				strings.HasSuffix(w, "="+db) && !strings.Contains(strings.TrimSuffix(w, "="+db), "="),
-				strings.HasSuffix(w, "/"+db),
-				w == "-d"+db, w == "-D"+db:
+			if match(prev, w) {
 				return arg, true
 			}
 		}
@@ -64,44 +51,47 @@ func namesOriginal(argv []string, dsnText, db string) (string, bool) {
 	return "", false
 }
 
+// namesOriginal finds an argument of a wrapped command that names the
+// database db directly (`-d db`, `--dbname=db`, `dbname=db`, `-Ddb`, or db
+// as a word on its own, in the argument or in a shell command line inside
+// it) rather than through the --dsn text. Such a command would write the
+// database itself while check measures copies of it. The values of
+// options that take a user, host, port, password, file or command are
+// not the database.
+func namesOriginal(argv []string, dsnText, db string) (string, bool) {
+	if db == "" {
+		return "", false
+	}
+	return findWord(argv, dsnText, func(prev, w string) bool {
+		if notTheDatabase[prev] && w == db {
+			return false
+		}
+		return w == db ||
+			strings.HasSuffix(w, "="+db) && !strings.Contains(strings.TrimSuffix(w, "="+db), "=") ||
+			strings.HasSuffix(w, "/"+db) ||
+			w == "-d"+db || w == "-D"+db
+	})
+}
+
 // namesServerPort finds an argument that names the server's port (`-P
 // 3306`, `-P3306`, `--port=3306`, `host:3306`, or the port alone, handed
-// to a script) or a socket (`-S`,
-// `--socket`): MariaDB/MySQL copies live on a scratch server of their own
-// under the database's own name, reached through MYSQL_HOST and
-// MYSQL_TCP_PORT, which a port or socket named on the command line
-// overrides, leading the command back to the original server.
+// to a script) or a socket (`-S`, `--socket`): MariaDB/MySQL copies live
+// on a scratch server of their own under the database's own name, reached
+// through MYSQL_HOST and MYSQL_TCP_PORT, which a port or socket named on
+// the command line overrides, leading the command back to the original
+// server.
 func namesServerPort(argv []string, dsnText, port string) (string, bool) {
-	for i, arg := range argv {
-		if i == 0 && filepath.Base(arg) != "sh" && filepath.Base(arg) != "bash" {
-			continue
-		}
+	for _, arg := range argv[min(1, len(argv)):] {
 		if arg == port {
 			// the port handed to a script as an argument of its own
 			return arg, true
 		}
-		a := arg
-		if dsnText != "" {
-			a = strings.ReplaceAll(a, dsnText, " ")
-		}
-		words := strings.Fields(strings.NewReplacer(`"`, " ", "'", " ", ";", " ").Replace(a))
-		prev := ""
-		if i > 0 {
-			prev = argv[i-1]
-		}
-		for j, w := range words {
-			if j > 0 {
-				prev = words[j-1]
-			}
-			switch {
-			case (prev == "-P" || prev == "--port") && w == port,
-				w == "-P"+port, w == "--port="+port, strings.HasSuffix(w, ":"+port),
-				w == "-S", w == "--socket", strings.HasPrefix(w, "--socket="):
-				return arg, true
-			}
-		}
 	}
-	return "", false
+	return findWord(argv, dsnText, func(prev, w string) bool {
+		return (prev == "-P" || prev == "--port") && w == port ||
+			w == "-P"+port || w == "--port="+port || strings.HasSuffix(w, ":"+port) ||
+			w == "-S" || w == "--socket" || strings.HasPrefix(w, "--socket=")
+	})
 }
 
 var dsnPort = regexp.MustCompile(`:(\d+)(?:[/)?]|$)`)
