@@ -221,13 +221,17 @@ func (c *Cloner) cost() string {
 
 // command points the command at the copy: every argument holding the
 // database's DSN text gets the copy's instead; env says it too.
-func (c *Cloner) command(args []string, dsn string) []string {
-	if c.DSN == "" {
+func (c *Cloner) command(args []string, dsn string) []string { return pointArgs(args, c.DSN, dsn) }
+
+// pointArgs is args with every occurrence of the database's DSN text
+// replaced by the copy's (args itself when there is no text).
+func pointArgs(args []string, dsnText, copyDSN string) []string {
+	if dsnText == "" {
 		return args
 	}
 	out := make([]string, len(args))
 	for i, a := range args {
-		out[i] = strings.ReplaceAll(a, c.DSN, dsn)
+		out[i] = strings.ReplaceAll(a, dsnText, copyDSN)
 	}
 	return out
 }

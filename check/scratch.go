@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/dustin/go-humanize"
@@ -183,14 +182,7 @@ func (s *scratchCopies) open(ctx context.Context, name string) (*measure.Window,
 }
 
 func (s *scratchCopies) command(args []string, dsn string) []string {
-	if s.dsnText == "" {
-		return args
-	}
-	out := make([]string, len(args))
-	for i, a := range args {
-		out[i] = strings.ReplaceAll(a, s.dsnText, dsn)
-	}
-	return out
+	return pointArgs(args, s.dsnText, dsn)
 }
 
 func (s *scratchCopies) env(name, dsn string) []string {
