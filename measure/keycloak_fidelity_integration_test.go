@@ -30,7 +30,9 @@ func prParams() refreshtoken.Params {
 	return p
 }
 
-func checkPRRatio(t *testing.T, res *result.Result, exactness result.Exactness, source string) {
+// pageMoves is how many coarse updates found their page full: each adds one
+// entry to every index (PostgreSQL only), which the ratio then carries.
+func checkPRRatio(t *testing.T, res *result.Result, exactness result.Exactness, source string, pageMoves int64) {
 	t.Helper()
 	if len(res.Runs) != 2 {
 		t.Fatalf("%d runs", len(res.Runs))
@@ -43,7 +45,7 @@ func checkPRRatio(t *testing.T, res *result.Result, exactness result.Exactness, 
 		if logins != prLogins || refreshes != 10*prLogins || len(run.Errors) > 0 {
 			t.Fatalf("%s: operations %v, errors %v", run.Variant, run.Operations, run.Errors)
 		}
-		want := map[string]int64{"baseline": 10 * logins, "coarse": logins}[run.Variant]
+		want := map[string]int64{"baseline": 10 * logins, "coarse": logins + pageMoves}[run.Variant]
 		li := metric(t, run.Index("idx_user_session_expiration_last_refresh"), "leaf_inserts")
 		if li.V() != float64(want) || li.Exactness != exactness || !strings.Contains(li.Source, source) {
 			t.Errorf("%s: idx_user_session_expiration_last_refresh leaf inserts %v (%s, %s), want exactly %d (%d per login, %s)",
@@ -63,8 +65,11 @@ func TestDefaultScenarioGivesThePRsRatioOnPostgres(t *testing.T) {
 	// (an autoanalyze of the catalogs the previous tests churned) can hold
 	// back pruning, and an update then finds its page full: that run is
 	// repeated after the autovacuum workers went quiet, at most twice, and
-	// only when every non-HOT update was such a page move.
+	// only when every non-HOT update was such a page move. If the third
+	// run still had page moves, the exact count is judged with them: every
+	// non-HOT update must be one, and each adds one expiration-index entry.
 	var res *result.Result
+	var pageMoves int64
 	for attempt := 1; ; attempt++ {
 		waitForAutovacuum(t, db)
 		var err error
@@ -75,14 +80,15 @@ func TestDefaultScenarioGivesThePRsRatioOnPostgres(t *testing.T) {
 		us := res.Runs[1].Table("offline_user_session")
 		hot, upd, moved := metric(t, us, "hot_updates").V(), metric(t, us, "rows_updated").V(), metric(t, us, "newpage_updates").V()
 		if hot == upd || attempt == 3 || moved != upd-hot {
-			if hot != upd {
-				t.Errorf("coarse: %v of %v updates HOT (%v moved to another page), want all", hot, upd, moved)
+			if moved != upd-hot {
+				t.Errorf("coarse: %v of %v updates HOT but only %v moved to another page: a non-HOT update the page's room does not explain", hot, upd, moved)
 			}
+			pageMoves = int64(upd - hot)
 			break
 		}
 		t.Logf("attempt %d: %v coarse updates found their page full (pruning held back by another transaction); again", attempt, moved)
 	}
-	checkPRRatio(t, res, result.Exact, "WAL decoder")
+	checkPRRatio(t, res, result.Exact, "WAL decoder", pageMoves)
 }
 
 // waitForAutovacuum waits (a minute at most) until no autovacuum worker runs.
@@ -107,5 +113,5 @@ func TestDefaultScenarioGivesThePRsRatioOnMariaDB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkPRRatio(t, res, result.Derived, "derived: InnoDB rules")
+	checkPRRatio(t, res, result.Derived, "derived: InnoDB rules", 0)
 }
