@@ -139,7 +139,9 @@ func matrixRefreshAB(t *testing.T, db *sql.DB, s dialects.Server) {
 		if m, ok := us.Metrics["newpage_updates"]; ok && m.OK() {
 			newpage = m.V()
 		}
-		if run.Variant == "coarse" && hot != upd && !(major == 13 && upd-hot <= horizonTolerance(upd) && upd-hot == newpage) {
+		// On 14+ an autoanalyze in the measured database holds pruning back
+		// the same way: a page move is page room, never the indexes.
+		if run.Variant == "coarse" && hot != upd && !(upd-hot <= horizonTolerance(upd) && upd-hot == newpage) {
 			t.Errorf("coarse at one worker: %v of %v updates HOT (%v moved to another page), want all", hot, upd, newpage)
 		}
 		// Every index gets an entry per insert and per non-HOT update of its

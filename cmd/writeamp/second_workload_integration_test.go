@@ -56,8 +56,10 @@ func TestASecondWorkloadIsItsPackageAndOneLine(t *testing.T) {
 				t.Errorf("indexed: hot %v, counter_v leaf inserts %+v; want 0 and %d exact", hot, li, updates)
 			}
 		case "plain":
-			if hot != updates {
-				t.Errorf("plain: %v of %d updates HOT", hot, updates)
+			// No index covers v, so only a page without room (pruning
+			// held back by a concurrent snapshot) can make one non-HOT.
+			if moved := tbl.Metrics["newpage_updates"].V(); hot+moved != updates {
+				t.Errorf("plain: %v of %d updates HOT, %v moved to another page", hot, updates, moved)
 			}
 		}
 	}
