@@ -5,8 +5,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	pgquery "github.com/wasilibs/go-pgquery"
 )
 
 // separatorLine: a line that is only a batch separator once the text stands
@@ -96,7 +94,7 @@ func FuzzSplit(f *testing.F) {
 		if dialect != Postgres || strings.Contains(lower, "begin") || strings.Contains(lower, "case") || strings.Contains(lower, "end") {
 			return
 		}
-		if tree, err := pgquery.Parse(src); err == nil {
+		if tree, err := pgParse(src); err == nil {
 			toks, _ := lex(pgRules, src)
 			if lexed := splitPsql(src, toks); len(lexed) != len(tree.Stmts) {
 				t.Fatalf("psql's rule cuts %q into %d statements, PostgreSQL's parser into %d", src, len(lexed), len(tree.Stmts))

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
-	pgquery "github.com/wasilibs/go-pgquery"
 )
 
 // pgInvert undoes one PostgreSQL statement from its parse tree. The undo is
@@ -216,7 +215,7 @@ func pgInvertRename(x *pg.RenameStmt) ([]*pg.Node, string) {
 func deparse(nodes []*pg.Node) ([]string, error) {
 	var out []string
 	for _, n := range nodes {
-		sql, err := pgquery.Deparse(&pg.ParseResult{Stmts: []*pg.RawStmt{{Stmt: n}}})
+		sql, err := pgDeparse(&pg.ParseResult{Stmts: []*pg.RawStmt{{Stmt: n}}})
 		if err != nil {
 			return nil, fmt.Errorf("deparse %s: %w", nodeName(n), err)
 		}

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
-	pgquery "github.com/wasilibs/go-pgquery"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -81,7 +80,7 @@ func pgAttachEach(src string, st []Statement) []Statement {
 				continue
 			}
 		}
-		tree, err := pgquery.Parse(st[i].Text)
+		tree, err := pgParse(st[i].Text)
 		switch {
 		case err != nil:
 			st[i].pgErr = err
@@ -100,7 +99,7 @@ const chunkParse = 64 << 10
 // attaches the trees when the parser reads the same statements there.
 func pgAttachRun(src string, st []Statement) bool {
 	lo := st[0].Start
-	tree, err := pgquery.Parse(src[lo:st[len(st)-1].End])
+	tree, err := pgParse(src[lo:st[len(st)-1].End])
 	if err != nil || len(tree.Stmts) != len(st) {
 		return false
 	}
@@ -131,7 +130,7 @@ func parseIf(do bool, text string) (*pg.ParseResult, error) {
 	if !do {
 		return nil, errNotTried
 	}
-	return pgquery.Parse(text)
+	return pgParse(text)
 }
 
 var errNotTried = errors.New("not parsed as a whole")
@@ -319,4 +318,4 @@ func WalkPostgres(n proto.Message, fn func(proto.Message)) {
 // ParsePostgres is PostgreSQL's own parse tree of text, from the parser
 // run as WebAssembly: pg_query_go's own Parse needs cgo, which the static
 // release builds do not have, so the module parses only through here.
-func ParsePostgres(text string) (*pg.ParseResult, error) { return pgquery.Parse(text) }
+func ParsePostgres(text string) (*pg.ParseResult, error) { return pgParse(text) }
