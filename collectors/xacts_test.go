@@ -3,6 +3,8 @@ package collectors
 import (
 	"runtime"
 	"testing"
+
+	"github.com/writeamp/writeamp/internal/testing/race"
 )
 
 func TestXactsFindsEachTransactionsOperation(t *testing.T) {
@@ -43,6 +45,7 @@ func TestXactsFindsEachTransactionsOperation(t *testing.T) {
 // (8 bytes each took 13-16 MiB), and a worker's list moved into the run's,
 // not copied.
 func TestXactsStayCompact(t *testing.T) {
+	race.SkipHeapMeasure(t)
 	const n = 1_700_000
 	var before, after runtime.MemStats
 	runtime.GC()

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"testing"
 
+	"github.com/writeamp/writeamp/internal/testing/race"
 	"github.com/writeamp/writeamp/result"
 )
 
@@ -60,6 +61,7 @@ func (c *countingWriter) Write(p []byte) (int, error) { c.n += len(p); return le
 // the encoder's way (compact, indented, then the caller's buffer) grows it by
 // more than the document.
 func TestJSONIsWrittenWithoutHoldingTheDocument(t *testing.T) {
+	race.SkipHeapMeasure(t)
 	r := synthetic(t, 6000)
 	defer debug.SetGCPercent(debug.SetGCPercent(10))
 	grew := func(write func(io.Writer) error) (uint64, int) {

@@ -6,6 +6,8 @@ import (
 	"runtime/debug"
 	"testing"
 	"time"
+
+	"github.com/writeamp/writeamp/internal/testing/race"
 )
 
 // A run's soft memory limit follows its live heap: 32 MiB while the heap
@@ -13,6 +15,7 @@ import (
 // so a long run's garbage cannot grow to GOGC=400's five times the heap
 // and a large one never collects without end against a fixed limit.
 func TestFollowHeapHoldsTheLimitAboveTheLiveHeap(t *testing.T) {
+	race.SkipHeapMeasure(t)
 	t.Setenv("GOMEMLIMIT", "")
 	prev := debug.SetMemoryLimit(-1)
 	t.Cleanup(func() { debug.SetMemoryLimit(prev) })

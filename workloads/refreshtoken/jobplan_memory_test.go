@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"runtime"
 	"testing"
+
+	"github.com/writeamp/writeamp/internal/testing/race"
 )
 
 // The job's model allocates in proportion to the sessions it is given, not
@@ -14,6 +16,7 @@ import (
 // while it filtered a copy of the sessions). Not
 // parallel: the figure is the process's allocation.
 func TestJobModelAllocatesInProportionToItsSessions(t *testing.T) {
+	race.SkipHeapMeasure(t)
 	p := DefaultParams()
 	p.ExpirationBatch = 100
 	w := New(p)
