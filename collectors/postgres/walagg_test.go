@@ -20,9 +20,16 @@ func TestPageSetCountsDistinctBlocks(t *testing.T) {
 	for _, b := range []uint32{0, 0, 63, 64, 65535, 65536, 1<<32 - 1, 1<<32 - 1} {
 		add(b)
 	}
+	// Blocks of 64 leaves spread over the whole range, and one leaf at its
+	// top: a random uint32 each time would allocate a leaf (8 KiB) for most.
+	var highs [64]uint32
+	for i := range highs {
+		highs[i] = r.Uint32N(1 << 16)
+	}
+	highs[0] = 1<<16 - 1
 	for i := 0; i < 100000; i++ {
 		add(r.Uint32N(300000))
-		add(r.Uint32())
+		add(highs[r.IntN(len(highs))]<<16 | r.Uint32N(1<<16))
 	}
 	if s.n != len(want) {
 		t.Errorf("pageSet counted %d blocks, want %d", s.n, len(want))
