@@ -34,14 +34,19 @@ pg-versions:
 	scripts/pg-versions.sh
 
 # Unit tests only, with the race detector, under a minute and a half once
-# the build cache is warm (-p 4: a test process waits on its links and on
-# the parser's compile, so two cores serve four): no database needed (integration tests
-# skip, and -short skips the tests that start servers of their own or build
-# writeamp; make test runs them all). CI is unset too: under CI=true an
-# integration test without its database fails rather than skips, which is
-# right for make test and would make this target fail in any CI job.
+# the build cache is warm (-p 4: a test process waits on its links, so two
+# cores serve four): no database needed (integration tests skip, and -short
+# skips the tests that start servers of their own or build writeamp; make
+# test runs them all). CI is unset too: under CI=true an integration test
+# without its database fails rather than skips, which is right for make test
+# and would make this target fail in any CI job.
+# pgquery_cgo: the race detector needs cgo anyway, and through cgo
+# libpg_query is C; the WebAssembly build the binary ships is compiled by
+# wazero in every test process, about ten CPU seconds each once the race
+# detector instruments the compiler. make test runs the shipped build.
+UNIT_TAGS := pgquery_cgo
 test-unit:
-	env -u CI -u WRITEAMP_TEST_PG_DSN -u WRITEAMP_TEST_MYSQL_DSN -u WRITEAMP_TEST_PG_BINS $(GO) test -race -short -p 4 -count=1 ./...
+	env -u CI -u WRITEAMP_TEST_PG_DSN -u WRITEAMP_TEST_MYSQL_DSN -u WRITEAMP_TEST_PG_BINS $(GO) test -race -short -tags $(UNIT_TAGS) -p 4 -count=1 ./...
 
 # Longer fuzzing of every parser of user input (budgets, rates, DSNs, SQL
 # splitting, result and snapshot files).
