@@ -79,7 +79,7 @@ func csvClaims(cw *csv.Writer, c *Comparison) error {
 			val = num(*cl.After)
 		}
 		note := cl.Claim + " | " + cl.Measured + " | " + VerdictText(cl)
-		if err := cw.Write([]string{strconv.Itoa(i + 1), cl.To, "", "claim", "", "", cl.Object, cl.Metric, val, string(cl.Exactness), cl.Rule, note, cl.Unit}); err != nil {
+		if err := cw.Write([]string{strconv.Itoa(i + 1), cl.To, "", "claim", "", "", cl.Object, cl.Metric, val, string(cl.Exactness), cl.Rule, note, cl.Unit, ""}); err != nil {
 			return err
 		}
 	}

@@ -18,7 +18,10 @@ import (
 // The value is the exact number; unit says what it counts (the catalogue's
 // unit: count, bytes, pages, ms, ratio; per_operation rows "bytes per
 // refresh"), added as the last column so existing readers keep their columns.
-var CSVHeader = []string{"run", "label", "concurrency", "level", "schema", "table", "object", "metric", "value", "exactness", "source", "note", "unit"}
+// part_of names the object whose figures include this one's (a partition's
+// partitioned table, a TOAST table's table), so a sum over a level can leave
+// parts out: their whole counts them already.
+var CSVHeader = []string{"run", "label", "concurrency", "level", "schema", "table", "object", "metric", "value", "exactness", "source", "note", "unit", "part_of"}
 
 // CSV writes every number of every run, hidden ones included: a spreadsheet
 // user filters for themselves. Figures the driver measured (elapsed,
@@ -45,17 +48,17 @@ func CSV(w io.Writer, res *result.Result) error {
 		if r.Concurrency > 0 {
 			conc = strconv.Itoa(r.Concurrency)
 		}
-		row := func(level, schema, table, object, metric, value string, e result.Exactness, source, note, unit string) error {
-			return cw.Write([]string{strconv.Itoa(i + 1), label, conc, level, schema, table, object, metric, value, string(e), source, note, unit})
+		row := func(level, schema, table, object, metric, value string, e result.Exactness, source, note, unit, partOf string) error {
+			return cw.Write([]string{strconv.Itoa(i + 1), label, conc, level, schema, table, object, metric, value, string(e), source, note, unit, partOf})
 		}
-		metricRows := func(level, schema, table, object string, ms map[string]result.Metric) error {
+		metricRows := func(level, schema, table, object, partOf string, ms map[string]result.Metric) error {
 			for _, name := range slices.Sorted(maps.Keys(ms)) {
 				m := ms[name]
 				v := ""
 				if m.OK() {
 					v = num(m.V())
 				}
-				if err := row(level, schema, table, object, name, v, m.Exactness, m.Source, m.Note, string(info(name).Unit)); err != nil {
+				if err := row(level, schema, table, object, name, v, m.Exactness, m.Source, m.Note, string(info(name).Unit), partOf); err != nil {
 					return err
 				}
 			}
@@ -65,26 +68,26 @@ func CSV(w io.Writer, res *result.Result) error {
 		if len(r.Command) > 0 {
 			driver = "writeamp measure (wall clock of the command; counts from --operations)"
 		}
-		if err := row("run", "", "", "", "elapsed_seconds", num(r.ElapsedSeconds), result.Exact, driver, "", "s"); err != nil {
+		if err := row("run", "", "", "", "elapsed_seconds", num(r.ElapsedSeconds), result.Exact, driver, "", "s", ""); err != nil {
 			return err
 		}
 		if r.ExitCode != nil {
-			if err := row("run", "", "", "", "exit_code", strconv.Itoa(*r.ExitCode), result.Exact, "the wrapped command", "", ""); err != nil {
+			if err := row("run", "", "", "", "exit_code", strconv.Itoa(*r.ExitCode), result.Exact, "the wrapped command", "", "", ""); err != nil {
 				return err
 			}
 		}
 		for _, op := range slices.Sorted(maps.Keys(r.Operations)) {
-			if err := row("run", "", "", op, "operations", num(float64(r.Operations[op])), result.Exact, driver, "", string(result.Count)); err != nil {
+			if err := row("run", "", "", op, "operations", num(float64(r.Operations[op])), result.Exact, driver, "", string(result.Count), ""); err != nil {
 				return err
 			}
 		}
 		if r.Throughput > 0 {
-			if err := row("run", "", "", "", "operations_per_second", num(r.Throughput), result.Derived, "derived: operations / elapsed", "", "per s"); err != nil {
+			if err := row("run", "", "", "", "operations_per_second", num(r.Throughput), result.Derived, "derived: operations / elapsed", "", "per s", ""); err != nil {
 				return err
 			}
 		}
 		for _, op := range slices.Sorted(maps.Keys(r.Errors)) {
-			if err := row("run", "", "", op, "errors", num(float64(r.Errors[op])), result.Exact, driver, "", string(result.Count)); err != nil {
+			if err := row("run", "", "", op, "errors", num(float64(r.Errors[op])), result.Exact, driver, "", string(result.Count), ""); err != nil {
 				return err
 			}
 		}
@@ -94,21 +97,21 @@ func CSV(w io.Writer, res *result.Result) error {
 				name string
 				v    float64
 			}{{"latency_ms_p50", l.P50}, {"latency_ms_p95", l.P95}, {"latency_ms_p99", l.P99}, {"latency_ms_max", l.Max}, {"latency_ms_mean", l.Mean}} {
-				if err := row("run", "", "", op, p.name, num(p.v), result.Approx, "HdrHistogram of the driver's timings", "3 significant digits", string(result.Millis)); err != nil {
+				if err := row("run", "", "", op, p.name, num(p.v), result.Approx, "HdrHistogram of the driver's timings", "3 significant digits", string(result.Millis), ""); err != nil {
 					return err
 				}
 			}
 		}
-		if err := metricRows("database", "", "", "", r.Database); err != nil {
+		if err := metricRows("database", "", "", "", "", r.Database); err != nil {
 			return err
 		}
 		for _, t := range r.Tables {
-			if err := metricRows("table", t.Schema, t.Name, t.Name, t.Metrics); err != nil {
+			if err := metricRows("table", t.Schema, t.Name, t.Name, t.PartOf(), t.Metrics); err != nil {
 				return err
 			}
 		}
 		for _, ix := range r.Indexes {
-			if err := metricRows("index", ix.Schema, ix.Table, ix.Name, ix.Metrics); err != nil {
+			if err := metricRows("index", ix.Schema, ix.Table, ix.Name, ix.PartOf(), ix.Metrics); err != nil {
 				return err
 			}
 		}
@@ -120,7 +123,7 @@ func CSV(w io.Writer, res *result.Result) error {
 		for _, op := range ops {
 			for _, name := range slices.Sorted(maps.Keys(r.PerOperation[op])) {
 				src := fmt.Sprintf("derived: database %s / %s count", name, op)
-				if err := row("per_operation", "", "", op, name, num(r.PerOperation[op][name]), exactnessOf(r.Database[name]), src, "", string(info(name).Unit)+" per "+Singular(op)); err != nil {
+				if err := row("per_operation", "", "", op, name, num(r.PerOperation[op][name]), exactnessOf(r.Database[name]), src, "", string(info(name).Unit)+" per "+Singular(op), ""); err != nil {
 					return err
 				}
 			}
@@ -157,7 +160,7 @@ func csvFindings(cw *csv.Writer, c *Comparison) error {
 		if f.Level == "index" && len(f.Objects) > 0 {
 			table = tableOf[f.Objects[0]]
 		}
-		if err := cw.Write([]string{strconv.Itoa(f.Rank), label, "", "finding", "", table, f.Object, f.Metric, val, string(f.Exactness), f.Rule, f.Text, findingUnit(f)}); err != nil {
+		if err := cw.Write([]string{strconv.Itoa(f.Rank), label, "", "finding", "", table, f.Object, f.Metric, val, string(f.Exactness), f.Rule, f.Text, findingUnit(f), ""}); err != nil {
 			return err
 		}
 	}

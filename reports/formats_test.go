@@ -96,7 +96,7 @@ func TestCSVHasEveryNumberWithItsBasis(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(recs[0], ",") != "run,label,concurrency,level,schema,table,object,metric,value,exactness,source,note,unit" {
+	if strings.Join(recs[0], ",") != "run,label,concurrency,level,schema,table,object,metric,value,exactness,source,note,unit,part_of" {
 		t.Errorf("header %v", recs[0])
 	}
 	find := func(label, level, object, metric string) []string {

@@ -197,9 +197,19 @@ func objectLabels(o result.Object, index bool) []*dto.LabelPair {
 		ls = append(ls, label("schema", o.Schema))
 	}
 	if index {
-		return append(ls, label("table", o.Table), label("index", o.Name))
+		ls = append(ls, label("table", o.Table), label("index", o.Name))
+	} else {
+		ls = append(ls, label("table", o.Name))
 	}
-	return append(ls, label("table", o.Name))
+	// A part (a partition, a TOAST table or index) is counted in its whole
+	// too: part_of lets a sum over tables leave it out (part_of="").
+	if p := o.PartOf(); p != "" {
+		if strings.HasPrefix(p, "writeamp_rt_") {
+			p = p[strings.Index(p, ".")+1:]
+		}
+		ls = append(ls, label("part_of", p))
+	}
+	return ls
 }
 
 // sortMetrics orders a family's samples by their labels, so the output of
