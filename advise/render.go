@@ -16,7 +16,7 @@ import (
 )
 
 // Formats are the --format values advise writes.
-var Formats = []string{"table", "markdown", "json"}
+var Formats = []string{"table", "markdown", "html", "json"}
 
 // Render writes the report in format, fitted to width (table; <= 0: unbounded).
 func Render(w io.Writer, rep *Report, format string, width int) error {
@@ -30,6 +30,8 @@ func Render(w io.Writer, rep *Report, format string, width int) error {
 		return err
 	case "markdown":
 		return markdown(w, rep)
+	case "html":
+		return html(w, rep)
 	case "table", "":
 		return tableReport(w, rep, width)
 	}
