@@ -159,7 +159,8 @@ func (a *Advisor) Run(ctx context.Context, dir string) (*Report, error) {
 			orig = nil
 		}
 	}
-	d := Diagnosis{Dialect: diag.Dialect, Builtin: builtin, Run: before, Indexes: IndexesOf(before, orig), Updates: a.Updates, OtherVariants: a.OtherVariants}
+	d := Diagnosis{Dialect: diag.Dialect, Builtin: builtin, Run: before, Indexes: IndexesOf(before, orig), Updates: a.Updates, OtherVariants: a.OtherVariants,
+		Major: majorOf(res.Server.Version)}
 	if builtin {
 		d.Updates = nil
 		for _, w := range before.Writes {
@@ -201,6 +202,18 @@ func (a *Advisor) Run(ctx context.Context, dir string) (*Report, error) {
 	}
 	Rank(rep.Recommendations)
 	return rep, nil
+}
+
+// majorOf is the leading number of a server version ("16.4 (Debian …)": 16).
+func majorOf(version string) int {
+	n := 0
+	for _, r := range version {
+		if r < '0' || r > '9' {
+			break
+		}
+		n = n*10 + int(r-'0')
+	}
+	return n
 }
 
 func (a *Advisor) logf(format string, args ...any) {

@@ -296,3 +296,46 @@ func TestNoCandidateNamesWhatTheServerCouldNotTell(t *testing.T) {
 		t.Errorf("counted server: %q", got)
 	}
 }
+
+// On PostgreSQL 16+ an updated-key B-tree on plain columns also gets a
+// BRIN replacement (summarizing: the update can stay HOT); not on 15, not
+// for a partial index or an expression.
+func TestProposeABrinReplacementOnSixteenAndUp(t *testing.T) {
+	run := pgbenchRun()
+	run.Indexes = append(run.Indexes, index("acc_lower", "pgbench_accounts", "CREATE INDEX acc_lower ON public.pgbench_accounts USING btree (lower(filler))", nil, 0, 2000))
+	ups := []Update{{Table: "pgbench_accounts", Columns: []string{"abalance", "filler"}, Source: "work.sql"}}
+	for _, major := range []int{15, 16, 18} {
+		d := Diagnosis{Dialect: "postgres", Run: run, Indexes: IndexesOf(run, nil), Updates: ups, Major: major}
+		cs, err := Propose(d, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var brin []Candidate
+		for _, c := range cs {
+			if c.Kind == Summarizing {
+				brin = append(brin, c)
+			}
+		}
+		if major < 16 {
+			if len(brin) != 0 {
+				t.Errorf("PostgreSQL %d: BRIN proposed %+v (BRIN blocks HOT before 16)", major, brin)
+			}
+			continue
+		}
+		// acc_abalance and acc_read (filler); not acc_bid_abal (partial) nor acc_lower (an expression)
+		if len(brin) != 2 || brin[0].Object != "acc_abalance" {
+			t.Fatalf("PostgreSQL %d: %+v", major, brin)
+		}
+		c := brin[0]
+		if c.Up != "DROP INDEX \"public\".\"acc_abalance\";\nCREATE INDEX \"acc_abalance\" ON \"public\".\"pgbench_accounts\" USING brin (\"abalance\");\n" ||
+			c.Down != "DROP INDEX \"public\".\"acc_abalance\";\nCREATE INDEX acc_abalance ON public.pgbench_accounts USING btree (abalance);\n" {
+			t.Errorf("migration: up %q down %q", c.Up, c.Down)
+		}
+		if !strings.Contains(c.Why[0], "summarizing") || len(c.Notes) == 0 || !strings.Contains(c.Notes[0], "physical order") {
+			t.Errorf("why %q notes %q", c.Why, c.Notes)
+		}
+	}
+	if majorOf("16.4 (Debian 16.4-1)") != 16 || majorOf("") != 0 {
+		t.Error("majorOf")
+	}
+}

@@ -24,13 +24,17 @@ const (
 	// UpdatedKey: the workload's UPDATEs set a column of the index, so no
 	// update of the table can be HOT while it exists.
 	UpdatedKey Kind = "updated_key"
+	// Summarizing: an UpdatedKey B-tree replaced by a BRIN index on the same
+	// columns (PostgreSQL 16+, where an update of a column only summarizing
+	// indexes hold can still be HOT), keeping range reads.
+	Summarizing Kind = "summarizing"
 	// Fillfactor: updates moved rows to other pages (newpage updates).
 	Fillfactor Kind = "fillfactor"
 )
 
 // priority orders the kinds when --max-candidates cuts the list: an
 // updated key blocks HOT for every update, a duplicate is pure cost.
-var priority = map[Kind]int{UpdatedKey: 0, Duplicate: 1, Unused: 2, Fillfactor: 3}
+var priority = map[Kind]int{UpdatedKey: 0, Summarizing: 1, Duplicate: 2, Unused: 3, Fillfactor: 4}
 
 // Index is one index as the diagnose window saw it.
 type Index struct {
@@ -84,6 +88,8 @@ type Diagnosis struct {
 	// OtherVariants are the built-in workload's variants other than the
 	// measured one, for the application-side note.
 	OtherVariants []string
+	// Major is PostgreSQL's major version (0: another server or unknown).
+	Major int
 }
 
 // IndexesOf reads the run's indexes (orig: the user's database's
@@ -186,6 +192,7 @@ func Propose(d Diagnosis, max int) ([]Candidate, error) {
 		out = append(out, c)
 	}
 	droppable := func(ix *Index) bool { return !ix.Unique && !ix.Primary && ix.Constraint == "" && ix.Definition != "" }
+	brin := map[*Index]bool{}
 	for _, u := range d.Updates {
 		for _, ix := range d.Indexes {
 			if !strings.EqualFold(ix.Table, u.Table) || !droppable(ix) {
@@ -195,6 +202,10 @@ func Propose(d Diagnosis, max int) ([]Candidate, error) {
 				if slices.Contains(ix.Columns, strings.ToLower(c)) {
 					why := fmt.Sprintf("its key holds %s, which the workload's UPDATE of %s sets (%s): every such update writes an entry in each index of the table instead of being HOT", strings.ToLower(c), u.Table, u.Source)
 					add(ix, UpdatedKey, why, ix.Entries)
+					if c := m.summarizing(d, ix, strings.ToLower(c), u); c != nil && !brin[ix] {
+						brin[ix] = true
+						out = append(out, c)
+					}
 					if len(d.OtherVariants) > 0 {
 						byIndex[ix].Notes = append(byIndex[ix].Notes, fmt.Sprintf("application-side fix: write %s less often, as the built-in workload's %s variant does (writeamp run --variant %s measures it), keeps the index and its reads", strings.ToLower(c), strings.Join(d.OtherVariants, "/"), d.OtherVariants[0]))
 					}
@@ -305,6 +316,31 @@ func (m migrations) dropIndex(ix *Index) (up, down string) {
 		}
 		return fmt.Sprintf("DROP INDEX %s;\n", m.name(ix.Schema, ix.Name)), def + ";\n"
 	}
+}
+
+// summarizing is the BRIN replacement of an updated-key B-tree, where the
+// server lets an update of a summarized column stay HOT (PostgreSQL 16+)
+// and the key is plain columns; nil otherwise.
+func (m migrations) summarizing(d Diagnosis, ix *Index, col string, u Update) *Candidate {
+	if d.Dialect != "postgres" || d.Major < 16 || ix.Method != "btree" || ix.Partial || len(ix.Columns) == 0 {
+		return nil
+	}
+	for _, c := range ix.Columns {
+		if strings.ContainsAny(c, "( ") {
+			return nil // an expression: BRIN opclasses are per column
+		}
+	}
+	cols := make([]string, len(ix.Columns))
+	for i, c := range ix.Columns {
+		cols[i] = m.q.QuoteIdent(c)
+	}
+	drop, recreate := m.dropIndex(ix)
+	up := drop + fmt.Sprintf("CREATE INDEX %s ON %s USING brin (%s);\n", m.q.QuoteIdent(ix.Name), m.name(ix.Schema, ix.Table), strings.Join(cols, ", "))
+	return &Candidate{Object: ix.Name, Table: ix.Table, Index: ix, Kind: Summarizing,
+		Change: fmt.Sprintf("replace index %s by a BRIN index on (%s)", ix.Name, strings.Join(ix.Columns, ", ")),
+		Why:    []string{fmt.Sprintf("its key holds %s, which the workload's UPDATE of %s sets (%s); on PostgreSQL %d a BRIN index is summarizing: an update that changes only columns such indexes hold can still be HOT, and range reads of %s keep an index", col, u.Table, u.Source, d.Major, col)},
+		Up:     up, Down: drop + recreate, weight: ix.Entries,
+		Notes: []string{"BRIN serves a range read only as well as the column follows the table's physical order, and serves neither point lookups nor ORDER BY … LIMIT as the B-tree did: the reads the B-tree served (risks) decide whether this trade is one to make"}}
 }
 
 func (m migrations) fillfactor(schema, table string, ff int) (up, down string) {

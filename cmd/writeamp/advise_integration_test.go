@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/writeamp/writeamp/internal/testing/mysqltest"
+	"github.com/writeamp/writeamp/internal/testing/pgmatrix"
 	"github.com/writeamp/writeamp/internal/testing/testenv"
 )
 
@@ -214,4 +215,75 @@ exec `+client+` -u"${user%%:*}" -h"${hp%:*}" -P"${hp##*:}" "$db" < "$2"`, "sh", 
 	if kinds["jobs_state_dup"] != "duplicate" {
 		t.Errorf("jobs_state_dup: %q (recommendations %+v)", kinds["jobs_state_dup"], d.Recommendations)
 	}
+}
+
+// On PostgreSQL 16+ the updated column's B-tree also gets a measured BRIN
+// replacement: summarizing, so the updates that set its column can be HOT
+// again while range reads keep an index. The database keeps its B-tree.
+func TestAdviseMeasuresABrinReplacementOnSeventeen(t *testing.T) {
+	t.Parallel()
+	pgbench := testenv.Tool(t, "pgbench")
+	srv := pgmatrix.Start(t, 17)
+	if out, err := exec.Command(pgbench, "-i", "-s", "1", "-q", srv.DSN).CombinedOutput(); err != nil {
+		t.Fatalf("pgbench -i: %v\n%s", err, out)
+	}
+	db := srv.Open(t)
+	if _, err := db.Exec(`create index acc_abalance on pgbench_accounts (abalance);
+alter table pgbench_accounts set (fillfactor = 80)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("vacuum full pgbench_accounts"); err != nil {
+		t.Fatal(err)
+	}
+	method := func() string {
+		var m string
+		if err := db.QueryRow(`select am.amname from pg_class c join pg_am am on am.oid = c.relam where c.relname = 'acc_abalance'`).Scan(&m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	db.Close() // nobody connected: the copies are TEMPLATE copies
+	// This server has no pg_stat_statements: advise reads the UPDATE from
+	// the script the command names.
+	dir := t.TempDir()
+	script := filepath.Join(dir, "update.sql")
+	if err := os.WriteFile(script, []byte("UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = (random() * 99999)::int + 1;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	js := filepath.Join(dir, "a.json")
+	if out, stderr, err := run(t, "advise", "--dsn", srv.DSN, "--format", "json", "-o", js, "-q", "--", pgbench, "-n", "-c", "1", "-t", "500", "-f", script, srv.DSN); err != nil {
+		t.Fatalf("advise: %v\n%s\n%s", err, out, stderr)
+	}
+	db = srv.Open(t)
+	if m := method(); m != "btree" {
+		t.Errorf("acc_abalance on the database is now %s", m)
+	}
+	d := readAdvice(t, js)
+	brin, drop := -1, -1
+	for i, r := range d.Recommendations {
+		switch {
+		case r.Object == "acc_abalance" && r.Kind == "summarizing":
+			brin = i
+		case r.Object == "acc_abalance" && r.Kind == "updated_key":
+			drop = i
+		}
+	}
+	if brin < 0 || drop < 0 {
+		t.Fatalf("recommendations %+v (skipped %+v): want acc_abalance dropped and replaced by BRIN", d.Recommendations, d.Skipped)
+	}
+	r := d.Recommendations[brin]
+	if !strings.Contains(r.Migration.Up, "USING brin (\"abalance\")") || !strings.Contains(r.Migration.Down, "USING btree (abalance)") {
+		t.Errorf("BRIN migration: up %q down %q", r.Migration.Up, r.Migration.Down)
+	}
+	// HOT before is none (the B-tree holds abalance); after, the updates
+	// that found room on their page are HOT.
+	hot := r.Measured["hot_ratio"]
+	if hot.Before == nil || hot.After == nil || *hot.Before > 0.1 || *hot.After < 0.5 {
+		t.Errorf("BRIN: HOT %+v, want none before and most after", hot)
+	}
+	lb := r.Measured["log_bytes/op"]
+	if lb.Before == nil || lb.After == nil || *lb.After >= *lb.Before {
+		t.Fatalf("BRIN: log bytes/op %+v, want lower after", lb)
+	}
+	t.Logf("BRIN for acc_abalance: HOT %.3f → %.3f, log bytes/op %.0f → %.0f (rank %d of %d)", *hot.Before, *hot.After, *lb.Before, *lb.After, brin+1, len(d.Recommendations))
 }
