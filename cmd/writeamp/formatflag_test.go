@@ -14,7 +14,7 @@ func TestFormatIsOneTypedFlagEverywhere(t *testing.T) {
 	want := map[string]string{
 		"run": "table, markdown, json, csv, html, openmetrics", "measure": "table, markdown, json, csv, html, openmetrics", "diff": "table, markdown, json, csv, html, openmetrics",
 		"compare": "table, markdown, json, csv, html, openmetrics", "check": "table, markdown, json, openmetrics", "plan": "table, markdown, json", "doctor": "table, markdown, json",
-		"explain": "table, json", "advise": "table, markdown, json",
+		"explain": "table, json", "advise": "table, markdown, html, json",
 	}
 	seen := 0
 	for _, c := range newRoot().Commands() {
