@@ -43,6 +43,7 @@ Candidates (PostgreSQL and MariaDB/MySQL; SQL Server and Oracle are not advised 
   - drop an index another duplicates (same leading key columns);
   - drop an index whose key holds a column the workload's UPDATEs set (it makes every
     update non-HOT); on the built-in workload, the application-side fix is noted too;
+    on PostgreSQL 16+ also its replacement by a BRIN index (summarizing: updates stay HOT);
   - a lower fillfactor (90, 70) on a table whose updates moved rows to other pages.
 Each is measured: log bytes, index entries and pages touched per operation, the table's
 HOT ratio, throughput, with exactness and source; risks name the reads and constraints.
