@@ -160,7 +160,7 @@ func (a *Advisor) Run(ctx context.Context, dir string) (*Report, error) {
 		}
 	}
 	d := Diagnosis{Dialect: diag.Dialect, Builtin: builtin, Run: before, Indexes: IndexesOf(before, orig), Updates: a.Updates, OtherVariants: a.OtherVariants,
-		Major: majorOf(res.Server.Version)}
+		VersionNum: majorOf(res.Server.Version) * 10000}
 	if builtin {
 		d.Updates = nil
 		for _, w := range before.Writes {

@@ -305,7 +305,7 @@ func TestProposeABrinReplacementOnSixteenAndUp(t *testing.T) {
 	run.Indexes = append(run.Indexes, index("acc_lower", "pgbench_accounts", "CREATE INDEX acc_lower ON public.pgbench_accounts USING btree (lower(filler))", nil, 0, 2000))
 	ups := []Update{{Table: "pgbench_accounts", Columns: []string{"abalance", "filler"}, Source: "work.sql"}}
 	for _, major := range []int{15, 16, 18} {
-		d := Diagnosis{Dialect: "postgres", Run: run, Indexes: IndexesOf(run, nil), Updates: ups, Major: major}
+		d := Diagnosis{Dialect: "postgres", Run: run, Indexes: IndexesOf(run, nil), Updates: ups, VersionNum: major * 10000}
 		cs, err := Propose(d, 0)
 		if err != nil {
 			t.Fatal(err)

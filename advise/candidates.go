@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/writeamp/writeamp/dialects"
+	"github.com/writeamp/writeamp/explain"
 	"github.com/writeamp/writeamp/result"
 )
 
@@ -88,8 +89,9 @@ type Diagnosis struct {
 	// OtherVariants are the built-in workload's variants other than the
 	// measured one, for the application-side note.
 	OtherVariants []string
-	// Major is PostgreSQL's major version (0: another server or unknown).
-	Major int
+	// VersionNum is PostgreSQL's server_version_num, to the major (160000
+	// for 16.x; 0: another server or unknown).
+	VersionNum int
 }
 
 // IndexesOf reads the run's indexes (orig: the user's database's
@@ -319,10 +321,10 @@ func (m migrations) dropIndex(ix *Index) (up, down string) {
 }
 
 // summarizing is the BRIN replacement of an updated-key B-tree, where the
-// server lets an update of a summarized column stay HOT (PostgreSQL 16+)
-// and the key is plain columns; nil otherwise.
+// server lets an update of a summarized column stay HOT (explain's rule:
+// PostgreSQL 16+) and the key is plain columns; nil otherwise.
 func (m migrations) summarizing(d Diagnosis, ix *Index, col string, u Update) *Candidate {
-	if d.Dialect != "postgres" || d.Major < 16 || ix.Method != "btree" || ix.Partial || len(ix.Columns) == 0 {
+	if d.Dialect != "postgres" || !explain.Summarizing("brin", d.VersionNum) || ix.Method != "btree" || ix.Partial || len(ix.Columns) == 0 {
 		return nil
 	}
 	for _, c := range ix.Columns {
@@ -338,7 +340,7 @@ func (m migrations) summarizing(d Diagnosis, ix *Index, col string, u Update) *C
 	up := drop + fmt.Sprintf("CREATE INDEX %s ON %s USING brin (%s);\n", m.q.QuoteIdent(ix.Name), m.name(ix.Schema, ix.Table), strings.Join(cols, ", "))
 	return &Candidate{Object: ix.Name, Table: ix.Table, Index: ix, Kind: Summarizing,
 		Change: fmt.Sprintf("replace index %s by a BRIN index on (%s)", ix.Name, strings.Join(ix.Columns, ", ")),
-		Why:    []string{fmt.Sprintf("its key holds %s, which the workload's UPDATE of %s sets (%s); on PostgreSQL %d a BRIN index is summarizing: an update that changes only columns such indexes hold can still be HOT, and range reads of %s keep an index", col, u.Table, u.Source, d.Major, col)},
+		Why:    []string{fmt.Sprintf("its key holds %s, which the workload's UPDATE of %s sets (%s); on PostgreSQL %d a BRIN index is summarizing: an update that changes only columns such indexes hold can still be HOT, and range reads of %s keep an index", col, u.Table, u.Source, d.VersionNum/10000, col)},
 		Up:     up, Down: drop + recreate, weight: ix.Entries,
 		Notes: []string{"BRIN serves a range read only as well as the column follows the table's physical order, and serves neither point lookups nor ORDER BY … LIMIT as the B-tree did: the reads the B-tree served (risks) decide whether this trade is one to make"}}
 }

@@ -111,10 +111,14 @@ type Prediction struct {
 // summarizing (amsummarizing, PostgreSQL 16 on).
 var knownMethods = map[string]bool{"btree": true, "hash": true, "gist": true, "gin": true, "spgist": true, "brin": true}
 
-// summarizing: an index type that keeps one summary per block range, not an
-// entry per row; from PostgreSQL 16 (amsummarizing) its columns do not block
-// HOT. Before 16 every index's columns block HOT (INDEX_ATTR_BITMAP_ALL).
-func summarizing(ix Index, version int) bool { return ix.Method == "brin" && version >= 160000 }
+// Summarizing says whether an index of access method on a server of version
+// (server_version_num) is summarizing: it keeps one summary per block range,
+// not an entry per row, and from PostgreSQL 16 (amsummarizing) its columns do
+// not block HOT. Before 16 every index's columns block HOT
+// (INDEX_ATTR_BITMAP_ALL).
+func Summarizing(method string, version int) bool { return method == "brin" && version >= 160000 }
+
+func summarizing(ix Index, version int) bool { return Summarizing(ix.Method, version) }
 
 func roles(ix Index, cols []string) []string {
 	var out []string
