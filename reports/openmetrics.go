@@ -193,7 +193,8 @@ func objectLabels(o result.Object, index bool) []*dto.LabelPair {
 	var ls []*dto.LabelPair
 	// The built-in workload's schema is named after its run: as a label it
 	// would start a new series on every run.
-	if o.Schema != "" && !strings.HasPrefix(o.Schema, "writeamp_rt_") {
+	perRun := strings.HasPrefix(o.Schema, "writeamp_rt_")
+	if o.Schema != "" && !perRun {
 		ls = append(ls, label("schema", o.Schema))
 	}
 	if index {
@@ -202,9 +203,10 @@ func objectLabels(o result.Object, index bool) []*dto.LabelPair {
 		ls = append(ls, label("table", o.Name))
 	}
 	// A part (a partition, a TOAST table or index) is counted in its whole
-	// too: part_of lets a sum over tables leave it out (part_of="").
+	// too: part_of lets a sum over tables leave it out (part_of=""). The
+	// whole is in the part's schema, so it drops a per-run schema too.
 	if p := o.PartOf(); p != "" {
-		if strings.HasPrefix(p, "writeamp_rt_") {
+		if perRun {
 			p = p[strings.Index(p, ".")+1:]
 		}
 		ls = append(ls, label("part_of", p))
