@@ -1,12 +1,9 @@
 package advise
 
 import (
-	"fmt"
 	"html/template"
 	"io"
 	"strings"
-
-	"github.com/dustin/go-humanize"
 )
 
 // html is the advice as one self-contained page (no script, no fetched
@@ -25,7 +22,7 @@ func html(w io.Writer, rep *Report) error {
 		Noise    string
 	}{Report: rep, Headline: headline(rep)}
 	if n := rep.Diagnosis.Noise; n != nil {
-		page.Noise = fmtPercent(*n)
+		page.Noise = percent(*n)
 	}
 	for _, r := range rep.Recommendations {
 		x := rec{Recommendation: r}
@@ -40,21 +37,11 @@ func html(w io.Writer, rep *Report) error {
 }
 
 var htmlTemplate = template.Must(template.New("advise").Funcs(template.FuncMap{
-	"entries": func(p *float64) string { return optional(p, "%.3f") },
-	"scans":   func(p *float64) string { return optional(p, "%.0f") },
-	"dbscans": func(p *int64) string {
-		if p == nil {
-			return "·"
-		}
-		return fmtInt(*p)
-	},
-	"ratio": func(p *float64) string {
-		if p == nil {
-			return "·"
-		}
-		return fmtPercent(*p)
-	},
-	"join": strings.Join,
+	"entries": func(p *float64) string { return orDot(p, entries) },
+	"scans":   func(p *float64) string { return orDot(p, scans) },
+	"dbscans": func(p *int64) string { return orDot(p, dbScans) },
+	"ratio":   func(p *float64) string { return orDot(p, percent) },
+	"join":    strings.Join,
 }).Parse(htmlSource))
 
 const htmlSource = `<!DOCTYPE html>
@@ -104,15 +91,3 @@ ol.findings { font-size: 15px; } li { margin: 2px 0; }
 </body>
 </html>
 `
-
-func fmtPercent(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }
-
-func fmtInt(v int64) string { return humanize.Comma(v) }
-
-// optional formats a figure the server may not count ("·" when it does not).
-func optional(p *float64, format string) string {
-	if p == nil {
-		return "·"
-	}
-	return fmt.Sprintf(format, *p)
-}

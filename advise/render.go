@@ -38,14 +38,24 @@ func Render(w io.Writer, rep *Report, format string, width int) error {
 	return fmt.Errorf("unknown format %q (known: %s)", format, strings.Join(Formats, ", "))
 }
 
-func fig(m Metric, which *float64) string {
-	if which == nil {
+// orDot formats a figure the server may not count: "·" when it does not.
+func orDot[T any](p *T, format func(T) string) string {
+	if p == nil {
 		return "·"
 	}
-	v := *which
-	switch m.Unit {
+	return format(*p)
+}
+
+func percent(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }
+
+func fig(m Metric, which *float64) string {
+	return orDot(which, func(v float64) string { return figure(m.Unit, v) })
+}
+
+func figure(unit string, v float64) string {
+	switch unit {
 	case "fraction":
-		return fmt.Sprintf("%.1f%%", 100*v)
+		return percent(v)
 	case "bytes":
 		return humanize.IBytes(uint64(math0(v)))
 	}
@@ -82,7 +92,7 @@ func tableReport(w io.Writer, rep *Report, width int) error {
 	tw := termwidth.NewWriter(w, width)
 	fmt.Fprintf(tw, "writeamp advise · %s on %s\n", rep.Workload, rep.Server)
 	if n := rep.Diagnosis.Noise; n != nil {
-		fmt.Fprintf(tw, "  the workload measured twice with no change differed by %.1f%% in log bytes per %s (the noise a saving must exceed)\n", 100**n, rep.PerOp)
+		fmt.Fprintf(tw, "  the workload measured twice with no change differed by %s in log bytes per %s (the noise a saving must exceed)\n", percent(*n), rep.PerOp)
 	}
 	fmt.Fprintf(tw, "\nfindings: measured on copies, largest saving of log bytes per %s first\n", rep.PerOp)
 	for _, l := range headline(rep) {
@@ -138,20 +148,14 @@ func tableReport(w io.Writer, rep *Report, width int) error {
 		default:
 			name += " (backs " + ix.Constraint + ")"
 		}
-		window, db, entries := "·", "·", "·"
-		if ix.Scans != nil {
-			window = fmt.Sprintf("%.0f", *ix.Scans)
-		}
-		if ix.OriginalScans != nil {
-			db = fmt.Sprintf("%d", *ix.OriginalScans)
-		}
-		if ix.EntriesPerOp != nil {
-			entries = fmt.Sprintf("%.3f", *ix.EntriesPerOp)
-		}
-		g.Rows = append(g.Rows, termwidth.GridRow{Cells: []string{name, entries, window + " / " + db, strings.Join(ix.Why, "; ")}})
+		g.Rows = append(g.Rows, termwidth.GridRow{Cells: []string{name, orDot(ix.EntriesPerOp, entries), orDot(ix.Scans, scans) + " / " + orDot(ix.OriginalScans, dbScans), strings.Join(ix.Why, "; ")}})
 	}
 	return g.Render(w, width)
 }
+
+func entries(v float64) string { return fmt.Sprintf("%.3f", v) }
+func scans(v float64) string   { return fmt.Sprintf("%.0f", v) }
+func dbScans(v int64) string   { return fmt.Sprintf("%d", v) }
 
 func style() table.Style {
 	s := table.StyleLight
@@ -167,7 +171,7 @@ func markdown(w io.Writer, rep *Report) error {
 		fmt.Fprintf(&b, "- %s\n", l)
 	}
 	if n := rep.Diagnosis.Noise; n != nil {
-		fmt.Fprintf(&b, "\nNoise: the workload measured twice with no change differed by %.1f%% in log bytes per %s.\n", 100**n, rep.PerOp)
+		fmt.Fprintf(&b, "\nNoise: the workload measured twice with no change differed by %s in log bytes per %s.\n", percent(*n), rep.PerOp)
 	}
 	for _, r := range rep.Recommendations {
 		fmt.Fprintf(&b, "\n### %d. %s\n\n| metric | before | after | basis |\n|---|--:|--:|---|\n", r.Rank, r.Change)
