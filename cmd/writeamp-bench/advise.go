@@ -18,9 +18,6 @@ import (
 
 	"github.com/writeamp/writeamp/advise"
 	"github.com/writeamp/writeamp/dialects"
-	pg "github.com/writeamp/writeamp/dialects/postgres"
-	"github.com/writeamp/writeamp/internal/scratch"
-	"github.com/writeamp/writeamp/pgembed"
 )
 
 // adviseDB is the database the advise rows advise on, on a server of the
@@ -47,21 +44,8 @@ func adviseRows(ctx context.Context, t *progressTable, srv dialects.Server) {
 	if *quick {
 		reps = 1
 	}
-	major := srv.VersionNum / 10000
-	bin, err := scratch.FindPostgresBin(major)
-	if err != nil {
-		fatal("advise rows: " + err.Error())
-	}
-	src, err := pgembed.StartLoopback(ctx, bin, nil)
-	if err != nil {
-		fatal("advise rows: the server: " + err.Error())
-	}
-	defer src.Stop()
-	admin, err := pg.Dialect{}.Open(ctx, loopbackDSN(src.Port, pgembed.Database))
-	if err != nil {
-		fatal("advise rows: " + err.Error())
-	}
-	defer admin.Close()
+	src, bin, admin, stop := throwawayLike(ctx, srv.VersionNum/10000, "advise rows")
+	defer stop()
 	mustExec(admin, `CREATE DATABASE `+adviseDB)
 	dsn := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", src.Port, adviseDB)
 	pgbench := filepath.Join(bin, "pgbench")

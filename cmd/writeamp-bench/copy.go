@@ -43,20 +43,8 @@ func copyRows(ctx context.Context, t *progressTable, srv dialects.Server) {
 		size, reps = 64<<20, 1
 	}
 	major := srv.VersionNum / 10000
-	bin, err := scratch.FindPostgresBin(major)
-	if err != nil {
-		fatal("copy rows: " + err.Error())
-	}
-	src, err := pgembed.StartLoopback(ctx, bin, nil)
-	if err != nil {
-		fatal("copy rows: the source server: " + err.Error())
-	}
-	defer src.Stop()
-	admin, err := pg.Dialect{}.Open(ctx, loopbackDSN(src.Port, pgembed.Database))
-	if err != nil {
-		fatal("copy rows: " + err.Error())
-	}
-	defer admin.Close()
+	src, bin, admin, stop := throwawayLike(ctx, major, "copy rows")
+	defer stop()
 	s, err := pg.Dialect{}.Probe(ctx, admin)
 	if err != nil {
 		fatal("copy rows: " + err.Error())
@@ -66,6 +54,26 @@ func copyRows(ctx context.Context, t *progressTable, srv dialects.Server) {
 	fmt.Fprintf(os.Stderr, "bench: copy rows: %s database generated in %s on a throwaway %s (%s)\n", humanize.IBytes(uint64(got)), time.Since(t0).Round(time.Second), s, bin)
 	templateRow(ctx, t, admin, s, bin, src.Port, got, reps)
 	scratchRow(ctx, t, admin, bin, major, src.Port, got, reps)
+}
+
+// throwawayLike starts a throwaway PostgreSQL of the measured server's
+// major from the local binaries and opens its admin database; stop closes
+// and stops both. group names the rows in a fatal error.
+func throwawayLike(ctx context.Context, major int, group string) (srv *pgembed.Server, bin string, admin *sql.DB, stop func()) {
+	bin, err := scratch.FindPostgresBin(major)
+	if err != nil {
+		fatal(group + ": " + err.Error())
+	}
+	srv, err = pgembed.StartLoopback(ctx, bin, nil)
+	if err != nil {
+		fatal(group + ": the throwaway server: " + err.Error())
+	}
+	admin, err = pg.Dialect{}.Open(ctx, loopbackDSN(srv.Port, pgembed.Database))
+	if err != nil {
+		_ = srv.Stop()
+		fatal(group + ": " + err.Error())
+	}
+	return srv, bin, admin, func() { admin.Close(); _ = srv.Stop() }
 }
 
 func loopbackDSN(port int, database string) string {
